@@ -1,0 +1,690 @@
+//===- AtenOps.cpp - verifiers of the aten ops ---------------------------===//
+//
+// Every verifier recomputes the result shape from the operands and attributes
+// the way PyTorch does, so an importer bug or a bad rewrite is caught where it
+// happens instead of as wrong numbers at run time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/aten/AtenDialect.h"
+
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace duet::aten;
+
+namespace {
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (i)
+      s += ", ";
+    s += std::to_string(d);
+  }
+  return s + "]";
+}
+
+/// Checks that `actual` (the result type's shape) is the shape the op computes.
+LogicalResult checkResultShape(Operation *op, ArrayRef<int64_t> expected,
+                               Type actual) {
+  auto shape = cast<RankedTensorType>(actual).getShape();
+  if (shape == expected)
+    return success();
+  return op->emitOpError() << "result shape " << formatShape(shape)
+                           << " does not match the computed shape "
+                           << formatShape(expected);
+}
+
+LogicalResult checkDim(Operation *op, StringRef name, int64_t dim,
+                       int64_t rank) {
+  if (dim >= 0 && dim < rank)
+    return success();
+  return op->emitOpError() << name << " " << dim
+                           << " is out of range for rank " << rank
+                           << " (dims are normalized to [0, " << rank << "))";
+}
+
+LogicalResult checkRank(Operation *op, StringRef what, Value v,
+                        ArrayRef<int64_t> ranks) {
+  int64_t rank = tensorType(v).getRank();
+  if (llvm::is_contained(ranks, rank))
+    return success();
+  auto diag = op->emitOpError() << what << " must have rank ";
+  llvm::interleave(ranks, diag, " or ");
+  return diag << ", got " << rank;
+}
+
+LogicalResult checkSameElementType(Operation *op, ValueRange values) {
+  Type first;
+  for (Value v : values) {
+    Type t = tensorType(v).getElementType();
+    if (first && t != first)
+      return op->emitOpError()
+             << "operands and results must share one element type, got "
+             << first << " and " << t;
+    first = t;
+  }
+  return success();
+}
+
+/// A per-channel parameter: rank 1 with `size` elements.
+LogicalResult checkVector(Operation *op, StringRef what, Value v,
+                          int64_t size) {
+  if (!v)
+    return success();
+  auto shape = tensorType(v).getShape();
+  if (shape.size() == 1 && shape[0] == size)
+    return success();
+  return op->emitOpError() << what << " must have shape [" << size
+                           << "], got " << formatShape(shape);
+}
+
+LogicalResult checkBroadcast(Operation *op, ArrayRef<int64_t> a,
+                             ArrayRef<int64_t> b,
+                             SmallVectorImpl<int64_t> &out) {
+  if (OpTrait::util::getBroadcastedShape(a, b, out))
+    return success();
+  return op->emitOpError() << "operand shapes " << formatShape(a) << " and "
+                           << formatShape(b) << " do not broadcast";
+}
+
+/// Output length of a sliding window, as PyTorch computes it for pooling.
+int64_t pooledSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
+                   int64_t dilation, bool ceilMode) {
+  int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
+  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  // With ceil_mode the last window must start inside the input or left padding.
+  if (ceilMode && (out - 1) * stride >= in + pad)
+    --out;
+  return out;
+}
+
+LogicalResult checkWindowAttrs(Operation *op, ArrayRef<int64_t> kernel,
+                               ArrayRef<int64_t> stride,
+                               ArrayRef<int64_t> padding,
+                               ArrayRef<int64_t> dilation) {
+  if (kernel.size() != 2 || stride.size() != 2 || padding.size() != 2 ||
+      dilation.size() != 2)
+    return op->emitOpError()
+           << "kernel_size, stride, padding and dilation need 2 entries each";
+  for (int i = 0; i < 2; ++i) {
+    if (kernel[i] < 1 || stride[i] < 1 || dilation[i] < 1 || padding[i] < 0)
+      return op->emitOpError() << "kernel_size, stride and dilation must be "
+                                  "positive and padding non-negative";
+    if (padding[i] * 2 > kernel[i])
+      return op->emitOpError()
+             << "padding " << padding[i]
+             << " must be at most half the kernel size " << kernel[i];
+  }
+  return success();
+}
+
+LogicalResult verifyPool(Operation *op, Value input, Type result,
+                         ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+                         ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
+                         bool ceilMode) {
+  if (failed(checkRank(op, "input", input, {3, 4})) ||
+      failed(checkWindowAttrs(op, kernel, stride, padding, dilation)))
+    return failure();
+  auto in = tensorType(input).getShape();
+  SmallVector<int64_t> expected(in.begin(), in.end());
+  size_t h = in.size() - 2;
+  for (int i = 0; i < 2; ++i) {
+    int64_t out = pooledSize(in[h + i], kernel[i], stride[i], padding[i],
+                             dilation[i], ceilMode);
+    if (out < 1)
+      return op->emitOpError() << "window does not fit the input "
+                               << formatShape(in);
+    expected[h + i] = out;
+  }
+  return checkResultShape(op, expected, result);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Convolution and matrix products
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvolutionOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "input", getInput(), {3, 4})) ||
+      failed(checkSameElementType(op, getOperation()->getOperands())))
+    return failure();
+  auto in = getInput().getType().getShape();
+  auto w = getWeight().getType().getShape();
+  size_t spatial = in.size() - 2;
+  if (w.size() != in.size())
+    return emitOpError() << "weight rank " << w.size()
+                         << " must equal input rank " << in.size();
+  for (auto [name, arr] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"stride", getStride()},
+        {"padding", getPadding()},
+        {"dilation", getDilation()},
+        {"output_padding", getOutputPadding()}})
+    if (arr.size() != spatial)
+      return emitOpError() << name << " needs " << spatial << " entries, got "
+                           << arr.size();
+  int64_t groups = getGroups();
+  if (groups < 1)
+    return emitOpError() << "groups must be positive, got " << groups;
+  for (size_t i = 0; i < spatial; ++i)
+    if (getStride()[i] < 1 || getDilation()[i] < 1 || getPadding()[i] < 0 ||
+        getOutputPadding()[i] < 0)
+      return emitOpError() << "stride and dilation must be positive, padding "
+                              "and output_padding non-negative";
+
+  int64_t channels = in[1], outChannels;
+  SmallVector<int64_t> expected = {in[0], 0};
+  if (!getTransposed()) {
+    if (channels != w[1] * groups)
+      return emitOpError() << "input has " << channels
+                           << " channels but weight expects " << w[1] << " x "
+                           << groups << " groups";
+    outChannels = w[0];
+    if (outChannels % groups)
+      return emitOpError() << "output channels " << outChannels
+                           << " are not divisible by groups " << groups;
+    for (size_t i = 0; i < spatial; ++i)
+      expected.push_back((in[2 + i] + 2 * getPadding()[i] -
+                          getDilation()[i] * (w[2 + i] - 1) - 1) /
+                             getStride()[i] +
+                         1);
+  } else {
+    if (channels != w[0] || channels % groups)
+      return emitOpError() << "transposed convolution: input has " << channels
+                           << " channels but weight has " << w[0]
+                           << " (must match and divide by groups " << groups
+                           << ")";
+    outChannels = w[1] * groups;
+    for (size_t i = 0; i < spatial; ++i) {
+      if (getOutputPadding()[i] >= std::max(getStride()[i], getDilation()[i]))
+        return emitOpError()
+               << "output_padding must be smaller than stride or dilation";
+      expected.push_back((in[2 + i] - 1) * getStride()[i] -
+                         2 * getPadding()[i] +
+                         getDilation()[i] * (w[2 + i] - 1) +
+                         getOutputPadding()[i] + 1);
+    }
+  }
+  expected[1] = outChannels;
+  if (failed(checkVector(op, "bias", getBias(), outChannels)))
+    return failure();
+  return checkResultShape(op, expected, getType());
+}
+
+LogicalResult LinearOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "weight", getWeight(), {2})) ||
+      failed(checkSameElementType(op, op->getOperands())))
+    return failure();
+  auto in = getInput().getType().getShape();
+  auto w = getWeight().getType().getShape();
+  if (in.empty() || in.back() != w[1])
+    return emitOpError() << "input " << formatShape(in)
+                         << " does not end in the weight's in_features "
+                         << w[1];
+  if (failed(checkVector(op, "bias", getBias(), w[0])))
+    return failure();
+  SmallVector<int64_t> expected(in.drop_back());
+  expected.push_back(w[0]);
+  return checkResultShape(op, expected, getType());
+}
+
+LogicalResult AddmmOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "mat1", getMat1(), {2})) ||
+      failed(checkRank(op, "mat2", getMat2(), {2})) ||
+      failed(checkSameElementType(op, op->getOperands())))
+    return failure();
+  auto a = getMat1().getType().getShape(), b = getMat2().getType().getShape();
+  if (a[1] != b[0])
+    return emitOpError() << "mat1 " << formatShape(a) << " and mat2 "
+                         << formatShape(b) << " do not multiply";
+  SmallVector<int64_t> expected = {a[0], b[1]}, broadcast;
+  if (failed(checkBroadcast(op, getSelf().getType().getShape(), expected,
+                            broadcast)))
+    return failure();
+  if (broadcast != expected)
+    return emitOpError() << "self must broadcast to " << formatShape(expected);
+  return checkResultShape(op, expected, getType());
+}
+
+LogicalResult MmOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "self", getSelf(), {2})) ||
+      failed(checkRank(op, "other", getOther(), {2})) ||
+      failed(checkSameElementType(op, op->getOperands())))
+    return failure();
+  auto a = getSelf().getType().getShape(), b = getOther().getType().getShape();
+  if (a[1] != b[0])
+    return emitOpError() << "operands " << formatShape(a) << " and "
+                         << formatShape(b) << " do not multiply";
+  return checkResultShape(op, {a[0], b[1]}, getType());
+}
+
+LogicalResult BmmOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "self", getSelf(), {3})) ||
+      failed(checkRank(op, "other", getOther(), {3})) ||
+      failed(checkSameElementType(op, op->getOperands())))
+    return failure();
+  auto a = getSelf().getType().getShape(), b = getOther().getType().getShape();
+  if (a[0] != b[0] || a[2] != b[1])
+    return emitOpError() << "operands " << formatShape(a) << " and "
+                         << formatShape(b) << " do not multiply";
+  return checkResultShape(op, {a[0], a[1], b[2]}, getType());
+}
+
+LogicalResult MatmulOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkSameElementType(op, op->getOperands())))
+    return failure();
+  auto a = getSelf().getType().getShape(), b = getOther().getType().getShape();
+  if (a.empty() || b.empty())
+    return emitOpError() << "operands must have rank 1 or more";
+  // 1-D operands are promoted to matrices and the added dim removed after.
+  SmallVector<int64_t> lhs(a), rhs(b);
+  if (a.size() == 1)
+    lhs.insert(lhs.begin(), 1);
+  if (b.size() == 1)
+    rhs.push_back(1);
+  int64_t k = lhs.back();
+  if (k != rhs[rhs.size() - 2])
+    return emitOpError() << "operands " << formatShape(a) << " and "
+                         << formatShape(b) << " do not multiply";
+  SmallVector<int64_t> batch;
+  if (failed(checkBroadcast(op, ArrayRef(lhs).drop_back(2),
+                            ArrayRef(rhs).drop_back(2), batch)))
+    return failure();
+  if (a.size() > 1)
+    batch.push_back(lhs[lhs.size() - 2]);
+  if (b.size() > 1)
+    batch.push_back(rhs.back());
+  return checkResultShape(op, batch, getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+LogicalResult BatchNormOp::verify() {
+  Operation *op = getOperation();
+  auto in = getInput().getType().getShape();
+  if (in.size() < 2)
+    return emitOpError() << "input must have rank 2 or more (N, C, ...), got "
+                         << in.size();
+  if (failed(checkSameElementType(op, op->getOperands())))
+    return failure();
+  int64_t c = in[1];
+  if (failed(checkVector(op, "running_mean", getRunningMean(), c)) ||
+      failed(checkVector(op, "running_var", getRunningVar(), c)) ||
+      failed(checkVector(op, "weight", getWeight(), c)) ||
+      failed(checkVector(op, "bias", getBias(), c)))
+    return failure();
+  if (getEps().convertToDouble() < 0)
+    return emitOpError() << "eps must be non-negative";
+  return checkResultShape(op, in, getType());
+}
+
+LogicalResult LayerNormOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkSameElementType(op, op->getOperands())))
+    return failure();
+  auto in = getInput().getType().getShape();
+  ArrayRef<int64_t> norm = getNormalizedShape();
+  if (norm.empty() || norm.size() > in.size() ||
+      in.take_back(norm.size()) != norm)
+    return emitOpError() << "normalized_shape " << formatShape(norm)
+                         << " must be the trailing dims of the input "
+                         << formatShape(in);
+  for (Value param : {getWeight(), getBias()})
+    if (param && tensorType(param).getShape() != norm)
+      return emitOpError() << "weight and bias must have shape "
+                           << formatShape(norm);
+  if (getEps().convertToDouble() < 0)
+    return emitOpError() << "eps must be non-negative";
+  return checkResultShape(op, in, getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult HardtanhOp::verify() {
+  if (getMinVal().convertToDouble() > getMaxVal().convertToDouble())
+    return emitOpError() << "min_val " << getMinVal().convertToDouble()
+                         << " is greater than max_val "
+                         << getMaxVal().convertToDouble();
+  return success();
+}
+
+LogicalResult ClampOp::verify() {
+  if (!getMin() && !getMax())
+    return emitOpError() << "needs at least one of min and max";
+  return success();
+}
+
+/// Shared by every binary op: the result is the broadcast of both operands,
+/// and all three share one element type.
+static LogicalResult verifyBinary(Operation *op) {
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  if (failed(checkSameElementType(op, {lhs, rhs, op->getResult(0)})))
+    return failure();
+  SmallVector<int64_t> shape;
+  if (failed(checkBroadcast(op, tensorType(lhs).getShape(),
+                            tensorType(rhs).getShape(), shape)))
+    return failure();
+  return checkResultShape(op, shape, op->getResult(0).getType());
+}
+
+LogicalResult AddOp::verify() { return verifyBinary(*this); }
+LogicalResult SubOp::verify() { return verifyBinary(*this); }
+LogicalResult MulOp::verify() { return verifyBinary(*this); }
+LogicalResult DivOp::verify() { return verifyBinary(*this); }
+LogicalResult MaximumOp::verify() { return verifyBinary(*this); }
+LogicalResult MinimumOp::verify() { return verifyBinary(*this); }
+
+//===----------------------------------------------------------------------===//
+// Reductions, pooling, softmax
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyReduction(Operation *op, Value input,
+                                     ArrayRef<int64_t> dims, bool keepdim) {
+  auto in = tensorType(input).getShape();
+  int64_t rank = in.size();
+  llvm::SmallSet<int64_t, 8> reduced;
+  for (int64_t d : dims) {
+    if (failed(checkDim(op, "dim", d, rank)))
+      return failure();
+    if (!reduced.insert(d).second)
+      return op->emitOpError() << "dim " << d << " appears twice";
+  }
+  SmallVector<int64_t> expected;
+  for (int64_t i = 0; i < rank; ++i) {
+    bool isReduced = dims.empty() || reduced.contains(i);
+    if (!isReduced)
+      expected.push_back(in[i]);
+    else if (keepdim)
+      expected.push_back(1);
+  }
+  if (failed(checkSameElementType(op, {input, op->getResult(0)})))
+    return failure();
+  return checkResultShape(op, expected, op->getResult(0).getType());
+}
+
+LogicalResult MeanOp::verify() {
+  return verifyReduction(*this, getSelf(), getDim(), getKeepdim());
+}
+LogicalResult SumOp::verify() {
+  return verifyReduction(*this, getSelf(), getDim(), getKeepdim());
+}
+LogicalResult AmaxOp::verify() {
+  return verifyReduction(*this, getSelf(), getDim(), getKeepdim());
+}
+
+LogicalResult AdaptiveAvgPool2dOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "input", getSelf(), {3, 4})) ||
+      failed(checkSameElementType(op, {getSelf(), getResult()})))
+    return failure();
+  auto in = getSelf().getType().getShape(), out = getType().getShape();
+  if (out.size() != in.size() || in.drop_back(2) != out.drop_back(2))
+    return emitOpError() << "result " << formatShape(out)
+                         << " must keep the leading dims of the input "
+                         << formatShape(in);
+  if (out.take_back(2)[0] < 1 || out.take_back(2)[1] < 1)
+    return emitOpError() << "output size must be positive";
+  return success();
+}
+
+LogicalResult AvgPool2dOp::verify() {
+  if (getDivisorOverride() && *getDivisorOverride() == 0)
+    return emitOpError() << "divisor_override must not be 0";
+  return verifyPool(*this, getSelf(), getType(), getKernelSize(), getStride(),
+                    getPadding(), {1, 1}, getCeilMode());
+}
+
+LogicalResult MaxPool2dOp::verify() {
+  return verifyPool(*this, getSelf(), getType(), getKernelSize(), getStride(),
+                    getPadding(), getDilation(), getCeilMode());
+}
+
+LogicalResult SoftmaxOp::verify() {
+  return checkDim(*this, "dim", getDim(), getType().getRank());
+}
+LogicalResult LogSoftmaxOp::verify() {
+  return checkDim(*this, "dim", getDim(), getType().getRank());
+}
+
+//===----------------------------------------------------------------------===//
+// Shape and data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult ViewOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
+    return failure();
+  auto in = getSelf().getType(), out = getType();
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError() << "cannot view " << formatShape(in.getShape())
+                         << " (" << in.getNumElements() << " elements) as "
+                         << formatShape(out.getShape()) << " ("
+                         << out.getNumElements() << " elements)";
+  return success();
+}
+
+LogicalResult PermuteOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
+    return failure();
+  auto in = getSelf().getType().getShape();
+  ArrayRef<int64_t> dims = getDims();
+  SmallVector<int64_t> sorted(dims);
+  llvm::sort(sorted);
+  if (sorted.size() != in.size() ||
+      !llvm::equal(sorted, llvm::seq<int64_t>(0, in.size())))
+    return emitOpError() << "dims " << formatShape(dims)
+                         << " is not a permutation of 0.." << in.size() - 1;
+  SmallVector<int64_t> expected;
+  for (int64_t d : dims)
+    expected.push_back(in[d]);
+  return checkResultShape(*this, expected, getType());
+}
+
+LogicalResult ExpandOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
+    return failure();
+  auto in = getSelf().getType().getShape(), out = getType().getShape();
+  bool ok = out.size() >= in.size();
+  for (size_t i = 0; ok && i < in.size(); ++i) {
+    int64_t a = in[in.size() - 1 - i], b = out[out.size() - 1 - i];
+    ok = a == b || a == 1;
+  }
+  if (!ok)
+    return emitOpError() << "cannot expand " << formatShape(in) << " to "
+                         << formatShape(out);
+  return success();
+}
+
+LogicalResult SliceOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
+    return failure();
+  auto in = getSelf().getType().getShape();
+  int64_t dim = getDim(), start = getStart(), end = getEnd(), step = getStep();
+  if (failed(checkDim(*this, "dim", dim, in.size())))
+    return failure();
+  if (step < 1)
+    return emitOpError() << "step must be positive, got " << step;
+  if (start < 0 || end < start || end > in[dim])
+    return emitOpError() << "needs 0 <= start <= end <= " << in[dim]
+                         << ", got start " << start << " and end " << end;
+  SmallVector<int64_t> expected(in);
+  expected[dim] = (end - start + step - 1) / step;
+  return checkResultShape(*this, expected, getType());
+}
+
+LogicalResult SelectOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
+    return failure();
+  auto in = getSelf().getType().getShape();
+  int64_t dim = getDim(), index = getIndex();
+  if (failed(checkDim(*this, "dim", dim, in.size())))
+    return failure();
+  if (index < 0 || index >= in[dim])
+    return emitOpError() << "index " << index << " is out of range for size "
+                         << in[dim];
+  SmallVector<int64_t> expected(in);
+  expected.erase(expected.begin() + dim);
+  return checkResultShape(*this, expected, getType());
+}
+
+LogicalResult ConstantPadNdOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
+    return failure();
+  auto in = getSelf().getType().getShape();
+  ArrayRef<int64_t> pad = getPad();
+  if (pad.size() % 2 || pad.size() / 2 > in.size())
+    return emitOpError() << "pad needs an even number of entries, at most "
+                         << 2 * in.size() << ", got " << pad.size();
+  SmallVector<int64_t> expected(in);
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    int64_t &d = expected[in.size() - 1 - i];
+    d += pad[2 * i] + pad[2 * i + 1];
+    if (d < 0)
+      return emitOpError() << "padding makes dim " << in.size() - 1 - i
+                           << " negative";
+  }
+  return checkResultShape(*this, expected, getType());
+}
+
+LogicalResult CatOp::verify() {
+  if (getTensors().empty())
+    return emitOpError() << "needs at least one tensor";
+  SmallVector<Value> all(getTensors());
+  all.push_back(getResult());
+  if (failed(checkSameElementType(*this, all)))
+    return failure();
+  auto first = tensorType(getTensors().front()).getShape();
+  int64_t dim = getDim();
+  if (failed(checkDim(*this, "dim", dim, first.size())))
+    return failure();
+  SmallVector<int64_t> expected(first);
+  expected[dim] = 0;
+  for (Value t : getTensors()) {
+    auto shape = tensorType(t).getShape();
+    for (size_t i = 0; i < first.size(); ++i)
+      if (shape.size() != first.size() ||
+          (i != static_cast<size_t>(dim) && shape[i] != first[i]))
+        return emitOpError() << "cannot concatenate " << formatShape(first)
+                             << " and " << formatShape(shape) << " along dim "
+                             << dim;
+    expected[dim] += shape[dim];
+  }
+  return checkResultShape(*this, expected, getType());
+}
+
+LogicalResult SplitWithSizesOp::verify() {
+  auto in = getSelf().getType().getShape();
+  int64_t dim = getDim();
+  if (failed(checkDim(*this, "dim", dim, in.size())))
+    return failure();
+  ArrayRef<int64_t> sizes = getSplitSizes();
+  if (sizes.size() != getNumResults())
+    return emitOpError() << "has " << getNumResults() << " results for "
+                         << sizes.size() << " split sizes";
+  int64_t total = 0;
+  for (auto [size, result] : llvm::zip(sizes, getResults())) {
+    if (size < 0)
+      return emitOpError() << "split sizes must be non-negative";
+    SmallVector<int64_t> expected(in);
+    expected[dim] = size;
+    if (failed(checkResultShape(*this, expected, result.getType())) ||
+        failed(checkSameElementType(*this, {getSelf(), result})))
+      return failure();
+    total += size;
+  }
+  if (total != in[dim])
+    return emitOpError() << "split sizes add up to " << total
+                         << " but dim " << dim << " has size " << in[dim];
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Resampling, lookup, attention
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyUpsample(Operation *op, Value input, Type result) {
+  if (failed(checkRank(op, "input", input, {4})) ||
+      failed(checkSameElementType(op, {input, op->getResult(0)})))
+    return failure();
+  auto in = tensorType(input).getShape();
+  auto out = cast<RankedTensorType>(result).getShape();
+  if (out.size() != 4 || out[0] != in[0] || out[1] != in[1] || out[2] < 1 ||
+      out[3] < 1)
+    return op->emitOpError()
+           << "result " << formatShape(out)
+           << " must keep N and C of the input " << formatShape(in)
+           << " and have positive H and W";
+  return success();
+}
+
+LogicalResult UpsampleNearest2dOp::verify() {
+  return verifyUpsample(*this, getSelf(), getType());
+}
+LogicalResult UpsampleBilinear2dOp::verify() {
+  return verifyUpsample(*this, getSelf(), getType());
+}
+
+LogicalResult EmbeddingOp::verify() {
+  if (failed(checkRank(*this, "weight", getWeight(), {2})) ||
+      failed(checkSameElementType(*this, {getWeight(), getResult()})))
+    return failure();
+  SmallVector<int64_t> expected(getIndices().getType().getShape());
+  expected.push_back(getWeight().getType().getShape()[1]);
+  return checkResultShape(*this, expected, getType());
+}
+
+LogicalResult ScaledDotProductAttentionOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkSameElementType(op, {getQuery(), getKey(), getValue(),
+                                       getResult()})))
+    return failure();
+  auto q = getQuery().getType().getShape(), k = getKey().getType().getShape(),
+       v = getValue().getType().getShape();
+  if (q.size() < 2 || k.size() != q.size() || v.size() != q.size())
+    return emitOpError() << "query, key and value must share one rank of 2 "
+                            "or more";
+  if (q.drop_back(2) != k.drop_back(2) || q.drop_back(2) != v.drop_back(2))
+    return emitOpError() << "query, key and value must share batch dims";
+  if (q.back() != k.back() || k[k.size() - 2] != v[v.size() - 2])
+    return emitOpError() << "query " << formatShape(q) << ", key "
+                         << formatShape(k) << " and value " << formatShape(v)
+                         << " do not match";
+  if (getAttnMask()) {
+    if (getIsCausal())
+      return emitOpError() << "takes either attn_mask or is_causal, not both";
+    SmallVector<int64_t> scores(q.drop_back()), shape;
+    scores.push_back(k[k.size() - 2]);
+    auto mask = tensorType(getAttnMask()).getShape();
+    if (failed(checkBroadcast(op, mask, scores, shape)) || shape != scores)
+      return emitOpError() << "attn_mask " << formatShape(mask)
+                           << " must broadcast to the scores "
+                           << formatShape(scores);
+  }
+  SmallVector<int64_t> expected(q.drop_back());
+  expected.push_back(v.back());
+  return checkResultShape(op, expected, getType());
+}
+
+#define GET_OP_CLASSES
+#include "dialects/aten/AtenOps.cpp.inc"

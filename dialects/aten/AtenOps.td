@@ -1,0 +1,486 @@
+//===- AtenOps.td - the ops of the aten dialect --------------------------===//
+
+#ifndef DUET_ATEN_OPS_TD
+#define DUET_ATEN_OPS_TD
+
+include "dialects/aten/AtenDialect.td"
+
+//===----------------------------------------------------------------------===//
+// Convolution and matrix products
+//===----------------------------------------------------------------------===//
+
+def Aten_ConvolutionOp : Aten_Op<"convolution"> {
+  let summary = "1-D or 2-D convolution, grouped or transposed";
+  let description = [{
+    `aten.convolution` and its front ends `conv1d`, `conv2d`,
+    `conv_transpose1d`, `conv_transpose2d`. The input is `[N, C, L]` or
+    `[N, C, H, W]`; `stride`, `padding`, `dilation` and `output_padding` have one
+    entry per spatial dimension. The weight is `[Cout, Cin/groups, k...]`, or
+    `[Cin, Cout/groups, k...]` when `transposed`.
+
+    ```mlir
+    %y = aten.convolution %x, %w, %b {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>,
+        dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 1 : i64, transposed = false}
+        : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<1x16x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Aten_FloatTensor:$input, Aten_FloatTensor:$weight,
+                       Optional<Aten_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilation, DenseI64ArrayAttr:$output_padding,
+                       I64Attr:$groups, BoolAttr:$transposed);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Aten_LinearOp : Aten_Op<"linear"> {
+  let summary = "y = x·Wᵀ + b over the last dimension";
+  let description = [{
+    `input` is `[..., in]`, `weight` `[out, in]`, `bias` `[out]`; the result is
+    `[..., out]`.
+
+    ```mlir
+    %y = aten.linear %x, %w, %b : (tensor<4x16xf32>, tensor<8x16xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Aten_FloatTensor:$input, Aten_FloatTensor:$weight,
+                       Optional<Aten_FloatTensor>:$bias);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Aten_AddmmOp : Aten_Op<"addmm"> {
+  let summary = "beta·self + alpha·(mat1 @ mat2)";
+  let description = [{
+    `mat1` is `[n, k]`, `mat2` `[k, m]`; `self` broadcasts to `[n, m]`.
+
+    ```mlir
+    %y = aten.addmm %b, %x, %wt : (tensor<8xf32>, tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Aten_FloatTensor:$self, Aten_FloatTensor:$mat1, Aten_FloatTensor:$mat2,
+                       DefaultValuedAttr<F64Attr, "1.0">:$beta,
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = "$self `,` $mat1 `,` $mat2 attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+class Aten_MatrixProductOp<string mnemonic, string what, string example>
+    : Aten_Op<mnemonic> {
+  let summary = what;
+  let description = [{
+    ```mlir
+    }] # example # [{
+    ```
+  }];
+  let arguments = (ins Aten_FloatTensor:$self, Aten_FloatTensor:$other);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = "$self `,` $other attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Aten_MmOp : Aten_MatrixProductOp<"mm", "matrix product of `[n, k]` and `[k, m]`",
+    "%y = aten.mm %a, %b : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>">;
+def Aten_BmmOp : Aten_MatrixProductOp<"bmm", "batched matrix product of `[b, n, k]` and `[b, k, m]`",
+    "%y = aten.bmm %a, %b : (tensor<2x4x16xf32>, tensor<2x16x8xf32>) -> tensor<2x4x8xf32>">;
+def Aten_MatmulOp : Aten_MatrixProductOp<"matmul",
+    "matrix product with NumPy semantics: 1-D operands and broadcast batch dimensions",
+    "%y = aten.matmul %a, %b : (tensor<2x3x4x16xf32>, tensor<16x8xf32>) -> tensor<2x3x4x8xf32>">;
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+def Aten_BatchNormOp : Aten_Op<"batch_norm", [AttrSizedOperandSegments]> {
+  let summary = "batch normalization with running statistics (inference)";
+  let description = [{
+    Normalizes axis 1 of `[N, C, ...]`: `(x - mean) / sqrt(var + eps) * weight + bias`.
+    Covers `batch_norm` with `training = false` and
+    `_native_batch_norm_legit_no_training` (whose first result it is). A missing
+    `weight` is 1, a missing `bias` 0.
+
+    ```mlir
+    %y = aten.batch_norm %x, %mean, %var weight %g bias %b {eps = 1.0e-05 : f64}
+        : (tensor<1x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x16x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Aten_FloatTensor:$input, Aten_FloatTensor:$running_mean,
+                       Aten_FloatTensor:$running_var,
+                       Optional<Aten_FloatTensor>:$weight, Optional<Aten_FloatTensor>:$bias,
+                       DefaultValuedAttr<F64Attr, "1e-5">:$eps);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $running_mean `,` $running_var (`weight` $weight^)? (`bias` $bias^)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Aten_LayerNormOp : Aten_Op<"layer_norm", [AttrSizedOperandSegments]> {
+  let summary = "layer normalization over the trailing `normalized_shape` dimensions";
+  let description = [{
+    Covers `layer_norm` and the first result of `native_layer_norm`.
+
+    ```mlir
+    %y = aten.layer_norm %x weight %g bias %b {normalized_shape = array<i64: 16>, eps = 1.0e-05 : f64}
+        : (tensor<2x4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x4x16xf32>
+    ```
+  }];
+  let arguments = (ins Aten_FloatTensor:$input,
+                       Optional<Aten_FloatTensor>:$weight, Optional<Aten_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$normalized_shape,
+                       DefaultValuedAttr<F64Attr, "1e-5">:$eps);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise activations and math
+//===----------------------------------------------------------------------===//
+
+def Aten_ReluOp : Aten_UnaryOp<"relu", "max(x, 0)">;
+def Aten_HardswishOp : Aten_UnaryOp<"hardswish", "x * min(max(x + 3, 0), 6) / 6">;
+def Aten_HardsigmoidOp : Aten_UnaryOp<"hardsigmoid", "min(max(x + 3, 0), 6) / 6">;
+def Aten_SiluOp : Aten_UnaryOp<"silu", "x * sigmoid(x)">;
+def Aten_SigmoidOp : Aten_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
+def Aten_TanhOp : Aten_UnaryOp<"tanh", "tanh(x)">;
+def Aten_AbsOp : Aten_UnaryOp<"abs", "|x|">;
+def Aten_NegOp : Aten_UnaryOp<"neg", "-x">;
+def Aten_ExpOp : Aten_UnaryOp<"exp", "e^x">;
+def Aten_LogOp : Aten_UnaryOp<"log", "ln(x)">;
+def Aten_SqrtOp : Aten_UnaryOp<"sqrt", "sqrt(x)">;
+def Aten_RsqrtOp : Aten_UnaryOp<"rsqrt", "1 / sqrt(x)">;
+
+def Aten_HardtanhOp : Aten_ParamUnaryOp<"hardtanh", "min(max(x, min_val), max_val)",
+    (ins DefaultValuedAttr<F64Attr, "-1.0">:$min_val, DefaultValuedAttr<F64Attr, "1.0">:$max_val)> {
+  let description = [{
+    Clamps every element to `[min_val, max_val]`; `relu6` is `hardtanh` on `[0, 6]`.
+
+    ```mlir
+    %y = aten.hardtanh %x {min_val = 0.0 : f64, max_val = 6.0 : f64} : tensor<1x16xf32>
+    ```
+  }];
+  let hasVerifier = 1;
+}
+
+def Aten_ClampOp : Aten_ParamUnaryOp<"clamp", "min(max(x, min), max)",
+    (ins OptionalAttr<F64Attr>:$min, OptionalAttr<F64Attr>:$max)> {
+  let description = [{
+    Clamps every element below by `min` and above by `max`, each optional
+    (`clamp_min` and `clamp_max` map here). Applied as `min(max(x, min), max)`,
+    so `min > max` gives `max` everywhere, as in PyTorch.
+
+    ```mlir
+    %y = aten.clamp %x {min = 0.0 : f64, max = 6.0 : f64} : tensor<1x16xf32>
+    ```
+  }];
+  let hasVerifier = 1;
+}
+
+def Aten_HardshrinkOp : Aten_ParamUnaryOp<"hardshrink", "|x| > lambd ? x : 0",
+    (ins DefaultValuedAttr<F64Attr, "0.5">:$lambd)>;
+
+def Aten_GeluOp : Aten_ParamUnaryOp<"gelu", "x * Φ(x), exact or tanh-approximated",
+    (ins DefaultValuedAttr<Aten_GeluApproximateAttr, "GeluApproximate::none">:$approximate)>;
+
+def Aten_LeakyReluOp : Aten_ParamUnaryOp<"leaky_relu", "x > 0 ? x : negative_slope * x",
+    (ins DefaultValuedAttr<F64Attr, "0.01">:$negative_slope)>;
+
+def Aten_EluOp : Aten_ParamUnaryOp<"elu",
+    "x > 0 ? scale * x : scale * alpha * (exp(input_scale * x) - 1)",
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha, DefaultValuedAttr<F64Attr, "1.0">:$scale,
+         DefaultValuedAttr<F64Attr, "1.0">:$input_scale)>;
+
+def Aten_PowOp : Aten_ParamUnaryOp<"pow", "x ^ exponent (a scalar exponent)",
+    (ins F64Attr:$exponent)>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops
+//===----------------------------------------------------------------------===//
+
+def Aten_AddOp : Aten_BinaryOp<"add", "self + alpha * other",
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
+def Aten_SubOp : Aten_BinaryOp<"sub", "self - alpha * other",
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
+def Aten_MulOp : Aten_BinaryOp<"mul", "self * other">;
+def Aten_DivOp : Aten_BinaryOp<"div", "self / other, rounded as `rounding_mode` says",
+    (ins DefaultValuedAttr<Aten_DivRoundingAttr, "DivRounding::none">:$rounding_mode)>;
+def Aten_MaximumOp : Aten_BinaryOp<"maximum", "max(self, other)">;
+def Aten_MinimumOp : Aten_BinaryOp<"minimum", "min(self, other)">;
+
+//===----------------------------------------------------------------------===//
+// Reductions, pooling, softmax
+//===----------------------------------------------------------------------===//
+
+def Aten_MeanOp : Aten_ReductionOp<"mean", "the arithmetic mean">;
+def Aten_SumOp : Aten_ReductionOp<"sum", "the sum">;
+def Aten_AmaxOp : Aten_ReductionOp<"amax", "the maximum">;
+
+def Aten_AdaptiveAvgPool2dOp : Aten_Op<"adaptive_avg_pool2d"> {
+  let summary = "average pooling to a fixed output size";
+  let description = [{
+    Output cell `(i, j)` averages input rows `[floor(i·H/oh), ceil((i+1)·H/oh))`
+    and the same for columns. The output size is the result's trailing dims.
+
+    ```mlir
+    %y = aten.adaptive_avg_pool2d %x : tensor<1x16x7x7xf32> -> tensor<1x16x1x1xf32>
+    ```
+  }];
+  let arguments = (ins Aten_FloatTensor:$self);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Aten_AvgPool2dOp : Aten_Op<"avg_pool2d"> {
+  let summary = "2-D average pooling";
+  let description = [{
+    ```mlir
+    %y = aten.avg_pool2d %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>,
+        padding = array<i64: 0, 0>} : tensor<1x16x8x8xf32> -> tensor<1x16x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Aten_FloatTensor:$self, DenseI64ArrayAttr:$kernel_size,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "true">:$count_include_pad,
+                       OptionalAttr<I64Attr>:$divisor_override);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Aten_MaxPool2dOp : Aten_Op<"max_pool2d"> {
+  let summary = "2-D max pooling";
+  let description = [{
+    Padding counts as -infinity.
+
+    ```mlir
+    %y = aten.max_pool2d %x {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>,
+        padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : tensor<1x16x8x8xf32> -> tensor<1x16x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Aten_FloatTensor:$self, DenseI64ArrayAttr:$kernel_size,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilation,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+class Aten_SoftmaxFamilyOp<string mnemonic, string formula>
+    : Aten_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = formula # " along `dim`";
+  let description = [{
+    Covers `}] # mnemonic # [{.int` and `_}] # mnemonic # [{`.
+
+    ```mlir
+    %y = aten.}] # mnemonic # [{ %x {dim = 1 : i64} : tensor<4x10xf32>
+    ```
+  }];
+  let arguments = (ins Aten_FloatTensor:$self, I64Attr:$dim);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self)";
+  let hasVerifier = 1;
+}
+def Aten_SoftmaxOp : Aten_SoftmaxFamilyOp<"softmax", "exp(x) / sum(exp(x))">;
+def Aten_LogSoftmaxOp : Aten_SoftmaxFamilyOp<"log_softmax", "log(softmax(x))">;
+
+//===----------------------------------------------------------------------===//
+// Shape and data movement
+//===----------------------------------------------------------------------===//
+
+def Aten_ViewOp : Aten_ShapeOp<"view", (ins)> {
+  let summary = "the same elements in a new shape";
+  let description = [{
+    `view`, `reshape`, `_unsafe_view`, `flatten`, `squeeze` and `unsqueeze` all
+    map here; the result type is the new shape.
+
+    ```mlir
+    %y = aten.view %x : tensor<1x16x1x1xf32> -> tensor<1x16xf32>
+    ```
+  }];
+}
+
+def Aten_PermuteOp : Aten_ShapeOp<"permute", (ins DenseI64ArrayAttr:$dims)> {
+  let summary = "reorders the dimensions: result dim i is input dim dims[i]";
+  let description = [{
+    `transpose` and `t` map here.
+
+    ```mlir
+    %y = aten.permute %x {dims = array<i64: 0, 2, 1>} : tensor<2x3x4xf32> -> tensor<2x4x3xf32>
+    ```
+  }];
+}
+
+def Aten_ExpandOp : Aten_ShapeOp<"expand", (ins)> {
+  let summary = "broadcasts size-1 dimensions (and new leading ones) to the result shape";
+  let description = [{
+    ```mlir
+    %y = aten.expand %x : tensor<1x4x1xf32> -> tensor<2x4x8xf32>
+    ```
+  }];
+}
+
+def Aten_SliceOp : Aten_ShapeOp<"slice",
+    (ins I64Attr:$dim, I64Attr:$start, I64Attr:$end, DefaultValuedAttr<I64Attr, "1">:$step)> {
+  let summary = "elements start, start+step, … below end along dim";
+  let description = [{
+    `start` and `end` are already clamped to `[0, size]` by the importer.
+
+    ```mlir
+    %y = aten.slice %x {dim = 1 : i64, start = 0 : i64, end = 8 : i64, step = 2 : i64}
+        : tensor<2x16xf32> -> tensor<2x4xf32>
+    ```
+  }];
+}
+
+def Aten_SelectOp : Aten_ShapeOp<"select", (ins I64Attr:$dim, I64Attr:$index)> {
+  let summary = "the slice at `index` along `dim`, with that dimension removed";
+  let description = [{
+    ```mlir
+    %y = aten.select %x {dim = 0 : i64, index = 1 : i64} : tensor<3x4xf32> -> tensor<4xf32>
+    ```
+  }];
+}
+
+def Aten_ConstantPadNdOp : Aten_ShapeOp<"constant_pad_nd",
+    (ins DenseI64ArrayAttr:$pad, DefaultValuedAttr<F64Attr, "0.0">:$value)> {
+  let summary = "pads trailing dimensions with a constant";
+  let description = [{
+    `pad` holds (before, after) pairs starting from the last dimension, as in
+    `torch.nn.functional.pad`; negative entries crop.
+
+    ```mlir
+    %y = aten.constant_pad_nd %x {pad = array<i64: 1, 1, 2, 0>} : tensor<1x3x4x4xf32> -> tensor<1x3x6x6xf32>
+    ```
+  }];
+}
+
+def Aten_CloneOp : Aten_Op<"clone", [SameOperandsAndResultType]> {
+  let summary = "a copy of the tensor (an identity at inference)";
+  let description = [{
+    ```mlir
+    %y = aten.clone %x : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Aten_Tensor:$self);
+  let results = (outs Aten_Tensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self)";
+}
+
+def Aten_CastOp : Aten_Op<"cast", [SameOperandsAndResultShape]> {
+  let summary = "converts the element type (`_to_copy`, `to.dtype`)";
+  let description = [{
+    ```mlir
+    %y = aten.cast %x : tensor<2x3xf32> -> tensor<2x3xbf16>
+    ```
+  }];
+  let arguments = (ins Aten_Tensor:$self);
+  let results = (outs Aten_Tensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+}
+
+def Aten_CatOp : Aten_Op<"cat"> {
+  let summary = "concatenates tensors along `dim`";
+  let description = [{
+    ```mlir
+    %y = aten.cat %a, %b {dim = 1 : i64} : (tensor<1x2x4xf32>, tensor<1x3x4xf32>) -> tensor<1x5x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Aten_Tensor>:$tensors, I64Attr:$dim);
+  let results = (outs Aten_Tensor:$result);
+  let assemblyFormat = "$tensors attr-dict `:` functional-type($tensors, $result)";
+  let hasVerifier = 1;
+}
+
+def Aten_SplitWithSizesOp : Aten_Op<"split_with_sizes"> {
+  let summary = "splits `self` along `dim` into pieces of the given sizes";
+  let description = [{
+    `split.Tensor`, `split_with_sizes` and `chunk` map here.
+
+    ```mlir
+    %a, %b = aten.split_with_sizes %x {split_sizes = array<i64: 2, 3>, dim = 1 : i64}
+        : (tensor<1x5x4xf32>) -> (tensor<1x2x4xf32>, tensor<1x3x4xf32>)
+    ```
+  }];
+  let arguments = (ins Aten_Tensor:$self, DenseI64ArrayAttr:$split_sizes, I64Attr:$dim);
+  let results = (outs Variadic<Aten_Tensor>:$results);
+  let assemblyFormat = "$self attr-dict `:` functional-type($self, $results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Resampling, lookup, attention
+//===----------------------------------------------------------------------===//
+
+class Aten_UpsampleOp<string mnemonic, string how, dag extra>
+    : Aten_Op<mnemonic> {
+  let summary = how # " 2-D upsampling of `[N, C, H, W]` to the result's `H` and `W`";
+  let description = [{
+    `scales_h` and `scales_w`, when given, replace `in/out` as the source
+    coordinate scale (as PyTorch does with `scale_factor`).
+
+    ```mlir
+    %y = aten.}] # mnemonic # [{ %x : tensor<1x4x8x8xf32> -> tensor<1x4x16x16xf32>
+    ```
+  }];
+  let arguments = !con((ins Aten_FloatTensor:$self,
+                            OptionalAttr<F64Attr>:$scales_h, OptionalAttr<F64Attr>:$scales_w), extra);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let hasVerifier = 1;
+}
+def Aten_UpsampleNearest2dOp : Aten_UpsampleOp<"upsample_nearest2d", "nearest-neighbour", (ins)>;
+def Aten_UpsampleBilinear2dOp : Aten_UpsampleOp<"upsample_bilinear2d", "bilinear",
+    (ins DefaultValuedAttr<BoolAttr, "false">:$align_corners)>;
+
+def Aten_EmbeddingOp : Aten_Op<"embedding"> {
+  let summary = "rows of `weight` picked by integer `indices`";
+  let description = [{
+    ```mlir
+    %y = aten.embedding %w, %ids : (tensor<100x16xf32>, tensor<2x5xi64>) -> tensor<2x5x16xf32>
+    ```
+  }];
+  let arguments = (ins Aten_FloatTensor:$weight, Aten_IndexTensor:$indices);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = "$weight `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Aten_ScaledDotProductAttentionOp : Aten_Op<"scaled_dot_product_attention"> {
+  let summary = "softmax(q·kᵀ·scale + mask)·v";
+  let description = [{
+    `query` is `[..., L, E]`, `key` `[..., S, E]`, `value` `[..., S, Ev]`; the
+    result is `[..., L, Ev]`. `scale` defaults to `1/sqrt(E)`. A boolean mask
+    keeps positions where it is true; a float mask is added. Dropout is not
+    part of inference and is refused at import.
+
+    ```mlir
+    %y = aten.scaled_dot_product_attention %q, %k, %v {is_causal = true}
+        : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+    ```
+  }];
+  let arguments = (ins Aten_FloatTensor:$query, Aten_FloatTensor:$key, Aten_FloatTensor:$value,
+                       Optional<Aten_Tensor>:$attn_mask,
+                       DefaultValuedAttr<BoolAttr, "false">:$is_causal,
+                       OptionalAttr<F64Attr>:$scale);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $attn_mask^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // DUET_ATEN_OPS_TD

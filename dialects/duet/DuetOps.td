@@ -1,0 +1,106 @@
+//===- DuetOps.td - the duet dialect: partitions and Vulkan layouts ------===//
+
+#ifndef DUET_DUET_OPS_TD
+#define DUET_DUET_OPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/DialectBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Duet_Dialect : Dialect {
+  let name = "duet";
+  let cppNamespace = "::duet";
+  let summary = "Partitions of a graph assigned to a backend, and Vulkan tensor layouts";
+  let description = [{
+    The partitioner wraps the ops it assigns to a delegate backend in a
+    `duet.delegate` region. Ops outside any delegate run on the portable
+    kernels. Tensors that Vulkan stores carry a `#duet.vk_layout` attribute.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+def Duet_Backend : I32EnumAttr<"Backend", "a delegate backend", [
+    I32EnumAttrCase<"vulkan", 0>,
+    I32EnumAttrCase<"xnnpack", 1>]> {
+  let cppNamespace = "::duet";
+  let genSpecializedAttr = 0;
+}
+def Duet_BackendAttr : EnumAttr<Duet_Dialect, Duet_Backend, "backend"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Duet_Storage : I32EnumAttr<"Storage", "how Vulkan stores a tensor", [
+    I32EnumAttrCase<"texture3d", 0>,
+    I32EnumAttrCase<"buffer", 1>]> {
+  let cppNamespace = "::duet";
+}
+
+def Duet_PackedDim : I32EnumAttr<"PackedDim", "the dim packed four to a texel", [
+    I32EnumAttrCase<"width_packed", 0>,
+    I32EnumAttrCase<"height_packed", 1>,
+    I32EnumAttrCase<"channels_packed", 2>,
+    I32EnumAttrCase<"contiguous", 3>]> {
+  let cppNamespace = "::duet";
+}
+
+def Duet_VkLayoutAttr : AttrDef<Duet_Dialect, "VkLayout"> {
+  let mnemonic = "vk_layout";
+  let summary = "Vulkan storage and texel packing of a tensor";
+  let description = [{
+    A 3-D image packs four elements of one dim per texel; a buffer is
+    contiguous.
+
+    ```mlir
+    #duet.vk_layout<texture3d, channels_packed>
+    #duet.vk_layout<buffer, contiguous>
+    ```
+  }];
+  let parameters = (ins EnumParameter<Duet_Storage>:$storage,
+                        EnumParameter<Duet_PackedDim>:$packing);
+  let assemblyFormat = "`<` $storage `,` $packing `>`";
+  let genVerifyDecl = 1;
+}
+
+class Duet_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Duet_Dialect, mnemonic, traits>;
+
+def Duet_DelegateOp : Duet_Op<"delegate", [
+    IsolatedFromAbove, SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "a partition of ops that one delegate backend runs";
+  let description = [{
+    The region's block arguments are the partition's inputs, bound to the
+    operands; `duet.yield` gives its outputs. The region is isolated from
+    above, so a partition is self-contained and can be compiled on its own.
+
+    ```mlir
+    %y = duet.delegate <vulkan> (%a = %x : tensor<1x16xf32>) -> (tensor<1x16xf32>) {
+      %0 = aten.hardswish %a : tensor<1x16xf32>
+      duet.yield %0 : tensor<1x16xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Duet_BackendAttr:$backend, Variadic<AnyType>:$inputs);
+  let results = (outs Variadic<AnyType>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Duet_YieldOp : Duet_Op<"yield", [Pure, Terminator, HasParent<"DelegateOp">]> {
+  let summary = "the outputs of a delegate partition";
+  let description = [{
+    ```mlir
+    duet.yield %0, %1 : tensor<4xf32>, tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ /* empty yield */ }]>];
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+#endif // DUET_DUET_OPS_TD

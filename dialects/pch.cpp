@@ -1,0 +1,1 @@
+// Anchor for the precompiled MLIR headers shared by the compiler targets.

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Runs every duet test (lit FileCheck tests and the Catch2 unit binaries) and
+ends with one summary line, `N passed, N failed`.
+
+Each runner writes JUnit XML; this script reads those files instead of the
+runners' human output, so the counts are exact.
+"""
+import argparse
+import glob
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+LIT = "/usr/lib/llvm-19/build/utils/lit/lit.py"
+
+
+def count_junit(path):
+    """Returns (passed, failed names, skipped) from a JUnit XML file."""
+    passed, failed, skipped = 0, [], 0
+    root = ET.parse(path).getroot()
+    for case in root.iter("testcase"):
+        name = f"{case.get('classname', '')}.{case.get('name', '')}".strip(".")
+        if case.find("failure") is not None or case.find("error") is not None:
+            failed.append(name)
+        elif case.find("skipped") is not None:
+            skipped += 1
+        else:
+            passed += 1
+    return passed, failed, skipped
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--build-dir", default="build")
+    parser.add_argument("--filter", help="only lit tests whose path matches this regex")
+    args = parser.parse_args()
+
+    build = os.path.abspath(args.build_dir)
+    results = os.path.join(build, "test-results")
+    os.makedirs(results, exist_ok=True)
+    for old in glob.glob(os.path.join(results, "*.xml")):
+        os.remove(old)
+
+    env = dict(os.environ)
+    # Vulkan tests run on Mesa's CPU device unless the caller chose another.
+    lvp = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
+    if os.path.exists(lvp) and "VK_DRIVER_FILES" not in env and "VK_ICD_FILENAMES" not in env:
+        env["VK_DRIVER_FILES"] = lvp
+
+    runs = []
+    lit_cmd = [sys.executable, LIT, "-sv", "--xunit-xml-output",
+               os.path.join(results, "lit.xml"), os.path.join(build, "test")]
+    if args.filter:
+        lit_cmd += ["--filter", args.filter]
+    runs.append(("lit", lit_cmd, os.path.join(results, "lit.xml")))
+
+    for binary in sorted(glob.glob(os.path.join(build, "bin", "*-tests"))):
+        name = os.path.basename(binary)
+        xml = os.path.join(results, f"{name}.xml")
+        runs.append((name, [binary, "-r", "junit", "-o", xml], xml))
+
+    passed, failed, skipped = 0, [], 0
+    for name, cmd, xml in runs:
+        print(f"== {name}", flush=True)
+        proc = subprocess.run(cmd, env=env)
+        if not os.path.exists(xml):
+            # The runner died before writing its report: that is a failure.
+            failed.append(f"{name} (exit {proc.returncode}, no report)")
+            continue
+        p, f, s = count_junit(xml)
+        if proc.returncode != 0 and not f:
+            f = [f"{name} (exit {proc.returncode})"]
+        passed, skipped = passed + p, skipped + s
+        failed += f
+        if name != "lit":
+            print(f"   {p} passed, {len(f)} failed")
+
+    for name in failed:
+        print(f"FAILED: {name}")
+    line = f"{passed} passed, {len(failed)} failed"
+    if skipped:
+        line += f", {skipped} skipped"
+    print(line)
+    return 1 if failed or passed == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
