@@ -1,0 +1,40 @@
+//===- MemoryPlan.h - arena offsets from tensor lifetimes -------*- C++ -*-===//
+//
+// Activations share one arena. Two tensors may overlap in memory only when
+// their lifetimes do not overlap. The planner is greedy by size (largest first,
+// each at the lowest offset that conflicts with nothing placed), and reports
+// the lower bound no plan can beat: the most bytes alive at one step.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_COMPILER_EMIT_MEMORYPLAN_H
+#define DUET_COMPILER_EMIT_MEMORYPLAN_H
+
+#include <cstdint>
+#include <vector>
+
+namespace duet {
+
+/// One buffer to place: alive from the step that defines it to the last step
+/// that reads it, both inclusive.
+struct PlanRequest {
+  uint64_t bytes = 0;
+  int64_t firstStep = 0;
+  int64_t lastStep = 0;
+};
+
+struct MemoryPlan {
+  /// Offset of each request in the arena, in request order.
+  std::vector<uint64_t> offsets;
+  uint64_t arenaBytes = 0;
+  /// The most (aligned) bytes alive at any one step.
+  uint64_t lowerBoundBytes = 0;
+};
+
+/// Places every request at an offset aligned to `alignment` (a power of two).
+MemoryPlan planMemory(const std::vector<PlanRequest> &requests,
+                      uint64_t alignment = 64);
+
+} // namespace duet
+
+#endif // DUET_COMPILER_EMIT_MEMORYPLAN_H

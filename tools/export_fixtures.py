@@ -1,0 +1,792 @@
+#!/usr/bin/env python3
+"""Export the .pt2 test fixtures and the bundled example model of duet.
+
+What it writes
+  Into the fixture folder (default: test/models/), for each fixture NAME:
+    NAME.training.pt2   torch.export.export(model.eval(), args), verifiers ["TRAINING"]
+    NAME.aten.pt2       the same ExportedProgram after run_decompositions(), ["ATEN"]
+    NAME.inputK.npy     seeded random inputs, in the order of forward()'s arguments
+    NAME.outputK.npy    eager outputs of the model in eval mode under torch.no_grad()
+  the error fixtures bad_*.pt2 (TRAINING only, no .npy), and MANIFEST.json: for each
+  fixture its description, input/output shapes and dtypes, and for each flavour the
+  sorted distinct op targets of the graph, read back from the saved archive exactly
+  as the importer sees them (e.g. "torch.ops.aten.conv2d.default").
+
+  Into the example folder (default: examples/): torchvision's mobilenet_v3_small
+  (weights=None, seed 0), TRAINING flavour only, with one input, its eager output,
+  and MANIFEST.json holding the TRAINING and ATEN op lists.
+
+How to run
+  On a machine with PyTorch 2.11 and torchvision 0.26 (the GPU machine; the export
+  itself runs on the CPU):
+      CUDA_VISIBLE_DEVICES= python3 tools/export_fixtures.py --out DIR [--examples-out DIR]
+  --only NAME[,NAME] exports only those fixtures; --skip-examples skips the example.
+  Everything is seeded per fixture (torch.manual_seed), so a rerun with the same
+  PyTorch gives the same tensors.
+
+Every saved program is loaded back and run on the inputs; the largest difference
+from the eager outputs is printed and recorded in the manifest as a sanity check.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import zipfile
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+SEED = 0
+
+
+def randomize_batch_norm(bn):
+    """Gives a BatchNorm non-default statistics and affine terms so folding shows."""
+    with torch.no_grad():
+        n = bn.num_features
+        bn.running_mean.copy_(torch.randn(n) * 0.5)
+        bn.running_var.copy_(torch.rand(n) * 1.5 + 0.5)
+        if bn.affine:
+            bn.weight.copy_(torch.rand(n) + 0.5)
+            bn.bias.copy_(torch.randn(n) * 0.3)
+    return bn
+
+
+# ---------------------------------------------------------------------------
+# Fixture models. Each builder returns (description, module, example inputs);
+# it runs right after torch.manual_seed(SEED).
+# ---------------------------------------------------------------------------
+
+
+class ConvBnRelu(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.bn1 = randomize_batch_norm(nn.BatchNorm2d(8))
+        self.conv2 = nn.Conv2d(8, 8, 3, padding=1, bias=False)
+        self.bn2 = randomize_batch_norm(nn.BatchNorm2d(8))
+
+    def forward(self, x):
+        x = F.relu(self.bn1(self.conv1(x)))
+        return F.relu6(self.bn2(self.conv2(x)))
+
+
+def build_conv_bn_relu():
+    return ("Conv2d(3->8, 3x3, stride 2, pad 1)+BN+ReLU, then Conv2d without bias+BN+ReLU6; "
+            "BN statistics and affine terms are randomized so folding is observable",
+            ConvBnRelu(), (torch.randn(1, 3, 16, 16),))
+
+
+class MobilenetBlock(nn.Module):
+    def __init__(self, cin=8, c=16, classes=10):
+        super().__init__()
+        self.expand = nn.Conv2d(cin, c, 1, bias=False)
+        self.bn1 = randomize_batch_norm(nn.BatchNorm2d(c))
+        self.act1 = nn.Hardswish(inplace=True)
+        self.dw = nn.Conv2d(c, c, 3, padding=1, groups=c, bias=False)
+        self.bn2 = randomize_batch_norm(nn.BatchNorm2d(c))
+        self.act2 = nn.Hardswish()
+        self.se_reduce = nn.Conv2d(c, 4, 1)
+        self.se_relu = nn.ReLU(inplace=True)
+        self.se_expand = nn.Conv2d(4, c, 1)
+        self.project = nn.Conv2d(c, cin, 1, bias=False)
+        self.bn3 = randomize_batch_norm(nn.BatchNorm2d(cin))
+        self.head_act = nn.ReLU(inplace=True)
+        self.drop = nn.Dropout(0.2)
+        self.drop_inplace = nn.Dropout(0.2, inplace=True)
+        self.fc = nn.Linear(cin * 8 * 8, classes)
+
+    def forward(self, x):
+        y = self.act1(self.bn1(self.expand(x)))
+        y = self.act2(self.bn2(self.dw(y)))
+        s = F.adaptive_avg_pool2d(y, 1)
+        s = self.se_expand(self.se_relu(self.se_reduce(s)))
+        y = y * F.hardsigmoid(s)
+        y = self.bn3(self.project(y))
+        y += x
+        y = self.head_act(y)
+        y = self.drop_inplace(self.drop(y))
+        return self.fc(torch.flatten(y, 1))
+
+
+def build_mobilenet_block():
+    return ("MobileNetV3-style block: pointwise conv, depthwise conv (groups=C), hardswish "
+            "(in-place and not), squeeze-excite (adaptive_avg_pool2d, conv, relu_, conv, "
+            "hardsigmoid, mul), in-place residual add, relu_, dropout and dropout_ (inference), "
+            "flatten, linear",
+            MobilenetBlock(), (torch.randn(1, 8, 8, 8),))
+
+
+class ConvVariants(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1d = nn.Conv1d(4, 6, 3, dilation=2, padding=2)
+        self.deconv = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1,
+                                         groups=2)
+        self.bn = randomize_batch_norm(nn.BatchNorm2d(6))
+        self.pointwise = nn.Conv2d(6, 5, 1, padding=1)
+
+    def forward(self, seq, img):
+        a = self.conv1d(seq)
+        b = self.pointwise(self.bn(self.deconv(img)))
+        return a, b
+
+
+def build_conv_variants():
+    return ("Conv1d(4->6, k3, dilation 2, pad 2) on [1,4,20]; ConvTranspose2d(4->6, k3, "
+            "groups 2, stride 2, pad 1, output_padding 1)+BatchNorm2d (grouped transposed "
+            "fold case) then a 1x1 Conv2d with padding 1, on [1,4,7,7]",
+            ConvVariants(), (torch.randn(1, 4, 20), torch.randn(1, 4, 7, 7)))
+
+
+class LinearBn(nn.Module):
+    def __init__(self, features_in, features_out, bn_features):
+        super().__init__()
+        self.fc = nn.Linear(features_in, features_out)
+        self.bn = randomize_batch_norm(nn.BatchNorm1d(bn_features))
+
+    def forward(self, x):
+        return self.bn(self.fc(x))
+
+
+def build_linear_bn_2d():
+    return ("Linear(16->10) on [4,16] + BatchNorm1d(10): 2-D linear output, BN its only "
+            "user, foldable",
+            LinearBn(16, 10, 10), (torch.randn(4, 16),))
+
+
+def build_linear_bn_3d():
+    return ("Linear(16->16) on [4,10,16] -> [4,10,16] + BatchNorm1d(10), which normalizes "
+            "axis 1 (size 10), not the linear's output features: NOT foldable",
+            LinearBn(16, 16, 10), (torch.randn(4, 10, 16),))
+
+
+class Activations(nn.Module):
+    def forward(self, x):
+        pos = torch.abs(x) + 1
+        parts = [
+            F.relu(x),
+            F.relu6(x),
+            F.hardtanh(x, -2.0, 2.0),
+            torch.clamp(x, min=-0.5, max=1.5),
+            torch.clamp_min(x, 0.25),
+            F.hardswish(x),
+            F.hardsigmoid(x),
+            F.hardshrink(x, 0.5),
+            F.silu(x),
+            torch.sigmoid(x),
+            torch.tanh(x),
+            F.gelu(x),
+            F.gelu(x, approximate="tanh"),
+            F.leaky_relu(x, 0.2),
+            F.elu(x),
+            torch.abs(x),
+            torch.neg(x),
+            torch.exp(x),
+            torch.log(pos),
+            torch.sqrt(pos),
+            torch.rsqrt(pos),
+            torch.pow(x, 2),
+        ]
+        total = parts[0]
+        for part in parts[1:]:
+            total = total + part
+        return torch.cat(parts, dim=1), total
+
+
+def build_activations():
+    return ("relu, relu6, hardtanh(-2,2), clamp(-0.5,1.5), clamp_min(0.25), hardswish, "
+            "hardsigmoid, hardshrink(0.5), silu, sigmoid, tanh, gelu exact and tanh, "
+            "leaky_relu(0.2), elu, abs, neg, exp, log/sqrt/rsqrt of abs(x)+1, pow(x,2) on "
+            "[2,3,8,8]; output0 concatenates them along channels (22 x 3 = 66), output1 "
+            "is their sum",
+            Activations(), (torch.randn(2, 3, 8, 8) * 2,))
+
+
+class Binary(nn.Module):
+    def forward(self, x, y, z):
+        return (
+            x + y,
+            x - z,
+            x * y,
+            x / y,
+            (x + 3) * 0.5 + x / 6,
+            2 - x,
+            torch.add(x, z, alpha=2),
+            torch.sub(x, y, alpha=0.5),
+            torch.maximum(x, y),
+            torch.minimum(x, z),
+            torch.div(x, z, rounding_mode="floor"),
+        )
+
+
+def build_binary():
+    x = torch.randn(2, 3, 4, 5) * 3
+    # Divisors stay away from zero: magnitude in [0.5, 1.5] with a random sign.
+    sign_y = torch.where(torch.rand(3, 1, 5) < 0.5, -1.0, 1.0)
+    y = sign_y * (torch.rand(3, 1, 5) + 0.5)
+    sign_z = torch.where(torch.rand(5) < 0.5, -1.0, 1.0)
+    z = sign_z * (torch.rand(5) + 0.5)
+    return ("binary ops with broadcasting x[2,3,4,5] against y[3,1,5] and z[5]: "
+            "add, sub, mul, div (tensor), x+3, x*0.5, x/6 (scalar), 2-x (rsub), add with "
+            "alpha 2, sub with alpha 0.5, maximum, minimum, div rounding_mode=floor; "
+            "y and z have magnitude >= 0.5",
+            Binary(), (x, y, z))
+
+
+class Reductions(nn.Module):
+    def forward(self, x):
+        return (
+            x.mean(dim=(2, 3), keepdim=True),
+            x.mean(dim=-1),
+            x.sum(dim=1),
+            x.sum(dim=(0, 2), keepdim=True),
+            x.amax(dim=-1),
+            x.amax(dim=(1, 3), keepdim=True),
+            torch.softmax(x, dim=-1),
+            torch.log_softmax(x, dim=1),
+        )
+
+
+def build_reductions():
+    return ("on [2,3,4,5]: mean(dim=(2,3), keepdim), mean(-1), sum(1), sum((0,2), keepdim), "
+            "amax(-1), amax((1,3), keepdim), softmax(-1), log_softmax(1)",
+            Reductions(), (torch.randn(2, 3, 4, 5),))
+
+
+class Pooling(nn.Module):
+    def forward(self, x):
+        return (
+            F.max_pool2d(x, 3, stride=2, padding=1),
+            F.max_pool2d(x, 2, ceil_mode=True),
+            F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False),
+            F.avg_pool2d(x, 2, ceil_mode=True),
+            F.adaptive_avg_pool2d(x, (1, 1)),
+            F.adaptive_avg_pool2d(x, (2, 3)),
+        )
+
+
+def build_pooling():
+    return ("on [1,4,15,15] (odd size): max_pool2d(3, s2, p1), max_pool2d(2, ceil_mode), "
+            "avg_pool2d(3, s2, p1, count_include_pad=False), avg_pool2d(2, ceil_mode), "
+            "adaptive_avg_pool2d to (1,1) and to (2,3)",
+            Pooling(), (torch.randn(1, 4, 15, 15),))
+
+
+class Shapes(nn.Module):
+    def forward(self, x, m):
+        # x: [2,8,4,6], m: [5,7]
+        v = x.view(2, 8, 24)
+        r = x.reshape(16, 24)
+        f = torch.flatten(x, 2)
+        u = x[:, :1].squeeze(1)
+        q = u.unsqueeze(-1)
+        p = x.permute(0, 2, 3, 1)
+        t = x.transpose(1, 3)
+        mt = m.t()
+        e = m[:1].expand(3, 5, 7)
+        c1 = torch.cat([x, x * 2], dim=1)
+        c2 = torch.cat([x, x[:, :, :2]], dim=2)
+        s0, s1 = torch.split(x, 4, dim=1)
+        w0, w1, w2 = torch.split(x, [1, 2, 3], dim=3)
+        k0, k1 = torch.chunk(x, 2, dim=2)
+        strided = x[:, 1:7:2]
+        sel = x[:, 0]
+        cl = torch.clone(x)
+        ct = t.contiguous()
+        padded = F.pad(x, (1, 2, 0, 1), mode="constant", value=0.5)
+        return (v, r * 2, f + 1, q, p, ct, mt, e * 1, c1, c2,
+                s0 + s1, w0 + w2[..., :1] + w1[..., 1:], k0 - k1,
+                strided, sel, cl * 3, padded)
+
+
+def build_shapes():
+    return ("x[2,8,4,6], m[5,7]: view, reshape, flatten, squeeze, unsqueeze, permute, "
+            "transpose+contiguous, m.t(), expand, cat on dims 1 and 2, split into equal "
+            "chunks, split with sizes [1,2,3], chunk, strided slice x[:,1:7:2], select x[:,0], "
+            "clone, F.pad constant 0.5 (pad (1,2,0,1)); 17 outputs",
+            Shapes(), (torch.randn(2, 8, 4, 6), torch.randn(5, 7)))
+
+
+class Matmuls(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 5, bias=False)
+        self.bias = nn.Parameter(torch.randn(5))
+
+    def forward(self, a, b, c, d, e, f):
+        # a[4,6], b[6,5], c[3,4,6], d[3,6,5], e[2,1,4,6], f[1,3,6,5]
+        return (
+            torch.mm(a, b),
+            torch.bmm(c, d),
+            torch.matmul(c, b),
+            torch.matmul(e, f),
+            torch.addmm(self.bias, a, b),
+            self.fc(c),
+        )
+
+
+def build_matmuls():
+    return ("mm [4,6]@[6,5], bmm [3,4,6]@[3,6,5], matmul 3-D@2-D [3,4,6]@[6,5], matmul "
+            "4-D broadcast [2,1,4,6]@[1,3,6,5], addmm(bias[5], a, b), Linear(6->5) without "
+            "bias on [3,4,6]",
+            Matmuls(), (torch.randn(4, 6), torch.randn(6, 5), torch.randn(3, 4, 6),
+                        torch.randn(3, 6, 5), torch.randn(2, 1, 4, 6), torch.randn(1, 3, 6, 5)))
+
+
+class TransformerBlock(nn.Module):
+    def __init__(self, dim=32, heads=4, hidden=64):
+        super().__init__()
+        self.heads = heads
+        self.norm1 = nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.norm2 = nn.LayerNorm(dim)
+        self.fc1 = nn.Linear(dim, hidden)
+        self.fc2 = nn.Linear(hidden, dim)
+        with torch.no_grad():
+            for norm in (self.norm1, self.norm2):
+                norm.weight.copy_(torch.rand(dim) + 0.5)
+                norm.bias.copy_(torch.randn(dim) * 0.1)
+
+    def forward(self, x):
+        b, n, d = x.shape
+        qkv = self.qkv(self.norm1(x)).view(b, n, 3, self.heads, d // self.heads)
+        qkv = qkv.permute(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        a = a.permute(0, 2, 1, 3).reshape(b, n, d)
+        x = x + self.proj(a)
+        return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
+
+def build_transformer_block():
+    return ("pre-norm transformer block on [1,8,32], 4 heads: LayerNorm, qkv Linear, "
+            "view/permute into heads, scaled_dot_product_attention(is_causal=True), merge "
+            "heads, out Linear, residual, LayerNorm, Linear(32->64), GELU, Linear(64->32), "
+            "residual",
+            TransformerBlock(), (torch.randn(1, 8, 32),))
+
+
+class Upsample(nn.Module):
+    def forward(self, x):
+        return (
+            F.interpolate(x, scale_factor=2, mode="nearest"),
+            F.interpolate(x, size=(12, 12), mode="bilinear", align_corners=False),
+            F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True),
+        )
+
+
+def build_upsample():
+    return ("on [1,3,6,6]: nearest scale 2, bilinear align_corners=False to size (12,12), "
+            "bilinear align_corners=True scale 2",
+            Upsample(), (torch.randn(1, 3, 6, 6),))
+
+
+class EmbeddingLinear(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50, 16)
+        self.fc = nn.Linear(16, 8)
+
+    def forward(self, ids):
+        return self.fc(self.emb(ids))
+
+
+def build_embedding():
+    return ("nn.Embedding(50,16) on int64 indices [2,5] (input0 is int64) then Linear(16->8)",
+            EmbeddingLinear(), (torch.randint(0, 50, (2, 5), dtype=torch.int64),))
+
+
+class Casts(nn.Module):
+    def forward(self, x):
+        h = x.to(torch.float16)
+        h = torch.relu(h * 2 + 1)
+        a = h.to(torch.float32)
+        b = x.to(torch.bfloat16)
+        b = torch.sigmoid(b)
+        c = b.float()
+        return a, c, a + c
+
+
+def build_casts():
+    return ("on [2,3,4,4] float32: to(float16) -> relu(h*2+1) -> to(float32); to(bfloat16) "
+            "-> sigmoid -> .float(); and their sum",
+            Casts(), (torch.randn(2, 3, 4, 4),))
+
+
+class YoloHead(nn.Module):
+    def __init__(self, width=16, outputs=84):
+        super().__init__()
+        self.stem = nn.Conv2d(3, width, 3, stride=2, padding=1)
+        self.down1 = nn.Conv2d(width, width, 3, stride=2, padding=1)
+        self.down2 = nn.Conv2d(width, width, 3, stride=2, padding=1)
+        self.heads = nn.ModuleList(nn.Conv2d(width, outputs, 1) for _ in range(3))
+        self.outputs = outputs
+
+    def forward(self, x):
+        p3 = F.silu(self.stem(x))     # [1,16,80,80]
+        p4 = F.silu(self.down1(p3))   # [1,16,40,40]
+        p5 = F.silu(self.down2(p4))   # [1,16,20,20]
+        maps = [h(p).view(1, self.outputs, -1) for h, p in zip(self.heads, (p3, p4, p5))]
+        y = torch.cat(maps, dim=2)    # [1,84,8400]
+        box, cls = torch.split(y, [4, self.outputs - 4], dim=1)
+        return torch.cat([box, torch.sigmoid(cls)], dim=1)
+
+
+def build_yolo_head():
+    return ("small detection head: [1,3,160,160] -> three stride-2 convs with SiLU giving "
+            "[1,16,80,80], [1,16,40,40], [1,16,20,20]; 1x1 convs to 84 channels, view to "
+            "[1,84,-1], cat on dim 2 (6400+1600+400), split [4,80] on dim 1, sigmoid on the "
+            "class part, cat: output exactly [1,84,8400]",
+            YoloHead(), (torch.randn(1, 3, 160, 160),))
+
+
+class Patchify(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(48, 16)
+
+    def forward(self, x):
+        # x: [1,3,8,8,8] = (B, C, T, H, W), each of T, H, W split as 2x4.
+        x = x.reshape(1, 3, 2, 4, 2, 4, 2, 4)
+        x = x.permute(0, 2, 5, 3, 6, 1, 4, 7)   # -> [1,2,4,4,2,3,2,4]
+        x = x.reshape(1, 32, 48)
+        return self.fc(x)
+
+
+def build_patchify():
+    return ("scaled-down 8-D patchify: [1,3,8,8,8] reshaped to 8-D (1,3,2,4,2,4,2,4), "
+            "permuted (0,2,5,3,6,1,4,7) to [1,2,4,4,2,3,2,4], reshaped to tokens [1,32,48], "
+            "Linear(48->16)",
+            Patchify(), (torch.randn(1, 3, 8, 8, 8),))
+
+
+class AttentionBf16(nn.Module):
+    def __init__(self, dim=32):
+        super().__init__()
+        self.q = nn.Linear(dim, dim)
+        self.k = nn.Linear(dim, dim)
+        self.v = nn.Linear(dim, dim)
+        self.out = nn.Linear(dim, dim)
+        self.scale = dim ** -0.5
+
+    def forward(self, x):
+        q, k, v = self.q(x), self.k(x), self.v(x)
+        attn = torch.softmax(q @ k.transpose(-2, -1) * self.scale, dim=-1)
+        return self.out(attn @ v)
+
+
+def build_attention_bf16():
+    return ("single-head attention on [1,8,32] with module and input in bfloat16: Linear "
+            "q/k/v, q@k^T*scale, softmax, @v, out Linear. input0.npy holds float32 values "
+            "that are exactly representable in bfloat16 (cast to bfloat16 before running); "
+            "output0.npy is the eager bfloat16 output converted to float32",
+            AttentionBf16().to(torch.bfloat16), (torch.randn(1, 8, 32).to(torch.bfloat16),))
+
+
+FIXTURES = {
+    "conv_bn_relu": build_conv_bn_relu,
+    "mobilenet_block": build_mobilenet_block,
+    "conv_variants": build_conv_variants,
+    "linear_bn_2d": build_linear_bn_2d,
+    "linear_bn_3d": build_linear_bn_3d,
+    "activations": build_activations,
+    "binary": build_binary,
+    "reductions": build_reductions,
+    "pooling": build_pooling,
+    "shapes": build_shapes,
+    "matmuls": build_matmuls,
+    "transformer_block": build_transformer_block,
+    "upsample": build_upsample,
+    "embedding": build_embedding,
+    "casts": build_casts,
+    "yolo_head": build_yolo_head,
+    "patchify": build_patchify,
+    "attention_bf16": build_attention_bf16,
+}
+
+
+# ---------------------------------------------------------------------------
+# Error fixtures: programs the importer must refuse with a clear message.
+# Each builder returns (description, expected error, ExportedProgram).
+# ---------------------------------------------------------------------------
+
+
+class MutatesBuffer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("counter", torch.zeros(1))
+
+    def forward(self, x):
+        self.counter.add_(1)
+        return x + self.counter
+
+
+def build_bad_mutates_buffer():
+    ep = torch.export.export(MutatesBuffer().eval(), (torch.randn(2, 3),))
+    return ("forward does self.counter.add_(1) on a registered buffer and returns x+counter",
+            "the program mutates a buffer (graph_signature has a BUFFER_MUTATION output)", ep)
+
+
+class DynamicBatch(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x))
+
+
+def build_bad_dynamic():
+    batch = torch.export.Dim("batch", min=2, max=64)
+    ep = torch.export.export(DynamicBatch().eval(), (torch.randn(4, 8),),
+                             dynamic_shapes={"x": {0: batch}})
+    return ("Linear(8->4)+ReLU exported with dynamic_shapes making dim 0 of x a "
+            "torch.export.Dim('batch', min=2, max=64)",
+            "a symbolic (dynamic) dimension: only static shapes are supported", ep)
+
+
+class UnknownOp(nn.Module):
+    def forward(self, x):
+        return torch.cumsum(x, dim=1) * 2
+
+
+def build_bad_unknown_op():
+    ep = torch.export.export(UnknownOp().eval(), (torch.randn(2, 5),))
+    return ("torch.cumsum(x, dim=1) * 2: cumsum is outside the aten dialect",
+            "unknown op torch.ops.aten.cumsum.default", ep)
+
+
+ERROR_FIXTURES = {
+    "bad_mutates_buffer": build_bad_mutates_buffer,
+    "bad_dynamic": build_bad_dynamic,
+    "bad_unknown_op": build_bad_unknown_op,
+}
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def dtype_name(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def as_tuple(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+def tensor_info(t):
+    return {"shape": list(t.shape), "dtype": dtype_name(t.dtype)}
+
+
+def to_numpy(t):
+    """numpy has no bfloat16: bf16 tensors are stored as their exact float32 values."""
+    t = t.detach().cpu()
+    if t.dtype == torch.bfloat16:
+        t = t.to(torch.float32)
+    return t.contiguous().numpy()
+
+
+def archive_ops(path):
+    """The sorted distinct node targets of a saved .pt2, as written in its model.json."""
+    with zipfile.ZipFile(path) as archive:
+        names = [n for n in archive.namelist() if n.endswith("/models/model.json")]
+        if len(names) != 1:
+            raise RuntimeError(f"{path}: expected one models/model.json, found {names}")
+        model = json.loads(archive.read(names[0]))
+    nodes = model["graph_module"]["graph"]["nodes"]
+    return sorted({node["target"] for node in nodes}), model["graph_module"]["signature"]
+
+
+def archive_verifiers(path):
+    with zipfile.ZipFile(path) as archive:
+        name = [n for n in archive.namelist() if n.endswith("/models/model.json")][0]
+        model = json.loads(archive.read(name))
+    return model.get("verifiers") or [model.get("dialect")]
+
+
+def max_abs_diff(got, want):
+    worst = 0.0
+    for g, w in zip(got, want):
+        if g.dtype.is_floating_point:
+            worst = max(worst, (g.float() - w.float()).abs().max().item())
+        else:
+            worst = max(worst, float((g != w).any().item()))
+    return worst
+
+
+def save_flavour(ep, path, args, eager_outputs):
+    """Saves ep, reads the op list back from the archive, and reruns the loaded program."""
+    torch.export.save(ep, path)
+    ops, _ = archive_ops(path)
+    loaded = torch.export.load(path)
+    with torch.no_grad():
+        rerun = as_tuple(loaded.module()(*args))
+    diff = max_abs_diff(rerun, eager_outputs)
+    return {
+        "file": os.path.basename(path),
+        "verifiers": archive_verifiers(path),
+        "bytes": os.path.getsize(path),
+        "ops": ops,
+        "max_abs_diff_vs_eager": diff,
+    }
+
+
+def export_fixture(name, builder, out_dir):
+    torch.manual_seed(SEED)
+    description, model, args = builder()
+    model = model.eval()
+    with torch.no_grad():
+        outputs = as_tuple(model(*args))
+
+    training = torch.export.export(model, args)
+    aten = training.run_decompositions()
+
+    entry = {"name": name, "description": description, "inputs": [], "outputs": []}
+    for i, t in enumerate(args):
+        file = f"{name}.input{i}.npy"
+        np.save(os.path.join(out_dir, file), to_numpy(t))
+        entry["inputs"].append({"file": file, **tensor_info(t),
+                                "npy_dtype": str(to_numpy(t).dtype)})
+    for i, t in enumerate(outputs):
+        file = f"{name}.output{i}.npy"
+        np.save(os.path.join(out_dir, file), to_numpy(t))
+        entry["outputs"].append({"file": file, **tensor_info(t),
+                                 "npy_dtype": str(to_numpy(t).dtype)})
+    entry["flavours"] = {
+        "training": save_flavour(training, os.path.join(out_dir, f"{name}.training.pt2"),
+                                 args, outputs),
+        "aten": save_flavour(aten, os.path.join(out_dir, f"{name}.aten.pt2"), args, outputs),
+    }
+    return entry
+
+
+def export_error_fixture(name, builder, out_dir):
+    torch.manual_seed(SEED)
+    description, expected, ep = builder()
+    path = os.path.join(out_dir, f"{name}.pt2")
+    torch.export.save(ep, path)
+    ops, _ = archive_ops(path)
+    return {"name": name, "description": description, "expected_error": expected,
+            "flavours": {"training": {"file": os.path.basename(path),
+                                      "verifiers": archive_verifiers(path),
+                                      "bytes": os.path.getsize(path), "ops": ops}}}
+
+
+def export_example(out_dir):
+    import torchvision
+
+    torch.manual_seed(SEED)
+    model = torchvision.models.mobilenet_v3_small(weights=None).eval()
+    torch.manual_seed(SEED)
+    x = torch.randn(1, 3, 224, 224)
+    with torch.no_grad():
+        y = model(x)
+    training = torch.export.export(model, (x,))
+    path = os.path.join(out_dir, "mobilenet_v3_small.pt2")
+    np.save(os.path.join(out_dir, "mobilenet_v3_small.input0.npy"), to_numpy(x))
+    np.save(os.path.join(out_dir, "mobilenet_v3_small.output0.npy"), to_numpy(y))
+    flavour = save_flavour(training, path, (x,), (y,))
+    # The ATEN flavour is only listed (saving it too would double the example's size);
+    # it is saved to a scratch file so the list is read exactly as the importer sees it.
+    scratch = os.path.join(out_dir, "mobilenet_v3_small.aten.scratch.pt2")
+    torch.export.save(training.run_decompositions(), scratch)
+    aten_ops, _ = archive_ops(scratch)
+    os.remove(scratch)
+    manifest = {
+        "torch_version": torch.__version__,
+        "torchvision_version": torchvision.__version__,
+        "generator": "tools/export_fixtures.py",
+        "models": [{
+            "name": "mobilenet_v3_small",
+            "description": "torchvision mobilenet_v3_small(weights=None), initialized after "
+                           "torch.manual_seed(0), eval mode; input torch.randn after "
+                           "torch.manual_seed(0)",
+            "inputs": [{"file": "mobilenet_v3_small.input0.npy", **tensor_info(x),
+                        "npy_dtype": "float32"}],
+            "outputs": [{"file": "mobilenet_v3_small.output0.npy", **tensor_info(y),
+                         "npy_dtype": "float32"}],
+            "flavours": {"training": flavour,
+                         "aten": {"file": None, "note": "not saved; op list only",
+                                  "ops": aten_ops}},
+        }],
+    }
+    write_json(os.path.join(out_dir, "MANIFEST.json"), manifest)
+    print(f"example mobilenet_v3_small: {flavour['bytes']} bytes, "
+          f"diff {flavour['max_abs_diff_vs_eager']:.3g}")
+
+
+def write_json(path, value):
+    text = json.dumps(value, indent=2)
+    # Keep shapes on one line: a list of plain numbers reads better as [1, 3, 16, 16].
+    text = re.sub(r"\[\s*(-?\d+(?:,\s*-?\d+)*)\s*\]",
+                  lambda m: "[" + ", ".join(re.split(r",\s*", m.group(1))) + "]", text)
+    with open(path, "w") as f:
+        f.write(text + "\n")
+
+
+def main():
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=os.path.join(repo, "test", "models"),
+                        help="folder for the fixtures and MANIFEST.json (default test/models)")
+    parser.add_argument("--examples-out", default=os.path.join(repo, "examples"),
+                        help="folder for the example model (default examples)")
+    parser.add_argument("--only", default="",
+                        help="comma-separated fixture names to export (default: all)")
+    parser.add_argument("--skip-examples", action="store_true",
+                        help="do not export the example model")
+    options = parser.parse_args()
+
+    torch.set_num_threads(min(8, os.cpu_count() or 1))
+    os.makedirs(options.out, exist_ok=True)
+    wanted = set(filter(None, options.only.split(",")))
+    unknown = wanted - set(FIXTURES) - set(ERROR_FIXTURES)
+    if unknown:
+        sys.exit(f"unknown fixture(s) {sorted(unknown)}; known: "
+                 f"{sorted(FIXTURES) + sorted(ERROR_FIXTURES)}")
+
+    manifest = {"torch_version": torch.__version__, "numpy_version": np.__version__,
+                "generator": "tools/export_fixtures.py", "seed": SEED,
+                "fixtures": [], "error_fixtures": []}
+    failures = []
+    for table, export, key in ((FIXTURES, export_fixture, "fixtures"),
+                               (ERROR_FIXTURES, export_error_fixture, "error_fixtures")):
+        for name, builder in table.items():
+            if wanted and name not in wanted:
+                continue
+            try:
+                entry = export(name, builder, options.out)
+            except Exception as error:  # report every failing fixture, not just the first
+                failures.append(name)
+                print(f"FAILED {name}: {type(error).__name__}: {error}", flush=True)
+                continue
+            manifest[key].append(entry)
+            for flavour, info in entry["flavours"].items():
+                diff = info.get("max_abs_diff_vs_eager")
+                diff_text = "" if diff is None else f" diff {diff:.3g}"
+                print(f"{name}.{flavour}: {info['bytes']} bytes{diff_text}\n    "
+                      + " ".join(op.replace("torch.ops.aten.", "") for op in info["ops"]),
+                      flush=True)
+    write_json(os.path.join(options.out, "MANIFEST.json"), manifest)
+
+    if not options.skip_examples:
+        os.makedirs(options.examples_out, exist_ok=True)
+        try:
+            export_example(options.examples_out)
+        except Exception as error:
+            failures.append("mobilenet_v3_small")
+            print(f"FAILED mobilenet_v3_small: {type(error).__name__}: {error}", flush=True)
+
+    if failures:
+        sys.exit(f"{len(failures)} export(s) failed: {failures}")
+
+
+if __name__ == "__main__":
+    main()
