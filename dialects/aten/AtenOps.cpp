@@ -13,6 +13,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <string>
 
@@ -78,6 +79,13 @@ LogicalResult checkSameElementType(Operation *op, ValueRange values) {
   return success();
 }
 
+/// Checks that every operand and result of `op` has one element type.
+LogicalResult checkOneElementType(Operation *op) {
+  SmallVector<Value> all(op->getOperands());
+  llvm::append_range(all, op->getResults());
+  return checkSameElementType(op, all);
+}
+
 /// A per-channel parameter: rank 1 with `size` elements.
 LogicalResult checkVector(Operation *op, StringRef what, Value v,
                           int64_t size) {
@@ -99,11 +107,15 @@ LogicalResult checkBroadcast(Operation *op, ArrayRef<int64_t> a,
                            << formatShape(b) << " do not broadcast";
 }
 
-/// Output length of a sliding window, as PyTorch computes it for pooling.
+/// Output length of a sliding window, as PyTorch computes it for pooling. The
+/// division rounds toward -infinity so that a window larger than the padded
+/// input gives a length below 1 instead of 1.
 int64_t pooledSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
                    int64_t dilation, bool ceilMode) {
   int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
-  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  int64_t out = (ceilMode ? llvm::divideCeilSigned(span, stride)
+                          : llvm::divideFloorSigned(span, stride)) +
+                1;
   // With ceil_mode the last window must start inside the input or left padding.
   if (ceilMode && (out - 1) * stride >= in + pad)
     --out;
@@ -114,10 +126,14 @@ LogicalResult checkWindowAttrs(Operation *op, ArrayRef<int64_t> kernel,
                                ArrayRef<int64_t> stride,
                                ArrayRef<int64_t> padding,
                                ArrayRef<int64_t> dilation) {
-  if (kernel.size() != 2 || stride.size() != 2 || padding.size() != 2 ||
-      dilation.size() != 2)
-    return op->emitOpError()
-           << "kernel_size, stride, padding and dilation need 2 entries each";
+  for (auto [name, arr] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"kernel_size", kernel},
+        {"stride", stride},
+        {"padding", padding},
+        {"dilation", dilation}})
+    if (arr.size() != 2)
+      return op->emitOpError()
+             << name << " needs 2 entries, got " << arr.size();
   for (int i = 0; i < 2; ++i) {
     if (kernel[i] < 1 || stride[i] < 1 || dilation[i] < 1 || padding[i] < 0)
       return op->emitOpError() << "kernel_size, stride and dilation must be "
@@ -135,6 +151,7 @@ LogicalResult verifyPool(Operation *op, Value input, Type result,
                          ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
                          bool ceilMode) {
   if (failed(checkRank(op, "input", input, {3, 4})) ||
+      failed(checkOneElementType(op)) ||
       failed(checkWindowAttrs(op, kernel, stride, padding, dilation)))
     return failure();
   auto in = tensorType(input).getShape();
@@ -160,7 +177,7 @@ LogicalResult verifyPool(Operation *op, Value input, Type result,
 LogicalResult ConvolutionOp::verify() {
   Operation *op = getOperation();
   if (failed(checkRank(op, "input", getInput(), {3, 4})) ||
-      failed(checkSameElementType(op, getOperation()->getOperands())))
+      failed(checkOneElementType(op)))
     return failure();
   auto in = getInput().getType().getShape();
   auto w = getWeight().getType().getShape();
@@ -197,10 +214,11 @@ LogicalResult ConvolutionOp::verify() {
       return emitOpError() << "output channels " << outChannels
                            << " are not divisible by groups " << groups;
     for (size_t i = 0; i < spatial; ++i)
-      expected.push_back((in[2 + i] + 2 * getPadding()[i] -
-                          getDilation()[i] * (w[2 + i] - 1) - 1) /
-                             getStride()[i] +
-                         1);
+      expected.push_back(
+          llvm::divideFloorSigned(in[2 + i] + 2 * getPadding()[i] -
+                                      getDilation()[i] * (w[2 + i] - 1) - 1,
+                                  getStride()[i]) +
+          1);
   } else {
     if (channels != w[0] || channels % groups)
       return emitOpError() << "transposed convolution: input has " << channels
@@ -219,6 +237,12 @@ LogicalResult ConvolutionOp::verify() {
     }
   }
   expected[1] = outChannels;
+  if (llvm::any_of(ArrayRef(expected).drop_front(2),
+                   [](int64_t d) { return d < 1; }))
+    return emitOpError() << "output size " << formatShape(expected)
+                         << " is empty: the dilated kernel " << formatShape(w)
+                         << " does not fit the padded input "
+                         << formatShape(in);
   if (failed(checkVector(op, "bias", getBias(), outChannels)))
     return failure();
   return checkResultShape(op, expected, getType());
@@ -227,7 +251,7 @@ LogicalResult ConvolutionOp::verify() {
 LogicalResult LinearOp::verify() {
   Operation *op = getOperation();
   if (failed(checkRank(op, "weight", getWeight(), {2})) ||
-      failed(checkSameElementType(op, op->getOperands())))
+      failed(checkOneElementType(op)))
     return failure();
   auto in = getInput().getType().getShape();
   auto w = getWeight().getType().getShape();
@@ -246,7 +270,7 @@ LogicalResult AddmmOp::verify() {
   Operation *op = getOperation();
   if (failed(checkRank(op, "mat1", getMat1(), {2})) ||
       failed(checkRank(op, "mat2", getMat2(), {2})) ||
-      failed(checkSameElementType(op, op->getOperands())))
+      failed(checkOneElementType(op)))
     return failure();
   auto a = getMat1().getType().getShape(), b = getMat2().getType().getShape();
   if (a[1] != b[0])
@@ -265,7 +289,7 @@ LogicalResult MmOp::verify() {
   Operation *op = getOperation();
   if (failed(checkRank(op, "self", getSelf(), {2})) ||
       failed(checkRank(op, "other", getOther(), {2})) ||
-      failed(checkSameElementType(op, op->getOperands())))
+      failed(checkOneElementType(op)))
     return failure();
   auto a = getSelf().getType().getShape(), b = getOther().getType().getShape();
   if (a[1] != b[0])
@@ -278,7 +302,7 @@ LogicalResult BmmOp::verify() {
   Operation *op = getOperation();
   if (failed(checkRank(op, "self", getSelf(), {3})) ||
       failed(checkRank(op, "other", getOther(), {3})) ||
-      failed(checkSameElementType(op, op->getOperands())))
+      failed(checkOneElementType(op)))
     return failure();
   auto a = getSelf().getType().getShape(), b = getOther().getType().getShape();
   if (a[0] != b[0] || a[2] != b[1])
@@ -289,7 +313,7 @@ LogicalResult BmmOp::verify() {
 
 LogicalResult MatmulOp::verify() {
   Operation *op = getOperation();
-  if (failed(checkSameElementType(op, op->getOperands())))
+  if (failed(checkOneElementType(op)))
     return failure();
   auto a = getSelf().getType().getShape(), b = getOther().getType().getShape();
   if (a.empty() || b.empty())
@@ -325,7 +349,7 @@ LogicalResult BatchNormOp::verify() {
   if (in.size() < 2)
     return emitOpError() << "input must have rank 2 or more (N, C, ...), got "
                          << in.size();
-  if (failed(checkSameElementType(op, op->getOperands())))
+  if (failed(checkOneElementType(op)))
     return failure();
   int64_t c = in[1];
   if (failed(checkVector(op, "running_mean", getRunningMean(), c)) ||
@@ -340,7 +364,7 @@ LogicalResult BatchNormOp::verify() {
 
 LogicalResult LayerNormOp::verify() {
   Operation *op = getOperation();
-  if (failed(checkSameElementType(op, op->getOperands())))
+  if (failed(checkOneElementType(op)))
     return failure();
   auto in = getInput().getType().getShape();
   ArrayRef<int64_t> norm = getNormalizedShape();
@@ -389,6 +413,40 @@ static LogicalResult verifyBinary(Operation *op) {
   return checkResultShape(op, shape, op->getResult(0).getType());
 }
 
+/// Comparisons and logical ops: the result is i1 of the broadcast shape.
+/// Comparisons also need operands of one element type.
+static LogicalResult verifyPredicate(Operation *op, bool sameOperandTypes) {
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  if (sameOperandTypes && failed(checkSameElementType(op, {lhs, rhs})))
+    return failure();
+  SmallVector<int64_t> shape;
+  if (failed(checkBroadcast(op, tensorType(lhs).getShape(),
+                            tensorType(rhs).getShape(), shape)))
+    return failure();
+  return checkResultShape(op, shape, op->getResult(0).getType());
+}
+
+LogicalResult EqOp::verify() { return verifyPredicate(*this, true); }
+LogicalResult NeOp::verify() { return verifyPredicate(*this, true); }
+LogicalResult LtOp::verify() { return verifyPredicate(*this, true); }
+LogicalResult LeOp::verify() { return verifyPredicate(*this, true); }
+LogicalResult GtOp::verify() { return verifyPredicate(*this, true); }
+LogicalResult GeOp::verify() { return verifyPredicate(*this, true); }
+LogicalResult LogicalAndOp::verify() { return verifyPredicate(*this, false); }
+LogicalResult LogicalOrOp::verify() { return verifyPredicate(*this, false); }
+
+LogicalResult WhereOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getOther(), getResult()})))
+    return failure();
+  SmallVector<int64_t> partial, shape;
+  if (failed(checkBroadcast(*this, getCondition().getType().getShape(),
+                            getSelf().getType().getShape(), partial)) ||
+      failed(checkBroadcast(*this, partial, getOther().getType().getShape(),
+                            shape)))
+    return failure();
+  return checkResultShape(*this, shape, getType());
+}
+
 LogicalResult AddOp::verify() { return verifyBinary(*this); }
 LogicalResult SubOp::verify() { return verifyBinary(*this); }
 LogicalResult MulOp::verify() { return verifyBinary(*this); }
@@ -431,6 +489,9 @@ LogicalResult SumOp::verify() {
   return verifyReduction(*this, getSelf(), getDim(), getKeepdim());
 }
 LogicalResult AmaxOp::verify() {
+  return verifyReduction(*this, getSelf(), getDim(), getKeepdim());
+}
+LogicalResult AnyOp::verify() {
   return verifyReduction(*this, getSelf(), getDim(), getKeepdim());
 }
 
@@ -673,10 +734,17 @@ LogicalResult ScaledDotProductAttentionOp::verify() {
   if (getAttnMask()) {
     if (getIsCausal())
       return emitOpError() << "takes either attn_mask or is_causal, not both";
+    Type maskElement = tensorType(getAttnMask()).getElementType();
+    if (!maskElement.isInteger(1) &&
+        maskElement != getQuery().getType().getElementType())
+      return emitOpError() << "attn_mask must be boolean or of the query's "
+                              "element type, got "
+                           << maskElement;
     SmallVector<int64_t> scores(q.drop_back()), shape;
     scores.push_back(k[k.size() - 2]);
     auto mask = tensorType(getAttnMask()).getShape();
-    if (failed(checkBroadcast(op, mask, scores, shape)) || shape != scores)
+    if (!OpTrait::util::getBroadcastedShape(mask, scores, shape) ||
+        shape != scores)
       return emitOpError() << "attn_mask " << formatShape(mask)
                            << " must broadcast to the scores "
                            << formatShape(scores);

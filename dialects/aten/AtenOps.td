@@ -219,6 +219,102 @@ def Aten_MaximumOp : Aten_BinaryOp<"maximum", "max(self, other)">;
 def Aten_MinimumOp : Aten_BinaryOp<"minimum", "min(self, other)">;
 
 //===----------------------------------------------------------------------===//
+// Comparisons, logic and selection
+//===----------------------------------------------------------------------===//
+
+// Compares two tensors of one element type with broadcasting; the result is
+// boolean (i1). The `.Scalar` overload has a 0-d constant `other`.
+class Aten_CompareOp<string mnemonic, string relation>
+    : Aten_Op<mnemonic> {
+  let summary = "elementwise self " # relation # " other, with broadcasting";
+  let description = [{
+    ```mlir
+    %zero = arith.constant dense<0.0> : tensor<f32>
+    %m = aten.}] # mnemonic # [{ %x, %zero : tensor<4x4xf32>, tensor<f32> -> tensor<4x4xi1>
+    ```
+  }];
+  let arguments = (ins Aten_Tensor:$self, Aten_Tensor:$other);
+  let results = (outs StaticShapeTensorOf<[I1]>:$result);
+  let assemblyFormat = [{
+    $self `,` $other attr-dict `:` type($self) `,` type($other) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+def Aten_EqOp : Aten_CompareOp<"eq", "==">;
+def Aten_NeOp : Aten_CompareOp<"ne", "!=">;
+def Aten_LtOp : Aten_CompareOp<"lt", "<">;
+def Aten_LeOp : Aten_CompareOp<"le", "<=">;
+def Aten_GtOp : Aten_CompareOp<"gt", ">">;
+def Aten_GeOp : Aten_CompareOp<"ge", ">=">;
+
+// Logical ops read any element type as "non-zero is true" and give i1.
+class Aten_LogicalBinaryOp<string mnemonic, string relation>
+    : Aten_Op<mnemonic> {
+  let summary = "elementwise logical " # relation # " with broadcasting";
+  let description = [{
+    ```mlir
+    %m = aten.}] # mnemonic # [{ %a, %b : tensor<4x4xi1>, tensor<4x4xi1> -> tensor<4x4xi1>
+    ```
+  }];
+  let arguments = (ins Aten_Tensor:$self, Aten_Tensor:$other);
+  let results = (outs StaticShapeTensorOf<[I1]>:$result);
+  let assemblyFormat = [{
+    $self `,` $other attr-dict `:` type($self) `,` type($other) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+def Aten_LogicalAndOp : Aten_LogicalBinaryOp<"logical_and", "and">;
+def Aten_LogicalOrOp : Aten_LogicalBinaryOp<"logical_or", "or">;
+
+def Aten_LogicalNotOp : Aten_Op<"logical_not", [SameOperandsAndResultShape]> {
+  let summary = "elementwise logical not (zero is false)";
+  let description = [{
+    ```mlir
+    %n = aten.logical_not %m : tensor<4x4xi1> -> tensor<4x4xi1>
+    ```
+  }];
+  let arguments = (ins Aten_Tensor:$self);
+  let results = (outs StaticShapeTensorOf<[I1]>:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+}
+
+def Aten_WhereOp : Aten_Op<"where"> {
+  let summary = "elementwise condition ? self : other, with broadcasting";
+  let description = [{
+    All three operands broadcast to the result shape; `self`, `other` and the
+    result share one element type.
+
+    ```mlir
+    %y = aten.where %m, %x, %zero : tensor<4x4xi1>, tensor<4x4xf32>, tensor<f32> -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[I1]>:$condition, Aten_Tensor:$self, Aten_Tensor:$other);
+  let results = (outs Aten_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $self `,` $other attr-dict `:` type($condition) `,` type($self) `,` type($other)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Aten_AnyOp : Aten_Op<"any"> {
+  let summary = "whether any element is true over the given dimensions";
+  let description = [{
+    Reduces a boolean tensor over `dim` (all dimensions when empty).
+
+    ```mlir
+    %y = aten.any %m {dim = array<i64: 1>, keepdim = true} : tensor<4x4xi1> -> tensor<4x1xi1>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[I1]>:$self,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs StaticShapeTensorOf<[I1]>:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions, pooling, softmax
 //===----------------------------------------------------------------------===//
 
@@ -429,8 +525,9 @@ class Aten_UpsampleOp<string mnemonic, string how, dag extra>
     : Aten_Op<mnemonic> {
   let summary = how # " 2-D upsampling of `[N, C, H, W]` to the result's `H` and `W`";
   let description = [{
-    `scales_h` and `scales_w`, when given, replace `in/out` as the source
-    coordinate scale (as PyTorch does with `scale_factor`).
+    When given, `1/scales_h` and `1/scales_w` replace `in/out` as the ratio
+    from output to source coordinates (as PyTorch does with `scale_factor`);
+    bilinear with `align_corners` ignores them.
 
     ```mlir
     %y = aten.}] # mnemonic # [{ %x : tensor<1x4x8x8xf32> -> tensor<1x4x16x16xf32>

@@ -28,13 +28,121 @@ void DuetDialect::initialize() {
 
 LogicalResult
 VkLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     Storage storage, PackedDim packing) {
+                     Storage storage, PackedDim packing,
+                     ArrayRef<int64_t> extents) {
   bool contiguous = packing == PackedDim::contiguous;
   if ((storage == Storage::buffer) != contiguous)
     return emitError() << "a buffer is contiguous and a texture3d is width-, "
                           "height- or channels-packed, got "
                        << stringifyStorage(storage) << " with "
                        << stringifyPackedDim(packing);
+  if (extents.empty())
+    return success();
+  if (storage == Storage::buffer)
+    return emitError() << "a buffer has no image extents, got "
+                       << extents.size();
+  if (extents.size() != 3 ||
+      llvm::any_of(extents, [](int64_t e) { return e < 1; }))
+    return emitError() << "texture extents must be three positive sizes "
+                          "[x, y, z], got ["
+                       << extents << "]";
+  return success();
+}
+
+SmallVector<int64_t, 3> duet::textureExtents(ArrayRef<int64_t> shape,
+                                             PackedDim packing) {
+  auto dim = [&](size_t fromBack) -> int64_t {
+    return fromBack < shape.size() ? shape[shape.size() - 1 - fromBack] : 1;
+  };
+  int64_t w = dim(0), h = dim(1), c = dim(2);
+  int64_t n = shape.size() >= 4 ? dim(3) : 1;
+  auto texels = [](int64_t size) -> int64_t { return (size + 3) / 4; };
+  switch (packing) {
+  case PackedDim::width_packed:
+    return {texels(w), h, c * n};
+  case PackedDim::height_packed:
+    return {w, texels(h), c * n};
+  case PackedDim::channels_packed:
+    return {w, h, texels(c) * n};
+  case PackedDim::contiguous:
+    break;
+  }
+  return {};
+}
+
+/// Checks that `layout` can hold a tensor of `type`: a texture holds at most
+/// four dims, and recorded extents must be the ones its shape gives.
+static LogicalResult checkLayoutFits(function_ref<InFlightDiagnostic()> emitError,
+                                     VkLayoutAttr layout, Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || layout.getStorage() == Storage::buffer)
+    return success();
+  if (tensor.getRank() > 4)
+    return emitError() << "a texture3d holds at most 4 dims, got " << type;
+  if (layout.getExtents().empty())
+    return success();
+  SmallVector<int64_t, 3> expected =
+      textureExtents(tensor.getShape(), layout.getPacking());
+  if (ArrayRef<int64_t>(expected) != layout.getExtents())
+    return emitError() << "texture extents [" << layout.getExtents()
+                       << "] differ from the [" << ArrayRef<int64_t>(expected)
+                       << "] that " << type << " has when "
+                       << stringifyPackedDim(layout.getPacking());
+  return success();
+}
+
+/// Checks an array of layouts, one per value of `types`.
+static LogicalResult checkLayoutArray(Operation *op, NamedAttribute attr,
+                                      TypeRange types, StringRef what) {
+  auto layouts = dyn_cast<ArrayAttr>(attr.getValue());
+  if (!layouts || layouts.size() != types.size())
+    return op->emitOpError()
+           << attr.getName() << " must be an array of " << types.size()
+           << " #duet.vk_layout, one per " << what;
+  for (auto [index, entry, type] : llvm::enumerate(layouts, types)) {
+    auto layout = dyn_cast<VkLayoutAttr>(entry);
+    if (!layout)
+      return op->emitOpError() << attr.getName() << " entry " << index
+                               << " is not a #duet.vk_layout: " << entry;
+    auto emitError = [&]() {
+      return op->emitOpError() << attr.getName() << " entry " << index << ": ";
+    };
+    if (failed(checkLayoutFits(emitError, layout, type)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult DuetDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() == kVkLayoutsAttrName)
+    return checkLayoutArray(op, attr, op->getResultTypes(), "result");
+  if (attr.getName() == kVkArgLayoutsAttrName) {
+    auto delegate = dyn_cast<DelegateOp>(op);
+    if (!delegate)
+      return op->emitOpError()
+             << attr.getName() << " belongs on a duet.delegate";
+    return checkLayoutArray(op, attr,
+                            delegate.getBody().front().getArgumentTypes(),
+                            "partition input");
+  }
+  return op->emitOpError() << "unknown duet attribute " << attr.getName();
+}
+
+//===----------------------------------------------------------------------===//
+// LayoutConvertOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LayoutConvertOp::verify() {
+  if (getFrom() == getTo())
+    return emitOpError() << "converts a tensor to the layout it already has";
+  auto delegate = (*this)->getParentOfType<DelegateOp>();
+  if (!delegate || delegate.getBackend() != Backend::vulkan)
+    return emitOpError() << "belongs inside a duet.delegate <vulkan>";
+  auto emitError = [&]() { return emitOpError(); };
+  if (failed(checkLayoutFits(emitError, getFrom(), getType())) ||
+      failed(checkLayoutFits(emitError, getTo(), getType())))
+    return failure();
   return success();
 }
 

@@ -11,6 +11,7 @@ include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 
 def Duet_Dialect : Dialect {
   let name = "duet";
@@ -22,6 +23,15 @@ def Duet_Dialect : Dialect {
     kernels. Tensors that Vulkan stores carry a `#duet.vk_layout` attribute.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// The layouts of an op's results inside a Vulkan partition: an array
+    /// with one `#duet.vk_layout` per result.
+    static constexpr ::llvm::StringLiteral kVkLayoutsAttrName = "duet.vk_layouts";
+    /// The layouts of a Vulkan partition's inputs (its block arguments), on
+    /// the `duet.delegate`: one `#duet.vk_layout` per input.
+    static constexpr ::llvm::StringLiteral kVkArgLayoutsAttrName = "duet.vk_arg_layouts";
+  }];
 }
 
 def Duet_Backend : I32EnumAttr<"Backend", "a delegate backend", [
@@ -53,16 +63,25 @@ def Duet_VkLayoutAttr : AttrDef<Duet_Dialect, "VkLayout"> {
   let summary = "Vulkan storage and texel packing of a tensor";
   let description = [{
     A 3-D image packs four elements of one dim per texel; a buffer is
-    contiguous.
+    contiguous. The layout planner also records a texture's image extents
+    `[x, y, z]` (in texels), so the runtime can check them against the
+    device's `maxImageDimension3D` without recomputing them.
 
     ```mlir
     #duet.vk_layout<texture3d, channels_packed>
+    #duet.vk_layout<texture3d, width_packed, [2100, 84, 1]>
     #duet.vk_layout<buffer, contiguous>
     ```
   }];
   let parameters = (ins EnumParameter<Duet_Storage>:$storage,
-                        EnumParameter<Duet_PackedDim>:$packing);
-  let assemblyFormat = "`<` $storage `,` $packing `>`";
+                        EnumParameter<Duet_PackedDim>:$packing,
+                        OptionalArrayRefParameter<"int64_t">:$extents);
+  let builders = [
+    AttrBuilder<(ins "Storage":$storage, "PackedDim":$packing), [{
+      return $_get($_ctxt, storage, packing, ::llvm::ArrayRef<int64_t>{});
+    }]>
+  ];
+  let assemblyFormat = "`<` $storage `,` $packing (`,` `[` $extents^ `]`)? `>`";
   let genVerifyDecl = 1;
 }
 
@@ -88,6 +107,29 @@ def Duet_DelegateOp : Duet_Op<"delegate", [
   let results = (outs Variadic<AnyType>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Duet_LayoutConvertOp : Duet_Op<"layout_convert",
+    [Pure, SameOperandsAndResultType]> {
+  let summary = "re-lays a Vulkan tensor out in another storage or packing";
+  let description = [{
+    Inside a Vulkan partition, where the layout planner found that a tensor's
+    producer writes it in one layout and a consumer reads it in another, it
+    inserts this op: the same values, copied from layout `from` to layout
+    `to`. The result is in layout `to`.
+
+    ```mlir
+    %1 = duet.layout_convert %0 from <texture3d, width_packed, [4, 8, 4]>
+        to <texture3d, channels_packed, [16, 8, 1]> : tensor<1x4x8x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Duet_VkLayoutAttr:$from,
+                       Duet_VkLayoutAttr:$to);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `from` $from `to` $to attr-dict `:` type($input)
+  }];
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,485 @@
+//===- Normalize.cpp - one canonical form for every IR flavour ------------===//
+//
+// The rewrites of NormalizePass (see Passes.td): linear from addmm/mm/matmul
+// and their view pairs, identity removal, and evaluation of all-constant ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/ConstantUtils.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace duet {
+#define GEN_PASS_DEF_NORMALIZEPASS
+#include "passes/Passes.h.inc"
+} // namespace duet
+
+using namespace mlir;
+using namespace duet;
+using namespace duet::aten;
+
+namespace {
+
+/// What the patterns did, added to the pass statistics once they are done.
+struct NormalizeCounts {
+  int64_t linear = 0;
+  int64_t identities = 0;
+  int64_t folded = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic on row-major data
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// Strides that read an operand of shape `in` at every index of the broadcast
+/// shape `out`: 0 along the dims it is broadcast over.
+SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> in,
+                                      ArrayRef<int64_t> out) {
+  SmallVector<int64_t> strides(out.size(), 0);
+  SmallVector<int64_t> own = rowMajorStrides(in);
+  size_t lead = out.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i)
+    if (in[i] != 1)
+      strides[lead + i] = own[i];
+  return strides;
+}
+
+/// Walks the row-major indices of a shape and keeps, for each operand, the
+/// element offset that index reads through the operand's strides; this avoids
+/// a division per element.
+class OffsetWalker {
+public:
+  OffsetWalker(ArrayRef<int64_t> shape, ArrayRef<SmallVector<int64_t>> strides)
+      : shape(shape), strides(strides), index(shape.size(), 0),
+        offsets(strides.size(), 0) {}
+
+  int64_t offset(unsigned operand) const { return offsets[operand]; }
+
+  void next() {
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (++index[d] < shape[d]) {
+        for (auto [o, s] : llvm::zip(offsets, strides))
+          o += s[d];
+        return;
+      }
+      for (auto [o, s] : llvm::zip(offsets, strides))
+        o -= (shape[d] - 1) * s[d];
+      index[d] = 0;
+    }
+  }
+
+private:
+  ArrayRef<int64_t> shape;
+  ArrayRef<SmallVector<int64_t>> strides;
+  SmallVector<int64_t> index;
+  SmallVector<int64_t> offsets;
+};
+
+/// The elements of `attr` (shape `inShape`) reordered so that result dim `i`
+/// is input dim `dims[i]`, as the attribute of type `resultType`.
+DenseElementsAttr permuteElements(ElementsAttr attr, ArrayRef<int64_t> dims,
+                                  RankedTensorType resultType) {
+  std::optional<RawElements> raw = getRawElements(attr);
+  if (!raw)
+    return nullptr;
+  if (raw->splat)
+    return DenseElementsAttr::getFromRawBuffer(resultType, raw->data);
+  auto inShape = cast<ShapedType>(attr.getType()).getShape();
+  SmallVector<int64_t> inStrides = rowMajorStrides(inShape), source;
+  for (int64_t d : dims)
+    source.push_back(inStrides[d]);
+  SmallVector<SmallVector<int64_t>> strides = {source};
+  OffsetWalker walker(resultType.getShape(), strides);
+  unsigned width = raw->byteWidth;
+  int64_t count = resultType.getNumElements();
+  std::vector<char> bytes(count * width);
+  for (int64_t i = 0; i < count; ++i, walker.next())
+    std::memcpy(bytes.data() + i * width,
+                raw->data.data() + walker.offset(0) * width, width);
+  return DenseElementsAttr::getFromRawBuffer(resultType, bytes);
+}
+
+//===----------------------------------------------------------------------===//
+// Linear
+//===----------------------------------------------------------------------===//
+
+/// Whether `mat2` (`[in, out]` of a matrix product) is the transpose of a
+/// linear weight: `permute(W, [1, 0])`, or a constant no one else reads,
+/// which can be replaced by its transpose without keeping two copies.
+bool isTransposedWeight(Value mat2) {
+  if (cast<RankedTensorType>(mat2.getType()).getRank() != 2)
+    return false;
+  if (auto permute = mat2.getDefiningOp<PermuteOp>())
+    return permute.getDims() == ArrayRef<int64_t>{1, 0};
+  ElementsAttr attr = getConstantElements(mat2);
+  return attr && mat2.hasOneUse() && getRawElements(attr);
+}
+
+/// The `[out, in]` weight of which `mat2` is the transpose; call only when
+/// isTransposedWeight(mat2) holds.
+Value weightOf(PatternRewriter &rewriter, Value mat2) {
+  if (auto permute = mat2.getDefiningOp<PermuteOp>())
+    return permute.getSelf();
+  auto type = cast<RankedTensorType>(mat2.getType());
+  auto weightType = RankedTensorType::get(
+      {type.getDimSize(1), type.getDimSize(0)}, type.getElementType());
+  DenseElementsAttr transposed =
+      permuteElements(getConstantElements(mat2), {1, 0}, weightType);
+  return rewriter.create<arith::ConstantOp>(mat2.getLoc(), transposed);
+}
+
+/// `addmm(b, x, permute(W, [1, 0]))` with beta = alpha = 1 and `b` of shape
+/// `[out]` → `linear(x, W, b)`.
+struct AddmmToLinear : OpRewritePattern<AddmmOp> {
+  AddmmToLinear(MLIRContext *context, NormalizeCounts &counts)
+      : OpRewritePattern(context), counts(counts) {}
+
+  LogicalResult matchAndRewrite(AddmmOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getBeta().convertToDouble() != 1.0 ||
+        op.getAlpha().convertToDouble() != 1.0)
+      return rewriter.notifyMatchFailure(op, "beta or alpha is not 1");
+    auto bias = op.getSelf().getType();
+    if (bias.getRank() != 1 || bias.getDimSize(0) != op.getType().getDimSize(1))
+      return rewriter.notifyMatchFailure(op, "self is not a [out] bias");
+    if (!isTransposedWeight(op.getMat2()))
+      return rewriter.notifyMatchFailure(op, "mat2 is not a transposed weight");
+    Value weight = weightOf(rewriter, op.getMat2());
+    rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), op.getMat1(),
+                                          weight, op.getSelf());
+    ++counts.linear;
+    return success();
+  }
+
+  NormalizeCounts &counts;
+};
+
+/// `mm(x, permute(W, [1, 0]))` or `matmul(x, permute(W, [1, 0]))` with a 2-D
+/// `W` → `linear(x, W)`.
+template <typename OpTy> struct ProductToLinear : OpRewritePattern<OpTy> {
+  ProductToLinear(MLIRContext *context, NormalizeCounts &counts)
+      : OpRewritePattern<OpTy>(context), counts(counts) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (!isTransposedWeight(op.getOther()))
+      return rewriter.notifyMatchFailure(op, "rhs is not a transposed weight");
+    Value weight = weightOf(rewriter, op.getOther());
+    rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), op.getSelf(),
+                                          weight, Value());
+    ++counts.linear;
+    return success();
+  }
+
+  NormalizeCounts &counts;
+};
+
+/// `view(linear(view(x)))` where the inner view flattens the leading dims of
+/// `x` (`[B, T, D]` → `[B·T, D]`) and the outer one restores them
+/// (`[B·T, out]` → `[B, T, out]`) → `linear(x)`, which is N-D already.
+struct FuseFlattenedLinear : OpRewritePattern<ViewOp> {
+  FuseFlattenedLinear(MLIRContext *context, NormalizeCounts &counts)
+      : OpRewritePattern(context), counts(counts) {}
+
+  LogicalResult matchAndRewrite(ViewOp outer,
+                                PatternRewriter &rewriter) const override {
+    auto linear = outer.getSelf().getDefiningOp<LinearOp>();
+    if (!linear || !linear->hasOneUse())
+      return rewriter.notifyMatchFailure(outer, "not a single-use linear");
+    auto inner = linear.getInput().getDefiningOp<ViewOp>();
+    if (!inner)
+      return rewriter.notifyMatchFailure(outer, "linear input is not a view");
+    Value x = inner.getSelf();
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(x.getType()).getShape();
+    ArrayRef<int64_t> flat = inner.getType().getShape();
+    if (shape.empty() || flat.size() != 2 || flat[1] != shape.back())
+      return rewriter.notifyMatchFailure(outer, "inner view is not a flatten");
+    int64_t rows = 1;
+    for (int64_t d : shape.drop_back())
+      rows *= d;
+    SmallVector<int64_t> expected(shape.drop_back());
+    expected.push_back(linear.getType().getDimSize(1));
+    if (flat[0] != rows || outer.getType().getShape() != ArrayRef(expected))
+      return rewriter.notifyMatchFailure(outer, "views do not pair up");
+    rewriter.replaceOpWithNewOp<LinearOp>(outer, outer.getType(), x,
+                                          linear.getWeight(), linear.getBias());
+    ++counts.linear;
+    return success();
+  }
+
+  NormalizeCounts &counts;
+};
+
+//===----------------------------------------------------------------------===//
+// Identities
+//===----------------------------------------------------------------------===//
+
+// The value each op is an identity of, or null when it is not one.
+Value identitySource(CloneOp op) { return op.getSelf(); }
+Value identitySource(CastOp op) {
+  return op.getSelf().getType() == op.getType() ? op.getSelf() : Value();
+}
+Value identitySource(CatOp op) {
+  return op.getTensors().size() == 1 ? op.getTensors().front() : Value();
+}
+Value identitySource(ViewOp op) {
+  return op.getSelf().getType() == op.getType() ? op.getSelf() : Value();
+}
+Value identitySource(ExpandOp op) {
+  return op.getSelf().getType() == op.getType() ? op.getSelf() : Value();
+}
+Value identitySource(PermuteOp op) {
+  ArrayRef<int64_t> dims = op.getDims();
+  return llvm::equal(dims, llvm::seq<int64_t>(0, dims.size())) ? op.getSelf()
+                                                               : Value();
+}
+
+template <typename OpTy> struct RemoveIdentity : OpRewritePattern<OpTy> {
+  RemoveIdentity(MLIRContext *context, NormalizeCounts &counts)
+      : OpRewritePattern<OpTy>(context), counts(counts) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Value source = identitySource(op);
+    if (!source)
+      return rewriter.notifyMatchFailure(op, "not an identity");
+    rewriter.replaceOp(op, source);
+    ++counts.identities;
+    return success();
+  }
+
+  NormalizeCounts &counts;
+};
+
+/// `view(view(x))` → `view(x)`: only the last shape matters.
+struct CollapseViews : OpRewritePattern<ViewOp> {
+  CollapseViews(MLIRContext *context, NormalizeCounts &counts)
+      : OpRewritePattern(context), counts(counts) {}
+
+  LogicalResult matchAndRewrite(ViewOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getSelf().getDefiningOp<ViewOp>();
+    if (!inner)
+      return rewriter.notifyMatchFailure(op, "input is not a view");
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getSelfMutable().assign(inner.getSelf()); });
+    ++counts.identities;
+    return success();
+  }
+
+  NormalizeCounts &counts;
+};
+
+//===----------------------------------------------------------------------===//
+// Constant evaluation
+//===----------------------------------------------------------------------===//
+
+/// `fn` applied to the float elements of `a` and `b` broadcast to `type`.
+DenseElementsAttr foldBinary(RankedTensorType type, ElementsAttr a,
+                             ElementsAttr b,
+                             llvm::function_ref<double(double, double)> fn) {
+  if (!isComputableFloat(type.getElementType()))
+    return nullptr;
+  std::optional<SmallVector<double>> lhs = readFloatElements(a),
+                                     rhs = readFloatElements(b);
+  if (!lhs || !rhs)
+    return nullptr;
+  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<SmallVector<int64_t>> strides = {
+      broadcastStrides(cast<ShapedType>(a.getType()).getShape(), shape),
+      broadcastStrides(cast<ShapedType>(b.getType()).getShape(), shape)};
+  OffsetWalker walker(shape, strides);
+  SmallVector<double> result(type.getNumElements());
+  for (double &r : result) {
+    r = fn((*lhs)[walker.offset(0)], (*rhs)[walker.offset(1)]);
+    walker.next();
+  }
+  return makeFloatElements(type, result);
+}
+
+/// `fn` applied to every float element of `a`, giving `type` (which may have
+/// another float element type, for cast).
+DenseElementsAttr foldUnary(RankedTensorType type, ElementsAttr a,
+                            llvm::function_ref<double(double)> fn) {
+  if (!isComputableFloat(type.getElementType()))
+    return nullptr;
+  std::optional<SmallVector<double>> values = readFloatElements(a);
+  if (!values)
+    return nullptr;
+  for (double &v : *values)
+    v = fn(v);
+  return makeFloatElements(type, *values);
+}
+
+/// max and min that return NaN when either operand is NaN, as PyTorch's
+/// maximum and minimum do.
+double nanMax(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+}
+double nanMin(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+}
+
+/// The value of `op` applied to the constant `inputs`, or null when no
+/// evaluator covers the op or its element types. Arithmetic runs in double and
+/// rounds once to the result type, which for +, −, ×, ÷ and √ equals the
+/// correctly rounded result in that type.
+DenseElementsAttr evaluate(Operation *op, ArrayRef<ElementsAttr> in) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  return llvm::TypeSwitch<Operation *, DenseElementsAttr>(op)
+      .Case([&](ViewOp) -> DenseElementsAttr {
+        if (auto dense = dyn_cast<DenseElementsAttr>(in[0]))
+          return dense.reshape(type);
+        std::optional<RawElements> raw = getRawElements(in[0]);
+        return raw ? DenseElementsAttr::getFromRawBuffer(type, raw->data)
+                   : nullptr;
+      })
+      .Case([&](PermuteOp permute) {
+        return permuteElements(in[0], permute.getDims(), type);
+      })
+      .Case([&](CastOp) {
+        return foldUnary(type, in[0], [](double v) { return v; });
+      })
+      .Case([&](AddOp add) {
+        double alpha = add.getAlpha().convertToDouble();
+        return foldBinary(type, in[0], in[1],
+                          [=](double a, double b) { return a + alpha * b; });
+      })
+      .Case([&](SubOp sub) {
+        double alpha = sub.getAlpha().convertToDouble();
+        return foldBinary(type, in[0], in[1],
+                          [=](double a, double b) { return a - alpha * b; });
+      })
+      .Case([&](MulOp) {
+        return foldBinary(type, in[0], in[1],
+                          [](double a, double b) { return a * b; });
+      })
+      .Case([&](DivOp div) -> DenseElementsAttr {
+        if (div.getRoundingMode() != DivRounding::none)
+          return nullptr;
+        return foldBinary(type, in[0], in[1],
+                          [](double a, double b) { return a / b; });
+      })
+      .Case([&](MaximumOp) { return foldBinary(type, in[0], in[1], nanMax); })
+      .Case([&](MinimumOp) { return foldBinary(type, in[0], in[1], nanMin); })
+      .Case([&](NegOp) {
+        return foldUnary(type, in[0], [](double v) { return -v; });
+      })
+      .Case([&](AbsOp) {
+        return foldUnary(type, in[0], [](double v) { return std::fabs(v); });
+      })
+      .Case([&](ReluOp) {
+        // NaN < 0 is false, so NaN passes through as in PyTorch.
+        return foldUnary(type, in[0], [](double v) { return v < 0 ? 0.0 : v; });
+      })
+      .Case([&](SqrtOp) {
+        return foldUnary(type, in[0], [](double v) { return std::sqrt(v); });
+      })
+      .Case([&](RsqrtOp) {
+        return foldUnary(type, in[0],
+                         [](double v) { return 1.0 / std::sqrt(v); });
+      })
+      .Default([](Operation *) { return nullptr; });
+}
+
+/// Whether every operand of the aten op `op` is a readable constant; with
+/// `attrs`, collects their elements.
+bool hasConstantOperands(Operation *op,
+                         SmallVectorImpl<ElementsAttr> *attrs = nullptr) {
+  if (!isa<AtenDialect>(op->getDialect()) || op->getNumOperands() == 0 ||
+      op->getNumResults() != 1)
+    return false;
+  for (Value operand : op->getOperands()) {
+    ElementsAttr attr = getConstantElements(operand);
+    if (!attr)
+      return false;
+    if (attrs)
+      attrs->push_back(attr);
+  }
+  return true;
+}
+
+/// Whether `op` is a `permute(W, [1, 0])` that a matrix product reads as its
+/// right-hand side: it stays so that the product can become `linear(x, W)` on
+/// the original weight instead of on a transposed copy.
+bool isWeightTranspose(Operation *op) {
+  auto permute = dyn_cast<PermuteOp>(op);
+  if (!permute || permute.getDims() != ArrayRef<int64_t>{1, 0})
+    return false;
+  return llvm::any_of(permute->getUses(), [](OpOperand &use) {
+    Operation *user = use.getOwner();
+    unsigned rhs = isa<AddmmOp>(user) ? 2 : 1;
+    return isa<AddmmOp, MmOp, MatmulOp>(user) && use.getOperandNumber() == rhs;
+  });
+}
+
+/// Replaces an aten op whose operands are all constants by its value.
+struct FoldConstantOp : RewritePattern {
+  FoldConstantOp(MLIRContext *context, NormalizeCounts &counts)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),
+        counts(counts) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<ElementsAttr> inputs;
+    if (!hasConstantOperands(op, &inputs))
+      return rewriter.notifyMatchFailure(op, "operands are not all constants");
+    if (isWeightTranspose(op))
+      return rewriter.notifyMatchFailure(op, "kept for the linear rewrite");
+    DenseElementsAttr value = evaluate(op, inputs);
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "no evaluator for this op");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    ++counts.folded;
+    return success();
+  }
+
+  NormalizeCounts &counts;
+};
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct NormalizePass : duet::impl::NormalizePassBase<NormalizePass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    NormalizeCounts counts;
+    RewritePatternSet patterns(context);
+    patterns.add<
+        AddmmToLinear, ProductToLinear<MmOp>, ProductToLinear<MatmulOp>,
+        FuseFlattenedLinear, RemoveIdentity<CloneOp>, RemoveIdentity<CastOp>,
+        RemoveIdentity<CatOp>, RemoveIdentity<ViewOp>, RemoveIdentity<ExpandOp>,
+        RemoveIdentity<PermuteOp>, CollapseViews, FoldConstantOp>(context,
+                                                                  counts);
+    if (failed(applyPatternsAndFoldGreedily(getOperation(),
+                                            std::move(patterns)))) {
+      getOperation().emitError()
+          << "duet-normalize did not converge; a rewrite undoes another, "
+             "which is a bug in passes/Normalize.cpp";
+      return signalPassFailure();
+    }
+    numLinear += counts.linear;
+    numIdentities += counts.identities;
+    numConstantsFolded += counts.folded;
+    getOperation().walk([&](Operation *op) {
+      if (hasConstantOperands(op))
+        ++numConstantsLeft;
+    });
+  }
+};
+
+} // namespace
