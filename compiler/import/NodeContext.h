@@ -1,0 +1,155 @@
+//===- NodeContext.h - one graph node as an op builder sees it --*- C++ -*-===//
+//
+// A node of the serialized graph names its arguments after the ATen schema and
+// omits those equal to their defaults. NodeContext decodes the arguments (with
+// the op table's defaults filled in), resolves tensor names to SSA values and
+// collects the values the builder produces for the node's outputs.
+//
+// Argument readers record the first error and return an empty value instead
+// of failing one by one, so a builder reads all its arguments, checks ok()
+// once, and only then creates ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_COMPILER_IMPORT_NODECONTEXT_H
+#define DUET_COMPILER_IMPORT_NODECONTEXT_H
+
+#include "compiler/import/JsonView.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+#include <string>
+
+namespace duet::import {
+
+/// A Python number as a node argument holds it; integers stay exact.
+struct Scalar {
+  bool isInteger = false;
+  int64_t integer = 0;
+  double real = 0;
+
+  double toDouble() const {
+    return isInteger ? static_cast<double>(integer) : real;
+  }
+};
+
+/// One schema argument's default, as the serialized Argument union it would
+/// have been written as (`{"as_int": 1}`).
+struct ArgDefault {
+  const char *name;
+  nlohmann::json value;
+};
+
+/// Resolves a tensor name used by a node to its value, or explains why it
+/// cannot be used.
+using ValueLookup =
+    llvm::function_ref<llvm::Expected<mlir::Value>(llvm::StringRef)>;
+
+class NodeContext {
+public:
+  NodeContext(mlir::OpBuilder &builder, mlir::Location loc,
+              llvm::StringMap<JsonView> args,
+              llvm::ArrayRef<ArgDefault> defaults, ValueLookup lookup,
+              llvm::SmallVector<mlir::RankedTensorType> resultTypes);
+
+  mlir::OpBuilder &builder;
+  mlir::Location loc;
+
+  template <typename OpT, typename... Args> OpT create(Args &&...args) {
+    return builder.create<OpT>(loc, std::forward<Args>(args)...);
+  }
+
+  //===--- Arguments ------------------------------------------------------===//
+
+  /// Whether the argument is None (or absent with a None default).
+  bool isNone(llvm::StringRef name);
+  /// Whether the argument is a Python number rather than a tensor.
+  bool isScalar(llvm::StringRef name);
+  mlir::Value tensor(llvm::StringRef name);
+  /// A null value when the argument is None.
+  mlir::Value optionalTensor(llvm::StringRef name);
+  llvm::SmallVector<mlir::Value> tensorList(llvm::StringRef name);
+  /// A tensor, or a Python number turned into a 0-d constant of
+  /// `elementType` (the `.Scalar` overloads and scalars in Tensor slots).
+  mlir::Value tensorOrScalar(llvm::StringRef name, mlir::Type elementType);
+  int64_t integer(llvm::StringRef name);
+  std::optional<int64_t> optionalInteger(llvm::StringRef name);
+  llvm::SmallVector<int64_t> integers(llvm::StringRef name);
+  std::optional<llvm::SmallVector<int64_t>>
+  optionalIntegers(llvm::StringRef name);
+  Scalar scalar(llvm::StringRef name);
+  std::optional<Scalar> optionalScalar(llvm::StringRef name);
+  double number(llvm::StringRef name) { return scalar(name).toDouble(); }
+  std::optional<double> optionalNumber(llvm::StringRef name);
+  std::optional<llvm::SmallVector<double>>
+  optionalNumbers(llvm::StringRef name);
+  bool boolean(llvm::StringRef name);
+  std::optional<std::string> optionalString(llvm::StringRef name);
+
+  //===--- Results --------------------------------------------------------===//
+
+  size_t numResults() const { return resultTypes.size(); }
+  /// The type torch.export recorded for output `i`.
+  mlir::RankedTensorType resultType(size_t i = 0);
+  void setResult(size_t i, mlir::Value value);
+  void setResult(mlir::Value value) { setResult(0, value); }
+  /// Output `i` is not computed by duet; a node that uses it fails with
+  /// `reason`.
+  void setUnavailable(size_t i, const llvm::Twine &reason);
+
+  //===--- Helpers --------------------------------------------------------===//
+
+  /// `dim` made non-negative for a tensor of rank `rank`.
+  int64_t normalizeDim(int64_t dim, int64_t rank, llvm::StringRef what = "dim");
+  /// A constant of `type` with every element `value`.
+  mlir::Value splat(mlir::RankedTensorType type, Scalar value);
+  /// `value` converted to `elementType` (itself when it already has it).
+  mlir::Value castTo(mlir::Value value, mlir::Type elementType);
+  static mlir::RankedTensorType typeOf(mlir::Value value) {
+    return llvm::cast<mlir::RankedTensorType>(value.getType());
+  }
+
+  //===--- Errors ---------------------------------------------------------===//
+
+  /// Records `message` unless an error was already recorded.
+  void fail(const llvm::Twine &message);
+  bool ok() const { return !error; }
+  /// The recorded error, or success; then checks that every output is set.
+  llvm::Error finish();
+
+  llvm::ArrayRef<mlir::Value> results() const { return values; }
+  llvm::ArrayRef<std::string> unavailableReasons() const { return unavailable; }
+
+private:
+  /// The argument as written, else its default, else an error.
+  std::optional<JsonView> argument(llvm::StringRef name, bool required = true);
+  /// The union case of the argument (`as_int`, `as_tensor`, ...).
+  std::optional<std::pair<std::string, JsonView>>
+  argumentCase(llvm::StringRef name);
+  /// The value, or nothing after recording the error as argument `name`'s.
+  template <typename T>
+  std::optional<T> check(llvm::StringRef name, llvm::Expected<T> value) {
+    if (value)
+      return std::move(*value);
+    fail("argument '" + name + "': " + llvm::toString(value.takeError()));
+    return std::nullopt;
+  }
+  std::optional<Scalar> readScalar(llvm::StringRef name, const JsonView &arg);
+  mlir::Value lookupTensor(llvm::StringRef name, const JsonView &tensorArg);
+
+  llvm::StringMap<JsonView> args;
+  llvm::ArrayRef<ArgDefault> defaults;
+  ValueLookup lookup;
+  llvm::SmallVector<mlir::RankedTensorType> resultTypes;
+  llvm::SmallVector<mlir::Value> values;
+  llvm::SmallVector<std::string> unavailable;
+  std::optional<std::string> error;
+};
+
+} // namespace duet::import
+
+#endif // DUET_COMPILER_IMPORT_NODECONTEXT_H

@@ -1,0 +1,1598 @@
+//===- OpTable.cpp - the ATen targets duet imports ------------------------===//
+//
+// Both IR flavours torch.export writes land here: the TRAINING IR straight
+// from `export` (conv2d, batch_norm, linear, in-place activations, ...) and the
+// ATEN IR after `run_decompositions()` (convolution,
+// _native_batch_norm_legit_no_training, permute + addmm, ...). Argument names
+// and defaults follow the ATen schema (native_functions.yaml).
+//
+// Result types are the ones torch.export recorded for each output; the aten
+// verifiers recompute them from the operands and attributes, so a builder
+// that maps an op wrongly fails at import instead of computing wrong numbers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/import/OpTable.h"
+
+#include "dialects/aten/AtenDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/Twine.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace duet::import;
+using namespace duet::aten;
+using namespace mlir;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Schema defaults, written as the Argument unions they stand for
+//===----------------------------------------------------------------------===//
+
+nlohmann::json none() { return {{"as_none", true}}; }
+nlohmann::json integer(int64_t v) { return {{"as_int", v}}; }
+nlohmann::json ints(std::vector<int64_t> v) { return {{"as_ints", v}}; }
+nlohmann::json real(double v) { return {{"as_float", v}}; }
+nlohmann::json boolean(bool v) { return {{"as_bool", v}}; }
+nlohmann::json str(const char *v) { return {{"as_string", v}}; }
+
+//===----------------------------------------------------------------------===//
+// Shared pieces
+//===----------------------------------------------------------------------===//
+
+DenseI64ArrayAttr i64s(NodeContext &ctx, ArrayRef<int64_t> v) {
+  return ctx.builder.getDenseI64ArrayAttr(v);
+}
+IntegerAttr i64(NodeContext &ctx, int64_t v) {
+  return ctx.builder.getI64IntegerAttr(v);
+}
+FloatAttr f64(NodeContext &ctx, double v) {
+  return ctx.builder.getF64FloatAttr(v);
+}
+FloatAttr optF64(NodeContext &ctx, std::optional<double> v) {
+  return v ? f64(ctx, *v) : FloatAttr();
+}
+
+/// An `int[N]` argument: one entry per spatial dim, a single value repeated.
+SmallVector<int64_t> perDim(NodeContext &ctx, StringRef name,
+                            SmallVector<int64_t> values, size_t n) {
+  if (values.size() == 1 && n > 1)
+    values.assign(n, values.front());
+  if (ctx.ok() && values.size() != n)
+    ctx.fail("argument '" + name + "' has " + Twine(values.size()) +
+             " entries; expected " + Twine(n));
+  return values;
+}
+
+/// The number of spatial dims of a convolution or pooling input.
+size_t spatialDims(NodeContext &ctx, Value input, size_t minRank = 3,
+                   size_t maxRank = 4) {
+  int64_t rank = NodeContext::typeOf(input).getRank();
+  if (rank < static_cast<int64_t>(minRank) ||
+      rank > static_cast<int64_t>(maxRank)) {
+    ctx.fail("input has rank " + Twine(rank) + "; expected " + Twine(minRank) +
+             " to " + Twine(maxRank));
+    return 0;
+  }
+  return rank - 2;
+}
+
+/// Normalizes every dim of a list against `rank`.
+SmallVector<int64_t> normalizeDims(NodeContext &ctx, ArrayRef<int64_t> dims,
+                                   int64_t rank) {
+  SmallVector<int64_t> out;
+  for (int64_t d : dims)
+    out.push_back(ctx.normalizeDim(d, rank));
+  return out;
+}
+
+/// `value` as the op's operand for result element type `element`.
+Value operandAs(NodeContext &ctx, Value value, RankedTensorType result) {
+  return ctx.castTo(value, result.getElementType());
+}
+
+void identity(NodeContext &ctx, StringRef name = "self") {
+  Value self = ctx.tensor(name);
+  if (ctx.ok())
+    ctx.setResult(self);
+}
+
+/// A view of `self` with the recorded result shape; the input itself when the
+/// shape does not change.
+void reshapeTo(NodeContext &ctx, Value self, RankedTensorType type) {
+  if (NodeContext::typeOf(self) == type)
+    ctx.setResult(self);
+  else
+    ctx.setResult(ctx.create<ViewOp>(type, self));
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and matrix products
+//===----------------------------------------------------------------------===//
+
+void emitConvolution(NodeContext &ctx, Value input, Value weight, Value bias,
+                     SmallVector<int64_t> stride, SmallVector<int64_t> padding,
+                     SmallVector<int64_t> dilation,
+                     SmallVector<int64_t> outputPadding, int64_t groups,
+                     bool transposed) {
+  RankedTensorType type = ctx.resultType();
+  if (!ctx.ok())
+    return;
+  size_t n = spatialDims(ctx, input);
+  stride = perDim(ctx, "stride", stride, n);
+  padding = perDim(ctx, "padding", padding, n);
+  dilation = perDim(ctx, "dilation", dilation, n);
+  outputPadding = perDim(ctx, "output_padding", outputPadding, n);
+  if (!ctx.ok())
+    return;
+  Type element = type.getElementType();
+  ctx.setResult(ctx.create<ConvolutionOp>(
+      type, ctx.castTo(input, element), ctx.castTo(weight, element),
+      bias ? ctx.castTo(bias, element) : Value(), i64s(ctx, stride),
+      i64s(ctx, padding), i64s(ctx, dilation), i64s(ctx, outputPadding),
+      i64(ctx, groups), ctx.builder.getBoolAttr(transposed)));
+}
+
+/// conv1d / conv2d.
+void buildConv(NodeContext &ctx) {
+  Value input = ctx.tensor("input"), weight = ctx.tensor("weight");
+  Value bias = ctx.optionalTensor("bias");
+  SmallVector<int64_t> stride = ctx.integers("stride"),
+                       padding = ctx.integers("padding"),
+                       dilation = ctx.integers("dilation");
+  int64_t groups = ctx.integer("groups");
+  if (ctx.ok())
+    emitConvolution(ctx, input, weight, bias, stride, padding, dilation, {0},
+                    groups, /*transposed=*/false);
+}
+
+/// conv1d.padding / conv2d.padding: padding given as "valid" or "same".
+void buildConvPaddingMode(NodeContext &ctx) {
+  Value input = ctx.tensor("input"), weight = ctx.tensor("weight");
+  Value bias = ctx.optionalTensor("bias");
+  SmallVector<int64_t> stride = ctx.integers("stride"),
+                       dilation = ctx.integers("dilation");
+  int64_t groups = ctx.integer("groups");
+  std::optional<std::string> mode = ctx.optionalString("padding");
+  if (!ctx.ok())
+    return;
+  size_t n = spatialDims(ctx, input);
+  dilation = perDim(ctx, "dilation", dilation, n);
+  if (!ctx.ok())
+    return;
+  SmallVector<int64_t> padding(n, 0);
+  if (mode == "same") {
+    auto in = NodeContext::typeOf(input);
+    auto kernel = NodeContext::typeOf(weight).getShape().take_back(n);
+    // PyTorch puts the odd element of the total padding on the high side;
+    // the convolution pads symmetrically, so that element is padded first.
+    SmallVector<int64_t> extra, paddedShape(in.getShape());
+    bool asymmetric = false;
+    for (size_t i = n; i-- > 0;) {
+      int64_t total = dilation[i] * (kernel[i] - 1);
+      padding[i] = total / 2;
+      int64_t high = total - 2 * padding[i];
+      extra.append({0, high});
+      paddedShape[2 + i] += high;
+      asymmetric |= high != 0;
+    }
+    if (asymmetric)
+      input = ctx.create<ConstantPadNdOp>(in.clone(paddedShape), input,
+                                          i64s(ctx, extra), f64(ctx, 0));
+  } else if (mode != "valid") {
+    ctx.fail("argument 'padding' is \"" + mode.value_or("None") +
+             "\"; expected \"valid\" or \"same\"");
+    return;
+  }
+  emitConvolution(ctx, input, weight, bias, stride, padding, dilation, {0},
+                  groups, /*transposed=*/false);
+}
+
+/// conv_transpose1d / conv_transpose2d.input (groups comes before dilation).
+void buildConvTranspose(NodeContext &ctx) {
+  Value input = ctx.tensor("input"), weight = ctx.tensor("weight");
+  Value bias = ctx.optionalTensor("bias");
+  SmallVector<int64_t> stride = ctx.integers("stride"),
+                       padding = ctx.integers("padding"),
+                       outputPadding = ctx.integers("output_padding"),
+                       dilation = ctx.integers("dilation");
+  int64_t groups = ctx.integer("groups");
+  if (ctx.ok())
+    emitConvolution(ctx, input, weight, bias, stride, padding, dilation,
+                    outputPadding, groups, /*transposed=*/true);
+}
+
+void buildConvolution(NodeContext &ctx) {
+  Value input = ctx.tensor("input"), weight = ctx.tensor("weight");
+  Value bias = ctx.optionalTensor("bias");
+  SmallVector<int64_t> stride = ctx.integers("stride"),
+                       padding = ctx.integers("padding"),
+                       dilation = ctx.integers("dilation"),
+                       outputPadding = ctx.integers("output_padding");
+  bool transposed = ctx.boolean("transposed");
+  int64_t groups = ctx.integer("groups");
+  if (ctx.ok())
+    emitConvolution(ctx, input, weight, bias, stride, padding, dilation,
+                    outputPadding, groups, transposed);
+}
+
+void buildLinear(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value input = ctx.tensor("input"), weight = ctx.tensor("weight");
+  Value bias = ctx.optionalTensor("bias");
+  if (!ctx.ok())
+    return;
+  ctx.setResult(ctx.create<LinearOp>(
+      type, operandAs(ctx, input, type), operandAs(ctx, weight, type),
+      bias ? operandAs(ctx, bias, type) : Value()));
+}
+
+void buildAddmm(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self"), mat1 = ctx.tensor("mat1"),
+        mat2 = ctx.tensor("mat2");
+  double beta = ctx.number("beta"), alpha = ctx.number("alpha");
+  if (!ctx.ok())
+    return;
+  ctx.setResult(ctx.create<AddmmOp>(
+      type, operandAs(ctx, self, type), operandAs(ctx, mat1, type),
+      operandAs(ctx, mat2, type), f64(ctx, beta), f64(ctx, alpha)));
+}
+
+/// mm and bmm name their second operand `mat2`, matmul `other`.
+template <typename OpT> void buildMatrixProduct(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  Value other = ctx.tensor(std::is_same_v<OpT, MatmulOp> ? "other" : "mat2");
+  if (!ctx.ok())
+    return;
+  ctx.setResult(ctx.create<OpT>(type, operandAs(ctx, self, type),
+                                operandAs(ctx, other, type)));
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+/// Outputs past the first of the batch-norm and layer-norm ops are the
+/// statistics training uses; duet computes only the normalized tensor.
+void markStatisticsUnavailable(NodeContext &ctx, StringRef op) {
+  for (size_t i = 1; i < ctx.numResults(); ++i)
+    ctx.setUnavailable(i, "a statistic " + op +
+                              " saves for training, which duet does not "
+                              "compute; only output 0 is supported");
+}
+
+void emitBatchNorm(NodeContext &ctx, bool training) {
+  RankedTensorType type = ctx.resultType();
+  Value input = ctx.tensor("input");
+  Value weight = ctx.optionalTensor("weight"),
+        bias = ctx.optionalTensor("bias");
+  Value mean = ctx.optionalTensor("running_mean"),
+        var = ctx.optionalTensor("running_var");
+  double eps = ctx.number("eps");
+  if (!ctx.ok())
+    return;
+  if (training) {
+    ctx.fail("batch norm in training mode (training=True) updates its running "
+             "statistics; call model.eval() before torch.export");
+    return;
+  }
+  if (!mean || !var) {
+    ctx.fail("batch norm without running statistics normalizes with the "
+             "batch's own statistics, which duet does not support; keep "
+             "track_running_stats=True");
+    return;
+  }
+  auto as = [&](Value v) { return v ? operandAs(ctx, v, type) : Value(); };
+  ctx.setResult(ctx.create<BatchNormOp>(type, as(input), as(mean), as(var),
+                                        as(weight), as(bias), f64(ctx, eps)));
+  markStatisticsUnavailable(ctx, "batch norm");
+}
+
+/// batch_norm, native_batch_norm and _native_batch_norm_legit carry
+/// `training`.
+void buildBatchNorm(NodeContext &ctx) {
+  bool training = ctx.boolean("training");
+  if (ctx.ok())
+    emitBatchNorm(ctx, training);
+}
+
+void buildBatchNormNoTraining(NodeContext &ctx) {
+  emitBatchNorm(ctx, /*training=*/false);
+}
+
+void buildLayerNorm(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value input = ctx.tensor("input");
+  SmallVector<int64_t> shape = ctx.integers("normalized_shape");
+  Value weight = ctx.optionalTensor("weight"),
+        bias = ctx.optionalTensor("bias");
+  double eps = ctx.number("eps");
+  if (!ctx.ok())
+    return;
+  auto as = [&](Value v) { return v ? operandAs(ctx, v, type) : Value(); };
+  ctx.setResult(ctx.create<LayerNormOp>(type, as(input), as(weight), as(bias),
+                                        i64s(ctx, shape), f64(ctx, eps)));
+  markStatisticsUnavailable(ctx, "layer norm");
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+/// The single tensor operand of an elementwise op, converted to the result's
+/// element type (PyTorch computes integer inputs of float ops as float).
+Value unaryOperand(NodeContext &ctx, RankedTensorType &type) {
+  type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (!ctx.ok())
+    return {};
+  return operandAs(ctx, self, type);
+}
+
+template <typename OpT> void buildUnary(NodeContext &ctx) {
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<OpT>(type, self));
+}
+
+void emitHardtanh(NodeContext &ctx, double low, double high) {
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  if (ctx.ok())
+    ctx.setResult(
+        ctx.create<HardtanhOp>(type, self, f64(ctx, low), f64(ctx, high)));
+}
+
+void buildHardtanh(NodeContext &ctx) {
+  double low = ctx.number("min_val"), high = ctx.number("max_val");
+  if (ctx.ok())
+    emitHardtanh(ctx, low, high);
+}
+
+void buildRelu6(NodeContext &ctx) { emitHardtanh(ctx, 0, 6); }
+
+void emitClamp(NodeContext &ctx, std::optional<double> low,
+               std::optional<double> high) {
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  if (!ctx.ok())
+    return;
+  // clamp(x) with neither bound is x.
+  if (!low && !high)
+    ctx.setResult(self);
+  else
+    ctx.setResult(
+        ctx.create<ClampOp>(type, self, optF64(ctx, low), optF64(ctx, high)));
+}
+
+void buildClamp(NodeContext &ctx) {
+  std::optional<double> low = ctx.optionalNumber("min"),
+                        high = ctx.optionalNumber("max");
+  if (ctx.ok())
+    emitClamp(ctx, low, high);
+}
+
+void buildClampMin(NodeContext &ctx) {
+  double low = ctx.number("min");
+  if (ctx.ok())
+    emitClamp(ctx, low, std::nullopt);
+}
+
+void buildClampMax(NodeContext &ctx) {
+  double high = ctx.number("max");
+  if (ctx.ok())
+    emitClamp(ctx, std::nullopt, high);
+}
+
+/// clamp.Tensor: bounds given as tensors become maximum / minimum.
+void buildClampTensor(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  Value low = ctx.optionalTensor("min"), high = ctx.optionalTensor("max");
+  if (!ctx.ok())
+    return;
+  Value x = operandAs(ctx, self, type);
+  if (low)
+    x = ctx.create<MaximumOp>(type, x, operandAs(ctx, low, type));
+  if (high)
+    x = ctx.create<MinimumOp>(type, x, operandAs(ctx, high, type));
+  ctx.setResult(x);
+}
+
+void buildLeakyRelu(NodeContext &ctx) {
+  double slope = ctx.number("negative_slope");
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<LeakyReluOp>(type, self, f64(ctx, slope)));
+}
+
+void buildElu(NodeContext &ctx) {
+  double alpha = ctx.number("alpha"), scale = ctx.number("scale"),
+         inputScale = ctx.number("input_scale");
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<EluOp>(type, self, f64(ctx, alpha),
+                                    f64(ctx, scale), f64(ctx, inputScale)));
+}
+
+void buildHardshrink(NodeContext &ctx) {
+  double lambd = ctx.number("lambd");
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<HardshrinkOp>(type, self, f64(ctx, lambd)));
+}
+
+void buildGelu(NodeContext &ctx) {
+  std::optional<std::string> approximate = ctx.optionalString("approximate");
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  if (!ctx.ok())
+    return;
+  GeluApproximate mode;
+  if (approximate == "none")
+    mode = GeluApproximate::none;
+  else if (approximate == "tanh")
+    mode = GeluApproximate::tanh;
+  else
+    return ctx.fail("argument 'approximate' is \"" +
+                    approximate.value_or("None") +
+                    "\"; expected \"none\" or \"tanh\"");
+  ctx.setResult(ctx.create<GeluOp>(
+      type, self, GeluApproximateAttr::get(ctx.builder.getContext(), mode)));
+}
+
+void buildPowScalar(NodeContext &ctx) {
+  double exponent = ctx.number("exponent");
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<PowOp>(type, self, f64(ctx, exponent)));
+}
+
+void buildSquare(NodeContext &ctx) {
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<MulOp>(type, self, self));
+}
+
+/// The operands of a binary op: tensors, or Python numbers as 0-d constants,
+/// converted to the result's element type (PyTorch's type promotion).
+std::pair<Value, Value> binaryOperands(NodeContext &ctx, RankedTensorType &type,
+                                       StringRef lhs = "self",
+                                       StringRef rhs = "other") {
+  type = ctx.resultType();
+  if (!ctx.ok())
+    return {};
+  Type element = type.getElementType();
+  Value a = ctx.tensorOrScalar(lhs, element);
+  Value b = ctx.tensorOrScalar(rhs, element);
+  if (!ctx.ok())
+    return {};
+  return {ctx.castTo(a, element), ctx.castTo(b, element)};
+}
+
+/// add and sub: self ± alpha·other.
+template <typename OpT> void buildAddSub(NodeContext &ctx) {
+  double alpha = ctx.number("alpha");
+  RankedTensorType type;
+  auto [self, other] = binaryOperands(ctx, type);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<OpT>(type, self, other, f64(ctx, alpha)));
+}
+
+/// rsub(self, other, alpha) = other - alpha·self.
+void buildRsub(NodeContext &ctx) {
+  double alpha = ctx.number("alpha");
+  RankedTensorType type;
+  auto [self, other] = binaryOperands(ctx, type);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<SubOp>(type, other, self, f64(ctx, alpha)));
+}
+
+template <typename OpT> void buildBinary(NodeContext &ctx) {
+  RankedTensorType type;
+  auto [self, other] = binaryOperands(ctx, type);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<OpT>(type, self, other));
+}
+
+void emitDiv(NodeContext &ctx, std::optional<std::string> rounding) {
+  RankedTensorType type;
+  auto [self, other] = binaryOperands(ctx, type);
+  if (!ctx.ok())
+    return;
+  DivRounding mode;
+  if (!rounding)
+    mode = DivRounding::none;
+  else if (*rounding == "trunc")
+    mode = DivRounding::trunc;
+  else if (*rounding == "floor")
+    mode = DivRounding::floor;
+  else
+    return ctx.fail("argument 'rounding_mode' is \"" + *rounding +
+                    "\"; expected None, \"trunc\" or \"floor\"");
+  ctx.setResult(ctx.create<DivOp>(
+      type, self, other, DivRoundingAttr::get(ctx.builder.getContext(), mode)));
+}
+
+void buildDiv(NodeContext &ctx) { emitDiv(ctx, std::nullopt); }
+
+void buildDivMode(NodeContext &ctx) {
+  std::optional<std::string> rounding = ctx.optionalString("rounding_mode");
+  if (ctx.ok())
+    emitDiv(ctx, rounding);
+}
+
+void buildFloorDivide(NodeContext &ctx) { emitDiv(ctx, "floor"); }
+
+/// reciprocal(x) = 1 / x.
+void buildReciprocal(NodeContext &ctx) {
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  if (!ctx.ok())
+    return;
+  Scalar one{true, 1, 0};
+  Value numerator =
+      ctx.splat(RankedTensorType::get({}, type.getElementType()), one);
+  ctx.setResult(ctx.create<DivOp>(
+      type, numerator, self,
+      DivRoundingAttr::get(ctx.builder.getContext(), DivRounding::none)));
+}
+
+//===----------------------------------------------------------------------===//
+// Comparisons, logic and selection
+//===----------------------------------------------------------------------===//
+
+/// The element type two operands are compared in: float over integer, the
+/// wider of two floats or two integers (PyTorch's promotion, for the cases
+/// models use).
+Type commonElementType(Type a, Type b) {
+  if (a == b)
+    return a;
+  bool aFloat = isa<FloatType>(a), bFloat = isa<FloatType>(b);
+  if (aFloat != bFloat)
+    return aFloat ? a : b;
+  return a.getIntOrFloatBitWidth() >= b.getIntOrFloatBitWidth() ? a : b;
+}
+
+/// eq, ne, lt, le, gt, ge: `.Tensor` or `.Scalar`; the result is i1.
+template <typename OpT> void buildCompare(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (!ctx.ok())
+    return;
+  Type element = NodeContext::typeOf(self).getElementType();
+  Value other;
+  if (ctx.isScalar("other")) {
+    Scalar s = ctx.scalar("other");
+    // An integer tensor compared with a fractional number compares as float.
+    if (!s.isInteger && !isa<FloatType>(element))
+      element = ctx.builder.getF32Type();
+    other = ctx.splat(RankedTensorType::get({}, element), s);
+  } else {
+    other = ctx.tensor("other");
+    if (ctx.ok())
+      element = commonElementType(element,
+                                  NodeContext::typeOf(other).getElementType());
+  }
+  if (ctx.ok())
+    ctx.setResult(ctx.create<OpT>(type, ctx.castTo(self, element),
+                                  ctx.castTo(other, element)));
+}
+
+template <typename OpT> void buildLogicalBinary(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self"), other = ctx.tensor("other");
+  if (ctx.ok())
+    ctx.setResult(ctx.create<OpT>(type, self, other));
+}
+
+void buildLogicalNot(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (ctx.ok())
+    ctx.setResult(ctx.create<LogicalNotOp>(type, self));
+}
+
+/// where.self and its overloads with numbers for `self` and/or `other`.
+void buildWhere(NodeContext &ctx) {
+  RankedTensorType type;
+  Value condition = ctx.tensor("condition");
+  auto [self, other] = binaryOperands(ctx, type);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<WhereOp>(
+        type, ctx.castTo(condition, ctx.builder.getI1Type()), self, other));
+}
+
+/// masked_fill(self, mask, value) = where(mask, value, self).
+void buildMaskedFill(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self"), mask = ctx.tensor("mask");
+  if (!ctx.ok())
+    return;
+  Value value = ctx.tensorOrScalar("value", type.getElementType());
+  if (ctx.ok())
+    ctx.setResult(ctx.create<WhereOp>(
+        type, ctx.castTo(mask, ctx.builder.getI1Type()),
+        operandAs(ctx, value, type), operandAs(ctx, self, type)));
+}
+
+/// The bitwise ops of boolean tensors (`~mask`, `a & b`) are the logical
+/// ops; on integers they have no aten op.
+bool checkBoolean(NodeContext &ctx, ArrayRef<Value> operands) {
+  for (Value v : operands)
+    if (ctx.ok() && !NodeContext::typeOf(v).getElementType().isInteger(1))
+      ctx.fail("bitwise ops are supported on boolean tensors only");
+  return ctx.ok();
+}
+
+void buildBitwiseNot(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (ctx.ok() && checkBoolean(ctx, {self}))
+    ctx.setResult(ctx.create<LogicalNotOp>(type, self));
+}
+
+template <typename OpT> void buildBitwiseBinary(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self"), other = ctx.tensor("other");
+  if (ctx.ok() && checkBoolean(ctx, {self, other}))
+    ctx.setResult(ctx.create<OpT>(type, self, other));
+}
+
+void emitAny(NodeContext &ctx, std::optional<SmallVector<int64_t>> dims,
+             bool keepdim) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (!ctx.ok())
+    return;
+  SmallVector<int64_t> normalized =
+      normalizeDims(ctx, dims.value_or(SmallVector<int64_t>()),
+                    NodeContext::typeOf(self).getRank());
+  if (ctx.ok())
+    ctx.setResult(ctx.create<AnyOp>(
+        type, ctx.castTo(self, ctx.builder.getI1Type()), i64s(ctx, normalized),
+        ctx.builder.getBoolAttr(keepdim)));
+}
+
+/// any.dim (one dim) and any.dims (a list, or None for all).
+void buildAnyDims(NodeContext &ctx) {
+  std::optional<SmallVector<int64_t>> dims = ctx.optionalIntegers("dim");
+  bool keepdim = ctx.boolean("keepdim");
+  if (ctx.ok())
+    emitAny(ctx, dims, keepdim);
+}
+
+void buildAnyAll(NodeContext &ctx) { emitAny(ctx, std::nullopt, false); }
+
+//===----------------------------------------------------------------------===//
+// Reductions, pooling, softmax
+//===----------------------------------------------------------------------===//
+
+/// mean / sum / amax over `dim` (None or empty: every dim). A `dtype`
+/// argument shows as the result's element type; the input is converted first.
+template <typename OpT>
+void emitReduction(NodeContext &ctx, std::optional<SmallVector<int64_t>> dims,
+                   bool keepdim) {
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  if (!ctx.ok())
+    return;
+  SmallVector<int64_t> normalized =
+      normalizeDims(ctx, dims.value_or(SmallVector<int64_t>()),
+                    NodeContext::typeOf(self).getRank());
+  if (ctx.ok())
+    ctx.setResult(ctx.create<OpT>(type, self, i64s(ctx, normalized),
+                                  ctx.builder.getBoolAttr(keepdim)));
+}
+
+template <typename OpT> void buildReductionDims(NodeContext &ctx) {
+  std::optional<SmallVector<int64_t>> dims = ctx.optionalIntegers("dim");
+  bool keepdim = ctx.boolean("keepdim");
+  if (ctx.ok())
+    emitReduction<OpT>(ctx, dims, keepdim);
+}
+
+template <typename OpT> void buildReductionAll(NodeContext &ctx) {
+  emitReduction<OpT>(ctx, std::nullopt, false);
+}
+
+/// max.dim returns (values, indices); duet computes the values.
+void buildMaxDim(NodeContext &ctx) {
+  int64_t dim = ctx.integer("dim");
+  bool keepdim = ctx.boolean("keepdim");
+  if (!ctx.ok())
+    return;
+  emitReduction<AmaxOp>(ctx, SmallVector<int64_t>{dim}, keepdim);
+  ctx.setUnavailable(1, "the indices of the maxima, which duet does not "
+                        "compute; use amax instead");
+}
+
+void buildAdaptiveAvgPool2d(NodeContext &ctx) {
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  SmallVector<int64_t> size = ctx.integers("output_size");
+  if (!ctx.ok())
+    return;
+  size = perDim(ctx, "output_size", size, 2);
+  if (ctx.ok() && type.getRank() >= 2 &&
+      type.getShape().take_back(2) != ArrayRef<int64_t>(size))
+    ctx.fail("argument 'output_size' does not match the recorded output "
+             "shape");
+  if (ctx.ok())
+    ctx.setResult(ctx.create<AdaptiveAvgPool2dOp>(type, self));
+}
+
+/// The window arguments of a 2-D pooling op; an empty stride is the kernel
+/// size.
+struct Window {
+  SmallVector<int64_t> kernel, stride, padding, dilation;
+};
+
+Window readWindow(NodeContext &ctx, bool hasDilation) {
+  Window w;
+  w.kernel = perDim(ctx, "kernel_size", ctx.integers("kernel_size"), 2);
+  SmallVector<int64_t> stride = ctx.integers("stride");
+  w.stride = stride.empty() ? w.kernel : perDim(ctx, "stride", stride, 2);
+  w.padding = perDim(ctx, "padding", ctx.integers("padding"), 2);
+  w.dilation = hasDilation
+                   ? perDim(ctx, "dilation", ctx.integers("dilation"), 2)
+                   : SmallVector<int64_t>{1, 1};
+  return w;
+}
+
+void buildAvgPool2d(NodeContext &ctx) {
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  Window w = readWindow(ctx, /*hasDilation=*/false);
+  bool ceil = ctx.boolean("ceil_mode");
+  bool countPad = ctx.boolean("count_include_pad");
+  std::optional<int64_t> divisor = ctx.optionalInteger("divisor_override");
+  if (!ctx.ok())
+    return;
+  ctx.setResult(ctx.create<AvgPool2dOp>(
+      type, self, i64s(ctx, w.kernel), i64s(ctx, w.stride),
+      i64s(ctx, w.padding), ctx.builder.getBoolAttr(ceil),
+      ctx.builder.getBoolAttr(countPad),
+      divisor ? i64(ctx, *divisor) : IntegerAttr()));
+}
+
+/// max_pool2d, and max_pool2d_with_indices whose indices duet does not
+/// compute.
+void buildMaxPool2d(NodeContext &ctx) {
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  Window w = readWindow(ctx, /*hasDilation=*/true);
+  bool ceil = ctx.boolean("ceil_mode");
+  if (!ctx.ok())
+    return;
+  ctx.setResult(ctx.create<MaxPool2dOp>(
+      type, self, i64s(ctx, w.kernel), i64s(ctx, w.stride),
+      i64s(ctx, w.padding), i64s(ctx, w.dilation),
+      ctx.builder.getBoolAttr(ceil)));
+  ctx.setUnavailable(1, "the indices of max pooling, which duet does not "
+                        "compute");
+}
+
+/// softmax.int / _softmax and the log variants; a dtype or half_to_float
+/// shows as the result's element type.
+template <typename OpT> void buildSoftmax(NodeContext &ctx) {
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  int64_t dim = ctx.integer("dim");
+  if (!ctx.ok())
+    return;
+  dim = ctx.normalizeDim(dim, type.getRank());
+  if (ctx.ok())
+    ctx.setResult(ctx.create<OpT>(type, self, i64(ctx, dim)));
+}
+
+//===----------------------------------------------------------------------===//
+// Shape and data movement
+//===----------------------------------------------------------------------===//
+
+/// view, reshape, _unsafe_view, flatten, squeeze, unsqueeze, view_as: the
+/// recorded result type is the new shape.
+void buildView(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (ctx.ok())
+    reshapeTo(ctx, self, type);
+}
+
+void buildExpand(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (!ctx.ok())
+    return;
+  if (NodeContext::typeOf(self) == type)
+    ctx.setResult(self);
+  else
+    ctx.setResult(ctx.create<ExpandOp>(type, self));
+}
+
+void emitPermute(NodeContext &ctx, Value self, ArrayRef<int64_t> dims) {
+  RankedTensorType type = ctx.resultType();
+  if (!ctx.ok())
+    return;
+  SmallVector<int64_t> normalized =
+      normalizeDims(ctx, dims, NodeContext::typeOf(self).getRank());
+  if (ctx.ok())
+    ctx.setResult(ctx.create<PermuteOp>(type, self, i64s(ctx, normalized)));
+}
+
+void buildPermute(NodeContext &ctx) {
+  Value self = ctx.tensor("self");
+  SmallVector<int64_t> dims = ctx.integers("dims");
+  if (ctx.ok())
+    emitPermute(ctx, self, dims);
+}
+
+void buildTranspose(NodeContext &ctx) {
+  Value self = ctx.tensor("self");
+  int64_t dim0 = ctx.integer("dim0"), dim1 = ctx.integer("dim1");
+  if (!ctx.ok())
+    return;
+  int64_t rank = NodeContext::typeOf(self).getRank();
+  dim0 = ctx.normalizeDim(dim0, rank, "dim0");
+  dim1 = ctx.normalizeDim(dim1, rank, "dim1");
+  if (!ctx.ok())
+    return;
+  if (rank == 0 || dim0 == dim1)
+    return ctx.setResult(self);
+  SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(dims[dim0], dims[dim1]);
+  emitPermute(ctx, self, dims);
+}
+
+/// t: the transpose of a matrix; a vector or scalar is returned as is.
+void buildT(NodeContext &ctx) {
+  Value self = ctx.tensor("self");
+  if (!ctx.ok())
+    return;
+  int64_t rank = NodeContext::typeOf(self).getRank();
+  if (rank < 2)
+    return ctx.setResult(self);
+  if (rank > 2)
+    return ctx.fail("t expects a tensor of rank 2 or less, got rank " +
+                    Twine(rank));
+  emitPermute(ctx, self, {1, 0});
+}
+
+void buildSlice(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  int64_t dim = ctx.integer("dim");
+  std::optional<int64_t> start = ctx.optionalInteger("start"),
+                         end = ctx.optionalInteger("end");
+  int64_t step = ctx.integer("step");
+  if (!ctx.ok())
+    return;
+  auto in = NodeContext::typeOf(self);
+  dim = ctx.normalizeDim(dim, in.getRank());
+  if (!ctx.ok() || in.getRank() == 0)
+    return ctx.fail("slice needs a tensor of rank 1 or more");
+  int64_t size = in.getDimSize(dim);
+  // Python slice bounds: negative counts from the end, then clamp to
+  // [0, size]; `end` is often INT64_MAX for "to the end".
+  auto clampBound = [&](int64_t v) {
+    if (v < 0)
+      v = v < -size ? 0 : v + size;
+    return std::min(v, size);
+  };
+  int64_t lo = clampBound(start.value_or(0));
+  int64_t hi = std::max(lo, clampBound(end.value_or(size)));
+  if (step < 1)
+    return ctx.fail("slice step must be positive, got " + Twine(step));
+  if (lo == 0 && hi == size && step == 1 && in == type)
+    return ctx.setResult(self);
+  ctx.setResult(ctx.create<SliceOp>(type, self, i64(ctx, dim), i64(ctx, lo),
+                                    i64(ctx, hi), i64(ctx, step)));
+}
+
+void buildSelect(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  int64_t dim = ctx.integer("dim"), index = ctx.integer("index");
+  if (!ctx.ok())
+    return;
+  auto in = NodeContext::typeOf(self);
+  dim = ctx.normalizeDim(dim, in.getRank());
+  if (!ctx.ok() || in.getRank() == 0)
+    return ctx.fail("select needs a tensor of rank 1 or more");
+  int64_t size = in.getDimSize(dim);
+  if (index < -size || index >= size)
+    return ctx.fail("index " + Twine(index) + " is out of range for size " +
+                    Twine(size));
+  if (index < 0)
+    index += size;
+  ctx.setResult(
+      ctx.create<SelectOp>(type, self, i64(ctx, dim), i64(ctx, index)));
+}
+
+void emitConstantPad(NodeContext &ctx, ArrayRef<int64_t> pad, double value) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (!ctx.ok())
+    return;
+  ctx.setResult(ctx.create<ConstantPadNdOp>(type, operandAs(ctx, self, type),
+                                            i64s(ctx, pad), f64(ctx, value)));
+}
+
+void buildConstantPadNd(NodeContext &ctx) {
+  SmallVector<int64_t> pad = ctx.integers("pad");
+  double value = ctx.number("value");
+  if (ctx.ok())
+    emitConstantPad(ctx, pad, value);
+}
+
+/// pad.default: only mode "constant" has an aten op.
+void buildPad(NodeContext &ctx) {
+  SmallVector<int64_t> pad = ctx.integers("pad");
+  std::optional<std::string> mode = ctx.optionalString("mode");
+  std::optional<double> value = ctx.optionalNumber("value");
+  if (!ctx.ok())
+    return;
+  if (mode != "constant")
+    return ctx.fail("padding mode \"" + mode.value_or("None") +
+                    "\" is not supported; only \"constant\" is");
+  emitConstantPad(ctx, pad, value.value_or(0));
+}
+
+void buildCat(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  SmallVector<Value> tensors = ctx.tensorList("tensors");
+  int64_t dim = ctx.integer("dim");
+  if (!ctx.ok())
+    return;
+  if (tensors.empty())
+    return ctx.fail("cat needs at least one tensor");
+  dim = ctx.normalizeDim(dim, type.getRank());
+  for (Value &t : tensors)
+    t = operandAs(ctx, t, type);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<CatOp>(type, tensors, i64(ctx, dim)));
+}
+
+/// stack: each tensor gains a size-1 dim at `dim`, then they are
+/// concatenated there.
+void buildStack(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  SmallVector<Value> tensors = ctx.tensorList("tensors");
+  int64_t dim = ctx.integer("dim");
+  if (!ctx.ok())
+    return;
+  if (tensors.empty())
+    return ctx.fail("stack needs at least one tensor");
+  dim = ctx.normalizeDim(dim, type.getRank());
+  if (!ctx.ok())
+    return;
+  for (Value &t : tensors) {
+    auto in = NodeContext::typeOf(t);
+    SmallVector<int64_t> shape(in.getShape());
+    if (dim > static_cast<int64_t>(shape.size()))
+      return ctx.fail("stack dim " + Twine(dim) + " is out of range");
+    shape.insert(shape.begin() + dim, 1);
+    t = ctx.create<ViewOp>(RankedTensorType::get(shape, in.getElementType()),
+                           operandAs(ctx, t, type));
+  }
+  ctx.setResult(ctx.create<CatOp>(type, tensors, i64(ctx, dim)));
+}
+
+/// One split_with_sizes op whose pieces are the node's outputs.
+void emitSplit(NodeContext &ctx, Value self, ArrayRef<int64_t> sizes,
+               int64_t dim) {
+  if (sizes.size() != ctx.numResults())
+    return ctx.fail("the split makes " + Twine(sizes.size()) +
+                    " pieces but the node has " + Twine(ctx.numResults()) +
+                    " outputs");
+  SmallVector<Type> types;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    types.push_back(ctx.resultType(i));
+  if (!ctx.ok())
+    return;
+  auto op = ctx.create<SplitWithSizesOp>(types, self, i64s(ctx, sizes),
+                                         i64(ctx, dim));
+  for (auto [i, piece] : llvm::enumerate(op.getResults()))
+    ctx.setResult(i, piece);
+}
+
+/// The split dim and its size, after reading `self` and `dim`.
+std::pair<Value, int64_t> splitInput(NodeContext &ctx, int64_t &dim) {
+  Value self = ctx.tensor("self");
+  dim = ctx.integer("dim");
+  if (!ctx.ok())
+    return {};
+  auto in = NodeContext::typeOf(self);
+  dim = ctx.normalizeDim(dim, in.getRank());
+  if (!ctx.ok() || in.getRank() == 0) {
+    ctx.fail("cannot split a 0-d tensor");
+    return {};
+  }
+  return {self, in.getDimSize(dim)};
+}
+
+/// Pieces of `chunk` elements, the last one smaller when it does not divide.
+SmallVector<int64_t> evenSizes(int64_t size, int64_t chunk) {
+  SmallVector<int64_t> sizes;
+  for (int64_t done = 0; done < size; done += chunk)
+    sizes.push_back(std::min(chunk, size - done));
+  if (sizes.empty())
+    sizes.push_back(0);
+  return sizes;
+}
+
+void buildSplitWithSizes(NodeContext &ctx) {
+  SmallVector<int64_t> sizes = ctx.integers("split_sizes");
+  int64_t dim;
+  auto [self, size] = splitInput(ctx, dim);
+  if (ctx.ok())
+    emitSplit(ctx, self, sizes, dim);
+}
+
+void buildSplit(NodeContext &ctx) {
+  int64_t chunk = ctx.integer("split_size");
+  int64_t dim;
+  auto [self, size] = splitInput(ctx, dim);
+  if (!ctx.ok())
+    return;
+  if (chunk < 1)
+    return ctx.fail("split_size must be positive, got " + Twine(chunk));
+  emitSplit(ctx, self, evenSizes(size, chunk), dim);
+}
+
+void buildChunk(NodeContext &ctx) {
+  int64_t chunks = ctx.integer("chunks");
+  int64_t dim;
+  auto [self, size] = splitInput(ctx, dim);
+  if (!ctx.ok())
+    return;
+  if (chunks < 1)
+    return ctx.fail("chunks must be positive, got " + Twine(chunks));
+  emitSplit(ctx, self,
+            evenSizes(size, std::max<int64_t>(1, (size + chunks - 1) / chunks)),
+            dim);
+}
+
+/// unbind: size-1 pieces, each viewed without the split dim.
+void buildUnbind(NodeContext &ctx) {
+  int64_t dim;
+  auto [self, size] = splitInput(ctx, dim);
+  if (!ctx.ok())
+    return;
+  if (static_cast<size_t>(size) != ctx.numResults())
+    return ctx.fail("unbind makes " + Twine(size) +
+                    " pieces but the node has " + Twine(ctx.numResults()) +
+                    " outputs");
+  auto in = NodeContext::typeOf(self);
+  SmallVector<int64_t> pieceShape(in.getShape());
+  pieceShape[dim] = 1;
+  SmallVector<Type> types(size, in.clone(pieceShape));
+  auto op = ctx.create<SplitWithSizesOp>(
+      types, self, i64s(ctx, SmallVector<int64_t>(size, 1)), i64(ctx, dim));
+  for (auto [i, piece] : llvm::enumerate(op.getResults())) {
+    RankedTensorType type = ctx.resultType(i);
+    if (!ctx.ok())
+      return;
+    ctx.setResult(i, ctx.create<ViewOp>(type, piece));
+  }
+}
+
+/// clone, contiguous, alias, detach, lift_fresh_copy: the same values.
+void buildIdentity(NodeContext &ctx) { identity(ctx); }
+
+/// dropout in eval mode passes its input through; in train mode it would
+/// drop activations at random, which an inference compiler must not do.
+void emitDropout(NodeContext &ctx, StringRef input) {
+  bool train = !ctx.isNone("train") && ctx.boolean("train");
+  if (!ctx.ok())
+    return;
+  if (train)
+    return ctx.fail("dropout in training mode (train=True) is random; call "
+                    "model.eval() before torch.export");
+  identity(ctx, input);
+  ctx.setUnavailable(1, "the dropout mask, which duet does not compute");
+}
+
+void buildDropout(NodeContext &ctx) { emitDropout(ctx, "input"); }
+void buildDropoutInPlace(NodeContext &ctx) { emitDropout(ctx, "self"); }
+
+/// _assert_tensor_metadata checks what the recorded types already state.
+void buildNothing(NodeContext &) {}
+
+/// _to_copy, to.*, type_as: the recorded result type says which dtype; the
+/// device, layout and memory format do not matter to duet.
+void buildConvert(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (!ctx.ok())
+    return;
+  if (NodeContext::typeOf(self).getShape() != type.getShape())
+    return ctx.fail("a conversion that changes the shape");
+  ctx.setResult(ctx.castTo(self, type.getElementType()));
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors made from nothing: constants of the recorded type
+//===----------------------------------------------------------------------===//
+
+void emitFill(NodeContext &ctx, Scalar value) {
+  RankedTensorType type = ctx.resultType();
+  if (!ctx.ok())
+    return;
+  if (Value v = ctx.splat(type, value))
+    ctx.setResult(v);
+}
+
+void buildFull(NodeContext &ctx) {
+  Scalar value = ctx.scalar("fill_value");
+  if (ctx.ok())
+    emitFill(ctx, value);
+}
+
+void buildScalarTensor(NodeContext &ctx) {
+  Scalar value = ctx.scalar("s");
+  if (ctx.ok())
+    emitFill(ctx, value);
+}
+
+void buildZeros(NodeContext &ctx) { emitFill(ctx, Scalar{true, 0, 0}); }
+void buildOnes(NodeContext &ctx) { emitFill(ctx, Scalar{true, 1, 0}); }
+
+/// arange: start, start+step, ... with as many elements as recorded.
+void emitArange(NodeContext &ctx, Scalar start, Scalar step) {
+  RankedTensorType type = ctx.resultType();
+  if (!ctx.ok())
+    return;
+  if (type.getRank() != 1)
+    return ctx.fail("arange must produce a 1-D tensor");
+  int64_t n = type.getDimSize(0);
+  // The values are written into the IR; a range this long is not a model's
+  // index helper but a corrupt shape.
+  if (n > (int64_t(1) << 24))
+    return ctx.fail("arange of " + Twine(n) +
+                    " elements is too long to become a constant");
+  Type element = type.getElementType();
+  Attribute attr;
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    SmallVector<APFloat> values;
+    for (int64_t i = 0; i < n; ++i) {
+      APFloat v(start.toDouble() + static_cast<double>(i) * step.toDouble());
+      bool lost;
+      v.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &lost);
+      values.push_back(v);
+    }
+    attr = DenseElementsAttr::get(type, values);
+  } else if (auto intType = dyn_cast<IntegerType>(element)) {
+    if (!start.isInteger || !step.isInteger)
+      return ctx.fail("integer arange with non-integer start or step");
+    SmallVector<APInt> values;
+    for (int64_t i = 0; i < n; ++i)
+      values.emplace_back(
+          intType.getWidth(),
+          static_cast<uint64_t>(start.integer + i * step.integer),
+          /*isSigned=*/true);
+    attr = DenseElementsAttr::get(type, values);
+  } else {
+    return ctx.fail("arange of an unsupported element type");
+  }
+  ctx.setResult(ctx.create<arith::ConstantOp>(cast<TypedAttr>(attr)));
+}
+
+/// The element count comes from the recorded type, so `end` is not read.
+void buildArange(NodeContext &ctx) {
+  emitArange(ctx, Scalar{true, 0, 0}, Scalar{true, 1, 0});
+}
+
+void buildArangeStart(NodeContext &ctx) {
+  Scalar start = ctx.scalar("start");
+  if (ctx.ok())
+    emitArange(ctx, start, Scalar{true, 1, 0});
+}
+
+void buildArangeStartStep(NodeContext &ctx) {
+  Scalar start = ctx.scalar("start"), step = ctx.scalar("step");
+  if (ctx.ok())
+    emitArange(ctx, start, step);
+}
+
+//===----------------------------------------------------------------------===//
+// Resampling, lookup, attention
+//===----------------------------------------------------------------------===//
+
+/// The `.vec` overloads give one scale per spatial dim, or none.
+std::pair<std::optional<double>, std::optional<double>>
+readScaleFactors(NodeContext &ctx) {
+  std::optional<SmallVector<double>> scales =
+      ctx.optionalNumbers("scale_factors");
+  if (!scales)
+    return {};
+  if (scales->size() == 1)
+    return {scales->front(), scales->front()};
+  if (scales->size() != 2) {
+    ctx.fail("argument 'scale_factors' needs 2 entries");
+    return {};
+  }
+  return {(*scales)[0], (*scales)[1]};
+}
+
+void buildUpsampleNearestVec(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value input = ctx.tensor("input");
+  auto [h, w] = readScaleFactors(ctx);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<UpsampleNearest2dOp>(
+        type, operandAs(ctx, input, type), optF64(ctx, h), optF64(ctx, w)));
+}
+
+void buildUpsampleNearest(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  std::optional<double> h = ctx.optionalNumber("scales_h"),
+                        w = ctx.optionalNumber("scales_w");
+  if (ctx.ok())
+    ctx.setResult(ctx.create<UpsampleNearest2dOp>(
+        type, operandAs(ctx, self, type), optF64(ctx, h), optF64(ctx, w)));
+}
+
+void buildUpsampleBilinearVec(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value input = ctx.tensor("input");
+  bool alignCorners = ctx.boolean("align_corners");
+  auto [h, w] = readScaleFactors(ctx);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<UpsampleBilinear2dOp>(
+        type, operandAs(ctx, input, type), optF64(ctx, h), optF64(ctx, w),
+        ctx.builder.getBoolAttr(alignCorners)));
+}
+
+void buildUpsampleBilinear(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  bool alignCorners = ctx.boolean("align_corners");
+  std::optional<double> h = ctx.optionalNumber("scales_h"),
+                        w = ctx.optionalNumber("scales_w");
+  if (ctx.ok())
+    ctx.setResult(ctx.create<UpsampleBilinear2dOp>(
+        type, operandAs(ctx, self, type), optF64(ctx, h), optF64(ctx, w),
+        ctx.builder.getBoolAttr(alignCorners)));
+}
+
+void buildEmbedding(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value weight = ctx.tensor("weight"), indices = ctx.tensor("indices");
+  if (ctx.ok())
+    ctx.setResult(
+        ctx.create<EmbeddingOp>(type, operandAs(ctx, weight, type), indices));
+}
+
+void buildScaledDotProductAttention(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value q = ctx.tensor("query"), k = ctx.tensor("key"), v = ctx.tensor("value");
+  Value mask = ctx.optionalTensor("attn_mask");
+  double dropout = ctx.number("dropout_p");
+  bool causal = ctx.boolean("is_causal");
+  std::optional<double> scale = ctx.optionalNumber("scale");
+  bool gqa = ctx.boolean("enable_gqa");
+  if (!ctx.ok())
+    return;
+  if (dropout != 0)
+    return ctx.fail(
+        "attention dropout (dropout_p=" + Twine(std::to_string(dropout)) +
+        ") is random; pass dropout_p=0 for inference");
+  if (gqa)
+    return ctx.fail("grouped-query attention (enable_gqa=True) is not "
+                    "supported; repeat the key and value heads instead");
+  ctx.setResult(ctx.create<ScaledDotProductAttentionOp>(
+      type, operandAs(ctx, q, type), operandAs(ctx, k, type),
+      operandAs(ctx, v, type),
+      mask && !NodeContext::typeOf(mask).getElementType().isInteger(1)
+          ? operandAs(ctx, mask, type)
+          : mask,
+      ctx.builder.getBoolAttr(causal), optF64(ctx, scale)));
+}
+
+//===----------------------------------------------------------------------===//
+// The table
+//===----------------------------------------------------------------------===//
+
+class OpTableBuilder {
+public:
+  /// Registers `torch.ops.aten.<name>`.
+  void add(const char *name, OpBuildFn build,
+           std::vector<ArgDefault> defaults = {},
+           Effect effect = Effect::Functional) {
+    entries.push_back(OpEntry{std::string("torch.ops.aten.") + name, build,
+                              std::move(defaults), effect});
+  }
+  /// Registers the functional op `<op>.<overload>` and its in-place variant
+  /// `<op>_.<overload>`.
+  void addWithInPlace(const char *op, const char *overload, OpBuildFn build,
+                      std::vector<ArgDefault> defaults = {}) {
+    add((std::string(op) + "." + overload).c_str(), build, defaults);
+    add((std::string(op) + "_." + overload).c_str(), build, defaults,
+        Effect::InPlace);
+  }
+  std::vector<OpEntry> entries;
+};
+
+std::vector<OpEntry> makeTable() {
+  OpTableBuilder t;
+  using A = ArgDefault;
+
+  // Convolution. The TRAINING IR keeps conv1d/conv2d/conv_transpose*; the
+  // ATEN IR has convolution with every argument present.
+  std::vector<A> convDefaults = {{"bias", none()},
+                                 {"stride", ints({1})},
+                                 {"padding", ints({0})},
+                                 {"dilation", ints({1})},
+                                 {"groups", integer(1)}};
+  t.add("conv1d.default", buildConv, convDefaults);
+  t.add("conv2d.default", buildConv, convDefaults);
+  std::vector<A> convModeDefaults = {{"bias", none()},
+                                     {"stride", ints({1})},
+                                     {"padding", str("valid")},
+                                     {"dilation", ints({1})},
+                                     {"groups", integer(1)}};
+  t.add("conv1d.padding", buildConvPaddingMode, convModeDefaults);
+  t.add("conv2d.padding", buildConvPaddingMode, convModeDefaults);
+  std::vector<A> convTransposeDefaults = {
+      {"bias", none()},       {"stride", ints({1})},
+      {"padding", ints({0})}, {"output_padding", ints({0})},
+      {"groups", integer(1)}, {"dilation", ints({1})}};
+  t.add("conv_transpose1d.default", buildConvTranspose, convTransposeDefaults);
+  t.add("conv_transpose2d.input", buildConvTranspose, convTransposeDefaults);
+  t.add("convolution.default", buildConvolution);
+
+  // Matrix products.
+  t.add("linear.default", buildLinear, {{"bias", none()}});
+  t.add("addmm.default", buildAddmm,
+        {{"beta", integer(1)}, {"alpha", integer(1)}});
+  t.add("mm.default", buildMatrixProduct<MmOp>);
+  t.add("bmm.default", buildMatrixProduct<BmmOp>);
+  t.add("matmul.default", buildMatrixProduct<MatmulOp>);
+
+  // Normalization.
+  t.add("batch_norm.default", buildBatchNorm);
+  t.add("_native_batch_norm_legit_no_training.default",
+        buildBatchNormNoTraining);
+  t.add("_native_batch_norm_legit.default", buildBatchNorm);
+  t.add("native_batch_norm.default", buildBatchNorm);
+  t.add("layer_norm.default", buildLayerNorm,
+        {{"weight", none()},
+         {"bias", none()},
+         {"eps", real(1e-5)},
+         {"cudnn_enable", boolean(true)}});
+  t.add("native_layer_norm.default", buildLayerNorm);
+
+  // Activations and elementwise math, with their in-place variants.
+  t.addWithInPlace("relu", "default", buildUnary<ReluOp>);
+  t.addWithInPlace("hardswish", "default", buildUnary<HardswishOp>);
+  t.addWithInPlace("hardsigmoid", "default", buildUnary<HardsigmoidOp>);
+  t.addWithInPlace("silu", "default", buildUnary<SiluOp>);
+  t.addWithInPlace("sigmoid", "default", buildUnary<SigmoidOp>);
+  t.addWithInPlace("tanh", "default", buildUnary<TanhOp>);
+  t.addWithInPlace("abs", "default", buildUnary<AbsOp>);
+  t.addWithInPlace("neg", "default", buildUnary<NegOp>);
+  t.addWithInPlace("exp", "default", buildUnary<ExpOp>);
+  t.addWithInPlace("log", "default", buildUnary<LogOp>);
+  t.addWithInPlace("sqrt", "default", buildUnary<SqrtOp>);
+  t.addWithInPlace("rsqrt", "default", buildUnary<RsqrtOp>);
+  t.addWithInPlace("reciprocal", "default", buildReciprocal);
+  t.addWithInPlace("square", "default", buildSquare);
+  t.add("relu6.default", buildRelu6);
+  t.addWithInPlace("hardtanh", "default", buildHardtanh,
+                   {{"min_val", integer(-1)}, {"max_val", integer(1)}});
+  t.addWithInPlace("clamp", "default", buildClamp,
+                   {{"min", none()}, {"max", none()}});
+  t.addWithInPlace("clamp", "Tensor", buildClampTensor,
+                   {{"min", none()}, {"max", none()}});
+  t.addWithInPlace("clamp_min", "default", buildClampMin);
+  t.addWithInPlace("clamp_max", "default", buildClampMax);
+  t.addWithInPlace("leaky_relu", "default", buildLeakyRelu,
+                   {{"negative_slope", real(0.01)}});
+  t.addWithInPlace("elu", "default", buildElu,
+                   {{"alpha", integer(1)},
+                    {"scale", integer(1)},
+                    {"input_scale", integer(1)}});
+  t.add("hardshrink.default", buildHardshrink, {{"lambd", real(0.5)}});
+  t.addWithInPlace("gelu", "default", buildGelu,
+                   {{"approximate", str("none")}});
+  t.add("pow.Tensor_Scalar", buildPowScalar);
+  t.add("pow_.Scalar", buildPowScalar, {}, Effect::InPlace);
+
+  // Binary ops; `.Scalar` overloads and numbers in Tensor slots become 0-d
+  // constants.
+  for (const char *overload : {"Tensor", "Scalar"}) {
+    t.addWithInPlace("add", overload, buildAddSub<AddOp>,
+                     {{"alpha", integer(1)}});
+    t.addWithInPlace("sub", overload, buildAddSub<SubOp>,
+                     {{"alpha", integer(1)}});
+    t.add((std::string("rsub.") + overload).c_str(), buildRsub,
+          {{"alpha", integer(1)}});
+    t.addWithInPlace("mul", overload, buildBinary<MulOp>);
+    t.addWithInPlace("div", overload, buildDiv);
+    t.addWithInPlace("div", (std::string(overload) + "_mode").c_str(),
+                     buildDivMode, {{"rounding_mode", none()}});
+  }
+  t.add("floor_divide.default", buildFloorDivide);
+  t.add("floor_divide.Scalar", buildFloorDivide);
+  t.add("maximum.default", buildBinary<MaximumOp>);
+  t.add("minimum.default", buildBinary<MinimumOp>);
+
+  // Comparisons, logic and selection.
+  for (const char *overload : {"Tensor", "Scalar"}) {
+    auto name = [&](const char *op) {
+      return std::string(op) + "." + overload;
+    };
+    t.add(name("eq").c_str(), buildCompare<EqOp>);
+    t.add(name("ne").c_str(), buildCompare<NeOp>);
+    t.add(name("lt").c_str(), buildCompare<LtOp>);
+    t.add(name("le").c_str(), buildCompare<LeOp>);
+    t.add(name("gt").c_str(), buildCompare<GtOp>);
+    t.add(name("ge").c_str(), buildCompare<GeOp>);
+  }
+  t.add("logical_and.default", buildLogicalBinary<LogicalAndOp>);
+  t.add("logical_or.default", buildLogicalBinary<LogicalOrOp>);
+  t.add("logical_not.default", buildLogicalNot);
+  for (const char *where :
+       {"where.self", "where.ScalarSelf", "where.ScalarOther", "where.Scalar"})
+    t.add(where, buildWhere);
+  t.add("masked_fill.Scalar", buildMaskedFill);
+  t.add("masked_fill.Tensor", buildMaskedFill);
+  t.add("bitwise_not.default", buildBitwiseNot);
+  t.add("bitwise_and.Tensor", buildBitwiseBinary<LogicalAndOp>);
+  t.add("bitwise_or.Tensor", buildBitwiseBinary<LogicalOrOp>);
+  t.add("any.dim", buildAnyDims, {{"keepdim", boolean(false)}});
+  t.add("any.dims", buildAnyDims,
+        {{"dim", none()}, {"keepdim", boolean(false)}});
+  t.add("any.default", buildAnyAll);
+
+  // Reductions, pooling, softmax.
+  std::vector<A> reduceDefaults = {{"keepdim", boolean(false)},
+                                   {"dtype", none()}};
+  t.add("mean.dim", buildReductionDims<MeanOp>, reduceDefaults);
+  t.add("mean.default", buildReductionAll<MeanOp>, {{"dtype", none()}});
+  t.add("sum.dim_IntList", buildReductionDims<SumOp>, reduceDefaults);
+  t.add("sum.default", buildReductionAll<SumOp>, {{"dtype", none()}});
+  t.add("amax.default", buildReductionDims<AmaxOp>,
+        {{"dim", ints({})}, {"keepdim", boolean(false)}});
+  t.add("max.dim", buildMaxDim, {{"keepdim", boolean(false)}});
+  t.add("adaptive_avg_pool2d.default", buildAdaptiveAvgPool2d);
+  t.add("_adaptive_avg_pool2d.default", buildAdaptiveAvgPool2d);
+  t.add("avg_pool2d.default", buildAvgPool2d,
+        {{"stride", ints({})},
+         {"padding", ints({0})},
+         {"ceil_mode", boolean(false)},
+         {"count_include_pad", boolean(true)},
+         {"divisor_override", none()}});
+  std::vector<A> maxPoolDefaults = {{"stride", ints({})},
+                                    {"padding", ints({0})},
+                                    {"dilation", ints({1})},
+                                    {"ceil_mode", boolean(false)}};
+  t.add("max_pool2d.default", buildMaxPool2d, maxPoolDefaults);
+  t.add("max_pool2d_with_indices.default", buildMaxPool2d, maxPoolDefaults);
+  t.add("softmax.int", buildSoftmax<SoftmaxOp>, {{"dtype", none()}});
+  t.add("_softmax.default", buildSoftmax<SoftmaxOp>);
+  t.add("log_softmax.int", buildSoftmax<LogSoftmaxOp>, {{"dtype", none()}});
+  t.add("_log_softmax.default", buildSoftmax<LogSoftmaxOp>);
+
+  // Shapes: views take the recorded result shape.
+  for (const char *view :
+       {"view.default", "reshape.default", "_unsafe_view.default",
+        "flatten.using_ints", "squeeze.default", "squeeze.dim", "squeeze.dims",
+        "unsqueeze.default", "unflatten.int", "view_as.default",
+        "reshape_as.default"})
+    t.add(view, buildView);
+  t.add("expand.default", buildExpand, {{"implicit", boolean(false)}});
+  t.add("expand_as.default", buildExpand);
+  t.add("permute.default", buildPermute);
+  t.add("transpose.int", buildTranspose);
+  t.add("t.default", buildT);
+  t.add("slice.Tensor", buildSlice,
+        {{"dim", integer(0)},
+         {"start", none()},
+         {"end", none()},
+         {"step", integer(1)}});
+  t.add("select.int", buildSelect);
+  t.add("constant_pad_nd.default", buildConstantPadNd, {{"value", integer(0)}});
+  t.add("pad.default", buildPad,
+        {{"mode", str("constant")}, {"value", none()}});
+  for (const char *cat :
+       {"cat.default", "concat.default", "concatenate.default"})
+    t.add(cat, buildCat, {{"dim", integer(0)}});
+  t.add("stack.default", buildStack, {{"dim", integer(0)}});
+  t.add("split.Tensor", buildSplit, {{"dim", integer(0)}});
+  t.add("split_with_sizes.default", buildSplitWithSizes, {{"dim", integer(0)}});
+  t.add("chunk.default", buildChunk, {{"dim", integer(0)}});
+  t.add("unbind.int", buildUnbind, {{"dim", integer(0)}});
+
+  // Identities at inference.
+  for (const char *same :
+       {"clone.default", "contiguous.default", "alias.default",
+        "detach.default", "detach_.default", "lift_fresh_copy.default"})
+    t.add(same, buildIdentity);
+  t.add("dropout.default", buildDropout);
+  t.add("feature_dropout.default", buildDropout);
+  t.add("native_dropout.default", buildDropout);
+  t.add("dropout_.default", buildDropoutInPlace);
+  t.add("_assert_tensor_metadata.default", buildNothing);
+  for (const char *convert : {"_to_copy.default", "to.dtype", "to.dtype_layout",
+                              "to.device", "to.other", "type_as.default"})
+    t.add(convert, buildConvert);
+
+  // Tensors made from nothing.
+  t.add("full.default", buildFull);
+  t.add("full_like.default", buildFull);
+  t.add("new_full.default", buildFull);
+  t.add("scalar_tensor.default", buildScalarTensor);
+  for (const char *zeros :
+       {"zeros.default", "zeros_like.default", "new_zeros.default"})
+    t.add(zeros, buildZeros);
+  for (const char *ones :
+       {"ones.default", "ones_like.default", "new_ones.default"})
+    t.add(ones, buildOnes);
+  t.add("arange.default", buildArange);
+  t.add("arange.start", buildArangeStart);
+  t.add("arange.start_step", buildArangeStartStep, {{"step", integer(1)}});
+
+  // Resampling, lookup, attention.
+  t.add("upsample_nearest2d.vec", buildUpsampleNearestVec,
+        {{"scale_factors", none()}});
+  t.add("upsample_nearest2d.default", buildUpsampleNearest,
+        {{"scales_h", none()}, {"scales_w", none()}});
+  t.add("upsample_bilinear2d.vec", buildUpsampleBilinearVec,
+        {{"scale_factors", none()}});
+  t.add("upsample_bilinear2d.default", buildUpsampleBilinear,
+        {{"scales_h", none()}, {"scales_w", none()}});
+  t.add("embedding.default", buildEmbedding);
+  t.add("scaled_dot_product_attention.default", buildScaledDotProductAttention,
+        {{"attn_mask", none()},
+         {"dropout_p", real(0)},
+         {"is_causal", boolean(false)},
+         {"scale", none()},
+         {"enable_gqa", boolean(false)}});
+  return std::move(t.entries);
+}
+
+struct Table {
+  std::vector<OpEntry> entries = makeTable();
+  llvm::StringMap<const OpEntry *> byTarget;
+  std::string list;
+
+  Table() {
+    std::vector<std::string> names;
+    for (const OpEntry &e : entries) {
+      byTarget[e.target] = &e;
+      names.push_back(e.target);
+    }
+    std::sort(names.begin(), names.end());
+    for (const std::string &name : names)
+      list += (list.empty() ? "" : ", ") + name;
+  }
+};
+
+const Table &table() {
+  static const Table instance;
+  return instance;
+}
+
+} // namespace
+
+const OpEntry *duet::import::lookupOp(llvm::StringRef target) {
+  return table().byTarget.lookup(target);
+}
+
+const std::string &duet::import::supportedOps() { return table().list; }

@@ -1,0 +1,628 @@
+//===- ProgramBuilder.cpp - an ExportedProgram to a module ----------------===//
+
+#include "compiler/import/ProgramBuilder.h"
+
+#include "compiler/import/ImportError.h"
+#include "compiler/import/NodeContext.h"
+#include "compiler/import/OpTable.h"
+#include "compiler/import/Pt2Schema.h"
+#include "compiler/import/TensorData.h"
+
+#include "dialects/aten/AtenDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/Twine.h"
+
+using namespace duet::import;
+using namespace mlir;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace {
+
+/// Turns an Expected into its value, or returns its error from the enclosing
+/// function.
+#define DUET_TRY(var, expr)                                                    \
+  auto var##OrErr = (expr);                                                    \
+  if (!var##OrErr)                                                             \
+    return var##OrErr.takeError();                                             \
+  auto &var = *var##OrErr
+
+std::string typeString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+/// `stateName` as a resource key: MLIR prints keys verbatim and parses them
+/// back only as bare identifiers, so other characters become '_' (the exact
+/// name stays in the constant's location).
+std::string resourceKey(StringRef stateName) {
+  std::string key;
+  for (char c : stateName)
+    key += llvm::isAlnum(c) || c == '_' || c == '.' ? c : '_';
+  if (key.empty() || !(llvm::isAlpha(key[0]) || key[0] == '_'))
+    key.insert(key.begin(), '_');
+  return key;
+}
+
+/// What a graph input is.
+enum class InputKind { None, UserInput, Parameter, Buffer, Constant };
+
+StringRef describe(InputKind kind) {
+  switch (kind) {
+  case InputKind::UserInput:
+    return "input";
+  case InputKind::Parameter:
+    return "parameter";
+  case InputKind::Buffer:
+    return "buffer";
+  case InputKind::Constant:
+    return "constant";
+  case InputKind::None:
+    break;
+  }
+  return "value";
+}
+
+/// What a tensor name of the graph stands for while nodes are imported.
+struct Binding {
+  Value value;
+  InputKind kind = InputKind::None;
+  /// For a parameter, buffer or constant: its state-dict name. The constant
+  /// is made on first use, so unused buffers cost nothing.
+  std::string stateName;
+  /// Set when the value cannot be used, with the reason.
+  std::string unavailable;
+};
+
+/// Where in the user's model code a node's op was called: the innermost frame
+/// of its stack trace outside PyTorch itself (`File "...", line N`), else the
+/// outermost one.
+std::optional<std::pair<std::string, unsigned>> sourceLine(StringRef trace) {
+  std::optional<std::pair<std::string, unsigned>> outermost, user;
+  for (size_t at = trace.find("File \""); at != StringRef::npos;
+       at = trace.find("File \"", at + 1)) {
+    StringRef rest = trace.drop_front(at + 6);
+    size_t quote = rest.find('"');
+    if (quote == StringRef::npos)
+      break;
+    StringRef file = rest.take_front(quote);
+    rest = rest.drop_front(quote + 1).ltrim(", ");
+    unsigned line;
+    if (!rest.consume_front("line ") || rest.consumeInteger(10, line))
+      continue;
+    auto frame = std::make_pair(file.str(), line);
+    if (!outermost)
+      outermost = frame;
+    if (!file.contains("/torch/"))
+      user = frame;
+  }
+  return user ? user : outermost;
+}
+
+class ProgramBuilder {
+public:
+  ProgramBuilder(MLIRContext &ctx, StringRef fileName, const ProgramJson &json,
+                 WeightMemory &memory)
+      : ctx(ctx), fileName(fileName), json(json), memory(memory), builder(&ctx),
+        constantBuilder(&ctx) {}
+
+  Expected<OwningOpRef<ModuleOp>> build();
+
+private:
+  Error checkVersion();
+  Error checkStaticShapes(const JsonView &graph);
+  Error readTensorValues(const JsonView &graph);
+  Error readInputs(const JsonView &graph, const JsonView &signature,
+                   SmallVectorImpl<std::pair<std::string, Type>> &userInputs);
+  Error readOutputs(const JsonView &signature,
+                    SmallVectorImpl<std::string> &userOutputs);
+  Error importNode(const JsonView &node, size_t index);
+  Expected<Value> use(StringRef name);
+  Expected<Value> materializeWeight(StringRef name, Binding &binding);
+  Expected<JsonView> payloadOf(StringRef stateName, bool &isConstant);
+  Location nodeLocation(const JsonView &node, StringRef name);
+
+  MLIRContext &ctx;
+  StringRef fileName;
+  const ProgramJson &json;
+  WeightMemory &memory;
+  OpBuilder builder;
+  /// Inserts weight constants at the top of the body, in order of first use.
+  OpBuilder constantBuilder;
+  llvm::StringMap<RankedTensorType> tensorTypes;
+  llvm::StringMap<Binding> values;
+  std::string lastDiagnostic;
+};
+
+Error ProgramBuilder::checkVersion() {
+  DUET_TRY(version, json.program.field("schema_version"));
+  DUET_TRY(majorField, version.field("major"));
+  DUET_TRY(major, majorField.integer());
+  std::string minor;
+  if (std::optional<JsonView> minorField = version.optionalField("minor"))
+    if (minorField->raw().is_number_integer())
+      minor = "." + minorField->raw().dump();
+  if (major != kSchemaMajorVersion)
+    return importError(
+        "serialization schema version " + Twine(major) + minor +
+        " is not supported; duet reads schema major version " +
+        Twine(kSchemaMajorVersion) +
+        " (PyTorch 2.9 to 2.11): re-export the model with one of "
+        "those versions");
+  return Error::success();
+}
+
+Error ProgramBuilder::checkStaticShapes(const JsonView &graph) {
+  if (std::optional<JsonView> ranges =
+          json.program.optionalField("range_constraints")) {
+    DUET_TRY(symbols, ranges->members());
+    if (!symbols.empty()) {
+      std::string names;
+      for (auto &[name, range] : symbols)
+        names += (names.empty() ? "" : ", ") + name;
+      return importError("the program has symbolic dimensions (" + names +
+                         "); " + dynamicShapeAdvice());
+    }
+  }
+  for (StringRef key :
+       {"sym_int_values", "sym_bool_values", "sym_float_values"}) {
+    std::optional<JsonView> symbols = graph.optionalField(key);
+    if (!symbols)
+      continue;
+    DUET_TRY(members, symbols->members());
+    for (auto &[name, value] : members) {
+      DUET_TRY(kase, value.unionCase());
+      if (kase.first == "as_expr")
+        return importError("symbolic value '" + name + "'; " +
+                           dynamicShapeAdvice());
+    }
+  }
+  return Error::success();
+}
+
+Error ProgramBuilder::readTensorValues(const JsonView &graph) {
+  DUET_TRY(tensorValues, graph.field("tensor_values"));
+  DUET_TRY(members, tensorValues.members());
+  for (auto &[name, meta] : members) {
+    Expected<TensorMeta> tensor = readTensorMeta(meta, ctx);
+    if (!tensor)
+      return importError("tensor '" + name +
+                         "': " + toString(tensor.takeError()));
+    tensorTypes[name] = tensor->type();
+  }
+  return Error::success();
+}
+
+Error ProgramBuilder::readInputs(
+    const JsonView &graph, const JsonView &signature,
+    SmallVectorImpl<std::pair<std::string, Type>> &userInputs) {
+  DUET_TRY(inputsField, graph.field("inputs"));
+  DUET_TRY(inputs, inputsField.elements());
+  DUET_TRY(specsField, signature.field("input_specs"));
+  DUET_TRY(specs, specsField.elements());
+  if (inputs.size() != specs.size())
+    return importError("the graph has " + Twine(inputs.size()) +
+                       " inputs but " + Twine(specs.size()) + " input specs");
+
+  for (auto [spec, input] : llvm::zip(specs, inputs)) {
+    DUET_TRY(kase, spec.unionCase());
+    auto &[kind, body] = kase;
+    if (kind == "constant_input")
+      continue; // A Python constant, already inlined into the nodes.
+    if (kind == "custom_obj")
+      return importError("input " + input.path() +
+                         " is a custom (torchbind) object; duet imports tensor "
+                         "programs only");
+    if (kind == "token")
+      return importError(
+          "the program threads an effect token through side-effecting "
+          "ops, which duet does not support");
+    DUET_TRY(arg, input.unionCase());
+    if (arg.first != "as_tensor") {
+      if (kind == "user_input")
+        continue; // A non-tensor user input was specialized at export.
+      return importError(input.path() + ": expected a tensor input, got " +
+                         arg.first);
+    }
+    DUET_TRY(nameField, arg.second.field("name"));
+    DUET_TRY(name, nameField.string());
+    auto type = tensorTypes.lookup(name);
+    if (!type)
+      return importError("input '" + name +
+                         "' has no recorded tensor metadata");
+
+    Binding binding;
+    StringRef stateKey;
+    if (kind == "user_input") {
+      binding.kind = InputKind::UserInput;
+      userInputs.emplace_back(name.str(), type);
+    } else if (kind == "parameter") {
+      binding.kind = InputKind::Parameter;
+      stateKey = "parameter_name";
+    } else if (kind == "buffer") {
+      binding.kind = InputKind::Buffer;
+      stateKey = "buffer_name";
+    } else if (kind == "tensor_constant") {
+      binding.kind = InputKind::Constant;
+      stateKey = "tensor_constant_name";
+    } else {
+      return importError(spec.path() + ": unknown input kind '" + kind + "'");
+    }
+    if (!stateKey.empty()) {
+      DUET_TRY(stateField, body.field(stateKey));
+      DUET_TRY(stateName, stateField.string());
+      binding.stateName = stateName.str();
+    }
+    values[name] = std::move(binding);
+  }
+  return Error::success();
+}
+
+Error ProgramBuilder::readOutputs(const JsonView &signature,
+                                  SmallVectorImpl<std::string> &userOutputs) {
+  DUET_TRY(specsField, signature.field("output_specs"));
+  DUET_TRY(specs, specsField.elements());
+  const char *stateAdvice =
+      "; duet compiles inference graphs that leave their inputs and state "
+      "unchanged: remove the in-place update from forward() (and call "
+      "model.eval() before torch.export)";
+  for (const JsonView &spec : specs) {
+    DUET_TRY(kase, spec.unionCase());
+    auto &[kind, body] = kase;
+    const JsonView &fields = kase.second;
+    auto nameOf = [&](StringRef key) {
+      return fields.stringField(key).value_or("?");
+    };
+    if (kind == "buffer_mutation")
+      return importError("the model mutates buffer '" + nameOf("buffer_name") +
+                         "'" + stateAdvice);
+    if (kind == "parameter_mutation")
+      return importError("the model mutates parameter '" +
+                         nameOf("parameter_name") + "'" + stateAdvice);
+    if (kind == "user_input_mutation")
+      return importError("the model mutates its input '" +
+                         nameOf("user_input_name") + "'" + stateAdvice);
+    if (kind == "loss_output" || kind == "gradient_to_parameter" ||
+        kind == "gradient_to_user_input")
+      return importError("the program is a training graph (it has a " + kind +
+                         " output); export the inference model instead");
+    if (kind == "token")
+      return importError(
+          "the program threads an effect token through side-effecting "
+          "ops, which duet does not support");
+    if (kind != "user_output")
+      return importError(spec.path() + ": unknown output kind '" + kind + "'");
+    DUET_TRY(argField, body.field("arg"));
+    DUET_TRY(arg, argField.unionCase());
+    if (arg.first != "as_tensor")
+      return importError("output " + Twine(userOutputs.size()) +
+                         " is not a tensor (" + arg.first +
+                         "); duet programs return tensors only");
+    DUET_TRY(nameField, arg.second.field("name"));
+    DUET_TRY(name, nameField.string());
+    userOutputs.push_back(name.str());
+  }
+  return Error::success();
+}
+
+Expected<JsonView> ProgramBuilder::payloadOf(StringRef stateName,
+                                             bool &isConstant) {
+  // Parameters and persistent buffers are weights; constants and
+  // non-persistent buffers are constants.
+  for (auto [config, constant] : {std::make_pair(&json.weights, false),
+                                  std::make_pair(&json.constants, true)}) {
+    if (!*config)
+      continue;
+    if (std::optional<JsonView> payload = (*config)->optionalField(stateName)) {
+      isConstant = constant;
+      return *payload;
+    }
+  }
+  return importError(
+      "'" + stateName +
+      "' is not in the archive's weights or constants config; the "
+      "archive is incomplete, re-export it with torch.export.save");
+}
+
+Expected<Value> ProgramBuilder::materializeWeight(StringRef name,
+                                                  Binding &binding) {
+  StringRef stateName = binding.stateName;
+  auto wrap = [&](Error err) {
+    return importError(describe(binding.kind) + " '" + stateName +
+                       "': " + toString(std::move(err)));
+  };
+  bool isConstant = false;
+  Expected<JsonView> payload = payloadOf(stateName, isConstant);
+  if (!payload)
+    return wrap(payload.takeError());
+  if (std::optional<JsonView> pickled = payload->optionalField("use_pickle"))
+    if (Expected<bool> p = pickled->boolean(); p && *p)
+      return wrap(
+          importError("it is stored pickled (a tensor subclass); duet reads "
+                      "plain tensors only"));
+  Expected<JsonView> metaField = payload->field("tensor_meta");
+  if (!metaField)
+    return wrap(metaField.takeError());
+  Expected<TensorMeta> meta = readTensorMeta(*metaField, ctx);
+  if (!meta)
+    return wrap(meta.takeError());
+  RankedTensorType type = meta->type();
+  if (type != tensorTypes.lookup(name))
+    return wrap(importError("its stored type " + typeString(type) +
+                            " differs from the graph's " +
+                            typeString(tensorTypes.lookup(name))));
+  Expected<JsonView> pathField = payload->field("path_name");
+  if (!pathField)
+    return wrap(pathField.takeError());
+  Expected<StringRef> pathName = pathField->string();
+  if (!pathName)
+    return wrap(pathName.takeError());
+  std::string entry =
+      (Twine(isConstant ? "data/constants/" : "data/weights/") + *pathName)
+          .str();
+  Expected<EntryBytes> storage = memory.archive->read(entry);
+  if (!storage)
+    return wrap(storage.takeError());
+  Expected<TensorBytes> bytes = tensorBytes(*storage, *meta, memory.copies);
+  if (!bytes)
+    return wrap(importError("'" + entry + "': " + toString(bytes.takeError())));
+
+  Location loc = NameLoc::get(StringAttr::get(&ctx, stateName));
+  ElementsAttr attr;
+  if (type.getNumElements() == 0) {
+    attr = DenseElementsAttr::get(type, ArrayRef<Attribute>());
+  } else {
+    auto resource = DenseResourceElementsAttr::get(
+        type, resourceKey(stateName),
+        UnmanagedAsmResourceBlob::allocateWithAlign(bytes->bytes,
+                                                    bytes->alignment));
+    memory.blobs.push_back(resource.getRawHandle());
+    attr = resource;
+  }
+  ++memory.stats.tensors;
+  (bytes->copied ? memory.stats.bytesCopied : memory.stats.bytesMapped) +=
+      bytes->bytes.size();
+  auto constant =
+      constantBuilder.create<arith::ConstantOp>(loc, cast<TypedAttr>(attr));
+  constantBuilder.setInsertionPointAfter(constant);
+  binding.value = constant;
+  return binding.value;
+}
+
+Expected<Value> ProgramBuilder::use(StringRef name) {
+  auto it = values.find(name);
+  if (it == values.end())
+    return importError("'" + name + "' is not defined by any earlier node");
+  Binding &binding = it->second;
+  if (!binding.unavailable.empty())
+    return importError("'" + name + "' " + binding.unavailable);
+  if (binding.value)
+    return binding.value;
+  return materializeWeight(name, binding);
+}
+
+Location ProgramBuilder::nodeLocation(const JsonView &node, StringRef name) {
+  Location where = FileLineColLoc::get(&ctx, fileName, 0, 0);
+  std::optional<JsonView> metadata = node.optionalField("metadata");
+  if (std::optional<StringRef> trace =
+          metadata ? metadata->stringField("stack_trace") : std::nullopt)
+    if (auto line = sourceLine(*trace))
+      where = FileLineColLoc::get(&ctx, line->first, line->second, 0);
+  return NameLoc::get(StringAttr::get(&ctx, name), where);
+}
+
+Error ProgramBuilder::importNode(const JsonView &node, size_t index) {
+  DUET_TRY(targetField, node.field("target"));
+  DUET_TRY(target, targetField.string());
+  DUET_TRY(inputsField, node.field("inputs"));
+  DUET_TRY(inputs, inputsField.elements());
+  DUET_TRY(outputsField, node.field("outputs"));
+  DUET_TRY(outputs, outputsField.elements());
+
+  // The outputs, flattened: a tensor list output gives one slot per tensor.
+  SmallVector<std::string> outputNames;
+  for (const JsonView &output : outputs) {
+    DUET_TRY(kase, output.unionCase());
+    if (kase.first == "as_none") {
+      outputNames.emplace_back();
+      continue;
+    }
+    SmallVector<JsonView> tensors;
+    if (kase.first == "as_tensor") {
+      tensors.push_back(kase.second);
+    } else if (kase.first == "as_tensors") {
+      DUET_TRY(list, kase.second.elements());
+      tensors.append(list.begin(), list.end());
+    } else {
+      outputNames.push_back("");
+      continue;
+    }
+    for (const JsonView &t : tensors) {
+      DUET_TRY(nameField, t.field("name"));
+      DUET_TRY(outName, nameField.string());
+      outputNames.push_back(outName.str());
+    }
+  }
+
+  // The node's name: recorded by newer exporters, else its first output.
+  std::string name = node.stringField("name").value_or("").str();
+  for (const std::string &out : outputNames)
+    if (name.empty())
+      name = out;
+  if (name.empty())
+    name = "#" + std::to_string(index);
+  auto nodeError = [&](const Twine &message) {
+    return importError("node '" + name + "' (" + target + "): " + message);
+  };
+
+  llvm::StringMap<JsonView> args;
+  std::string firstArg;
+  for (const JsonView &input : inputs) {
+    DUET_TRY(argNameField, input.field("name"));
+    DUET_TRY(argName, argNameField.string());
+    DUET_TRY(arg, input.field("arg"));
+    if (firstArg.empty())
+      firstArg = argName.str();
+    args.try_emplace(argName, arg);
+  }
+
+  // An in-place op (`relu_`, `add_.Tensor`) writes into its first argument.
+  StringRef opName = target.rsplit('.').first.rsplit('.').second;
+  bool writesFirstArg = opName.ends_with("_") && !opName.ends_with("__");
+  Binding *written = nullptr;
+  std::string writtenName;
+  if (writesFirstArg && !firstArg.empty()) {
+    auto kase = args.find(firstArg)->second.tryUnionCase();
+    std::optional<StringRef> tensorName;
+    if (kase && kase->first == "as_tensor")
+      tensorName = kase->second.stringField("name");
+    auto it = tensorName ? values.find(*tensorName) : values.end();
+    if (it != values.end()) {
+      written = &it->second;
+      writtenName = tensorName->str();
+    }
+  }
+  const OpEntry *entry = lookupOp(target);
+  bool inPlace = entry ? entry->effect == Effect::InPlace : writesFirstArg;
+  if (inPlace && written && written->kind != InputKind::None) {
+    StringRef what = describe(written->kind);
+    std::string which =
+        written->stateName.empty() ? writtenName : written->stateName;
+    return nodeError("changes the model's " + what + " '" + which +
+                     "' in place; duet compiles inference graphs that leave "
+                     "their inputs and state unchanged: remove the in-place "
+                     "update from forward()");
+  }
+  if (!entry)
+    return nodeError("op not supported by duet; supported ops: " +
+                     supportedOps());
+
+  SmallVector<RankedTensorType> resultTypes;
+  for (const std::string &out : outputNames) {
+    if (out.empty()) {
+      resultTypes.emplace_back();
+      continue;
+    }
+    RankedTensorType type = tensorTypes.lookup(out);
+    if (!type)
+      return nodeError("output '" + out + "' has no recorded tensor metadata");
+    resultTypes.push_back(type);
+  }
+
+  Block *body = builder.getInsertionBlock();
+  Operation *before = body->empty() ? nullptr : &body->back();
+  NodeContext nodeCtx(
+      builder, nodeLocation(node, name), std::move(args), entry->defaults,
+      [&](StringRef n) { return use(n); }, resultTypes);
+  entry->build(nodeCtx);
+  if (Error err = nodeCtx.finish())
+    return nodeError(toString(std::move(err)));
+
+  // The verifiers recompute every result shape from the operands and
+  // attributes; a mismatch with what torch.export recorded is caught here,
+  // at the node that caused it.
+  Operation *first = before ? before->getNextNode()
+                            : (body->empty() ? nullptr : &body->front());
+  for (Operation *op = first; op; op = op->getNextNode()) {
+    lastDiagnostic.clear();
+    if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
+      return nodeError("the imported op does not verify: " + lastDiagnostic);
+  }
+
+  for (auto [i, out] : llvm::enumerate(outputNames)) {
+    if (out.empty())
+      continue;
+    Binding binding;
+    binding.value = nodeCtx.results()[i];
+    if (!binding.value)
+      binding.unavailable = "is output " + std::to_string(i) + " of node '" +
+                            name + "': " + nodeCtx.unavailableReasons()[i];
+    values[out] = std::move(binding);
+  }
+  // The value the in-place op wrote into is stale from now on.
+  if (inPlace && written) {
+    written->value = Value();
+    written->unavailable = "was overwritten in place by node '" + name +
+                           "', so its old value is not available";
+  }
+  return Error::success();
+}
+
+Expected<OwningOpRef<ModuleOp>> ProgramBuilder::build() {
+  if (Error err = checkVersion())
+    return err;
+  DUET_TRY(graphModule, json.program.field("graph_module"));
+  DUET_TRY(graph, graphModule.field("graph"));
+  DUET_TRY(signature, graphModule.field("signature"));
+  if (Error err = checkStaticShapes(graph))
+    return err;
+  if (Error err = readTensorValues(graph))
+    return err;
+  SmallVector<std::pair<std::string, Type>> userInputs;
+  if (Error err = readInputs(graph, signature, userInputs))
+    return err;
+  SmallVector<std::string> userOutputs;
+  if (Error err = readOutputs(signature, userOutputs))
+    return err;
+
+  Location fileLoc = FileLineColLoc::get(&ctx, fileName, 0, 0);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  SmallVector<Type> argTypes;
+  for (auto &[name, type] : userInputs)
+    argTypes.push_back(type);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = builder.create<func::FuncOp>(
+      fileLoc, "forward", builder.getFunctionType(argTypes, {}));
+  Block *body = func.addEntryBlock();
+  for (auto [i, input] : llvm::enumerate(userInputs)) {
+    func.setArgAttr(i, kNameAttr, builder.getStringAttr(input.first));
+    values[input.first].value = body->getArgument(i);
+  }
+  builder.setInsertionPointToEnd(body);
+  constantBuilder.setInsertionPointToStart(body);
+
+  ScopedDiagnosticHandler capture(&ctx, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      lastDiagnostic = diag.str();
+    return success();
+  });
+  DUET_TRY(nodesField, graph.field("nodes"));
+  DUET_TRY(nodes, nodesField.elements());
+  for (auto [i, node] : llvm::enumerate(nodes))
+    if (Error err = importNode(node, i))
+      return err;
+
+  SmallVector<Value> results;
+  for (const std::string &name : userOutputs) {
+    Expected<Value> value = use(name);
+    if (!value)
+      return importError("output " + Twine(results.size()) + ": " +
+                         toString(value.takeError()));
+    results.push_back(*value);
+  }
+  builder.create<func::ReturnOp>(fileLoc, results);
+  func.setFunctionType(
+      builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, name] : llvm::enumerate(userOutputs))
+    func.setResultAttr(i, kNameAttr, builder.getStringAttr(name));
+  return std::move(module);
+}
+
+} // namespace
+
+Expected<OwningOpRef<ModuleOp>>
+duet::import::buildProgram(MLIRContext &ctx, StringRef fileName,
+                           const ProgramJson &json, WeightMemory &memory) {
+  ctx.loadDialect<aten::AtenDialect, arith::ArithDialect, func::FuncDialect>();
+  return ProgramBuilder(ctx, fileName, json, memory).build();
+}

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Writes a damaged or altered copy of a .pt2 archive, for the importer's
+error tests: `break_archive.py KIND IN.pt2 OUT.pt2`.
+
+Only the standard library is used (zipfile, json), so no broken binaries are
+committed: each test makes its archive from a good fixture at test time.
+
+Kinds that edit a weight pick `conv1.weight` (as in conv_bn_relu). The
+`strided` kind also prints, on stdout, a FileCheck line with the bytes the
+importer must produce for the re-strided weight.
+"""
+import json
+import struct
+import sys
+import zipfile
+
+WEIGHT = "conv1.weight"
+
+
+def entry(names, suffix):
+    """The one archive entry whose name ends in `suffix`."""
+    found = [n for n in names if n.endswith(suffix)]
+    if len(found) != 1:
+        sys.exit(f"break_archive.py: expected one entry ending in {suffix}, got {found}")
+    return found[0]
+
+
+def edit_json(files, suffix, edit):
+    name = entry(files, suffix)
+    doc = json.loads(files[name])
+    edit(doc)
+    files[name] = json.dumps(doc).encode()
+
+
+def weight_meta(files):
+    name = entry(files, "data/weights/model_weights_config.json")
+    return json.loads(files[name])["config"][WEIGHT]
+
+
+def set_weight_meta(files, **changes):
+    def edit(doc):
+        doc["config"][WEIGHT]["tensor_meta"].update(changes)
+    edit_json(files, "data/weights/model_weights_config.json", edit)
+
+
+def first_node(doc, target):
+    for node in doc["graph_module"]["graph"]["nodes"]:
+        if node["target"] == target:
+            return node
+    sys.exit(f"break_archive.py: no node with target {target}")
+
+
+def strided(files):
+    """Declares conv1.weight [8, 3, 3, 3] as a channels-last view of its
+    storage and prints the bytes the importer must gather for it."""
+    meta = weight_meta(files)
+    sizes = [s["as_int"] for s in meta["tensor_meta"]["sizes"]]
+    n, c, h, w = sizes
+    strides = [h * w * c, 1, w * c, c]
+    set_weight_meta(files, strides=[{"as_int": s} for s in strides])
+    storage = files[entry(files, "data/weights/" + meta["path_name"])]
+    out = bytearray()
+    for i in range(n):
+        for j in range(c):
+            for k in range(h):
+                for l in range(w):
+                    at = (i * strides[0] + j * strides[1] + k * strides[2] + l * strides[3]) * 4
+                    out += storage[at:at + 4]
+    # The blob starts with its alignment (the importer aligns copies to 64).
+    blob = struct.pack("<I", 64) + bytes(out)
+    print(f'CHECK: {WEIGHT}: "0x{blob.hex().upper()}"')
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: break_archive.py KIND IN.pt2 OUT.pt2")
+    kind, source, target = sys.argv[1:]
+    if kind == "not-zip":
+        with open(target, "wb") as f:
+            f.write(b"this is not a zip archive, just a few bytes of text\n")
+        return
+
+    with zipfile.ZipFile(source) as z:
+        names = z.namelist()
+        files = {n: z.read(n) for n in names}
+    compression = zipfile.ZIP_STORED
+
+    if kind == "no-model":
+        del files[entry(files, "models/model.json")]
+    elif kind == "schema-major":
+        edit_json(files, "models/model.json",
+                  lambda d: d["schema_version"].update(major=99))
+    elif kind == "bad-json":
+        name = entry(files, "models/model.json")
+        files[name] = files[name][: len(files[name]) // 2]
+    elif kind == "bad-field":
+        edit_json(files, "models/model.json",
+                  lambda d: d["graph_module"]["graph"]["nodes"][0].update(target=5))
+    elif kind == "short-weight":
+        name = entry(files, "data/weights/" + weight_meta(files)["path_name"])
+        files[name] = files[name][: len(files[name]) // 2]
+    elif kind == "bad-offset":
+        set_weight_meta(files, storage_offset={"as_int": 1000000})
+    elif kind == "bad-stride":
+        set_weight_meta(files, strides=[{"as_int": 1000}, {"as_int": 9},
+                                        {"as_int": 3}, {"as_int": 1}])
+    elif kind == "bad-dtype":
+        edit_json(files, "models/model.json",
+                  lambda d: d["graph_module"]["graph"]["tensor_values"]["x"].update(dtype=99))
+    elif kind == "bn-training":
+        def edit(d):
+            node = first_node(d, "torch.ops.aten.batch_norm.default")
+            for arg in node["inputs"]:
+                if arg["name"] == "training":
+                    arg["arg"] = {"as_bool": True}
+        edit_json(files, "models/model.json", edit)
+    elif kind == "use-statistic":
+        # relu reads output 1 (the saved mean) of the first batch norm.
+        def edit(d):
+            bn = first_node(d, "torch.ops.aten._native_batch_norm_legit_no_training.default")
+            saved = bn["outputs"][1]["as_tensor"]["name"]
+            relu = first_node(d, "torch.ops.aten.relu.default")
+            relu["inputs"][0]["arg"] = {"as_tensor": {"name": saved}}
+        edit_json(files, "models/model.json", edit)
+    elif kind == "inplace-input":
+        # relu_ applied to the user input x.
+        def edit(d):
+            relu = first_node(d, "torch.ops.aten.relu.default")
+            relu["target"] = "torch.ops.aten.relu_.default"
+            relu["inputs"][0]["arg"] = {"as_tensor": {"name": "x"}}
+        edit_json(files, "models/model.json", edit)
+    elif kind == "buffer-mutation":
+        # The signature says the graph writes a new value into a buffer, as
+        # a functionalized (ATEN) export of `self.buf.copy_(...)` does.
+        def edit(d):
+            gm = d["graph_module"]
+            value = gm["graph"]["outputs"][0]["as_tensor"]["name"]
+            gm["signature"]["output_specs"].insert(0, {"buffer_mutation": {
+                "arg": {"name": value}, "buffer_name": "bn1.running_mean"}})
+            gm["graph"]["outputs"].insert(0, {"as_tensor": {"name": value}})
+        edit_json(files, "models/model.json", edit)
+    elif kind == "sequential-name":
+        # nn.Sequential names its children 0, 1, ...: "0.weight" is not an
+        # MLIR identifier.
+        for name in names:
+            if name.endswith(".json"):
+                files[name] = files[name].replace(b'"conv1.weight"', b'"0.weight"')
+    elif kind == "strided":
+        strided(files)
+    elif kind == "deflate":
+        compression = zipfile.ZIP_DEFLATED
+    else:
+        sys.exit(f"break_archive.py: unknown kind {kind}")
+
+    with zipfile.ZipFile(target, "w", compression) as z:
+        for name in names:
+            if name in files:
+                z.writestr(name, files[name])
+
+
+if __name__ == "__main__":
+    main()
