@@ -8,7 +8,7 @@ config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.duet_obj_root, "test")
 # Fixtures, C++ unit tests and inputs named by RUN lines are not tests themselves.
-config.excludes = ["models", "unit", "Inputs", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt"]
+config.excludes = ["models", "unit", "Inputs", "__pycache__", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt"]
 
 config.environment["PATH"] = os.pathsep.join(
     [config.duet_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])

@@ -26,10 +26,9 @@ void DuetDialect::initialize() {
       >();
 }
 
-LogicalResult
-VkLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     Storage storage, PackedDim packing,
-                     ArrayRef<int64_t> extents) {
+LogicalResult VkLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   Storage storage, PackedDim packing,
+                                   ArrayRef<int64_t> extents) {
   bool contiguous = packing == PackedDim::contiguous;
   if ((storage == Storage::buffer) != contiguous)
     return emitError() << "a buffer is contiguous and a texture3d is width-, "
@@ -72,8 +71,9 @@ SmallVector<int64_t, 3> duet::textureExtents(ArrayRef<int64_t> shape,
 
 /// Checks that `layout` can hold a tensor of `type`: a texture holds at most
 /// four dims, and recorded extents must be the ones its shape gives.
-static LogicalResult checkLayoutFits(function_ref<InFlightDiagnostic()> emitError,
-                                     VkLayoutAttr layout, Type type) {
+static LogicalResult
+checkLayoutFits(function_ref<InFlightDiagnostic()> emitError,
+                VkLayoutAttr layout, Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || layout.getStorage() == Storage::buffer)
     return success();

@@ -3,6 +3,7 @@
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
 #include "passes/Passes.h"
+#include "partitioners/Partitioner.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -17,6 +18,7 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   duet::registerDuetPasses();
+  duet::registerPartitionerPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "duet optimizer driver\n", registry));
 }

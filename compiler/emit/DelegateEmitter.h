@@ -1,0 +1,57 @@
+//===- DelegateEmitter.h - per-backend writers of delegate blobs -*- C++ -*-===//
+//
+// The program emitter writes what every delegate has in common (its inputs,
+// outputs, constants and its ops in aten form, for `duet run --reference` and
+// `duet inspect`); a backend's DelegateEmitter writes the blob in the
+// backend's own format (runtime/schema/<backend>.fbs) and may add constants
+// it prepared (weights repacked into the layout its kernels read), so that
+// loading does no work the compiler could have done.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_COMPILER_EMIT_DELEGATEEMITTER_H
+#define DUET_COMPILER_EMIT_DELEGATEEMITTER_H
+
+#include "dialects/duet/DuetDialect.h"
+#include "runtime/core/DType.h"
+
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LogicalResult.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace duet {
+
+/// What a backend's emitter may ask of the program being written.
+class DelegateEmitContext {
+public:
+  virtual ~DelegateEmitContext() = default;
+  /// The program tensor id of a value of the delegate's region: a block
+  /// argument (the delegate's input), a constant, or an op result.
+  virtual int32_t tensorId(mlir::Value value) const = 0;
+  /// Adds a constant to the program's segment and returns its tensor id.
+  virtual int32_t addConstant(std::string name, rt::DType dtype,
+                              std::vector<int64_t> sizes,
+                              std::vector<uint8_t> bytes) = 0;
+};
+
+class DelegateEmitter {
+public:
+  virtual ~DelegateEmitter() = default;
+  /// The backend it writes for, as in `duet.delegate <backend>`.
+  virtual Backend backend() const = 0;
+  /// Writes the blob of `op`. An op the backend cannot take is a partitioner
+  /// bug: report it as an error on that op naming the rule that let it in.
+  virtual mlir::LogicalResult emit(DelegateOp op, DelegateEmitContext &context,
+                                   std::vector<uint8_t> &blob) = 0;
+};
+
+/// The emitter for `backend`, or nullptr when this build has none.
+DelegateEmitter *findDelegateEmitter(Backend backend);
+
+} // namespace duet
+
+#endif // DUET_COMPILER_EMIT_DELEGATEEMITTER_H

@@ -1,0 +1,38 @@
+//===- ProgramEmitter.h - aten IR to a .duet program ------------*- C++ -*-===//
+//
+// Lowers a function of aten ops (after passes and partitioning) into the
+// program format: its arguments become inputs, constants go into the 64-byte
+// aligned constant segment, every op outside a delegate becomes a KernelCall
+// with all its attributes written out (defaults included, so the runtime never
+// guesses), and activations get arena offsets from the memory planner.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_COMPILER_EMIT_PROGRAMEMITTER_H
+#define DUET_COMPILER_EMIT_PROGRAMEMITTER_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Support/LogicalResult.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace duet {
+
+/// What the emitter wrote, for reports.
+struct EmitStats {
+  uint64_t arenaBytes = 0;
+  uint64_t arenaLowerBoundBytes = 0;
+  uint64_t constantBytes = 0;
+  size_t kernelCalls = 0;
+  size_t delegateCalls = 0;
+};
+
+/// Writes `func` as a program into `bytes`. Errors are emitted as diagnostics
+/// on the op at fault.
+mlir::LogicalResult emitProgram(mlir::func::FuncOp func,
+                                std::vector<uint8_t> &bytes, EmitStats &stats);
+
+} // namespace duet
+
+#endif // DUET_COMPILER_EMIT_PROGRAMEMITTER_H

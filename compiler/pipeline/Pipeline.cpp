@@ -1,0 +1,128 @@
+//===- Pipeline.cpp - .pt2 in, .duet out ---------------------------------===//
+
+#include "compiler/pipeline/Pipeline.h"
+
+#include "compiler/emit/DelegateEmitter.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace duet {
+
+std::vector<std::string> emittableBackends() {
+  std::vector<std::string> names;
+  for (Backend backend : {Backend::vulkan, Backend::xnnpack})
+    if (findDelegateEmitter(backend))
+      names.push_back(stringifyBackend(backend).str());
+  return names;
+}
+
+namespace {
+
+llvm::Error makeError(CompileErrorKind kind, CompileErrorKind *out,
+                      const std::string &message) {
+  if (out)
+    *out = kind;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Collects diagnostics into one line each, so that a failing pass reports
+/// what the op said rather than "pass failed".
+struct DiagnosticCollector {
+  explicit DiagnosticCollector(mlir::MLIRContext &ctx)
+      : handler(&ctx, [this](mlir::Diagnostic &diag) {
+          if (diag.getSeverity() == mlir::DiagnosticSeverity::Error) {
+            std::string line;
+            llvm::raw_string_ostream os(line);
+            if (auto loc = llvm::dyn_cast<mlir::NameLoc>(diag.getLocation()))
+              os << "node '" << loc.getName().strref() << "': ";
+            os << diag.str();
+            messages.push_back(os.str());
+          }
+          return mlir::success();
+        }) {}
+  std::string text(llvm::StringRef fallback) const {
+    if (messages.empty())
+      return fallback.str();
+    std::string all;
+    for (const std::string &m : messages)
+      all += (all.empty() ? "" : "; ") + m;
+    return all;
+  }
+  std::vector<std::string> messages;
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+} // namespace
+
+llvm::Expected<CompileResult> compileModel(llvm::StringRef path,
+                                           const CompileOptions &options,
+                                           CompileErrorKind *errorKind) {
+  CompileResult result;
+  std::vector<std::string> available = emittableBackends();
+  for (const std::string &backend : options.backends) {
+    if (backend == "portable")
+      continue;
+    if (!llvm::is_contained(knownBackends(), backend))
+      return makeError(CompileErrorKind::badInput, errorKind,
+                       "unknown backend '" + backend +
+                           "'; choose from vulkan, xnnpack, portable");
+    if (!llvm::is_contained(available, backend))
+      return makeError(CompileErrorKind::unsupported, errorKind,
+                       "backend '" + backend +
+                           "' has no program emitter in this build of duet; "
+                           "use --backends portable");
+    result.backends.push_back(backend);
+  }
+  if (options.backends.empty())
+    result.backends = available;
+
+  mlir::MLIRContext ctx;
+  auto imported = import::importPt2(path, ctx);
+  if (!imported)
+    return makeError(CompileErrorKind::badInput, errorKind,
+                     llvm::toString(imported.takeError()));
+  result.importStats = imported->stats();
+  mlir::ModuleOp module = imported->module();
+
+  DiagnosticCollector diagnostics(ctx);
+  mlir::PassManager pm(&ctx);
+  mlir::OpPassManager &fn = pm.nest<mlir::func::FuncOp>();
+  fn.addPass(createNormalizePass());
+  fn.addPass(createRecomposePass());
+  fn.addPass(createFoldBatchNormPass());
+  fn.addPass(mlir::createCSEPass());
+  if (mlir::failed(pm.run(module)))
+    return makeError(CompileErrorKind::internal, errorKind,
+                     path.str() + ": graph passes failed: " +
+                         diagnostics.text("no diagnostic"));
+
+  PartitionOptions partition = options.partition;
+  partition.backends = result.backends;
+  if (!result.backends.empty()) {
+    auto report = partitionModule(module, partition);
+    if (mlir::failed(report))
+      return makeError(CompileErrorKind::badInput, errorKind,
+                       path.str() + ": partitioning failed: " +
+                           diagnostics.text("no diagnostic"));
+    result.report = std::move(*report);
+  } else {
+    result.report = portableReport(module);
+  }
+
+  auto funcs = module.getOps<mlir::func::FuncOp>();
+  if (!llvm::hasSingleElement(funcs))
+    return makeError(CompileErrorKind::internal, errorKind,
+                     path.str() + ": expected one function after import");
+  if (mlir::failed(emitProgram(*funcs.begin(), result.program,
+                               result.emitStats)))
+    return makeError(CompileErrorKind::unsupported, errorKind,
+                     path.str() + ": " + diagnostics.text("emitting failed"));
+  return result;
+}
+
+} // namespace duet

@@ -1,0 +1,166 @@
+//===- CompileCommand.cpp - duet compile ---------------------------------===//
+
+#include "compiler/pipeline/Pipeline.h"
+#include "compiler/tools/duet/Commands.h"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace duet::cli {
+namespace {
+
+struct CompileArgs {
+  std::string input;
+  std::string output;
+  std::vector<std::string> backends;
+  std::string textureLimits;
+  std::string targetProfile;
+  bool enableBf16 = false;
+  std::string report;
+  bool explain = false;
+  bool strict = false;
+  bool quiet = false;
+};
+
+bool parseLimits(const std::string &text, std::array<int64_t, 3> &limits) {
+  std::istringstream in(text);
+  std::string part;
+  for (int i = 0; i < 3; ++i) {
+    if (!std::getline(in, part, ','))
+      return false;
+    try {
+      size_t used = 0;
+      long long value = std::stoll(part, &used);
+      if (used != part.size() || value < 1)
+        return false;
+      limits[i] = value;
+    } catch (const std::exception &) {
+      return false;
+    }
+  }
+  return !std::getline(in, part, ',');
+}
+
+bool writeFile(const std::string &path, const void *data, size_t size) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(static_cast<const char *>(data), static_cast<std::streamsize>(size));
+  return static_cast<bool>(out.flush());
+}
+
+int runCompile(const CompileArgs &args) {
+  CompileOptions options;
+  options.backends = args.backends;
+  options.partition.enableBf16 = args.enableBf16;
+  options.partition.targetProfile = args.targetProfile;
+  if (!args.textureLimits.empty()) {
+    std::array<int64_t, 3> limits;
+    if (!parseLimits(args.textureLimits, limits)) {
+      printError("--texture-limits takes three positive integers X,Y,Z, got '" +
+                 args.textureLimits + "'");
+      return kBadInput;
+    }
+    options.partition.textureLimits = limits;
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  CompileErrorKind kind = CompileErrorKind::internal;
+  auto result = compileModel(args.input, options, &kind);
+  if (!result) {
+    printError(llvm::toString(result.takeError()));
+    return kind == CompileErrorKind::badInput      ? kBadInput
+           : kind == CompileErrorKind::unsupported ? kUnsupported
+                                                   : kFailure;
+  }
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+
+  if (!writeFile(args.output, result->program.data(), result->program.size())) {
+    printError("cannot write '" + args.output + "'");
+    return kIoError;
+  }
+  if (!args.report.empty()) {
+    std::string json = reportToJson(result->report);
+    if (!writeFile(args.report, json.data(), json.size())) {
+      printError("cannot write the report '" + args.report + "'");
+      return kIoError;
+    }
+  }
+  if (args.explain)
+    fmt::print("{}", reportToTable(result->report));
+
+  size_t counts[3] = {0, 0, 0};
+  for (const OpDecision &op : result->report.ops)
+    ++counts[op.backend == "vulkan" ? 0 : op.backend == "xnnpack" ? 1 : 2];
+  if (!args.quiet) {
+    const EmitStats &e = result->emitStats;
+    fmt::print(stderr,
+               "duet: {} -> {}: {} ops (vulkan {}, xnnpack {}, portable {}), "
+               "{} partitions; constants {:.1f} KiB, arena {:.1f} KiB (lower "
+               "bound {:.1f} KiB); {:.1f} ms\n",
+               args.input, args.output, result->report.ops.size(), counts[0],
+               counts[1], counts[2], result->report.partitions.size(),
+               e.constantBytes / 1024.0, e.arenaBytes / 1024.0,
+               e.arenaLowerBoundBytes / 1024.0, ms);
+  }
+  if (args.strict) {
+    std::vector<std::string> fallen = portableOps(result->report);
+    if (!fallen.empty()) {
+      std::string list;
+      for (const std::string &line : fallen)
+        list += "\n  " + line;
+      printError(fmt::format("--strict: {} op(s) fall to the portable kernels "
+                             "(backends: {}):{}",
+                             fallen.size(),
+                             result->backends.empty()
+                                 ? std::string("none")
+                                 : fmt::format("{}", fmt::join(result->backends, ",")),
+                             list));
+      return kStrictFallback;
+    }
+  }
+  return kOk;
+}
+
+} // namespace
+
+Runner addCompileCommand(CLI::App &app) {
+  auto args = std::make_shared<CompileArgs>();
+  CLI::App *cmd = app.add_subcommand(
+      "compile", "Compile a .pt2 archive (torch.export.save) into a .duet "
+                 "program");
+  cmd->add_option("model", args->input, "the .pt2 archive")->required();
+  cmd->add_option("-o,--output", args->output, "the program file to write")
+      ->required();
+  cmd->add_option("--backends", args->backends,
+                  "delegate backends in priority order, comma separated: "
+                  "vulkan, xnnpack, portable (portable is always the last "
+                  "resort; 'portable' alone means no delegate). Default: every "
+                  "delegate backend this build can write")
+      ->delimiter(',');
+  cmd->add_option("--texture-limits", args->textureLimits,
+                  "Vulkan 3-D image extent limits X,Y,Z (overrides the "
+                  "profile's)");
+  cmd->add_option("--target-profile", args->targetProfile,
+                  "a device profile name (generic, lavapipe, "
+                  "nvidia-desktop, adreno, mali, powervr-dxt-48-1536) or a "
+                  "profile .json file");
+  cmd->add_flag("--enable-bf16", args->enableBf16,
+                "let XNNPACK take bf16 ops it can compute in fp32 (decided "
+                "per op)");
+  cmd->add_option("--report", args->report,
+                  "write the placement report as JSON to this file");
+  cmd->add_flag("--explain", args->explain,
+                "print each op, where it went and why other backends said no");
+  cmd->add_flag("--strict", args->strict,
+                "fail (exit 4) when any op falls to the portable kernels");
+  cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
+  return [args] { return runCompile(*args); };
+}
+
+} // namespace duet::cli

@@ -1,0 +1,229 @@
+//===- RunCommand.cpp - duet run -----------------------------------------===//
+
+#include "compiler/tools/duet/Commands.h"
+
+#include "runtime/core/Npy.h"
+#include "runtime/core/Runtime.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+namespace duet::cli {
+namespace {
+
+struct RunArgs {
+  std::string program;
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string outputDir;
+  std::vector<std::string> expect;
+  double rtol = -1;
+  double atol = -1;
+  bool reference = false;
+  bool quiet = false;
+};
+
+/// An element of a host tensor as double, for comparisons.
+double elementAt(const rt::TensorView &t, int64_t i) {
+  switch (t.dtype) {
+  case rt::DType::f32:
+    return t.as<float>()[i];
+  case rt::DType::f16:
+    return rt::halfToFloat(t.as<uint16_t>()[i]);
+  case rt::DType::bf16:
+    return rt::bf16ToFloat(t.as<uint16_t>()[i]);
+  case rt::DType::f64:
+    return t.as<double>()[i];
+  case rt::DType::i64:
+    return static_cast<double>(t.as<int64_t>()[i]);
+  case rt::DType::i32:
+    return t.as<int32_t>()[i];
+  case rt::DType::i16:
+    return t.as<int16_t>()[i];
+  case rt::DType::i8:
+    return t.as<int8_t>()[i];
+  case rt::DType::u8:
+  case rt::DType::boolean:
+    return t.as<uint8_t>()[i];
+  }
+  return NAN;
+}
+
+/// The documented default tolerance of an output dtype (docs/cli.md):
+/// max |out - ref| <= rtol * max|ref| + atol.
+void defaultTolerance(rt::DType dtype, double &rtol, double &atol) {
+  switch (dtype) {
+  case rt::DType::f16:
+    rtol = 2e-3, atol = 1e-3;
+    return;
+  case rt::DType::bf16:
+    rtol = 2e-2, atol = 1e-2;
+    return;
+  default:
+    rtol = 1e-4, atol = 1e-5;
+  }
+}
+
+/// Compares output `index` with the reference file; prints one line.
+int compareOutput(rt::Runtime &runtime, size_t index, const std::string &path,
+                  const RunArgs &args) {
+  rt::NpyArray ref;
+  rt::Status status = rt::readNpy(path, ref);
+  if (!status.isOk()) {
+    printError(status.message());
+    return kBadInput;
+  }
+  rt::TensorView out = runtime.output(index);
+  const rt::TensorInfo &info = runtime.outputInfo(index);
+  rt::TensorView refView{ref.dtype, ref.sizes, ref.data.data()};
+  if (ref.sizes != out.sizes) {
+    printError(fmt::format("{}: shape {} differs from output {} ({}) shape {}",
+                           path, rt::formatNpyShape(ref.sizes), index,
+                           info.name, rt::formatNpyShape(out.sizes)));
+    return kMismatch;
+  }
+  double maxRef = 0, maxDiff = 0;
+  bool nan = false;
+  for (int64_t i = 0, n = out.numel(); i < n; ++i) {
+    double r = elementAt(refView, i), o = elementAt(out, i);
+    maxRef = std::max(maxRef, std::fabs(r));
+    double d = std::fabs(o - r);
+    if (std::isnan(d) && !(std::isnan(o) && std::isnan(r)))
+      nan = true;
+    else if (!std::isnan(d))
+      maxDiff = std::max(maxDiff, d);
+  }
+  double rtol, atol;
+  defaultTolerance(out.dtype, rtol, atol);
+  if (args.rtol >= 0)
+    rtol = args.rtol;
+  if (args.atol >= 0)
+    atol = args.atol;
+  double bound = rtol * maxRef + atol;
+  bool ok = !nan && maxDiff <= bound;
+  fmt::print("output {} ({}): max abs diff {:.3g} vs {} (bound {:.3g} = "
+             "{:g}*{:.3g} + {:g}){} {}\n",
+             index, info.name, maxDiff, path, bound, rtol, maxRef, atol,
+             nan ? ", NaN where the reference has none" : "",
+             ok ? "ok" : "MISMATCH");
+  return ok ? kOk : kMismatch;
+}
+
+int runRun(const RunArgs &args) {
+  rt::LoadOptions options;
+  options.reference = args.reference;
+  std::unique_ptr<rt::Runtime> runtime;
+  rt::Status status = rt::Runtime::load(args.program, options, runtime);
+  if (!status.isOk()) {
+    printError(status.message());
+    return kBadInput;
+  }
+  if (args.inputs.size() != runtime->inputCount()) {
+    std::string expected;
+    for (size_t i = 0; i < runtime->inputCount(); ++i) {
+      const rt::TensorInfo &info = runtime->inputInfo(i);
+      expected += fmt::format("{}{} {} {}", i ? ", " : "", info.name,
+                              rt::dtypeName(info.dtype),
+                              rt::formatNpyShape(info.sizes));
+    }
+    printError(fmt::format("{} takes {} input(s) ({}), {} given with --input",
+                           args.program, runtime->inputCount(), expected,
+                           args.inputs.size()));
+    return kBadInput;
+  }
+  for (size_t i = 0; i < args.inputs.size(); ++i) {
+    std::string notice;
+    status = runtime->setInputFromNpy(i, args.inputs[i], notice);
+    if (!status.isOk()) {
+      printError(status.message());
+      return kBadInput;
+    }
+    if (!notice.empty() && !args.quiet)
+      fmt::print(stderr, "note: {}\n", notice);
+  }
+  auto start = std::chrono::steady_clock::now();
+  status = runtime->run();
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+  if (!status.isOk()) {
+    printError(status.message());
+    return kFailure;
+  }
+  if (!args.quiet)
+    fmt::print(stderr, "duet: ran {} in {:.2f} ms{}\n", args.program, ms,
+               args.reference ? " (reference: portable kernels only)" : "");
+
+  size_t outputs = runtime->outputCount();
+  if (!args.output.empty() || !args.outputDir.empty()) {
+    if (!args.output.empty() && outputs != 1) {
+      printError(fmt::format("the program has {} outputs: use --output-dir",
+                             outputs));
+      return kBadInput;
+    }
+    for (size_t i = 0; i < outputs; ++i) {
+      std::string path = !args.output.empty()
+                             ? args.output
+                             : fmt::format("{}/output{}.npy", args.outputDir, i);
+      std::string notice;
+      status = runtime->writeOutputNpy(i, path, notice);
+      if (!status.isOk()) {
+        printError(status.message());
+        return kIoError;
+      }
+      if (!notice.empty() && !args.quiet)
+        fmt::print(stderr, "note: {}\n", notice);
+    }
+  }
+  if (!args.expect.empty()) {
+    if (args.expect.size() != outputs) {
+      printError(fmt::format("the program has {} output(s), {} given with "
+                             "--expect",
+                             outputs, args.expect.size()));
+      return kBadInput;
+    }
+    int worst = kOk;
+    for (size_t i = 0; i < outputs; ++i) {
+      int code = compareOutput(*runtime, i, args.expect[i], args);
+      if (code != kOk)
+        worst = code;
+    }
+    return worst;
+  }
+  return kOk;
+}
+
+} // namespace
+
+Runner addRunCommand(CLI::App &app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App *cmd = app.add_subcommand("run", "Run a .duet program on .npy inputs");
+  cmd->add_option("program", args->program, "the .duet program")->required();
+  cmd->add_option("-i,--input", args->inputs,
+                  "an input .npy, once per model input in the model's order "
+                  "(a float32 file is converted for a float16/bfloat16 input, "
+                  "with a note)");
+  auto *out = cmd->add_option("-o,--output", args->output,
+                              "write the (single) output to this .npy");
+  auto *dir = cmd->add_option("--output-dir", args->outputDir,
+                              "write every output as DIR/outputN.npy");
+  out->excludes(dir);
+  cmd->add_option("--expect", args->expect,
+                  "a reference .npy per output, in order: print the max abs "
+                  "difference and exit 6 when it exceeds rtol*max|ref| + atol");
+  cmd->add_option("--rtol", args->rtol,
+                  "relative tolerance for --expect (default by output dtype: "
+                  "float32 1e-4, float16 2e-3, bfloat16 2e-2)");
+  cmd->add_option("--atol", args->atol,
+                  "absolute tolerance for --expect (default: float32 1e-5, "
+                  "float16 1e-3, bfloat16 1e-2)");
+  cmd->add_flag("--reference", args->reference,
+                "run every op, delegated ones too, on the portable kernels");
+  cmd->add_flag("-q,--quiet", args->quiet, "print only errors and comparisons");
+  return [args] { return runRun(*args); };
+}
+
+} // namespace duet::cli

@@ -1,0 +1,122 @@
+//===- Rules.h - what every backend's rule table is made of -----*- C++ -*-===//
+//
+// The vocabulary shared by the per-backend rule tables (vulkan/, xnnpack/):
+// element-type sets, how an op is lowered, the verdict a backend gives for an
+// op, and the checks every table applies the same way (rank, element types,
+// constant weights). Each backend keeps its own table; this file only holds
+// what they have in common, so no check is written twice.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_PARTITIONERS_COMMON_RULES_H
+#define DUET_PARTITIONERS_COMMON_RULES_H
+
+#include "dialects/duet/DuetDialect.h"
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace duet::partition {
+
+/// A set of element types, one bit each.
+using DTypeSet = uint16_t;
+enum DTypeBit : DTypeSet {
+  kF32 = 1 << 0,
+  kF16 = 1 << 1,
+  kBF16 = 1 << 2,
+  kF64 = 1 << 3,
+  kI1 = 1 << 4,
+  kI8 = 1 << 5,
+  kU8 = 1 << 6,
+  kI16 = 1 << 7,
+  kI32 = 1 << 8,
+  kI64 = 1 << 9,
+};
+
+/// The bit of an element type; 0 for a type no rule can name.
+DTypeSet dtypeBit(mlir::Type elementType);
+
+/// "f32, f16": the members of `set`, in a fixed order.
+std::string formatDTypes(DTypeSet set);
+
+/// How a backend runs an op it claims.
+enum class Lowering {
+  /// The backend has a kernel for the op itself; legalization leaves it whole.
+  Native,
+  /// The decomposition library rewrites the op inside the partition into ops
+  /// the backend runs natively. Claiming it requires that the rewrite lands
+  /// entirely on such ops, which the backend checks on a copy.
+  Decomposed,
+};
+
+/// An argument predicate of a rule: nothing when `op` satisfies it, else what
+/// is wrong, naming the argument and its value (without the backend prefix).
+using Predicate = std::optional<std::string> (*)(mlir::Operation *op);
+
+/// A backend's answer for one op.
+struct Verdict {
+  bool claimed = false;
+  /// Why the backend said no: "<backend>: <rule and numbers>".
+  std::string reason;
+  /// For an op claimed through decomposition: the native ops it becomes.
+  llvm::SmallVector<std::string> decomposedInto;
+
+  static Verdict claim() { return {true, {}, {}}; }
+  static Verdict reject(std::string reason) {
+    return {false, std::move(reason), {}};
+  }
+};
+
+/// A delegate backend as the partitioner sees it: one rule table behind it.
+class BackendRules {
+public:
+  virtual ~BackendRules() = default;
+  /// The backend, as the dialect's `duet.delegate` names it.
+  virtual Backend kind() const = 0;
+  /// "vulkan", "xnnpack".
+  llvm::StringRef name() const { return stringifyBackend(kind()); }
+  /// Whether this backend can run `op`, natively or through decomposition.
+  virtual Verdict check(mlir::Operation *op) = 0;
+  /// The names of the ops this backend runs natively: legalization inside
+  /// its partitions never decomposes them.
+  virtual const llvm::StringSet<> &nativeOps() const = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Checks every table applies
+//===----------------------------------------------------------------------===//
+
+/// "[1,84,8400]".
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+/// "input 1" or "output 0": how reasons name a tensor of an op.
+std::string tensorName(bool isResult, unsigned index);
+
+/// The first input or output of `op` whose rank exceeds `maxRank`:
+/// "rank 8 > 6 (input 0)".
+std::optional<std::string> checkMaxRank(mlir::Operation *op, int64_t maxRank);
+
+/// The first input or output of `op` whose element type is not in `allowed`:
+/// "dtype i64 (input 1) not accepted by aten.add (accepts f32, f16)".
+std::optional<std::string> checkDTypes(mlir::Operation *op, DTypeSet allowed);
+
+/// Whether `value` is produced by a constant op (weights, folded scalars).
+bool isConstant(mlir::Value value);
+
+/// The first operand in `operandMask` (bit i: operand i) that is present but
+/// not a constant: "weight (input 1) is not a constant".
+std::optional<std::string> checkConstantOperands(mlir::Operation *op,
+                                                 unsigned operandMask);
+
+/// Whether `op` has an element type of bf16 among its tensors.
+bool touchesBF16(mlir::Operation *op);
+
+} // namespace duet::partition
+
+#endif // DUET_PARTITIONERS_COMMON_RULES_H

@@ -1,0 +1,461 @@
+//===- VulkanRules.cpp - the Vulkan rule table ----------------------------===//
+//
+// Kernels read and write tensors as 3-D images (RGBA, four elements of the
+// packed dim per texel) or, where a buffer kernel exists, as storage buffers.
+// Textures are the fast path: an op keeps the packings whose image extents are
+// within the device's limits, and runs its buffer kernel only when none is
+// left. Everything the runtime's Vulkan delegate must implement is named here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "partitioners/vulkan/VulkanRules.h"
+
+#include "dialects/aten/AtenDialect.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace duet::aten;
+
+namespace duet::partition {
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Argument predicates
+//===----------------------------------------------------------------------===//
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+std::optional<std::string> convolutionArgs(Operation *op) {
+  auto conv = cast<ConvolutionOp>(op);
+  ArrayRef<int64_t> input = shapeOf(conv.getInput());
+  if (input[0] != 1)
+    return "convolution batch " + std::to_string(input[0]) + " > 1 (input 0 " +
+           formatShape(input) + "): the Vulkan convolution runs batch 1";
+  return std::nullopt;
+}
+
+std::optional<std::string> batchNormArgs(Operation *op) {
+  auto norm = cast<BatchNormOp>(op);
+  int64_t rank = norm.getInput().getType().getRank();
+  if (rank != 4)
+    return "batch_norm on a rank-" + std::to_string(rank) +
+           " input: the Vulkan kernel normalizes the channels of [N,C,H,W]";
+  return std::nullopt;
+}
+
+std::optional<std::string> layerNormArgs(Operation *op) {
+  auto norm = cast<LayerNormOp>(op);
+  size_t dims = norm.getNormalizedShape().size();
+  if (dims != 1)
+    return "layer_norm over the last " + std::to_string(dims) +
+           " dims: the Vulkan kernel normalizes the last dim only";
+  return std::nullopt;
+}
+
+std::optional<std::string> reductionArgs(Operation *op) {
+  auto dims = op->getAttrOfType<DenseI64ArrayAttr>("dim");
+  size_t count = dims ? dims.size() : 0;
+  if (count == 0 || count > 2)
+    return op->getName().getStringRef().str() + " over " +
+           (count == 0 ? std::string("every dim")
+                       : std::to_string(count) + " dims") +
+           ": the Vulkan reduction kernels reduce one or two given dims";
+  return std::nullopt;
+}
+
+std::optional<std::string> matmulArgs(Operation *op) {
+  auto matmul = cast<MatmulOp>(op);
+  for (auto [index, value] :
+       llvm::enumerate(ValueRange{matmul.getSelf(), matmul.getOther()})) {
+    int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+    if (rank < 2)
+      return "matmul of a rank-" + std::to_string(rank) + " " +
+             tensorName(false, index) +
+             ": the Vulkan kernel multiplies matrices (rank >= 2)";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> rank4Only(Operation *op) {
+  int64_t rank = cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
+  if (rank != 4)
+    return op->getName().getStringRef().str() + " on a rank-" +
+           std::to_string(rank) + " input: the Vulkan kernel takes [N,C,H,W]";
+  return std::nullopt;
+}
+
+std::optional<std::string> padArgs(Operation *op) {
+  auto pad = cast<ConstantPadNdOp>(op);
+  ArrayRef<int64_t> amounts = pad.getPad();
+  if (amounts.size() > 6)
+    return "constant_pad_nd pads " + std::to_string(amounts.size() / 2) +
+           " dims: the Vulkan kernel pads W, H and C";
+  for (int64_t amount : amounts)
+    if (amount < 0)
+      return "constant_pad_nd with a negative pad " + std::to_string(amount) +
+             " (a crop): the Vulkan kernel only pads";
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// The table
+//===----------------------------------------------------------------------===//
+
+constexpr unsigned kNoWeights = 0;
+/// weight (operand 1) and bias (operand 2).
+constexpr unsigned kWeightAndBias = 0b110;
+/// running_mean, running_var, weight, bias (operands 1 to 4).
+constexpr unsigned kNormParams = 0b11110;
+
+constexpr llvm::StringLiteral kAttentionPieces[] = {
+    "aten.matmul", "aten.permute", "aten.mul", "aten.add", "aten.softmax"};
+
+/// An op whose kernels share one packing across its tensors.
+constexpr VulkanRule shared(llvm::StringLiteral op, PackingSet packings,
+                            bool bufferKernel, unsigned weights = kNoWeights,
+                            Predicate predicate = nullptr) {
+  return {op,           Lowering::Native, LayoutKind::Shared, packings,
+          bufferKernel, weights,          predicate,          {}};
+}
+
+/// An elementwise op: any packing, shared by its tensors, and a buffer kernel.
+constexpr VulkanRule elementwise(llvm::StringLiteral op) {
+  return shared(op, kAnyPacking, /*bufferKernel=*/true);
+}
+
+const VulkanRule kRules[] = {
+    // Convolution and matrix products. Convolution reads channels-packed
+    // textures; the matrix kernels read rows as width-packed texels.
+    shared("aten.convolution", kChannelsPacked, false, kWeightAndBias,
+           convolutionArgs),
+    shared("aten.linear", kWidthPacked, true, kWeightAndBias),
+    shared("aten.addmm", kWidthPacked, true),
+    shared("aten.mm", kWidthPacked, true),
+    shared("aten.bmm", kWidthPacked, true),
+    shared("aten.matmul", kWidthPacked, true, kNoWeights, matmulArgs),
+    // Normalization.
+    shared("aten.batch_norm", kChannelsPacked, false, kNormParams,
+           batchNormArgs),
+    shared("aten.layer_norm", kWidthPacked, false, kWeightAndBias,
+           layerNormArgs),
+    // Elementwise: every activation has its own shader, so hardswish,
+    // hardsigmoid, silu and hardshrink stay whole (a decomposed hardswish is
+    // what produced Inf/NaN on PowerVR where the native shader was right).
+    elementwise("aten.relu"),
+    elementwise("aten.hardswish"),
+    elementwise("aten.hardsigmoid"),
+    elementwise("aten.silu"),
+    elementwise("aten.sigmoid"),
+    elementwise("aten.tanh"),
+    elementwise("aten.abs"),
+    elementwise("aten.neg"),
+    elementwise("aten.exp"),
+    elementwise("aten.log"),
+    elementwise("aten.sqrt"),
+    elementwise("aten.rsqrt"),
+    elementwise("aten.hardtanh"),
+    elementwise("aten.clamp"),
+    elementwise("aten.hardshrink"),
+    elementwise("aten.gelu"),
+    elementwise("aten.leaky_relu"),
+    elementwise("aten.elu"),
+    elementwise("aten.pow"),
+    elementwise("aten.add"),
+    elementwise("aten.sub"),
+    elementwise("aten.mul"),
+    elementwise("aten.div"),
+    elementwise("aten.maximum"),
+    elementwise("aten.minimum"),
+    elementwise("aten.clone"),
+    // Reductions, pooling, softmax: texture kernels only.
+    shared("aten.mean", kAnyPacking, false, kNoWeights, reductionArgs),
+    shared("aten.sum", kAnyPacking, false, kNoWeights, reductionArgs),
+    shared("aten.amax", kAnyPacking, false, kNoWeights, reductionArgs),
+    shared("aten.softmax", kAnyPacking, false),
+    shared("aten.log_softmax", kAnyPacking, false),
+    shared("aten.adaptive_avg_pool2d", kChannelsPacked, false, kNoWeights,
+           rank4Only),
+    shared("aten.avg_pool2d", kChannelsPacked, false, kNoWeights, rank4Only),
+    shared("aten.max_pool2d", kChannelsPacked, false, kNoWeights, rank4Only),
+    shared("aten.upsample_nearest2d", kChannelsPacked, false, kNoWeights,
+           rank4Only),
+    shared("aten.upsample_bilinear2d", kChannelsPacked, false, kNoWeights,
+           rank4Only),
+    // Data movement. view and permute re-index every element, so input and
+    // output packings are independent; buffers hold any rank up to 8.
+    {"aten.view",
+     Lowering::Native,
+     LayoutKind::Independent,
+     kAnyPacking,
+     true,
+     kNoWeights,
+     nullptr,
+     {}},
+    {"aten.permute",
+     Lowering::Native,
+     LayoutKind::Independent,
+     kAnyPacking,
+     true,
+     kNoWeights,
+     nullptr,
+     {}},
+    // On buffers these are copies, so each has a buffer kernel: a detection
+    // head's [1,84,8400] concatenation stays on the GPU when no texture
+    // holds it.
+    shared("aten.expand", kAnyPacking, true),
+    shared("aten.slice", kAnyPacking, true),
+    shared("aten.select", kAnyPacking, true),
+    shared("aten.constant_pad_nd", kAnyPacking, true, kNoWeights, padArgs),
+    shared("aten.cat", kAnyPacking, true),
+    shared("aten.split_with_sizes", kAnyPacking, true),
+    // Attention runs as its pieces.
+    {"aten.scaled_dot_product_attention", Lowering::Decomposed,
+     LayoutKind::Shared, kAnyPacking, false, kNoWeights, nullptr,
+     kAttentionPieces},
+};
+
+/// Ops the Vulkan delegate does not run, with the reason.
+constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral> kUnsupported[] = {
+    {"aten.embedding",
+     "the Vulkan delegate stores float tensors only, and embedding reads "
+     "integer indices"},
+    {"aten.cast", "the Vulkan delegate computes in one float type per model "
+                  "(fp32, or fp16 with force-fp16) and has no conversion"},
+};
+
+std::string formatExtents(ArrayRef<int64_t> extents) {
+  return "(" + std::to_string(extents[0]) + "," + std::to_string(extents[1]) +
+         "," + std::to_string(extents[2]) + ")";
+}
+
+/// The packings in `allowed` whose extents for `shape` are within `limits`.
+PackingSet fittingPackings(ArrayRef<int64_t> shape, PackingSet allowed,
+                           const VulkanLimits &limits) {
+  if (static_cast<int64_t>(shape.size()) > kMaxTextureRank)
+    return 0;
+  PackingSet fits = 0;
+  for (PackedDim packing : texturePackings()) {
+    if (!(allowed & packingBit(packing)))
+      continue;
+    SmallVector<int64_t, 3> extents = textureExtents(shape, packing);
+    bool within = true;
+    for (int axis = 0; axis < 3; ++axis)
+      within &= extents[axis] <= limits.maxExtent[axis];
+    if (within)
+      fits |= packingBit(packing);
+  }
+  return fits;
+}
+
+std::string formatLimits(const VulkanLimits &limits) {
+  return formatExtents(limits.maxExtent);
+}
+
+std::string formatPackings(PackingSet set) {
+  std::string out;
+  for (PackedDim packing : texturePackings())
+    if (set & packingBit(packing))
+      out += (out.empty() ? "" : ", ") + stringifyPackedDim(packing).str();
+  return out.empty() ? "none" : out;
+}
+
+/// "output 0 [1,84,8400] fits no texture layout under limits (...): ..."
+std::string describeNoTexture(const StorageOptions::Tensor &tensor,
+                              PackingSet allowed, StringRef opName,
+                              const VulkanLimits &limits) {
+  ArrayRef<int64_t> shape = shapeOf(tensor.value);
+  std::string name =
+      tensorName(tensor.isResult, tensor.index) + " " + formatShape(shape);
+  if (static_cast<int64_t>(shape.size()) > kMaxTextureRank)
+    return name + " has rank " + std::to_string(shape.size()) + " > " +
+           std::to_string(kMaxTextureRank) + ", which only buffers hold";
+  std::string out = name + " fits no texture layout under limits " +
+                    formatLimits(limits) + ":";
+  static constexpr char kAxes[] = {'x', 'y', 'z'};
+  bool first = true;
+  for (PackedDim packing : texturePackings()) {
+    if (!(allowed & packingBit(packing)))
+      continue;
+    SmallVector<int64_t, 3> extents = textureExtents(shape, packing);
+    out += (first ? " " : "; ") + stringifyPackedDim(packing).str() + " " +
+           formatExtents(extents);
+    first = false;
+    bool firstAxis = true;
+    for (int axis = 0; axis < 3; ++axis) {
+      if (extents[axis] <= limits.maxExtent[axis])
+        continue;
+      out += (firstAxis ? " " : ", ") + std::string(1, kAxes[axis]) + ">" +
+             std::to_string(limits.maxExtent[axis]);
+      firstAxis = false;
+    }
+  }
+  if (allowed != kAnyPacking)
+    out += " (" + opName.str() + " reads " + formatPackings(allowed) +
+           " textures only)";
+  return out;
+}
+
+} // namespace
+
+int64_t bufferBytes(RankedTensorType type) {
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+ArrayRef<PackedDim> texturePackings() {
+  static constexpr PackedDim kOrder[] = {PackedDim::width_packed,
+                                         PackedDim::height_packed,
+                                         PackedDim::channels_packed};
+  return kOrder;
+}
+
+PackingSet packingBit(PackedDim packing) {
+  switch (packing) {
+  case PackedDim::width_packed:
+    return kWidthPacked;
+  case PackedDim::height_packed:
+    return kHeightPacked;
+  case PackedDim::channels_packed:
+    return kChannelsPacked;
+  case PackedDim::contiguous:
+    break;
+  }
+  return 0;
+}
+
+ArrayRef<VulkanRule> VulkanRules::table() { return kRules; }
+
+VulkanRules::VulkanRules(MLIRContext *context, VulkanLimits limits)
+    : limitsInUse(std::move(limits)), native([] {
+        llvm::StringSet<> names;
+        for (const VulkanRule &rule : kRules)
+          if (rule.lowering == Lowering::Native)
+            names.insert(rule.op);
+        return names;
+      }()),
+      decompositions(context, native) {
+  for (const VulkanRule &rule : kRules)
+    rules[rule.op] = &rule;
+}
+
+std::optional<StorageOptions> VulkanRules::storageOptions(Operation *op) const {
+  auto found = rules.find(op->getName().getStringRef());
+  if (found == rules.end() || found->second->lowering != Lowering::Native)
+    return std::nullopt;
+  const VulkanRule &rule = *found->second;
+  StringRef opName = op->getName().getStringRef();
+
+  StorageOptions options;
+  options.kind = rule.layout;
+  for (auto [index, operand] : llvm::enumerate(op->getOperands()))
+    if (!(rule.weights >> index & 1) &&
+        isa<RankedTensorType>(operand.getType()))
+      options.tensors.push_back(
+          {operand, false, static_cast<unsigned>(index),
+           fittingPackings(shapeOf(operand), rule.packings, limitsInUse)});
+  for (auto [index, result] : llvm::enumerate(op->getResults()))
+    options.tensors.push_back(
+        {result, true, static_cast<unsigned>(index),
+         fittingPackings(shapeOf(result), rule.packings, limitsInUse)});
+
+  const StorageOptions::Tensor *unfit = nullptr;
+  for (const StorageOptions::Tensor &tensor : options.tensors)
+    if (!tensor.fits && !unfit)
+      unfit = &tensor;
+  if (rule.layout == LayoutKind::Shared) {
+    options.shared = rule.packings;
+    for (const StorageOptions::Tensor &tensor : options.tensors)
+      options.shared &= tensor.fits;
+    options.texture = options.shared != 0;
+  } else {
+    options.texture = !unfit;
+  }
+
+  const StorageOptions::Tensor *tooLarge = nullptr;
+  for (const StorageOptions::Tensor &tensor : options.tensors)
+    if (bufferBytes(cast<RankedTensorType>(tensor.value.getType())) >
+            limitsInUse.maxStorageBufferRange &&
+        !tooLarge)
+      tooLarge = &tensor;
+  options.buffer = rule.bufferKernel && !tooLarge;
+  if (options.texture || options.buffer)
+    return options;
+
+  if (unfit) {
+    options.whyNeither =
+        describeNoTexture(*unfit, rule.packings, opName, limitsInUse);
+  } else {
+    options.whyNeither = "no texture packing fits every tensor of " +
+                         opName.str() + " under limits " +
+                         formatLimits(limitsInUse) + ":";
+    for (const StorageOptions::Tensor &tensor : options.tensors)
+      options.whyNeither += " " + tensorName(tensor.isResult, tensor.index) +
+                            " fits " + formatPackings(tensor.fits) + ";";
+    options.whyNeither.pop_back();
+  }
+  if (!rule.bufferKernel)
+    options.whyNeither += "; and " + opName.str() + " has no buffer kernel";
+  else
+    options.whyNeither +=
+        "; and as a buffer " + tensorName(tooLarge->isResult, tooLarge->index) +
+        " needs " +
+        std::to_string(
+            bufferBytes(cast<RankedTensorType>(tooLarge->value.getType()))) +
+        " bytes > maxStorageBufferRange " +
+        std::to_string(limitsInUse.maxStorageBufferRange);
+  return options;
+}
+
+std::optional<std::string> VulkanRules::whyNotNative(Operation *op) const {
+  StringRef opName = op->getName().getStringRef();
+  for (auto [name, why] : kUnsupported)
+    if (opName == name)
+      return opName.str() + ": " + why.str();
+  auto found = rules.find(opName);
+  if (found == rules.end())
+    return "no Vulkan kernel for " + opName.str();
+  const VulkanRule &rule = *found->second;
+  if (rule.lowering != Lowering::Native)
+    return opName.str() + " has no Vulkan kernel of its own";
+  if (auto why = checkMaxRank(op, kMaxBufferRank))
+    return why;
+  if (auto why = checkConstantOperands(op, rule.weights))
+    return why;
+  if (rule.predicate)
+    if (auto why = rule.predicate(op))
+      return why;
+  if (auto why = checkDTypes(op, kF32 | kF16))
+    return why;
+  std::optional<StorageOptions> storage = storageOptions(op);
+  if (!storage->texture && !storage->buffer)
+    return storage->whyNeither;
+  return std::nullopt;
+}
+
+Verdict VulkanRules::check(Operation *op) {
+  auto found = rules.find(op->getName().getStringRef());
+  if (found == rules.end() || found->second->lowering == Lowering::Native) {
+    if (auto why = whyNotNative(op))
+      return Verdict::reject("vulkan: " + *why);
+    return Verdict::claim();
+  }
+  // Element types are checked on the pieces: a boolean attention mask, for
+  // one, becomes an additive float constant.
+  const VulkanRule &rule = *found->second;
+  if (rule.predicate)
+    if (auto why = rule.predicate(op))
+      return Verdict::reject("vulkan: " + *why);
+  Verdict verdict = Verdict::claim();
+  if (auto why = decompositions.trial(
+          op, name(), [&](Operation *piece) { return whyNotNative(piece); },
+          verdict.decomposedInto))
+    return Verdict::reject(*why);
+  return verdict;
+}
+
+} // namespace duet::partition

@@ -1,0 +1,127 @@
+//===- VulkanRules.h - what the Vulkan delegate runs ------------*- C++ -*-===//
+//
+// The one place that knows which ops the Vulkan delegate runs: per op, the
+// element types, argument predicates, whether it is native or decomposed,
+// which operands are weights packed at load, and which (storage, packing) its
+// kernels read and write. Textures are planned against the device's limits;
+// a tensor no texture layout holds falls back to a buffer where the op has a
+// buffer kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_PARTITIONERS_VULKAN_VULKANRULES_H
+#define DUET_PARTITIONERS_VULKAN_VULKANRULES_H
+
+#include "partitioners/common/Legalize.h"
+#include "partitioners/common/Rules.h"
+#include "partitioners/vulkan/DeviceProfile.h"
+
+#include "llvm/ADT/StringMap.h"
+
+namespace duet::partition {
+
+/// Texture packings as a bit set: which dim is packed four to a texel.
+using PackingSet = uint8_t;
+enum PackingBit : PackingSet {
+  kWidthPacked = 1 << 0,
+  kHeightPacked = 1 << 1,
+  kChannelsPacked = 1 << 2,
+  kAnyPacking = kWidthPacked | kHeightPacked | kChannelsPacked,
+};
+
+/// The three texture packings, in the order reasons list them and ties are
+/// broken: width, height, channels.
+llvm::ArrayRef<PackedDim> texturePackings();
+
+/// The bit of a texture packing.
+PackingSet packingBit(PackedDim packing);
+
+/// Textures hold at most four dims (N, C, H, W).
+constexpr int64_t kMaxTextureRank = 4;
+/// Buffer kernels take sizes and strides of at most eight dims.
+constexpr int64_t kMaxBufferRank = 8;
+
+/// The bytes a tensor of `type` takes as a buffer (elements times element
+/// size), the number checked against maxStorageBufferRange.
+int64_t bufferBytes(mlir::RankedTensorType type);
+
+/// How an op's kernels relate the packings of its tensors.
+enum class LayoutKind {
+  /// Every tensor (inputs and outputs, weights aside) has one packing.
+  Shared,
+  /// Each tensor has its own packing (view, permute re-index every element).
+  Independent,
+};
+
+/// One entry of the Vulkan rule table.
+struct VulkanRule {
+  llvm::StringLiteral op;
+  Lowering lowering;
+  LayoutKind layout;
+  /// The texture packings the kernels read and write.
+  PackingSet packings;
+  /// Whether a buffer kernel exists (used when no texture layout fits).
+  bool bufferKernel;
+  /// Operands (bit i: operand i) that are weights: constants packed at load,
+  /// outside layout planning.
+  unsigned weights;
+  /// Argument predicate, or null.
+  Predicate predicate;
+  /// For a decomposed op: the native ops the decomposition produces.
+  llvm::ArrayRef<llvm::StringLiteral> decomposesInto;
+};
+
+/// The storage one native op's tensors can take under the limits.
+struct StorageOptions {
+  struct Tensor {
+    mlir::Value value;
+    bool isResult;
+    unsigned index;
+    /// The allowed packings whose image extents are within the limits.
+    PackingSet fits;
+  };
+  /// The tensors layout planning covers (weights excluded), inputs first.
+  llvm::SmallVector<Tensor> tensors;
+  LayoutKind kind = LayoutKind::Shared;
+  /// Shared kind: the packings every tensor fits.
+  PackingSet shared = 0;
+  /// Whether every tensor can be a texture at once.
+  bool texture = false;
+  /// Whether the buffer kernel can run it (exists, and buffers fit).
+  bool buffer = false;
+  /// When neither: why, with the numbers.
+  std::string whyNeither;
+};
+
+/// The Vulkan backend's rules under one set of limits.
+class VulkanRules : public BackendRules {
+public:
+  VulkanRules(mlir::MLIRContext *context, VulkanLimits limits);
+
+  Backend kind() const override { return Backend::vulkan; }
+  Verdict check(mlir::Operation *op) override;
+  const llvm::StringSet<> &nativeOps() const override { return native; }
+
+  /// The storage options of a native op; std::nullopt for an op without a
+  /// native rule.
+  std::optional<StorageOptions> storageOptions(mlir::Operation *op) const;
+
+  const VulkanLimits &limits() const { return limitsInUse; }
+  Decomposer &decomposer() { return decompositions; }
+
+  /// The whole table, for documentation and tests.
+  static llvm::ArrayRef<VulkanRule> table();
+
+private:
+  /// Why `op` cannot run natively, unprefixed; nothing when it can.
+  std::optional<std::string> whyNotNative(mlir::Operation *op) const;
+
+  VulkanLimits limitsInUse;
+  llvm::StringMap<const VulkanRule *> rules;
+  llvm::StringSet<> native;
+  Decomposer decompositions;
+};
+
+} // namespace duet::partition
+
+#endif // DUET_PARTITIONERS_VULKAN_VULKANRULES_H

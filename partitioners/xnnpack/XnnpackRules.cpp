@@ -1,0 +1,452 @@
+//===- XnnpackRules.cpp - the XNNPACK rule table --------------------------===//
+//
+// Facts about the XNNPACK duet builds against (Debian's 2022-02 snapshot):
+// XNN_MAX_TENSOR_DIMS is 6; datatypes fp32 and fp16 (no bf16); the subgraph
+// API has convolution_2d (with depthwise), deconvolution_2d,
+// fully_connected, add2/multiply2/subtract/divide/maximum2/minimum2, clamp,
+// hardswish, sigmoid, leaky_relu, elu, abs, negate, square, square_root,
+// softmax (last dim), average_pooling_2d, max_pooling_2d,
+// global_average_pooling_2d, static_constant_pad, static_reshape,
+// static_resize_bilinear_2d and convert, and no transpose, concatenate, split
+// or batch matmul.
+//
+//===----------------------------------------------------------------------===//
+
+#include "partitioners/xnnpack/XnnpackRules.h"
+
+#include "dialects/aten/AtenDialect.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace duet::aten;
+
+namespace duet::partition {
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Argument predicates
+//===----------------------------------------------------------------------===//
+
+RankedTensorType typeOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+std::string number(double value) {
+  std::string text = std::to_string(value);
+  // std::to_string prints six decimals; trim the zeros a person would not.
+  while (text.size() > 1 && text.back() == '0')
+    text.pop_back();
+  if (!text.empty() && text.back() == '.')
+    text.pop_back();
+  return text;
+}
+
+std::optional<std::string> convolutionArgs(Operation *op) {
+  auto conv = cast<ConvolutionOp>(op);
+  int64_t rank = conv.getInput().getType().getRank();
+  if (rank != 4)
+    return "1-D convolution (input 0 of rank " + std::to_string(rank) +
+           "): this XNNPACK has 2-D convolution nodes only";
+  return std::nullopt;
+}
+
+std::optional<std::string> addmmArgs(Operation *op) {
+  auto addmm = cast<AddmmOp>(op);
+  double alpha = addmm.getAlpha().convertToDouble();
+  double beta = addmm.getBeta().convertToDouble();
+  if (alpha != 1.0 || beta != 1.0)
+    return "addmm alpha " + number(alpha) + ", beta " + number(beta) +
+           ": fully_connected computes mat1 @ mat2 + bias with both 1";
+  int64_t columns = addmm.getMat2().getType().getShape()[1];
+  ArrayRef<int64_t> bias = addmm.getSelf().getType().getShape();
+  bool rowVector = (bias.size() == 1 && bias[0] == columns) ||
+                   (bias.size() == 2 && bias[0] == 1 && bias[1] == columns);
+  if (!rowVector)
+    return "addmm self (input 0) " + formatShape(bias) + " is not a bias of [" +
+           std::to_string(columns) +
+           "]: fully_connected adds one bias per output column";
+  if (!isConstant(addmm.getSelf()) || !isConstant(addmm.getMat2()))
+    return std::string("addmm needs a constant mat2 and self (weights and "
+                       "bias of fully_connected)");
+  return std::nullopt;
+}
+
+std::optional<std::string> mmArgs(Operation *op) {
+  if (!isConstant(op->getOperand(1)))
+    return op->getName().getStringRef().str() +
+           " right operand (input 1) is not a constant: fully_connected needs "
+           "constant weights, and this XNNPACK's subgraph API has no dynamic "
+           "or batch matmul";
+  return std::nullopt;
+}
+
+std::optional<std::string> matmulArgs(Operation *op) {
+  auto matmul = cast<MatmulOp>(op);
+  ArrayRef<int64_t> other = matmul.getOther().getType().getShape();
+  if (other.size() != 2)
+    return "matmul right operand (input 1) " + formatShape(other) +
+           (other.size() > 2 ? " has batch dims" : " is a vector") +
+           ": batch matmul is not in this XNNPACK's subgraph API, and "
+           "fully_connected takes a 2-D weight";
+  if (matmul.getSelf().getType().getRank() < 2)
+    return std::string("matmul of a vector (input 0): fully_connected takes "
+                       "rows of at least 2 dims");
+  return mmArgs(op);
+}
+
+std::optional<std::string> alphaIsOne(Operation *op) {
+  double alpha = op->getAttrOfType<FloatAttr>("alpha").getValueAsDouble();
+  if (alpha != 1.0)
+    return op->getName().getStringRef().str() + " alpha " + number(alpha) +
+           " != 1: this XNNPACK's add2/subtract have no scale";
+  return std::nullopt;
+}
+
+std::optional<std::string> divArgs(Operation *op) {
+  auto div = cast<DivOp>(op);
+  if (div.getRoundingMode() != DivRounding::none)
+    return "div with rounding_mode " +
+           stringifyDivRounding(div.getRoundingMode()).str() +
+           ": this XNNPACK's divide does not round";
+  return std::nullopt;
+}
+
+std::optional<std::string> eluArgs(Operation *op) {
+  auto elu = cast<EluOp>(op);
+  double scale = elu.getScale().convertToDouble();
+  double inputScale = elu.getInputScale().convertToDouble();
+  if (scale != 1.0 || inputScale != 1.0)
+    return "elu scale " + number(scale) + ", input_scale " +
+           number(inputScale) + ": this XNNPACK's elu takes alpha only";
+  return std::nullopt;
+}
+
+std::optional<std::string> powArgs(Operation *op) {
+  double exponent = cast<PowOp>(op).getExponent().convertToDouble();
+  if (exponent != 2.0 && exponent != 0.5)
+    return "pow exponent " + number(exponent) +
+           ": this XNNPACK has square (2) and square_root (0.5) only";
+  return std::nullopt;
+}
+
+std::optional<std::string> softmaxArgs(Operation *op) {
+  auto softmax = cast<SoftmaxOp>(op);
+  int64_t rank = softmax.getType().getRank();
+  int64_t dim = softmax.getDim();
+  if (dim != rank - 1)
+    return "softmax over dim " + std::to_string(dim) + " of a rank-" +
+           std::to_string(rank) +
+           " tensor: this XNNPACK's softmax runs over the last dim (" +
+           std::to_string(rank - 1) + ") only";
+  return std::nullopt;
+}
+
+std::optional<std::string> meanArgs(Operation *op) {
+  auto mean = cast<MeanOp>(op);
+  int64_t rank = mean.getSelf().getType().getRank();
+  SmallVector<int64_t> dims(mean.getDim());
+  llvm::sort(dims);
+  if (rank != 4 || dims != SmallVector<int64_t>{2, 3} || !mean.getKeepdim())
+    return "mean over dims " + formatShape(mean.getDim()) + " of a rank-" +
+           std::to_string(rank) + " tensor" +
+           (mean.getKeepdim() ? "" : " without keepdim") +
+           ": this XNNPACK's only mean is global_average_pooling_2d, over "
+           "dims [2,3] of [N,C,H,W] with keepdim";
+  return std::nullopt;
+}
+
+std::optional<std::string> adaptivePoolArgs(Operation *op) {
+  auto pool = cast<AdaptiveAvgPool2dOp>(op);
+  ArrayRef<int64_t> out = pool.getType().getShape();
+  if (out.size() != 4)
+    return "adaptive_avg_pool2d of rank " + std::to_string(out.size()) +
+           ": XNNPACK pools [N,C,H,W]";
+  if (out[2] != 1 || out[3] != 1)
+    return "adaptive_avg_pool2d to " + std::to_string(out[2]) + "x" +
+           std::to_string(out[3]) + ": only 1x1 is global_average_pooling_2d";
+  return std::nullopt;
+}
+
+/// Pooling checks both pools share: [N,C,H,W], a window of more than one
+/// element, and ceil_mode only where it does not change the output size.
+std::optional<std::string>
+poolWindowArgs(Operation *op, ArrayRef<int64_t> kernel,
+               ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+               ArrayRef<int64_t> dilation, bool ceilMode) {
+  std::string name = op->getName().getStringRef().str();
+  ArrayRef<int64_t> in = typeOf(op->getOperand(0)).getShape();
+  ArrayRef<int64_t> out = typeOf(op->getResult(0)).getShape();
+  if (in.size() != 4)
+    return name + " on a rank-" + std::to_string(in.size()) +
+           " input: XNNPACK pools [N,C,H,W]";
+  if (kernel[0] * kernel[1] == 1)
+    return name + " with a 1x1 window: XNNPACK pooling needs a window of "
+                  "more than one element";
+  if (ceilMode)
+    for (int axis = 0; axis < 2; ++axis) {
+      int64_t floorSize = (in[2 + axis] + 2 * padding[axis] -
+                           dilation[axis] * (kernel[axis] - 1) - 1) /
+                              stride[axis] +
+                          1;
+      if (floorSize != out[2 + axis])
+        return name + " with ceil_mode gives " + std::to_string(out[2 + axis]) +
+               " instead of " + std::to_string(floorSize) + " on axis " +
+               std::to_string(axis) + ": XNNPACK rounds output sizes down";
+    }
+  return std::nullopt;
+}
+
+std::optional<std::string> avgPoolArgs(Operation *op) {
+  auto pool = cast<AvgPool2dOp>(op);
+  int64_t one[] = {1, 1};
+  if (auto why = poolWindowArgs(op, pool.getKernelSize(), pool.getStride(),
+                                pool.getPadding(), one, pool.getCeilMode()))
+    return why;
+  if (pool.getDivisorOverride())
+    return "avg_pool2d with divisor_override " +
+           std::to_string(*pool.getDivisorOverride()) +
+           ": XNNPACK divides by the window";
+  bool padded = llvm::any_of(pool.getPadding(), [](int64_t p) { return p; });
+  if (padded && pool.getCountIncludePad())
+    return "avg_pool2d with padding " + formatShape(pool.getPadding()) +
+           " and count_include_pad: XNNPACK leaves padding out of the "
+           "average";
+  return std::nullopt;
+}
+
+std::optional<std::string> maxPoolArgs(Operation *op) {
+  auto pool = cast<MaxPool2dOp>(op);
+  if (auto why = poolWindowArgs(op, pool.getKernelSize(), pool.getStride(),
+                                pool.getPadding(), pool.getDilation(),
+                                pool.getCeilMode()))
+    return why;
+  for (int axis = 0; axis < 2; ++axis)
+    if (pool.getStride()[axis] > pool.getKernelSize()[axis])
+      return "max_pool2d stride " + std::to_string(pool.getStride()[axis]) +
+             " > kernel " + std::to_string(pool.getKernelSize()[axis]) +
+             " (axis " + std::to_string(axis) +
+             "): XNNPACK's max_pooling_2d needs stride <= kernel";
+  return std::nullopt;
+}
+
+std::optional<std::string> padArgs(Operation *op) {
+  for (int64_t amount : cast<ConstantPadNdOp>(op).getPad())
+    if (amount < 0)
+      return "constant_pad_nd with a negative pad " + std::to_string(amount) +
+             " (a crop): static_constant_pad only pads";
+  return std::nullopt;
+}
+
+std::optional<std::string> bilinearArgs(Operation *op) {
+  auto resize = cast<UpsampleBilinear2dOp>(op);
+  ArrayRef<int64_t> in = resize.getSelf().getType().getShape();
+  ArrayRef<int64_t> out = resize.getType().getShape();
+  if (in.size() != 4)
+    return "upsample_bilinear2d of rank " + std::to_string(in.size()) +
+           ": XNNPACK resizes [N,C,H,W]";
+  std::optional<double> scales[] = {
+      resize.getScalesH()
+          ? std::optional(resize.getScalesH()->convertToDouble())
+          : std::nullopt,
+      resize.getScalesW()
+          ? std::optional(resize.getScalesW()->convertToDouble())
+          : std::nullopt};
+  for (int axis = 0; axis < 2; ++axis) {
+    if (!scales[axis])
+      continue;
+    double fromSizes = double(out[2 + axis]) / double(in[2 + axis]);
+    if (std::abs(*scales[axis] - fromSizes) > 1e-9 * fromSizes)
+      return "upsample_bilinear2d scale " + number(*scales[axis]) +
+             " on axis " + std::to_string(axis) + " where the sizes give " +
+             number(fromSizes) +
+             ": static_resize_bilinear_2d derives the scale from the sizes";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> castArgs(Operation *op) {
+  auto cast = llvm::cast<CastOp>(op);
+  auto isHalfOrSingle = [](Type type) { return type.isF16() || type.isF32(); };
+  Type from = cast.getSelf().getType().getElementType();
+  Type to = cast.getType().getElementType();
+  if (!isHalfOrSingle(from) || !isHalfOrSingle(to))
+    return std::string("cast other than between f32 and f16: this XNNPACK's "
+                       "convert only converts those");
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// The table
+//===----------------------------------------------------------------------===//
+
+constexpr unsigned kNoWeights = 0;
+/// weight (operand 1) and bias (operand 2).
+constexpr unsigned kWeightAndBias = 0b110;
+/// running_mean, running_var, weight, bias (operands 1 to 4).
+constexpr unsigned kNormParams = 0b11110;
+
+constexpr llvm::StringLiteral kSiluPieces[] = {"aten.sigmoid", "aten.mul"};
+constexpr llvm::StringLiteral kHardsigmoidPieces[] = {"aten.add", "aten.clamp",
+                                                      "aten.div"};
+constexpr llvm::StringLiteral kBatchNormPieces[] = {"aten.mul", "aten.add"};
+
+/// A native op.
+constexpr XnnpackRule node(llvm::StringLiteral op, llvm::StringLiteral node,
+                           bool bf16, unsigned weights = kNoWeights,
+                           Predicate predicate = nullptr) {
+  return {op, Lowering::Native, node, bf16, weights, predicate, {}};
+}
+
+/// An op the decomposition library rewrites into native ops.
+constexpr XnnpackRule decomposed(llvm::StringLiteral op, bool bf16,
+                                 llvm::ArrayRef<llvm::StringLiteral> pieces,
+                                 unsigned weights = kNoWeights) {
+  return {op, Lowering::Decomposed, "", bf16, weights, nullptr, pieces};
+}
+
+const XnnpackRule kRules[] = {
+    node("aten.convolution",
+         "convolution_2d, depthwise_convolution_2d, deconvolution_2d", false,
+         kWeightAndBias, convolutionArgs),
+    node("aten.linear", "fully_connected", true, kWeightAndBias),
+    node("aten.addmm", "fully_connected", true, kNoWeights, addmmArgs),
+    node("aten.mm", "fully_connected", true, kNoWeights, mmArgs),
+    node("aten.matmul", "fully_connected", true, kNoWeights, matmulArgs),
+    node("aten.add", "add2", true, kNoWeights, alphaIsOne),
+    node("aten.sub", "subtract", true, kNoWeights, alphaIsOne),
+    node("aten.mul", "multiply2", true),
+    node("aten.div", "divide", true, kNoWeights, divArgs),
+    node("aten.maximum", "maximum2", true),
+    node("aten.minimum", "minimum2", true),
+    node("aten.relu", "clamp", true),
+    node("aten.hardtanh", "clamp", true),
+    node("aten.clamp", "clamp", true),
+    node("aten.hardswish", "hardswish", true),
+    node("aten.sigmoid", "sigmoid", true),
+    node("aten.leaky_relu", "leaky_relu", true),
+    node("aten.elu", "elu", true, kNoWeights, eluArgs),
+    node("aten.abs", "abs", true),
+    node("aten.neg", "negate", true),
+    node("aten.sqrt", "square_root", true),
+    node("aten.pow", "square, square_root", true, kNoWeights, powArgs),
+    node("aten.softmax", "softmax", false, kNoWeights, softmaxArgs),
+    node("aten.mean", "global_average_pooling_2d", false, kNoWeights, meanArgs),
+    node("aten.adaptive_avg_pool2d", "global_average_pooling_2d", false,
+         kNoWeights, adaptivePoolArgs),
+    node("aten.avg_pool2d", "average_pooling_2d", false, kNoWeights,
+         avgPoolArgs),
+    node("aten.max_pool2d", "max_pooling_2d", false, kNoWeights, maxPoolArgs),
+    node("aten.constant_pad_nd", "static_constant_pad", true, kNoWeights,
+         padArgs),
+    node("aten.view", "static_reshape", true),
+    node("aten.clone", "static_reshape (to the same shape: a copy)", true),
+    node("aten.upsample_bilinear2d", "static_resize_bilinear_2d", false,
+         kNoWeights, bilinearArgs),
+    node("aten.cast", "convert", false, kNoWeights, castArgs),
+    // Decomposed here; hardswish stays whole (native above).
+    decomposed("aten.silu", true, kSiluPieces),
+    decomposed("aten.hardsigmoid", true, kHardsigmoidPieces),
+    decomposed("aten.batch_norm", false, kBatchNormPieces, kNormParams),
+};
+
+/// Ops the subgraph API cannot express, with the reason.
+constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral> kUnsupported[] = {
+    {"aten.permute", "this XNNPACK's subgraph API has no transpose"},
+    {"aten.cat", "this XNNPACK's subgraph API has no concatenate"},
+    {"aten.split_with_sizes", "this XNNPACK's subgraph API has no split"},
+    {"aten.bmm", "this XNNPACK's subgraph API has no batch matmul"},
+    {"aten.scaled_dot_product_attention",
+     "attention needs batch matmul, which this XNNPACK's subgraph API lacks"},
+    {"aten.slice", "this XNNPACK's subgraph API has no slice"},
+    {"aten.select", "this XNNPACK's subgraph API has no slice"},
+    {"aten.expand",
+     "this XNNPACK's subgraph API broadcasts only inside binary nodes"},
+    {"aten.layer_norm",
+     "this XNNPACK has no reduction over the last dim (its only mean is "
+     "global_average_pooling_2d over H and W)"},
+    {"aten.gelu", "exact gelu needs erf and the tanh form needs tanh; this "
+                  "XNNPACK has neither"},
+    {"aten.upsample_nearest2d",
+     "this XNNPACK resizes bilinearly only (static_resize_bilinear_2d)"},
+};
+
+} // namespace
+
+ArrayRef<XnnpackRule> XnnpackRules::table() { return kRules; }
+
+XnnpackRules::XnnpackRules(MLIRContext *context, bool enableBf16)
+    : enableBf16(enableBf16), native([] {
+        llvm::StringSet<> names;
+        for (const XnnpackRule &rule : kRules)
+          if (rule.lowering == Lowering::Native)
+            names.insert(rule.op);
+        return names;
+      }()),
+      decompositions(context, native) {
+  for (const XnnpackRule &rule : kRules)
+    rules[rule.op] = &rule;
+}
+
+std::optional<std::string> XnnpackRules::whyNot(Operation *op,
+                                                const XnnpackRule &rule) const {
+  StringRef opName = op->getName().getStringRef();
+  if (auto why = checkMaxRank(op, kXnnpackMaxRank))
+    return why;
+  if (auto why = checkConstantOperands(op, rule.weights))
+    return why;
+  // What the subgraph API cannot express comes before the bf16 gate, so
+  // that enable-bf16 is never suggested for an op it would not help.
+  if (rule.predicate)
+    if (auto why = rule.predicate(op))
+      return why;
+  DTypeSet allowed = kF32 | kF16;
+  if (touchesBF16(op)) {
+    if (!rule.bf16)
+      return "bf16 " + opName.str() +
+             " not supported by this XNNPACK (enable-bf16 is per op)";
+    if (!enableBf16)
+      return "bf16 " + opName.str() +
+             " needs enable-bf16 (this XNNPACK has no bf16; the delegate "
+             "would compute it in fp32)";
+    allowed |= kBF16;
+  }
+  if (auto why = checkDTypes(op, allowed))
+    return why;
+  return std::nullopt;
+}
+
+std::optional<std::string> XnnpackRules::whyNotNative(Operation *op) const {
+  StringRef opName = op->getName().getStringRef();
+  for (auto [name, why] : kUnsupported)
+    if (opName == name)
+      return opName.str() + ": " + why.str();
+  auto found = rules.find(opName);
+  if (found == rules.end())
+    return "no XNNPACK subgraph node for " + opName.str();
+  if (found->second->lowering != Lowering::Native)
+    return opName.str() + " has no XNNPACK node of its own";
+  return whyNot(op, *found->second);
+}
+
+Verdict XnnpackRules::check(Operation *op) {
+  auto found = rules.find(op->getName().getStringRef());
+  if (found == rules.end() || found->second->lowering == Lowering::Native) {
+    if (auto why = whyNotNative(op))
+      return Verdict::reject("xnnpack: " + *why);
+    return Verdict::claim();
+  }
+  if (auto why = whyNot(op, *found->second))
+    return Verdict::reject("xnnpack: " + *why);
+  Verdict verdict = Verdict::claim();
+  if (auto why = decompositions.trial(
+          op, name(), [&](Operation *piece) { return whyNotNative(piece); },
+          verdict.decomposedInto))
+    return Verdict::reject(*why);
+  return verdict;
+}
+
+} // namespace duet::partition

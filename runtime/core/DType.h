@@ -1,0 +1,77 @@
+//===- DType.h - element types and tensor views of the runtime --*- C++ -*-===//
+
+#ifndef DUET_RUNTIME_CORE_DTYPE_H
+#define DUET_RUNTIME_CORE_DTYPE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+namespace duet::rt {
+
+/// Element types a program can hold. The numbering is part of the program
+/// format: append, never renumber.
+enum class DType : uint8_t {
+  f32 = 0,
+  f16 = 1,
+  bf16 = 2,
+  f64 = 3,
+  i64 = 4,
+  i32 = 5,
+  i16 = 6,
+  i8 = 7,
+  u8 = 8,
+  boolean = 9,
+};
+/// One past the largest DType number; a stored number below it is a DType.
+inline constexpr uint8_t kDTypeCount = 10;
+
+/// Bytes per element.
+size_t dtypeSize(DType dtype);
+/// The name used in reports and `duet inspect`: "float32", "bfloat16", ….
+std::string_view dtypeName(DType dtype);
+bool isFloat(DType dtype);
+
+/// Sets `bytes` to numel(sizes) * dtypeSize(dtype). False when a size is
+/// negative or the product does not fit in 63 bits, which a file or a caller
+/// can ask for and no memory can hold.
+bool tensorBytes(DType dtype, const std::vector<int64_t> &sizes,
+                 uint64_t &bytes);
+
+/// IEEE half and bfloat16 conversions (round to nearest even).
+float halfToFloat(uint16_t h);
+uint16_t floatToHalf(float f);
+inline float bf16ToFloat(uint16_t b) {
+  uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+uint16_t floatToBf16(float f);
+
+/// A dense, row-major (C order) tensor in memory the view does not own.
+/// An absent optional operand is a view with `data == nullptr`.
+struct TensorView {
+  DType dtype = DType::f32;
+  std::vector<int64_t> sizes;
+  void *data = nullptr;
+
+  bool present() const { return data != nullptr; }
+  int64_t rank() const { return static_cast<int64_t>(sizes.size()); }
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t s : sizes)
+      n *= s;
+    return n;
+  }
+  size_t bytes() const {
+    return static_cast<size_t>(numel()) * dtypeSize(dtype);
+  }
+  template <typename T> T *as() const { return static_cast<T *>(data); }
+};
+
+} // namespace duet::rt
+
+#endif // DUET_RUNTIME_CORE_DTYPE_H

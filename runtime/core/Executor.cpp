@@ -1,0 +1,174 @@
+//===- Executor.cpp - runs a loaded program -------------------------------===//
+
+#include "runtime/core/Executor.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace duet::rt {
+
+namespace {
+
+/// Bytes past the end of the arena that a backend may read: XNNPACK reads up
+/// to XNN_EXTRA_BYTES (16) beyond an input, so the last tensor needs them.
+constexpr uint64_t kArenaSlack = 64;
+
+} // namespace
+
+void *Executor::allocateZeroed(uint64_t bytes, void *&block) {
+  // calloc leaves large blocks to the kernel's zero pages instead of writing
+  // them, so a huge arena costs nothing until used; an input never set then
+  // reads as zeros, not as whatever the memory held.
+  uint64_t padded = bytes + kArenaSlack + kConstantAlignment;
+  if (padded < bytes) // the size came from a file: it may be absurd
+    return nullptr;
+  block = std::calloc(1, padded);
+  if (!block)
+    return nullptr;
+  return reinterpret_cast<void *>(
+      alignUp(reinterpret_cast<uintptr_t>(block), kConstantAlignment));
+}
+
+Executor::~Executor() {
+  // Delegates may hold pointers into the arena.
+  prepared_.clear();
+  std::free(arenaBlock_);
+  std::free(internalBlock_);
+}
+
+Status Executor::create(const Program &program,
+                        std::unique_ptr<Executor> &executor) {
+  if (program.inspectOnly())
+    return Status::error("{}: the program was loaded for inspection only and "
+                         "cannot run",
+                         program.name());
+  std::unique_ptr<Executor> created(new Executor(program));
+  DUET_RETURN_IF_ERROR(created->prepare().withContext(program.name()));
+  executor = std::move(created);
+  return Status::ok();
+}
+
+std::vector<TensorView> Executor::bind(const std::vector<int32_t> &ids) const {
+  std::vector<TensorView> views;
+  views.reserve(ids.size());
+  for (int32_t id : ids)
+    views.push_back(id < 0 ? TensorView() : views_[id]);
+  return views;
+}
+
+Status Executor::addKernelStep(const KernelCall &call, std::string where) {
+  Step step;
+  step.where = std::move(where);
+  step.kernel = program_.findOpKernel(call.op);
+  if (!step.kernel) // the loader checked; a lookup may still change its mind
+    return Status::error("{}: no portable kernel implements {}", step.where,
+                         call.op);
+  for (const Attribute &attr : call.attributes)
+    step.attrs.set(attr.name, attr.value);
+  step.inputs = bind(call.inputs);
+  step.outputs = bind(call.outputs);
+  steps_.push_back(std::move(step));
+  return Status::ok();
+}
+
+Status Executor::prepare() {
+  const std::vector<TensorInfo> &tensors = program_.tensors();
+  const uint64_t arenaBytes = program_.memoryPlan().arenaBytes;
+  arena_ = allocateZeroed(arenaBytes, arenaBlock_);
+  if (!arena_)
+    return Status::error("cannot allocate the {}-byte arena", arenaBytes);
+
+  uint64_t internalBytes = 0;
+  if (program_.referenceMode())
+    for (const TensorInfo &t : tensors)
+      if (t.kind == TensorKind::delegateInternal)
+        internalBytes += alignUp(t.nbytes, kConstantAlignment);
+  if (internalBytes) {
+    internal_ = allocateZeroed(internalBytes, internalBlock_);
+    if (!internal_)
+      return Status::error("cannot allocate {} bytes for the delegates' "
+                           "tensors in reference mode",
+                           internalBytes);
+  }
+
+  views_.resize(tensors.size());
+  uint64_t internalOffset = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorInfo &t = tensors[i];
+    TensorView &view = views_[i];
+    switch (t.kind) {
+    case TensorKind::constant:
+      view = program_.constantView(static_cast<int32_t>(i));
+      continue;
+    case TensorKind::input:
+    case TensorKind::output:
+    case TensorKind::activation:
+      view.data = static_cast<uint8_t *>(arena_) + t.arenaOffset;
+      break;
+    case TensorKind::delegateInternal:
+      if (internal_) {
+        view.data = static_cast<uint8_t *>(internal_) + internalOffset;
+        internalOffset += alignUp(t.nbytes, kConstantAlignment);
+      }
+      break;
+    }
+    view.dtype = t.dtype;
+    view.sizes = t.sizes;
+  }
+
+  const std::vector<Instruction> &instructions = program_.instructions();
+  for (size_t i = 0; i < instructions.size(); ++i) {
+    std::string where = fmt::format("instruction {}", i);
+    if (const auto *call = std::get_if<KernelCall>(&instructions[i])) {
+      DUET_RETURN_IF_ERROR(addKernelStep(*call, where));
+      continue;
+    }
+    const auto &call = std::get<DelegateCall>(instructions[i]);
+    const DelegateInfo &delegate = program_.delegates()[call.delegate];
+    if (program_.referenceMode()) {
+      for (size_t k = 0; k < delegate.ops.size(); ++k)
+        DUET_RETURN_IF_ERROR(addKernelStep(
+            delegate.ops[k],
+            fmt::format("{}: delegate {} op {}", where, call.delegate, k)));
+      continue;
+    }
+    Backend *backend = program_.backends().find(delegate.backend);
+    if (!backend)
+      return Status::error("{}: the '{}' backend is not registered", where,
+                           delegate.backend);
+    std::unique_ptr<PreparedDelegate> prepared;
+    DUET_RETURN_IF_ERROR(
+        backend->init(program_, call.delegate, delegate.blob, prepared)
+            .withContext(fmt::format("{}: initializing delegate {} on {}",
+                                     where, call.delegate, delegate.backend)));
+    if (!prepared)
+      return Status::error("{}: the {} backend prepared nothing for delegate "
+                           "{}",
+                           where, delegate.backend, call.delegate);
+    Step step;
+    step.where = fmt::format("{}: delegate {} on {}", where, call.delegate,
+                             delegate.backend);
+    step.backend = backend;
+    step.delegate = prepared.get();
+    step.inputs = bind(call.inputs);
+    step.outputs = bind(call.outputs);
+    prepared_.push_back(std::move(prepared));
+    steps_.push_back(std::move(step));
+  }
+  return Status::ok();
+}
+
+Status Executor::run() {
+  for (const Step &step : steps_) {
+    Status status =
+        step.kernel
+            ? step.kernel(step.attrs, step.inputs, step.outputs)
+            : step.backend->execute(*step.delegate, step.inputs, step.outputs);
+    if (!status.isOk())
+      return status.withContext(
+          fmt::format("{}: {}", program_.name(), step.where));
+  }
+  return Status::ok();
+}
+
+} // namespace duet::rt

@@ -1,0 +1,78 @@
+//===- Executor.h - runs a loaded program ----------------------*- C++ -*-===//
+//
+// The executor owns a program's memory: the arena holding inputs, outputs and
+// activations at their planned offsets, and in reference mode the delegates'
+// internal tensors. It prepares every delegate once, binds every instruction's
+// operands once, and then each run() is a walk over prepared steps.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_RUNTIME_CORE_EXECUTOR_H
+#define DUET_RUNTIME_CORE_EXECUTOR_H
+
+#include "runtime/core/Backend.h"
+#include "runtime/core/Program.h"
+#include "runtime/kernels/AttrMap.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace duet::rt {
+
+class Executor {
+public:
+  /// Prepares `program`, which must outlive the executor: allocates the
+  /// arena, initializes each delegate on its backend (or, in reference mode,
+  /// binds the delegate's recorded ops to portable kernels).
+  static Status create(const Program &program,
+                       std::unique_ptr<Executor> &executor);
+  ~Executor();
+  Executor(const Executor &) = delete;
+  Executor &operator=(const Executor &) = delete;
+
+  /// The memory of tensor `id`: arena memory for inputs, outputs and
+  /// activations, the file's memory for constants (read-only), and for a
+  /// delegate's internal tensor memory only in reference mode (otherwise a
+  /// view without data). Valid while the executor lives.
+  const TensorView &view(int32_t id) const { return views_[id]; }
+
+  /// Runs the instructions in order. Inputs are read from, and outputs
+  /// written to, their views.
+  Status run();
+
+private:
+  /// One prepared instruction.
+  struct Step {
+    /// "instruction 3" or "instruction 3: delegate 0 op 2", for errors.
+    std::string where;
+    KernelFn kernel = nullptr;
+    AttrMap attrs;
+    Backend *backend = nullptr;
+    PreparedDelegate *delegate = nullptr;
+    std::vector<TensorView> inputs;
+    std::vector<TensorView> outputs;
+  };
+
+  explicit Executor(const Program &program) : program_(program) {}
+  Status prepare();
+  Status addKernelStep(const KernelCall &call, std::string where);
+  std::vector<TensorView> bind(const std::vector<int32_t> &ids) const;
+
+  /// Zeroed memory of `bytes` (and some slack) starting 64-aligned inside
+  /// `block`, which is what to free; nullptr when there is not enough.
+  static void *allocateZeroed(uint64_t bytes, void *&block);
+
+  const Program &program_;
+  void *arena_ = nullptr;
+  void *arenaBlock_ = nullptr;
+  void *internal_ = nullptr;
+  void *internalBlock_ = nullptr;
+  std::vector<TensorView> views_;
+  std::vector<std::unique_ptr<PreparedDelegate>> prepared_;
+  std::vector<Step> steps_;
+};
+
+} // namespace duet::rt
+
+#endif // DUET_RUNTIME_CORE_EXECUTOR_H

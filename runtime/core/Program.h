@@ -1,0 +1,126 @@
+//===- Program.h - a loaded and verified program file ----------*- C++ -*-===//
+//
+// The loader. It maps a .duet file (or copies bytes), runs the FlatBuffers
+// verifier, decodes the program into the structs of ProgramTypes.h and checks
+// it: ids in range, offsets inside the constant segment and the arena, byte
+// counts that match sizes and dtypes, instructions that read values already
+// written and write no constant or input, a portable kernel for every op that
+// will run on one and a registered backend for every delegate. A program that
+// loads can be executed without further checks; a file that does not is
+// reported as one line naming the file and what is wrong.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_RUNTIME_CORE_PROGRAM_H
+#define DUET_RUNTIME_CORE_PROGRAM_H
+
+#include "runtime/core/Backend.h"
+#include "runtime/core/DType.h"
+#include "runtime/core/ProgramTypes.h"
+#include "runtime/core/Status.h"
+#include "runtime/kernels/Kernel.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace duet::rt {
+
+/// Finds the portable kernel of an op; nullptr when there is none.
+using KernelLookup = std::function<KernelFn(std::string_view opName)>;
+
+struct LoadOptions {
+  /// Run each delegate's recorded aten ops on the portable kernels instead of
+  /// its backend (`duet run --reference`). Backends need not be registered.
+  bool reference = false;
+  /// The backends delegates run on; nullptr means defaultBackends(). The
+  /// registry must outlive the program.
+  const BackendRegistry *backends = nullptr;
+  /// Where kernels come from; empty means findKernel (runtime/kernels).
+  KernelLookup kernels;
+  /// Load only to look at the program (`duet inspect`): skip the checks
+  /// that ask this runtime for kernels and backends. Such a program cannot
+  /// be executed.
+  bool inspectOnly = false;
+};
+
+class Program {
+public:
+  /// Maps and loads the file at `path`.
+  static Status load(const std::string &path, const LoadOptions &options,
+                     std::unique_ptr<Program> &program);
+  /// Loads a copy of `size` bytes at `data`; `name` stands for the file in
+  /// messages.
+  static Status loadFromBytes(const void *data, size_t size, std::string name,
+                              const LoadOptions &options,
+                              std::unique_ptr<Program> &program);
+
+  ~Program();
+  Program(const Program &) = delete;
+  Program &operator=(const Program &) = delete;
+
+  /// The path, or the name given to loadFromBytes.
+  const std::string &name() const { return name_; }
+  uint32_t formatVersion() const { return formatVersion_; }
+  const std::vector<TensorInfo> &tensors() const { return tensors_; }
+  /// Tensor ids of the model's inputs and outputs, in the model's order.
+  const std::vector<int32_t> &inputs() const { return inputs_; }
+  const std::vector<int32_t> &outputs() const { return outputs_; }
+  const std::vector<Instruction> &instructions() const { return instructions_; }
+  const std::vector<DelegateInfo> &delegates() const { return delegates_; }
+  const MemoryPlan &memoryPlan() const { return plan_; }
+
+  /// Sizes of the file and its parts.
+  uint64_t fileBytes() const { return size_; }
+  uint64_t flatBufferBytes() const { return flatBufferBytes_; }
+  uint64_t constantSegmentOffset() const { return segmentOffset_; }
+  uint64_t constantSegmentBytes() const { return segmentBytes_; }
+
+  /// A read-only view of constant `id` in the file's memory; a view without
+  /// data when `id` is not a constant. Kernels and backends must not write
+  /// through it (the file is mapped read-only).
+  TensorView constantView(int32_t id) const;
+
+  /// "tensor 12 (conv.weight)", as errors name a tensor.
+  std::string describeTensor(int32_t id) const;
+
+  bool referenceMode() const { return options_.reference; }
+  bool inspectOnly() const { return options_.inspectOnly; }
+  /// The registry delegates are initialized from.
+  const BackendRegistry &backends() const;
+  /// The kernel of `op` through the load options' lookup.
+  KernelFn findOpKernel(std::string_view op) const;
+
+private:
+  Program() = default;
+  Status parse();
+  Status decode(const void *root);
+  /// The semantic checks (ProgramChecks.cpp), on the decoded program.
+  Status check() const;
+
+  std::string name_;
+  LoadOptions options_;
+  // The file's bytes: a read-only mapping, or a 64-aligned heap copy.
+  const uint8_t *data_ = nullptr;
+  uint64_t size_ = 0;
+  void *mapping_ = nullptr;
+  size_t mappingBytes_ = 0;
+  void *heap_ = nullptr;
+
+  uint32_t formatVersion_ = 0;
+  uint64_t flatBufferBytes_ = 0;
+  uint64_t segmentOffset_ = 0;
+  uint64_t segmentBytes_ = 0;
+  std::vector<TensorInfo> tensors_;
+  std::vector<int32_t> inputs_;
+  std::vector<int32_t> outputs_;
+  std::vector<Instruction> instructions_;
+  std::vector<DelegateInfo> delegates_;
+  MemoryPlan plan_;
+};
+
+} // namespace duet::rt
+
+#endif // DUET_RUNTIME_CORE_PROGRAM_H

@@ -1,0 +1,348 @@
+//===- ProgramChecks.cpp - semantic checks of a decoded program -----------===//
+//
+// The FlatBuffers verifier only proves that the file's offsets stay inside
+// the FlatBuffer. These checks prove what the executor relies on: every id
+// names a tensor, every tensor's bytes lie inside its segment or the arena,
+// byte counts match sizes and dtypes, and the instructions form a program
+// that reads only values already written and writes no constant or input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/core/Program.h"
+
+#include <fmt/ranges.h>
+
+#include <cstdint>
+
+namespace duet::rt {
+
+std::string_view tensorKindName(TensorKind kind) {
+  switch (kind) {
+  case TensorKind::input:
+    return "input";
+  case TensorKind::output:
+    return "output";
+  case TensorKind::constant:
+    return "constant";
+  case TensorKind::activation:
+    return "activation";
+  case TensorKind::delegateInternal:
+    return "delegate-internal";
+  }
+  return "unknown";
+}
+
+std::string_view storageName(Storage storage) {
+  switch (storage) {
+  case Storage::host:
+    return "host";
+  case Storage::buffer:
+    return "buffer";
+  case Storage::texture3d:
+    return "texture3d";
+  }
+  return "unknown";
+}
+
+std::string_view layoutName(Layout layout) {
+  switch (layout) {
+  case Layout::contiguous:
+    return "contiguous";
+  case Layout::widthPacked:
+    return "width_packed";
+  case Layout::heightPacked:
+    return "height_packed";
+  case Layout::channelsPacked:
+    return "channels_packed";
+  }
+  return "unknown";
+}
+
+namespace {
+
+/// Checks one kernel call and marks its outputs as written. Inside a
+/// delegate (`inDelegate`), the call may read and write the delegate's own
+/// tensors; `needKernel` asks for a portable kernel, which a delegate's
+/// recorded op only needs when it will run in reference mode.
+class InstructionChecker {
+public:
+  explicit InstructionChecker(const Program &program) : program_(program) {}
+
+  Status checkKernelCall(const KernelCall &call, const std::string &where,
+                         bool inDelegate, bool needKernel,
+                         std::vector<char> &written) const {
+    if (needKernel && !program_.findOpKernel(call.op))
+      return Status::error("{}: no portable kernel implements {}; this "
+                           "runtime cannot run the op",
+                           where, call.op);
+    for (size_t k = 0; k < call.inputs.size(); ++k) {
+      int32_t id = call.inputs[k];
+      if (id == -1)
+        continue;
+      DUET_RETURN_IF_ERROR(checkId(id, where, call.op, "input", k));
+      if (kind(id) == TensorKind::delegateInternal && !inDelegate)
+        return Status::error("{} ({}): input {} is {}, which lives inside a "
+                             "delegate",
+                             where, call.op, k, program_.describeTensor(id));
+      if (!written[id] && inDelegate)
+        return Status::error("{} ({}): input {} reads {}, which is neither a "
+                             "constant, an input of the delegate call nor "
+                             "written by an earlier recorded op",
+                             where, call.op, k, program_.describeTensor(id));
+      if (!written[id])
+        return Status::error("{} ({}): input {} reads {} before any "
+                             "instruction writes it",
+                             where, call.op, k, program_.describeTensor(id));
+    }
+    return checkOutputs(call.outputs, where, call.op, inDelegate, written);
+  }
+
+  Status checkOutputs(const std::vector<int32_t> &outputs,
+                      const std::string &where, std::string_view op,
+                      bool inDelegate, std::vector<char> &written) const {
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      int32_t id = outputs[k];
+      DUET_RETURN_IF_ERROR(checkId(id, where, op, "output", k));
+      TensorKind tensorKind = kind(id);
+      bool writable =
+          tensorKind == TensorKind::activation ||
+          tensorKind == TensorKind::output ||
+          (inDelegate && tensorKind == TensorKind::delegateInternal);
+      if (!writable)
+        return Status::error("{} ({}): output {} is {}, {} tensor, which no "
+                             "instruction may write",
+                             where, op, k, program_.describeTensor(id),
+                             article(tensorKind));
+      written[id] = 1;
+    }
+    return Status::ok();
+  }
+
+  Status checkId(int32_t id, const std::string &where, std::string_view op,
+                 std::string_view role, size_t index) const {
+    if (id >= 0 && static_cast<size_t>(id) < program_.tensors().size())
+      return Status::ok();
+    return Status::error("{} ({}): {} {} names tensor {}, but the program has "
+                         "{} tensors",
+                         where, op, role, index, id, program_.tensors().size());
+  }
+
+  TensorKind kind(int32_t id) const { return program_.tensors()[id].kind; }
+
+  static std::string article(TensorKind kind) {
+    std::string_view name = tensorKindName(kind);
+    return fmt::format(
+        "{} {}",
+        name.front() == 'a' || name.front() == 'i' || name.front() == 'o' ? "an"
+                                                                          : "a",
+        name);
+  }
+
+private:
+  const Program &program_;
+};
+
+bool isArenaKind(TensorKind kind) {
+  return kind == TensorKind::input || kind == TensorKind::output ||
+         kind == TensorKind::activation;
+}
+
+} // namespace
+
+Status Program::check() const {
+  const size_t count = tensors_.size();
+  auto inRange = [&](int32_t id) {
+    return id >= 0 && static_cast<size_t>(id) < count;
+  };
+
+  // Arena offsets are int64: a larger arena could not be addressed.
+  if (plan_.arenaBytes > static_cast<uint64_t>(INT64_MAX))
+    return Status::error("the memory plan's arena of {} bytes is larger than "
+                         "any offset can reach; the plan is corrupt",
+                         plan_.arenaBytes);
+  if (plan_.peakBytes > plan_.arenaBytes)
+    return Status::error("the memory plan's {}-byte arena is smaller than its "
+                         "{} bytes alive at once; the plan is corrupt",
+                         plan_.arenaBytes, plan_.peakBytes);
+
+  for (size_t i = 0; i < count; ++i) {
+    const TensorInfo &t = tensors_[i];
+    std::string tensor = describeTensor(static_cast<int32_t>(i));
+    uint64_t bytes = 0;
+    if (!tensorBytes(t.dtype, t.sizes, bytes))
+      return Status::error("{}: sizes [{}] hold a negative size or a byte "
+                           "count that overflows; the file is corrupt",
+                           tensor, fmt::join(t.sizes, ", "));
+    if (bytes != t.nbytes)
+      return Status::error("{}: sizes [{}] of {} take {} bytes but the file "
+                           "records {}; the file is corrupt",
+                           tensor, fmt::join(t.sizes, ", "), dtypeName(t.dtype),
+                           bytes, t.nbytes);
+    if (t.kind == TensorKind::constant) {
+      if (t.constantOffset % kConstantAlignment != 0)
+        return Status::error("{}: constant offset {} is not {}-byte aligned; "
+                             "the file is corrupt",
+                             tensor, t.constantOffset, kConstantAlignment);
+      uint64_t end = 0;
+      if (__builtin_add_overflow(t.constantOffset, t.nbytes, &end) ||
+          end > segmentBytes_)
+        return Status::error("{}: constant bytes [{}, {}) lie outside the "
+                             "{}-byte constant segment; the file is truncated "
+                             "or corrupt",
+                             tensor, t.constantOffset,
+                             t.constantOffset +
+                                 std::min(t.nbytes, ~t.constantOffset),
+                             segmentBytes_);
+    } else if (isArenaKind(t.kind)) {
+      if (t.arenaOffset < 0)
+        return Status::error("{}: {} tensor has no arena offset; the file is "
+                             "corrupt",
+                             tensor, InstructionChecker::article(t.kind));
+      uint64_t offset = static_cast<uint64_t>(t.arenaOffset);
+      if (offset % dtypeSize(t.dtype) != 0)
+        return Status::error("{}: arena offset {} is not a multiple of its "
+                             "{}-byte elements; the plan is corrupt",
+                             tensor, offset, dtypeSize(t.dtype));
+      if (offset > plan_.arenaBytes || t.nbytes > plan_.arenaBytes - offset)
+        return Status::error("{}: arena bytes [{}, {}) lie outside the {}-byte "
+                             "arena; the plan is corrupt",
+                             tensor, offset, offset + t.nbytes,
+                             plan_.arenaBytes);
+    }
+  }
+
+  std::vector<char> listed(count, 0);
+  for (size_t k = 0; k < inputs_.size(); ++k) {
+    int32_t id = inputs_[k];
+    if (!inRange(id))
+      return Status::error("program input {} names tensor {}, but the program "
+                           "has {} tensors",
+                           k, id, count);
+    if (tensors_[id].kind != TensorKind::input)
+      return Status::error("program input {} is {}, {} tensor", k,
+                           describeTensor(id),
+                           InstructionChecker::article(tensors_[id].kind));
+    if (listed[id])
+      return Status::error("{} is listed twice among the program's inputs",
+                           describeTensor(id));
+    listed[id] = 1;
+  }
+  for (size_t i = 0; i < count; ++i)
+    if (tensors_[i].kind == TensorKind::input && !listed[i])
+      return Status::error("{} is an input tensor missing from the program's "
+                           "inputs",
+                           describeTensor(static_cast<int32_t>(i)));
+
+  std::fill(listed.begin(), listed.end(), 0);
+  for (size_t k = 0; k < outputs_.size(); ++k) {
+    int32_t id = outputs_[k];
+    if (!inRange(id))
+      return Status::error("program output {} names tensor {}, but the "
+                           "program has {} tensors",
+                           k, id, count);
+    if (tensors_[id].kind == TensorKind::delegateInternal)
+      return Status::error("program output {} is {}, which lives inside a "
+                           "delegate",
+                           k, describeTensor(id));
+    listed[id] = 1;
+  }
+  for (size_t i = 0; i < count; ++i)
+    if (tensors_[i].kind == TensorKind::output && !listed[i])
+      return Status::error("{} is an output tensor missing from the "
+                           "program's outputs",
+                           describeTensor(static_cast<int32_t>(i)));
+
+  // Walk the instructions in order, tracking which tensors hold a value.
+  InstructionChecker checker(*this);
+  std::vector<char> written(count, 0);
+  for (size_t i = 0; i < count; ++i)
+    written[i] = tensors_[i].kind == TensorKind::input ||
+                 tensors_[i].kind == TensorKind::constant;
+  std::vector<char> called(delegates_.size(), 0);
+  const bool runsReference = options_.reference && !options_.inspectOnly;
+  for (size_t i = 0; i < instructions_.size(); ++i) {
+    std::string where = fmt::format("instruction {}", i);
+    if (const auto *call = std::get_if<KernelCall>(&instructions_[i])) {
+      DUET_RETURN_IF_ERROR(checker.checkKernelCall(
+          *call, where, /*inDelegate=*/false,
+          /*needKernel=*/!options_.inspectOnly, written));
+      continue;
+    }
+    const auto &call = std::get<DelegateCall>(instructions_[i]);
+    if (call.delegate >= delegates_.size())
+      return Status::error("{} calls delegate {}, but the program has {} "
+                           "delegates",
+                           where, call.delegate, delegates_.size());
+    if (called[call.delegate])
+      return Status::error("{} calls delegate {} again; each delegate is "
+                           "called once",
+                           where, call.delegate);
+    called[call.delegate] = 1;
+    const DelegateInfo &delegate = delegates_[call.delegate];
+    std::string op =
+        fmt::format("delegate {} on {}", call.delegate, delegate.backend);
+
+    // The recorded ops see the constants, the call's inputs and what they
+    // write themselves.
+    std::vector<char> inner(count, 0);
+    for (size_t t = 0; t < count; ++t)
+      inner[t] = tensors_[t].kind == TensorKind::constant;
+    for (size_t k = 0; k < call.inputs.size(); ++k) {
+      int32_t id = call.inputs[k];
+      DUET_RETURN_IF_ERROR(checker.checkId(id, where, op, "input", k));
+      if (tensors_[id].kind == TensorKind::delegateInternal)
+        return Status::error("{} ({}): input {} is {}, which lives inside a "
+                             "delegate",
+                             where, op, k, describeTensor(id));
+      if (!written[id])
+        return Status::error("{} ({}): input {} reads {} before any "
+                             "instruction writes it",
+                             where, op, k, describeTensor(id));
+      inner[id] = 1;
+    }
+    for (size_t k = 0; k < delegate.ops.size(); ++k)
+      DUET_RETURN_IF_ERROR(checker.checkKernelCall(
+          delegate.ops[k], fmt::format("delegate {} op {}", call.delegate, k),
+          /*inDelegate=*/true, /*needKernel=*/runsReference, inner));
+    if (runsReference && delegate.ops.empty())
+      return Status::error("delegate {} on {} records no ops, so it cannot "
+                           "run in reference mode",
+                           call.delegate, delegate.backend);
+    if (!delegate.ops.empty()) {
+      for (int32_t id : call.outputs)
+        if (inRange(id) && !inner[id])
+          return Status::error("delegate {} on {}: no recorded op writes its "
+                               "output {}",
+                               call.delegate, delegate.backend,
+                               describeTensor(id));
+    }
+    DUET_RETURN_IF_ERROR(
+        checker.checkOutputs(call.outputs, where, op, false, written));
+    if (!options_.reference && !options_.inspectOnly &&
+        !backends().find(delegate.backend)) {
+      std::vector<std::string> names = backends().names();
+      return Status::error("delegate {} needs the '{}' backend, which this "
+                           "runtime has not registered (registered: {}); "
+                           "register it, or run in reference mode to use the "
+                           "portable kernels",
+                           call.delegate, delegate.backend,
+                           names.empty()
+                               ? std::string("none")
+                               : fmt::format("{}", fmt::join(names, ", ")));
+    }
+  }
+  for (size_t d = 0; d < delegates_.size(); ++d)
+    if (!called[d])
+      return Status::error("delegate {} on {} is never called; the file is "
+                           "corrupt",
+                           d, delegates_[d].backend);
+
+  for (size_t k = 0; k < outputs_.size(); ++k)
+    if (!written[outputs_[k]])
+      return Status::error("program output {} is {}, which no instruction "
+                           "writes",
+                           k, describeTensor(outputs_[k]));
+  return Status::ok();
+}
+
+} // namespace duet::rt

@@ -1,0 +1,111 @@
+//===- Runtime.cpp - the public API of the duet runtime -------------------===//
+
+#include "runtime/core/Runtime.h"
+
+#include "runtime/core/Npy.h"
+
+#include <fmt/ranges.h>
+
+#include <cstring>
+
+namespace duet::rt {
+
+Status Runtime::finishLoad(std::unique_ptr<Program> program,
+                           std::unique_ptr<Runtime> &runtime) {
+  std::unique_ptr<Runtime> created(new Runtime());
+  created->program_ = std::move(program);
+  DUET_RETURN_IF_ERROR(
+      Executor::create(*created->program_, created->executor_));
+  runtime = std::move(created);
+  return Status::ok();
+}
+
+Status Runtime::load(const std::string &path, const LoadOptions &options,
+                     std::unique_ptr<Runtime> &runtime) {
+  std::unique_ptr<Program> program;
+  DUET_RETURN_IF_ERROR(Program::load(path, options, program));
+  return finishLoad(std::move(program), runtime);
+}
+
+Status Runtime::loadFromBytes(const void *data, size_t size, std::string name,
+                              const LoadOptions &options,
+                              std::unique_ptr<Runtime> &runtime) {
+  std::unique_ptr<Program> program;
+  DUET_RETURN_IF_ERROR(
+      Program::loadFromBytes(data, size, std::move(name), options, program));
+  return finishLoad(std::move(program), runtime);
+}
+
+const TensorInfo &Runtime::inputInfo(size_t index) const {
+  return program_->tensors()[program_->inputs().at(index)];
+}
+
+const TensorInfo &Runtime::outputInfo(size_t index) const {
+  return program_->tensors()[program_->outputs().at(index)];
+}
+
+Status Runtime::checkIndex(size_t index, size_t count,
+                           std::string_view what) const {
+  if (index < count)
+    return Status::ok();
+  return Status::error("{}: there is no {} {}; the program has {}",
+                       program_->name(), what, index, count);
+}
+
+std::string Runtime::describeInput(size_t index) const {
+  const TensorInfo &info = inputInfo(index);
+  if (info.name.empty())
+    return fmt::format("input {}", index);
+  return fmt::format("input {} ({})", index, info.name);
+}
+
+Status Runtime::setInput(size_t index, const TensorView &value) {
+  DUET_RETURN_IF_ERROR(checkIndex(index, inputCount(), "input"));
+  const TensorInfo &info = inputInfo(index);
+  if (value.dtype != info.dtype || value.sizes != info.sizes)
+    return Status::error("{}: {} takes {} of shape [{}], not {} of shape [{}]",
+                         program_->name(), describeInput(index),
+                         dtypeName(info.dtype), fmt::join(info.sizes, ", "),
+                         dtypeName(value.dtype), fmt::join(value.sizes, ", "));
+  if (!value.present() && info.nbytes)
+    return Status::error("{}: the value given for {} has no data",
+                         program_->name(), describeInput(index));
+  if (info.nbytes)
+    std::memcpy(executor_->view(program_->inputs()[index]).data, value.data,
+                info.nbytes);
+  return Status::ok();
+}
+
+Status Runtime::setInputFromNpy(size_t index, const std::string &path,
+                                std::string &notice) {
+  notice.clear();
+  DUET_RETURN_IF_ERROR(checkIndex(index, inputCount(), "input"));
+  NpyArray array;
+  DUET_RETURN_IF_ERROR(readNpy(path, array));
+  const TensorInfo &info = inputInfo(index);
+  return copyNpyInto(array, path, describeInput(index), info.dtype, info.sizes,
+                     executor_->view(program_->inputs()[index]).data, notice);
+}
+
+Status Runtime::run() { return executor_->run(); }
+
+TensorView Runtime::output(size_t index) const {
+  if (index >= outputCount())
+    return TensorView();
+  return executor_->view(program_->outputs()[index]);
+}
+
+TensorView Runtime::tensorView(int32_t id) const {
+  if (id < 0 || static_cast<size_t>(id) >= program_->tensors().size())
+    return TensorView();
+  return executor_->view(id);
+}
+
+Status Runtime::writeOutputNpy(size_t index, const std::string &path,
+                               std::string &notice) const {
+  notice.clear();
+  DUET_RETURN_IF_ERROR(checkIndex(index, outputCount(), "output"));
+  return writeNpy(path, output(index), notice);
+}
+
+} // namespace duet::rt

@@ -1,0 +1,275 @@
+//===- Convolution.cpp - 1-D and 2-D convolution, grouped or transposed ---===//
+//
+// 1-D is 2-D with a height of 1. A convolution is, per image and group,
+//   im2col:   the input patches as a [Cin/g * kh * kw, outH * outW] matrix,
+//   gemm:     weight [Cout/g, Cin/g * kh * kw] times that matrix;
+// a transposed convolution is the same product run backwards,
+//   gemm:     weightᵀ [Cout/g * kh * kw, Cin/g] times the input,
+//   col2im:   each column's values scattered-added into the output.
+// Depthwise convolution (one input channel per group) has no reduction worth
+// a matrix product and gets a direct loop over contiguous output rows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/kernels/Gemm.h"
+#include "runtime/kernels/Ops.h"
+
+#include <algorithm>
+
+namespace duet::rt::portable {
+namespace {
+
+/// Sizes and attributes of one convolution, spatially 2-D.
+struct ConvShape {
+  int64_t batch, inC, inH, inW;
+  int64_t outC, outH, outW;
+  int64_t kH, kW, groups;
+  int64_t strideH, strideW, padH, padW, dilH, dilW;
+  bool transposed;
+};
+
+/// Reads and checks attributes and operand shapes the way the aten verifier
+/// does, so that every later index is in bounds.
+Status readConvShape(const KernelContext &ctx, ConvShape &s) {
+  const TensorView &x = ctx.in(0), &w = ctx.in(1), &b = ctx.in(2);
+  const TensorView &y = ctx.out(0);
+  DUET_RETURN_IF_ERROR(ctx.requireRank(x, "input", {3, 4}));
+  const size_t spatial = x.sizes.size() - 2;
+  AttrReader attrs(ctx);
+  Shape stride = attrs.getIntsOfSize("stride", spatial);
+  Shape padding = attrs.getIntsOfSize("padding", spatial);
+  Shape dilation = attrs.getIntsOfSize("dilation", spatial);
+  Shape outputPadding = attrs.getInts("output_padding", Shape(spatial, 0));
+  s.groups = attrs.getInt("groups", 1);
+  s.transposed = attrs.getBool("transposed", false);
+  DUET_RETURN_IF_ERROR(attrs.status());
+  if (outputPadding.size() != spatial)
+    return ctx.error("attribute 'output_padding' needs {} entries, got {}",
+                     spatial, outputPadding.size());
+  for (const TensorView *t : {&x, &w, &y})
+    DUET_RETURN_IF_ERROR(ctx.requireFloat(*t, "operand"));
+  if (w.rank() != x.rank())
+    return ctx.error("weight {} must have the rank of the input {}",
+                     formatShape(w.sizes), formatShape(x.sizes));
+  if (s.groups < 1)
+    return ctx.error("groups must be positive, got {}", s.groups);
+  for (size_t i = 0; i < spatial; ++i)
+    if (stride[i] < 1 || dilation[i] < 1 || padding[i] < 0 ||
+        outputPadding[i] < 0)
+      return ctx.error("stride and dilation must be positive, padding and "
+                       "output_padding non-negative");
+
+  // A 1-D convolution is a 2-D one over a height of 1.
+  auto lead = [&](const Shape &v, int64_t one) {
+    return spatial == 1 ? Shape{one, v[0]} : v;
+  };
+  Shape inSpatial = lead(Shape(x.sizes.begin() + 2, x.sizes.end()), 1);
+  Shape kernel = lead(Shape(w.sizes.begin() + 2, w.sizes.end()), 1);
+  stride = lead(stride, 1);
+  padding = lead(padding, 0);
+  dilation = lead(dilation, 1);
+  outputPadding = lead(outputPadding, 0);
+
+  s.batch = x.sizes[0];
+  s.inC = x.sizes[1];
+  s.inH = inSpatial[0];
+  s.inW = inSpatial[1];
+  s.kH = kernel[0];
+  s.kW = kernel[1];
+  s.strideH = stride[0];
+  s.strideW = stride[1];
+  s.padH = padding[0];
+  s.padW = padding[1];
+  s.dilH = dilation[0];
+  s.dilW = dilation[1];
+  Shape out(2);
+  if (!s.transposed) {
+    if (s.inC != w.sizes[1] * s.groups)
+      return ctx.error("input has {} channels but weight {} expects {} x {} "
+                       "groups",
+                       s.inC, formatShape(w.sizes), w.sizes[1], s.groups);
+    s.outC = w.sizes[0];
+    if (s.outC % s.groups)
+      return ctx.error("output channels {} are not divisible by groups {}",
+                       s.outC, s.groups);
+    for (int i = 0; i < 2; ++i)
+      out[i] = floorDiv(inSpatial[i] + 2 * padding[i] -
+                            dilation[i] * (kernel[i] - 1) - 1,
+                        stride[i]) +
+               1;
+  } else {
+    if (s.inC != w.sizes[0] || s.inC % s.groups)
+      return ctx.error("transposed: input has {} channels but weight {} "
+                       "has {} (they must match and divide by groups {})",
+                       s.inC, formatShape(w.sizes), w.sizes[0], s.groups);
+    s.outC = w.sizes[1] * s.groups;
+    for (int i = 0; i < 2; ++i) {
+      if (outputPadding[i] >= std::max(stride[i], dilation[i]))
+        return ctx.error("output_padding must be smaller than stride or "
+                         "dilation");
+      out[i] = (inSpatial[i] - 1) * stride[i] - 2 * padding[i] +
+               dilation[i] * (kernel[i] - 1) + outputPadding[i] + 1;
+    }
+  }
+  s.outH = out[0];
+  s.outW = out[1];
+  if (s.outH < 1 || s.outW < 1 || kernel[0] < 1 || kernel[1] < 1)
+    return ctx.error("the kernel {} does not fit the input {}",
+                     formatShape(w.sizes), formatShape(x.sizes));
+  Shape expected = {s.batch, s.outC};
+  if (spatial == 2)
+    expected.push_back(s.outH);
+  expected.push_back(s.outW);
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", expected));
+  if (b.present()) {
+    DUET_RETURN_IF_ERROR(ctx.requireFloat(b, "bias"));
+    DUET_RETURN_IF_ERROR(ctx.requireShape(b, "bias", {s.outC}));
+  }
+  return Status::ok();
+}
+
+/// Sets every output plane to its channel's bias, or to 0.
+void initOutput(const ConvShape &s, const TensorView &bias, float *out) {
+  const int64_t plane = s.outH * s.outW;
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t c = 0; c < s.outC; ++c) {
+      float *p = out + (n * s.outC + c) * plane;
+      std::fill(p, p + plane, bias.present() ? bias.as<const float>()[c] : 0.f);
+    }
+}
+
+/// The range [lo, hi) of output positions o whose input position
+/// o * stride + offset lies in [0, size).
+std::pair<int64_t, int64_t> validRange(int64_t offset, int64_t stride,
+                                       int64_t size, int64_t outSize) {
+  int64_t lo = std::max<int64_t>(0, ceilDiv(-offset, stride));
+  int64_t hi = std::min(outSize, floorDiv(size - 1 - offset, stride) + 1);
+  return {lo, std::max(lo, hi)};
+}
+
+/// Patches of one group of one image, [c * kh * kw, outH * outW], with zeros
+/// where the window covers padding.
+void im2col(const ConvShape &s, int64_t channels, const float *in, float *col) {
+  const int64_t outPlane = s.outH * s.outW;
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t kh = 0; kh < s.kH; ++kh)
+      for (int64_t kw = 0; kw < s.kW; ++kw) {
+        float *row = col + ((c * s.kH + kh) * s.kW + kw) * outPlane;
+        std::fill(row, row + outPlane, 0.f);
+        const int64_t offH = kh * s.dilH - s.padH;
+        const int64_t offW = kw * s.dilW - s.padW;
+        auto [ohLo, ohHi] = validRange(offH, s.strideH, s.inH, s.outH);
+        auto [owLo, owHi] = validRange(offW, s.strideW, s.inW, s.outW);
+        for (int64_t oh = ohLo; oh < ohHi; ++oh) {
+          const float *src =
+              in + (c * s.inH + oh * s.strideH + offH) * s.inW + offW;
+          float *dst = row + oh * s.outW;
+          for (int64_t ow = owLo; ow < owHi; ++ow)
+            dst[ow] = src[ow * s.strideW];
+        }
+      }
+}
+
+void convolveForward(const ConvShape &s, const float *in, const float *weight,
+                     float *out) {
+  const int64_t inCg = s.inC / s.groups, outCg = s.outC / s.groups;
+  const int64_t reduction = inCg * s.kH * s.kW;
+  const int64_t inPlane = s.inH * s.inW, outPlane = s.outH * s.outW;
+  // A 1x1 kernel with unit stride and no padding reads the input as it is.
+  const bool pointwise = s.kH == 1 && s.kW == 1 && s.strideH == 1 &&
+                         s.strideW == 1 && s.padH == 0 && s.padW == 0;
+  std::vector<float> col(pointwise ? 0 : reduction * outPlane);
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t g = 0; g < s.groups; ++g) {
+      const float *x = in + (n * s.inC + g * inCg) * inPlane;
+      if (!pointwise)
+        im2col(s, inCg, x, col.data());
+      gemm(outCg, outPlane, reduction, 1.f,
+           MatrixRef::rowMajor(weight + g * outCg * reduction, reduction),
+           MatrixRef::rowMajor(pointwise ? x : col.data(), outPlane), 1.f,
+           out + (n * s.outC + g * outCg) * outPlane, outPlane);
+    }
+}
+
+/// Groups of one input channel each, `multiplier` output channels per group.
+void convolveDepthwise(const ConvShape &s, const float *in, const float *weight,
+                       float *out) {
+  const int64_t multiplier = s.outC / s.inC;
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t oc = 0; oc < s.outC; ++oc) {
+      const float *x = in + (n * s.inC + oc / multiplier) * s.inH * s.inW;
+      const float *w = weight + oc * s.kH * s.kW;
+      float *y = out + (n * s.outC + oc) * s.outH * s.outW;
+      for (int64_t kh = 0; kh < s.kH; ++kh)
+        for (int64_t kw = 0; kw < s.kW; ++kw) {
+          const float wv = w[kh * s.kW + kw];
+          const int64_t offH = kh * s.dilH - s.padH;
+          const int64_t offW = kw * s.dilW - s.padW;
+          auto [ohLo, ohHi] = validRange(offH, s.strideH, s.inH, s.outH);
+          auto [owLo, owHi] = validRange(offW, s.strideW, s.inW, s.outW);
+          for (int64_t oh = ohLo; oh < ohHi; ++oh) {
+            const float *src = x + (oh * s.strideH + offH) * s.inW + offW;
+            float *dst = y + oh * s.outW;
+            for (int64_t ow = owLo; ow < owHi; ++ow)
+              dst[ow] += wv * src[ow * s.strideW];
+          }
+        }
+    }
+}
+
+void convolveTransposed(const ConvShape &s, const float *in,
+                        const float *weight, float *out) {
+  const int64_t inCg = s.inC / s.groups, outCg = s.outC / s.groups;
+  const int64_t columns = outCg * s.kH * s.kW;
+  const int64_t inPlane = s.inH * s.inW, outPlane = s.outH * s.outW;
+  std::vector<float> col(columns * inPlane);
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t g = 0; g < s.groups; ++g) {
+      // The group's weight is [inCg, outCg * kh * kw]; its transpose times
+      // the input gives each input pixel's contribution to each tap.
+      gemm(columns, inPlane, inCg, 1.f,
+           MatrixRef::rowMajor(weight + g * inCg * columns, columns)
+               .transposed(),
+           MatrixRef::rowMajor(in + (n * s.inC + g * inCg) * inPlane, inPlane),
+           0.f, col.data(), inPlane);
+      float *y = out + (n * s.outC + g * outCg) * outPlane;
+      for (int64_t oc = 0; oc < outCg; ++oc)
+        for (int64_t kh = 0; kh < s.kH; ++kh)
+          for (int64_t kw = 0; kw < s.kW; ++kw) {
+            const float *row =
+                col.data() + ((oc * s.kH + kh) * s.kW + kw) * inPlane;
+            // Input pixel i lands on output i * stride + offset.
+            const int64_t offH = kh * s.dilH - s.padH;
+            const int64_t offW = kw * s.dilW - s.padW;
+            auto [ihLo, ihHi] = validRange(offH, s.strideH, s.outH, s.inH);
+            auto [iwLo, iwHi] = validRange(offW, s.strideW, s.outW, s.inW);
+            for (int64_t ih = ihLo; ih < ihHi; ++ih) {
+              float *dst =
+                  y + (oc * s.outH + ih * s.strideH + offH) * s.outW + offW;
+              const float *src = row + ih * s.inW;
+              for (int64_t iw = iwLo; iw < iwHi; ++iw)
+                dst[iw * s.strideW] += src[iw];
+            }
+          }
+    }
+}
+
+} // namespace
+
+Status convolution(const KernelContext &ctx) {
+  ConvShape s;
+  DUET_RETURN_IF_ERROR(readConvShape(ctx, s));
+  const float *in = ctx.in(0).as<const float>();
+  const float *weight = ctx.in(1).as<const float>();
+  float *out = ctx.out(0).as<float>();
+  initOutput(s, ctx.in(2), out);
+  if (s.transposed)
+    convolveTransposed(s, in, weight, out);
+  else if (s.groups == s.inC && s.groups > 1)
+    convolveDepthwise(s, in, weight, out);
+  else
+    convolveForward(s, in, weight, out);
+  return Status::ok();
+}
+
+} // namespace duet::rt::portable

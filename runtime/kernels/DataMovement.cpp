@@ -1,0 +1,250 @@
+//===- DataMovement.cpp - shape ops on tensors of any dtype ---------------===//
+//
+// Each op describes where its output elements come from as sizes and strides
+// and hands that to copyStrided, which moves elements of any size; none of
+// them looks at values, so every dtype works.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/kernels/Ops.h"
+
+#include <cstring>
+
+namespace duet::rt::portable {
+namespace {
+
+Status requireSameDTypeAsInput(const KernelContext &ctx, const TensorView &y) {
+  return ctx.requireSameDType({&ctx.in(0), &y});
+}
+
+} // namespace
+
+Status view(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  DUET_RETURN_IF_ERROR(requireSameDTypeAsInput(ctx, y));
+  if (x.numel() != y.numel())
+    return ctx.error("cannot view {} ({} elements) as {} ({} elements)",
+                     formatShape(x.sizes), x.numel(), formatShape(y.sizes),
+                     y.numel());
+  if (x.bytes() > 0 && x.data != y.data)
+    std::memmove(y.data, x.data, x.bytes());
+  return Status::ok();
+}
+
+Status clone(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  DUET_RETURN_IF_ERROR(requireSameDTypeAsInput(ctx, y));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
+  if (x.bytes() > 0 && x.data != y.data)
+    std::memmove(y.data, x.data, x.bytes());
+  return Status::ok();
+}
+
+Status permute(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  AttrReader attrs(ctx);
+  Shape dims = attrs.getInts("dims");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  DUET_RETURN_IF_ERROR(requireSameDTypeAsInput(ctx, y));
+  const int64_t rank = x.rank();
+  std::vector<bool> seen(rank, false);
+  bool isPermutation = static_cast<int64_t>(dims.size()) == rank;
+  for (int64_t d : dims) {
+    if (!isPermutation || d < 0 || d >= rank || seen[d]) {
+      isPermutation = false;
+      break;
+    }
+    seen[d] = true;
+  }
+  if (!isPermutation)
+    return ctx.error("dims [{}] is not a permutation of the {} dims of {}",
+                     fmt::join(dims, ", "), rank, formatShape(x.sizes));
+  Shape sizes, strides, own = contiguousStrides(x.sizes);
+  for (int64_t d : dims) {
+    sizes.push_back(x.sizes[d]);
+    strides.push_back(own[d]);
+  }
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", sizes));
+  copyStrided(y.data, contiguousStrides(sizes), x.data, strides, sizes,
+              dtypeSize(x.dtype));
+  return Status::ok();
+}
+
+Status expand(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  DUET_RETURN_IF_ERROR(requireSameDTypeAsInput(ctx, y));
+  if (!broadcastsTo(x.sizes, y.sizes))
+    return ctx.error("cannot expand {} to {}", formatShape(x.sizes),
+                     formatShape(y.sizes));
+  copyStrided(y.data, contiguousStrides(y.sizes), x.data,
+              broadcastStrides(x.sizes, y.sizes), y.sizes, dtypeSize(x.dtype));
+  return Status::ok();
+}
+
+Status slice(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  AttrReader attrs(ctx);
+  int64_t dim = attrs.getInt("dim");
+  int64_t start = attrs.getInt("start");
+  int64_t end = attrs.getInt("end");
+  int64_t step = attrs.getInt("step", 1);
+  DUET_RETURN_IF_ERROR(attrs.status());
+  DUET_RETURN_IF_ERROR(requireSameDTypeAsInput(ctx, y));
+  DUET_RETURN_IF_ERROR(ctx.requireDim(dim, x.rank(), "dim"));
+  if (step < 1)
+    return ctx.error("step must be positive, got {}", step);
+  if (start < 0 || end < start || end > x.sizes[dim])
+    return ctx.error("needs 0 <= start <= end <= {}, got start {} and end {}",
+                     x.sizes[dim], start, end);
+  Shape sizes = x.sizes, strides = contiguousStrides(x.sizes);
+  sizes[dim] = (end - start + step - 1) / step;
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", sizes));
+  size_t element = dtypeSize(x.dtype);
+  const void *first = advance(x.data, start * strides[dim], element);
+  strides[dim] *= step;
+  copyStrided(y.data, contiguousStrides(sizes), first, strides, sizes, element);
+  return Status::ok();
+}
+
+Status select(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  AttrReader attrs(ctx);
+  int64_t dim = attrs.getInt("dim");
+  int64_t index = attrs.getInt("index");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  DUET_RETURN_IF_ERROR(requireSameDTypeAsInput(ctx, y));
+  DUET_RETURN_IF_ERROR(ctx.requireDim(dim, x.rank(), "dim"));
+  if (index < 0 || index >= x.sizes[dim])
+    return ctx.error("index {} is out of range for size {} of dim {}", index,
+                     x.sizes[dim], dim);
+  Shape sizes = x.sizes, strides = contiguousStrides(x.sizes);
+  size_t element = dtypeSize(x.dtype);
+  const void *first = advance(x.data, index * strides[dim], element);
+  sizes.erase(sizes.begin() + dim);
+  strides.erase(strides.begin() + dim);
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", sizes));
+  copyStrided(y.data, contiguousStrides(sizes), first, strides, sizes, element);
+  return Status::ok();
+}
+
+Status constantPadNd(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  AttrReader attrs(ctx);
+  Shape pad = attrs.getInts("pad");
+  double value = attrs.getFloat("value", 0.0);
+  DUET_RETURN_IF_ERROR(attrs.status());
+  DUET_RETURN_IF_ERROR(requireSameDTypeAsInput(ctx, y));
+  const int64_t rank = x.rank();
+  if (pad.size() % 2 || static_cast<int64_t>(pad.size() / 2) > rank)
+    return ctx.error("pad needs an even number of entries, at most {}, got {}",
+                     2 * rank, pad.size());
+  // Output position = input position + before[d]; the part of the input that
+  // lands inside the output is copied, the rest of the output is `value`.
+  Shape before(rank, 0), sizes = x.sizes;
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    int64_t d = rank - 1 - static_cast<int64_t>(i);
+    before[d] = pad[2 * i];
+    sizes[d] += pad[2 * i] + pad[2 * i + 1];
+    if (sizes[d] < 0)
+      return ctx.error("padding makes dim {} of {} negative", d,
+                       formatShape(x.sizes));
+  }
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", sizes));
+  fillValue(y.data, y.dtype, y.numel(), value);
+
+  Shape inStrides = contiguousStrides(x.sizes);
+  Shape outStrides = contiguousStrides(sizes);
+  Shape copied(rank);
+  int64_t inOffset = 0, outOffset = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t first = std::max<int64_t>(0, -before[d]);
+    int64_t last = std::min(x.sizes[d], sizes[d] - before[d]);
+    copied[d] = std::max<int64_t>(0, last - first);
+    inOffset += first * inStrides[d];
+    outOffset += (first + before[d]) * outStrides[d];
+  }
+  if (product(copied) == 0)
+    return Status::ok();
+  size_t element = dtypeSize(x.dtype);
+  copyStrided(advance(y.data, outOffset, element), outStrides,
+              advance(x.data, inOffset, element), inStrides, copied, element);
+  return Status::ok();
+}
+
+Status cat(const KernelContext &ctx) {
+  const TensorView &y = ctx.out(0);
+  AttrReader attrs(ctx);
+  int64_t dim = attrs.getInt("dim");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  const TensorView &first = ctx.in(0);
+  DUET_RETURN_IF_ERROR(ctx.requireDim(dim, first.rank(), "dim"));
+  Shape sizes = first.sizes;
+  sizes[dim] = 0;
+  for (const TensorView &t : ctx.inputs) {
+    DUET_RETURN_IF_ERROR(ctx.requireSameDType({&first, &t}));
+    bool fits = t.rank() == first.rank();
+    for (int64_t d = 0; fits && d < t.rank(); ++d)
+      fits = d == dim || t.sizes[d] == first.sizes[d];
+    if (!fits)
+      return ctx.error("cannot concatenate {} and {} along dim {}",
+                       formatShape(first.sizes), formatShape(t.sizes), dim);
+    sizes[dim] += t.sizes[dim];
+  }
+  DUET_RETURN_IF_ERROR(ctx.requireSameDType({&first, &y}));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", sizes));
+  Shape outStrides = contiguousStrides(sizes);
+  size_t element = dtypeSize(y.dtype);
+  int64_t offset = 0;
+  for (const TensorView &t : ctx.inputs) {
+    if (t.numel() > 0)
+      copyStrided(advance(y.data, offset * outStrides[dim], element),
+                  outStrides, t.data, contiguousStrides(t.sizes), t.sizes,
+                  element);
+    offset += t.sizes[dim];
+  }
+  return Status::ok();
+}
+
+Status splitWithSizes(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0);
+  AttrReader attrs(ctx);
+  Shape splitSizes = attrs.getInts("split_sizes");
+  int64_t dim = attrs.getInt("dim");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  DUET_RETURN_IF_ERROR(ctx.requireDim(dim, x.rank(), "dim"));
+  if (splitSizes.size() != ctx.outputs.size())
+    return ctx.error("has {} outputs for {} split sizes", ctx.outputs.size(),
+                     splitSizes.size());
+  int64_t total = 0;
+  for (int64_t s : splitSizes) {
+    if (s < 0)
+      return ctx.error("split sizes must be non-negative, got [{}]",
+                       fmt::join(splitSizes, ", "));
+    total += s;
+  }
+  if (total != x.sizes[dim])
+    return ctx.error("split sizes [{}] add up to {} but dim {} of {} has {}",
+                     fmt::join(splitSizes, ", "), total, dim,
+                     formatShape(x.sizes), x.sizes[dim]);
+  for (size_t i = 0; i < splitSizes.size(); ++i) {
+    Shape expected = x.sizes;
+    expected[dim] = splitSizes[i];
+    DUET_RETURN_IF_ERROR(requireSameDTypeAsInput(ctx, ctx.out(i)));
+    DUET_RETURN_IF_ERROR(
+        ctx.requireShape(ctx.out(i), fmt::format("output {}", i), expected));
+  }
+  Shape inStrides = contiguousStrides(x.sizes);
+  size_t element = dtypeSize(x.dtype);
+  int64_t offset = 0;
+  for (size_t i = 0; i < splitSizes.size(); ++i) {
+    const TensorView &y = ctx.out(i);
+    if (y.numel() > 0)
+      copyStrided(y.data, contiguousStrides(y.sizes),
+                  advance(x.data, offset * inStrides[dim], element), inStrides,
+                  y.sizes, element);
+    offset += splitSizes[i];
+  }
+  return Status::ok();
+}
+
+} // namespace duet::rt::portable

@@ -1,0 +1,53 @@
+//===- Kernel.h - the portable kernel interface -----------------*- C++ -*-===//
+//
+// A portable kernel runs one aten-dialect op on host tensors. Kernels are found
+// by the op's dialect name ("aten.convolution"); their attributes are read by
+// the names the aten dialect gives them (AtenOps.td), so the compiler writes an
+// op into the program exactly as it is in the IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_RUNTIME_KERNELS_KERNEL_H
+#define DUET_RUNTIME_KERNELS_KERNEL_H
+
+#include "runtime/core/DType.h"
+#include "runtime/core/Status.h"
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace duet::rt {
+
+/// Read access to an op's attributes. An attribute the op did not record is
+/// std::nullopt; the kernel then applies the op's documented default.
+/// Enum attributes (gelu `approximate`, div `rounding_mode`) are strings.
+class OpAttrs {
+public:
+  virtual ~OpAttrs() = default;
+  virtual std::optional<int64_t> getInt(std::string_view name) const = 0;
+  virtual std::optional<double> getFloat(std::string_view name) const = 0;
+  virtual std::optional<bool> getBool(std::string_view name) const = 0;
+  virtual std::optional<std::vector<int64_t>>
+  getInts(std::string_view name) const = 0;
+  virtual std::optional<std::string_view>
+  getString(std::string_view name) const = 0;
+};
+
+/// Runs one op. `inputs` follow the op's operand order, an absent optional
+/// operand being a view without data; `outputs` are allocated by the caller
+/// with the shapes and dtypes the compiler computed.
+using KernelFn = Status (*)(const OpAttrs &attrs,
+                            const std::vector<TensorView> &inputs,
+                            const std::vector<TensorView> &outputs);
+
+/// The kernel of an op, or nullptr when the op has none.
+KernelFn findKernel(std::string_view opName);
+
+/// Every op name that has a portable kernel, sorted.
+std::vector<std::string_view> kernelOpNames();
+
+} // namespace duet::rt
+
+#endif // DUET_RUNTIME_KERNELS_KERNEL_H

@@ -1,0 +1,116 @@
+//===- Normalization.cpp - batch_norm (inference) and layer_norm ----------===//
+
+#include "runtime/kernels/Ops.h"
+
+#include <cmath>
+
+namespace duet::rt::portable {
+namespace {
+
+/// Fails unless the optional `t` is absent or a float tensor of `shape`.
+Status requireParameter(const KernelContext &ctx, const TensorView &t,
+                        std::string_view what, const Shape &shape) {
+  if (!t.present())
+    return Status::ok();
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(t, what));
+  return ctx.requireShape(t, what, shape);
+}
+
+} // namespace
+
+Status batchNorm(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &mean = ctx.in(1), &var = ctx.in(2);
+  const TensorView &weight = ctx.in(3), &bias = ctx.in(4), &y = ctx.out(0);
+  AttrReader attrs(ctx);
+  double eps = attrs.getFloat("eps", 1e-5);
+  DUET_RETURN_IF_ERROR(attrs.status());
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
+  if (x.rank() < 2)
+    return ctx.error("input must have rank 2 or more (N, C, ...), got {}",
+                     formatShape(x.sizes));
+  if (eps < 0)
+    return ctx.error("eps {} must be non-negative", eps);
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
+  const int64_t channels = x.sizes[1];
+  const Shape perChannel = {channels};
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(mean, "running_mean"));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(mean, "running_mean", perChannel));
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(var, "running_var"));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(var, "running_var", perChannel));
+  DUET_RETURN_IF_ERROR(requireParameter(ctx, weight, "weight", perChannel));
+  DUET_RETURN_IF_ERROR(requireParameter(ctx, bias, "bias", perChannel));
+
+  const int64_t batch = x.sizes[0];
+  const int64_t inner = x.numel() / std::max<int64_t>(1, batch * channels);
+  const float *in = x.as<const float>();
+  float *out = y.as<float>();
+  for (int64_t c = 0; c < channels; ++c) {
+    // y = x * scale + shift, as PyTorch's inference kernel folds it.
+    float invStd = static_cast<float>(
+        1.0 / std::sqrt(static_cast<double>(var.as<const float>()[c]) + eps));
+    float gamma = weight.present() ? weight.as<const float>()[c] : 1.f;
+    float beta = bias.present() ? bias.as<const float>()[c] : 0.f;
+    float scale = invStd * gamma;
+    float shift = beta - mean.as<const float>()[c] * scale;
+    for (int64_t n = 0; n < batch; ++n) {
+      const float *src = in + (n * channels + c) * inner;
+      float *dst = out + (n * channels + c) * inner;
+      for (int64_t i = 0; i < inner; ++i)
+        dst[i] = src[i] * scale + shift;
+    }
+  }
+  return Status::ok();
+}
+
+Status layerNorm(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &weight = ctx.in(1), &bias = ctx.in(2);
+  const TensorView &y = ctx.out(0);
+  AttrReader attrs(ctx);
+  Shape normalized = attrs.getInts("normalized_shape");
+  double eps = attrs.getFloat("eps", 1e-5);
+  DUET_RETURN_IF_ERROR(attrs.status());
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
+  if (normalized.empty() || normalized.size() > x.sizes.size() ||
+      !std::equal(normalized.begin(), normalized.end(),
+                  x.sizes.end() - normalized.size()))
+    return ctx.error("normalized_shape [{}] must be the trailing dims of the "
+                     "input {}",
+                     fmt::join(normalized, ", "), formatShape(x.sizes));
+  if (eps < 0)
+    return ctx.error("eps {} must be non-negative", eps);
+  DUET_RETURN_IF_ERROR(requireParameter(ctx, weight, "weight", normalized));
+  DUET_RETURN_IF_ERROR(requireParameter(ctx, bias, "bias", normalized));
+
+  const int64_t width = product(normalized);
+  const int64_t rows = width > 0 ? x.numel() / width : 0;
+  const float *in = x.as<const float>();
+  float *out = y.as<float>();
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *src = in + r * width;
+    float *dst = out + r * width;
+    // Two passes in double: the mean first, then the (biased) variance.
+    double mean = 0;
+    for (int64_t i = 0; i < width; ++i)
+      mean += src[i];
+    mean /= static_cast<double>(width);
+    double variance = 0;
+    for (int64_t i = 0; i < width; ++i)
+      variance += (src[i] - mean) * (src[i] - mean);
+    variance /= static_cast<double>(width);
+    double invStd = 1.0 / std::sqrt(variance + eps);
+    for (int64_t i = 0; i < width; ++i) {
+      float v = static_cast<float>((src[i] - mean) * invStd);
+      if (weight.present())
+        v *= weight.as<const float>()[i];
+      if (bias.present())
+        v += bias.as<const float>()[i];
+      dst[i] = v;
+    }
+  }
+  return Status::ok();
+}
+
+} // namespace duet::rt::portable

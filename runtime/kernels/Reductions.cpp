@@ -1,0 +1,178 @@
+//===- Reductions.cpp - mean, sum, amax, softmax, log_softmax -------------===//
+//
+// Sums accumulate in double: the reference should be at least as exact as
+// what it checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/kernels/Ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace duet::rt::portable {
+namespace {
+
+enum class Reduction { mean, sum, amax };
+
+/// Reads `dim` and `keepdim`, checks the output shape, and gives for every
+/// input dim the output stride its index moves (0 on a reduced dim), and how
+/// many input elements each output element reduces.
+Status reductionLayout(const KernelContext &ctx, const TensorView &x,
+                       const TensorView &y, Shape &toOutput, int64_t &count) {
+  AttrReader attrs(ctx);
+  Shape dims = attrs.getInts("dim", Shape{});
+  bool keepdim = attrs.getBool("keepdim", false);
+  DUET_RETURN_IF_ERROR(attrs.status());
+  const int64_t rank = x.rank();
+  std::vector<bool> reduced(rank, dims.empty());
+  for (int64_t d : dims) {
+    DUET_RETURN_IF_ERROR(ctx.requireDim(d, rank, "dim"));
+    if (reduced[d])
+      return ctx.error("dim {} appears twice", d);
+    reduced[d] = true;
+  }
+  // The output with reduced dims kept as 1 has the same layout as without.
+  Shape kept = x.sizes, expected;
+  count = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reduced[d]) {
+      count *= x.sizes[d];
+      kept[d] = 1;
+    }
+    if (!reduced[d] || keepdim)
+      expected.push_back(kept[d]);
+  }
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", expected));
+  toOutput = contiguousStrides(kept);
+  for (int64_t d = 0; d < rank; ++d)
+    if (reduced[d])
+      toOutput[d] = 0;
+  return Status::ok();
+}
+
+Status reduce(const KernelContext &ctx, Reduction kind) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
+  Shape toOutput;
+  int64_t count;
+  DUET_RETURN_IF_ERROR(reductionLayout(ctx, x, y, toOutput, count));
+  if (kind == Reduction::amax && count == 0 && y.numel() > 0)
+    return ctx.error("cannot take the maximum over {} elements of shape {}",
+                     count, formatShape(x.sizes));
+
+  const float *in = x.as<const float>();
+  float *out = y.as<float>();
+  int64_t outCount = y.numel();
+  if (kind == Reduction::amax) {
+    std::fill(out, out + outCount, -std::numeric_limits<float>::infinity());
+    forEachRow<2>(x.sizes, {contiguousStrides(x.sizes), toOutput},
+                  [&](const std::array<int64_t, 2> &off, int64_t n,
+                      const std::array<int64_t, 2> &inner) {
+                    for (int64_t i = 0; i < n; ++i) {
+                      float v = in[off[0] + i];
+                      float &m = out[off[1] + i * inner[1]];
+                      // NaN wins, as in PyTorch.
+                      if (v > m || std::isnan(v))
+                        m = v;
+                    }
+                  });
+    return Status::ok();
+  }
+
+  std::vector<double> sums(outCount, 0.0);
+  forEachRow<2>(x.sizes, {contiguousStrides(x.sizes), toOutput},
+                [&](const std::array<int64_t, 2> &off, int64_t n,
+                    const std::array<int64_t, 2> &inner) {
+                  for (int64_t i = 0; i < n; ++i)
+                    sums[off[1] + i * inner[1]] += in[off[0] + i];
+                });
+  // Mean over no elements is 0/0, NaN, as in PyTorch.
+  double divisor = kind == Reduction::mean ? static_cast<double>(count) : 1.0;
+  for (int64_t i = 0; i < outCount; ++i)
+    out[i] = static_cast<float>(sums[i] / divisor);
+  return Status::ok();
+}
+
+/// softmax or log_softmax along `dim`, shifted by the maximum so that exp()
+/// never overflows.
+Status softmaxFamily(const KernelContext &ctx, bool logarithm) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  AttrReader attrs(ctx);
+  int64_t dim = attrs.getInt("dim");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
+  // PyTorch treats a 0-d tensor as having one dim of size 1.
+  int64_t rank = std::max<int64_t>(x.rank(), 1);
+  DUET_RETURN_IF_ERROR(ctx.requireDim(dim, rank, "dim"));
+
+  int64_t outer = 1, n = 1, inner = 1;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    (d < dim ? outer : d == dim ? n : inner) *= x.sizes[d];
+  const float *in = x.as<const float>();
+  float *out = y.as<float>();
+  std::vector<float> maxima(inner);
+  std::vector<double> sums(inner);
+  for (int64_t o = 0; o < outer; ++o) {
+    const float *xo = in + o * n * inner;
+    float *yo = out + o * n * inner;
+    std::fill(maxima.begin(), maxima.end(),
+              -std::numeric_limits<float>::infinity());
+    std::fill(sums.begin(), sums.end(), 0.0);
+    for (int64_t k = 0; k < n; ++k)
+      for (int64_t j = 0; j < inner; ++j)
+        maxima[j] = std::max(maxima[j], xo[k * inner + j]);
+    for (int64_t k = 0; k < n; ++k)
+      for (int64_t j = 0; j < inner; ++j) {
+        float e = std::exp(xo[k * inner + j] - maxima[j]);
+        sums[j] += e;
+        if (!logarithm)
+          yo[k * inner + j] = e;
+      }
+    for (int64_t k = 0; k < n; ++k)
+      for (int64_t j = 0; j < inner; ++j) {
+        float &v = yo[k * inner + j];
+        if (logarithm)
+          v = xo[k * inner + j] - maxima[j] -
+              static_cast<float>(std::log(sums[j]));
+        else
+          v = static_cast<float>(v / sums[j]);
+      }
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+Status mean(const KernelContext &ctx) { return reduce(ctx, Reduction::mean); }
+Status sum(const KernelContext &ctx) { return reduce(ctx, Reduction::sum); }
+Status amax(const KernelContext &ctx) { return reduce(ctx, Reduction::amax); }
+
+Status any(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  DUET_RETURN_IF_ERROR(ctx.requireDType(x, "input", {DType::boolean}));
+  DUET_RETURN_IF_ERROR(ctx.requireDType(y, "output", {DType::boolean}));
+  Shape toOutput;
+  int64_t count;
+  DUET_RETURN_IF_ERROR(reductionLayout(ctx, x, y, toOutput, count));
+  const uint8_t *in = x.as<const uint8_t>();
+  bool *out = y.as<bool>();
+  std::fill(out, out + y.numel(), false);
+  forEachRow<2>(x.sizes, {contiguousStrides(x.sizes), toOutput},
+                [&](const std::array<int64_t, 2> &off, int64_t n,
+                    const std::array<int64_t, 2> &inner) {
+                  for (int64_t i = 0; i < n; ++i)
+                    if (in[off[0] + i])
+                      out[off[1] + i * inner[1]] = true;
+                });
+  return Status::ok();
+}
+
+Status softmax(const KernelContext &ctx) { return softmaxFamily(ctx, false); }
+Status logSoftmax(const KernelContext &ctx) { return softmaxFamily(ctx, true); }
+
+} // namespace duet::rt::portable

@@ -1,0 +1,217 @@
+//===- Unary.cpp - elementwise activations and math -----------------------===//
+//
+// Each op is one scalar function applied by mapFloat; the formulas follow
+// PyTorch's CPU kernels (including where NaN propagates), evaluated in float.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/kernels/ElementTypes.h"
+#include "runtime/kernels/Ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+namespace duet::rt::portable {
+namespace {
+
+/// Applies `fn` to every element of the float input.
+template <typename Fn> Status mapFloat(const KernelContext &ctx, Fn fn) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
+  const float *in = x.as<const float>();
+  float *out = y.as<float>();
+  int64_t n = x.numel();
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = fn(in[i]);
+  return Status::ok();
+}
+
+/// Like mapFloat, and on integer tensors applies `intFn` in the tensor's own
+/// type.
+template <typename FloatFn, typename IntFn>
+Status mapNumber(const KernelContext &ctx, FloatFn floatFn, IntFn intFn) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  if (x.dtype == DType::f32)
+    return mapFloat(ctx, floatFn);
+  DUET_RETURN_IF_ERROR(
+      ctx.requireDType(x, "input",
+                       {DType::f32, DType::f16, DType::bf16, DType::i64,
+                        DType::i32, DType::i16, DType::i8, DType::u8}));
+  DUET_RETURN_IF_ERROR(ctx.requireSameDType({&x, &y}));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
+  visitDType(x.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const T *in = x.as<const T>();
+      T *out = y.as<T>();
+      for (int64_t i = 0, n = x.numel(); i < n; ++i)
+        out[i] = intFn(in[i]);
+    }
+  });
+  return Status::ok();
+}
+
+/// -v with two's-complement wrap-around (the negation of the smallest value
+/// is itself, as in PyTorch), without signed overflow.
+template <typename T> T wrappingNeg(T v) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(U(0) - static_cast<U>(v)));
+}
+
+/// max(x, lo) then min(., hi), NaN propagating as in PyTorch's clamp.
+float clampValue(float x, float lo, float hi) {
+  return std::min(std::max(x, lo), hi);
+}
+
+} // namespace
+
+Status relu(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::max(x, 0.f); });
+}
+
+Status hardswish(const KernelContext &ctx) {
+  return mapFloat(
+      ctx, [](float x) { return x * clampValue(x + 3.f, 0.f, 6.f) / 6.f; });
+}
+
+Status hardsigmoid(const KernelContext &ctx) {
+  return mapFloat(ctx,
+                  [](float x) { return clampValue(x + 3.f, 0.f, 6.f) / 6.f; });
+}
+
+Status silu(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return x / (1.f + std::exp(-x)); });
+}
+
+Status sigmoid(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return 1.f / (1.f + std::exp(-x)); });
+}
+
+Status tanh(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::tanh(x); });
+}
+
+Status abs(const KernelContext &ctx) {
+  return mapNumber(
+      ctx, [](float x) { return std::fabs(x); },
+      [](auto v) { return v < 0 ? wrappingNeg(v) : v; });
+}
+
+Status neg(const KernelContext &ctx) {
+  return mapNumber(
+      ctx, [](float x) { return -x; }, [](auto v) { return wrappingNeg(v); });
+}
+
+Status exp(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::exp(x); });
+}
+
+Status log(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::log(x); });
+}
+
+Status sqrt(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::sqrt(x); });
+}
+
+Status rsqrt(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return 1.f / std::sqrt(x); });
+}
+
+Status hardtanh(const KernelContext &ctx) {
+  AttrReader attrs(ctx);
+  float lo = static_cast<float>(attrs.getFloat("min_val", -1.0));
+  float hi = static_cast<float>(attrs.getFloat("max_val", 1.0));
+  DUET_RETURN_IF_ERROR(attrs.status());
+  if (lo > hi)
+    return ctx.error("min_val {} is greater than max_val {}", lo, hi);
+  return mapFloat(ctx, [=](float x) { return clampValue(x, lo, hi); });
+}
+
+Status clamp(const KernelContext &ctx) {
+  AttrReader attrs(ctx);
+  std::optional<double> lo = attrs.getOptionalFloat("min");
+  std::optional<double> hi = attrs.getOptionalFloat("max");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  if (!lo && !hi)
+    return ctx.error("needs at least one of the attributes 'min' and 'max'");
+  // An absent bound is an infinite one; NaN still propagates.
+  float low = lo ? static_cast<float>(*lo) : -INFINITY;
+  float high = hi ? static_cast<float>(*hi) : INFINITY;
+  return mapFloat(ctx, [=](float x) { return clampValue(x, low, high); });
+}
+
+Status hardshrink(const KernelContext &ctx) {
+  AttrReader attrs(ctx);
+  float lambd = static_cast<float>(attrs.getFloat("lambd", 0.5));
+  DUET_RETURN_IF_ERROR(attrs.status());
+  return mapFloat(ctx,
+                  [=](float x) { return x >= -lambd && x <= lambd ? 0.f : x; });
+}
+
+Status gelu(const KernelContext &ctx) {
+  AttrReader attrs(ctx);
+  std::string approximate =
+      attrs.getEnum("approximate", "none", {"none", "tanh"});
+  DUET_RETURN_IF_ERROR(attrs.status());
+  if (approximate == "tanh")
+    return mapFloat(ctx, [](float x) {
+      const float kBeta = 0.7978845608028654f; // sqrt(2 / pi)
+      const float kKappa = 0.044715f;
+      float inner = kBeta * (x + kKappa * x * x * x);
+      return 0.5f * x * (1.f + std::tanh(inner));
+    });
+  return mapFloat(ctx, [](float x) {
+    const float kAlpha = 0.7071067811865476f; // 1 / sqrt(2)
+    return x * 0.5f * (1.f + std::erf(x * kAlpha));
+  });
+}
+
+Status leakyRelu(const KernelContext &ctx) {
+  AttrReader attrs(ctx);
+  float slope = static_cast<float>(attrs.getFloat("negative_slope", 0.01));
+  DUET_RETURN_IF_ERROR(attrs.status());
+  return mapFloat(ctx, [=](float x) { return x > 0.f ? x : x * slope; });
+}
+
+Status elu(const KernelContext &ctx) {
+  AttrReader attrs(ctx);
+  float alpha = static_cast<float>(attrs.getFloat("alpha", 1.0));
+  float scale = static_cast<float>(attrs.getFloat("scale", 1.0));
+  float inputScale = static_cast<float>(attrs.getFloat("input_scale", 1.0));
+  DUET_RETURN_IF_ERROR(attrs.status());
+  float negativeCoefficient = alpha * scale;
+  // expm1 keeps the small negative values that exp(x) - 1 rounds to 0, as
+  // PyTorch's vectorized kernel does.
+  return mapFloat(ctx, [=](float x) {
+    return x <= 0.f ? std::expm1(x * inputScale) * negativeCoefficient
+                    : x * scale;
+  });
+}
+
+Status pow(const KernelContext &ctx) {
+  AttrReader attrs(ctx);
+  double exponent = attrs.getFloat("exponent");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  // PyTorch evaluates these exponents with cheaper exact-enough formulas;
+  // doing the same keeps the last bit equal.
+  if (exponent == 2.0)
+    return mapFloat(ctx, [](float x) { return x * x; });
+  if (exponent == 3.0)
+    return mapFloat(ctx, [](float x) { return x * x * x; });
+  if (exponent == 0.5)
+    return mapFloat(ctx, [](float x) { return std::sqrt(x); });
+  if (exponent == -0.5)
+    return mapFloat(ctx, [](float x) { return 1.f / std::sqrt(x); });
+  if (exponent == -1.0)
+    return mapFloat(ctx, [](float x) { return 1.f / x; });
+  if (exponent == -2.0)
+    return mapFloat(ctx, [](float x) { return 1.f / (x * x); });
+  float e = static_cast<float>(exponent);
+  return mapFloat(ctx, [=](float x) { return std::pow(x, e); });
+}
+
+} // namespace duet::rt::portable

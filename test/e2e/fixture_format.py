@@ -1,0 +1,49 @@
+"""The lit test format of test/e2e (see lit.local.cfg there). It lives in a
+module so that lit can send its tests to worker processes."""
+import json
+import os
+import subprocess
+
+import lit.formats
+import lit.Test
+
+# Backend sets that this build can compile and run, in priority order.
+BACKEND_SETS = ["portable"]
+
+
+class FixtureFormat(lit.formats.base.TestFormat):
+    def __init__(self, models, tools):
+        self.models = models
+        self.tools = tools
+
+    def getTestsInDirectory(self, testSuite, path_in_suite, litConfig, localConfig):
+        with open(os.path.join(self.models, "MANIFEST.json")) as f:
+            manifest = json.load(f)
+        for fixture in manifest["fixtures"]:
+            for flavour in sorted(fixture["flavours"]):
+                for backends in BACKEND_SETS:
+                    name = f"{fixture['name']}.{flavour}.{backends}"
+                    test = lit.Test.Test(testSuite, path_in_suite + (name,), localConfig)
+                    test.fixture = (fixture, flavour, backends)
+                    yield test
+
+    def execute(self, test, litConfig):
+        fixture, flavour, backends = test.fixture
+        tmp = os.path.join(test.suite.exec_root, "e2e", test.path_in_suite[-1])
+        os.makedirs(os.path.dirname(tmp), exist_ok=True)
+        program = tmp + ".duet"
+        duet = os.path.join(self.tools, "duet")
+        compile_cmd = [duet, "compile", os.path.join(self.models, fixture["flavours"][flavour]["file"]),
+                       "-o", program, "--backends", backends]
+        run_cmd = [duet, "run", program]
+        for spec in fixture["inputs"]:
+            run_cmd += ["--input", os.path.join(self.models, spec["file"])]
+        for spec in fixture["outputs"]:
+            run_cmd += ["--expect", os.path.join(self.models, spec["file"])]
+        log = ""
+        for cmd in (compile_cmd, run_cmd):
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            log += "$ " + " ".join(cmd) + "\n" + proc.stdout
+            if proc.returncode != 0:
+                return lit.Test.FAIL, log + f"exit code {proc.returncode}\n"
+        return lit.Test.PASS, log

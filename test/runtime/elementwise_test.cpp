@@ -1,0 +1,407 @@
+//===- elementwise_test.cpp - unary, binary, predicate and cast kernels ---===//
+
+#include "KernelTestSupport.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace duet::rt;
+using namespace duet::rt::test;
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+/// The op applied to `in` (shape [n]) with float32 in and out.
+Tensor unary(std::string_view op, const std::vector<double> &in,
+             const AttrMap &attrs = AttrMap()) {
+  Shape shape = {static_cast<int64_t>(in.size())};
+  return run1(op, attrs, {Tensor::of(shape, in)}, shape);
+}
+
+/// A tensor of `dtype` whose elements are `values` stored as T, written
+/// directly so that cast tests do not depend on the cast kernel.
+template <typename T> Tensor raw(DType dtype, const std::vector<T> &values) {
+  Tensor t(dtype, {static_cast<int64_t>(values.size())});
+  std::memcpy(t.view().data, values.data(), values.size() * sizeof(T));
+  return t;
+}
+
+template <typename T> std::vector<T> rawValues(const Tensor &t) {
+  std::vector<T> out(t.numel());
+  std::memcpy(out.data(), t.view().data, out.size() * sizeof(T));
+  return out;
+}
+
+Tensor castTo(const Tensor &t, DType dtype) {
+  return run1("aten.cast", AttrMap(), {t}, t.sizes(), dtype);
+}
+
+} // namespace
+
+TEST_CASE("activations match hand-computed values", "[unary]") {
+  requireClose(unary("aten.relu", {-1, 0, 2, kNaN}), {0, 0, 2, kNaN});
+  requireClose(unary("aten.hardswish", {-4, -1, 1, 4}),
+               {0, -1.0 / 3, 2.0 / 3, 4});
+  requireClose(unary("aten.hardsigmoid", {-4, 0, 1, 4}), {0, 0.5, 4.0 / 6, 1});
+  requireClose(unary("aten.silu", {1, -2}),
+               {0.7310585786300049, -0.2384058440442351});
+  requireClose(unary("aten.sigmoid", {0, 2, -100}),
+               {0.5, 0.8807970779778823, 0});
+  requireClose(unary("aten.tanh", {0.5, -20}), {0.46211715726000974, -1});
+  requireClose(unary("aten.abs", {-1.5, 0, 2}), {1.5, 0, 2});
+  requireClose(unary("aten.neg", {-1.5, 0, 2}), {1.5, 0, -2});
+  requireClose(unary("aten.exp", {0, 1, -kInf}), {1, 2.718281828459045, 0});
+  requireClose(unary("aten.log", {1, 2, 0, -1}),
+               {0, 0.6931471805599453, -kInf, kNaN});
+  requireClose(unary("aten.sqrt", {4, 2, -1}), {2, 1.4142135623730951, kNaN});
+  requireClose(unary("aten.rsqrt", {4, 0.25, 0}), {0.5, 2, kInf});
+  requireClose(unary("aten.leaky_relu", {-2, 3}), {-0.02, 3});
+  requireClose(unary("aten.leaky_relu", {-2, 3},
+                     AttrMap().setFloat("negative_slope", 0.5)),
+               {-1, 3});
+  requireClose(unary("aten.elu", {-1, 2}), {-0.6321205588285577, 2});
+  // exp(x) - 1 would round a tiny negative input to 0; expm1 keeps it.
+  CHECK(unary("aten.elu", {-1e-10}).at(0) == Approx(-1e-10).epsilon(1e-6));
+  requireClose(unary("aten.elu", {-2, 3},
+                     AttrMap()
+                         .setFloat("alpha", 1.5)
+                         .setFloat("scale", 2)
+                         .setFloat("input_scale", 0.5)),
+               {-1.896361676485673, 6});
+}
+
+TEST_CASE("gelu, exact and tanh-approximated", "[unary]") {
+  requireClose(unary("aten.gelu", {1, -1, 3}),
+               {0.8413447460685429, -0.15865525393145707, 2.99595030590511});
+  requireClose(unary("aten.gelu", {1, -1, 3},
+                     AttrMap().setString("approximate", "none")),
+               {0.8413447460685429, -0.15865525393145707, 2.99595030590511});
+  requireClose(unary("aten.gelu", {1, -1, 3},
+                     AttrMap().setString("approximate", "tanh")),
+               {0.8411919906082768, -0.15880800939172324, 2.996362607918227});
+  std::vector<Tensor> out = {Tensor(DType::f32, {1})};
+  Status s = runOp("aten.gelu", AttrMap().setString("approximate", "erf"),
+                   {Tensor::of({1}, {1})}, out);
+  CHECK(s.message() ==
+        "aten.gelu: attribute 'approximate' is \"erf\", expected one of "
+        "\"none\", \"tanh\"");
+}
+
+TEST_CASE("clamping ops and their defaults", "[unary]") {
+  requireClose(unary("aten.hardtanh", {-2, 0.5, 3}), {-1, 0.5, 1});
+  requireClose(unary("aten.hardtanh", {-2, 0.5, 7},
+                     AttrMap().setFloat("min_val", 0).setFloat("max_val", 6)),
+               {0, 0.5, 6});
+  requireClose(
+      unary("aten.clamp", {-1, 0.5, kNaN}, AttrMap().setFloat("min", 0)),
+      {0, 0.5, kNaN});
+  requireClose(unary("aten.clamp", {-1, 0.5}, AttrMap().setFloat("max", 0)),
+               {-1, 0});
+  // min > max gives max everywhere, as in PyTorch.
+  requireClose(unary("aten.clamp", {-1, 1.5, 3},
+                     AttrMap().setFloat("min", 2).setFloat("max", 1)),
+               {1, 1, 1});
+  requireClose(unary("aten.hardshrink", {0.5, 0.6, -0.4, -0.7}),
+               {0, 0.6, 0, -0.7});
+  requireClose(
+      unary("aten.hardshrink", {0.5, 0.6}, AttrMap().setFloat("lambd", 0.55)),
+      {0, 0.6});
+  std::vector<Tensor> out = {Tensor(DType::f32, {1})};
+  CHECK(runOp("aten.clamp", AttrMap(), {Tensor::of({1}, {1})}, out).message() ==
+        "aten.clamp: needs at least one of the attributes 'min' and 'max'");
+}
+
+TEST_CASE("pow special-cases the exponents PyTorch does", "[unary]") {
+  auto pow = [](double e, std::vector<double> in) {
+    return unary("aten.pow", in, AttrMap().setFloat("exponent", e));
+  };
+  requireClose(pow(2, {3, -3}), {9, 9});
+  requireClose(pow(3, {2, -2}), {8, -8});
+  requireClose(pow(0.5, {4, -4}), {2, kNaN});
+  requireClose(pow(-0.5, {4}), {0.5});
+  requireClose(pow(-1, {4, 0}), {0.25, kInf});
+  requireClose(pow(-2, {2}), {0.25});
+  requireClose(pow(1.5, {4, -8}), {8, kNaN});
+  std::vector<Tensor> out = {Tensor(DType::f32, {1})};
+  CHECK(runOp("aten.pow", AttrMap(), {Tensor::of({1}, {1})}, out).message() ==
+        "aten.pow: missing attribute 'exponent' (a float)");
+}
+
+TEST_CASE("unary ops on integer tensors", "[unary][int]") {
+  Tensor x = Tensor::of({3}, {-5, 0, 7}, DType::i32);
+  CHECK(run1("aten.neg", AttrMap(), {x}, {3}, DType::i32).values() ==
+        std::vector<double>{5, 0, -7});
+  CHECK(run1("aten.abs", AttrMap(), {x}, {3}, DType::i32).values() ==
+        std::vector<double>{5, 0, 7});
+  // The smallest int8 is its own negation, as in two's complement.
+  Tensor small = Tensor::of({1}, {-128}, DType::i8);
+  CHECK(run1("aten.neg", AttrMap(), {small}, {1}, DType::i8).values() ==
+        std::vector<double>{-128});
+  std::vector<Tensor> out = {Tensor(DType::i32, {3})};
+  CHECK(runOp("aten.relu", AttrMap(), {x}, out).message() ==
+        "aten.relu: input has dtype int32, which this kernel does not support "
+        "(supported: float32, float16, bfloat16)");
+}
+
+TEST_CASE("binary ops broadcast NumPy-style", "[binary]") {
+  // [2, 1, 3] and [4, 1] broadcast to [2, 4, 3].
+  Tensor a = Tensor::random({2, 1, 3}, 1), b = Tensor::random({4, 1}, 2);
+  std::vector<double> av = a.values(), bv = b.values();
+  auto expected = [&](auto fn) {
+    std::vector<double> out;
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 4; ++j)
+        for (int k = 0; k < 3; ++k)
+          out.push_back(fn(av[i * 3 + k], bv[j]));
+    return out;
+  };
+  requireClose(
+      run1("aten.add", AttrMap().setFloat("alpha", 2), {a, b}, {2, 4, 3}),
+      expected([](double x, double y) { return x + 2 * y; }));
+  requireClose(run1("aten.sub", AttrMap(), {a, b}, {2, 4, 3}),
+               expected([](double x, double y) { return x - y; }));
+  requireClose(run1("aten.mul", AttrMap(), {a, b}, {2, 4, 3}),
+               expected([](double x, double y) { return x * y; }));
+  requireClose(run1("aten.div", AttrMap(), {a, b}, {2, 4, 3}),
+               expected([](double x, double y) { return x / y; }));
+  requireClose(run1("aten.maximum", AttrMap(), {a, b}, {2, 4, 3}),
+               expected([](double x, double y) { return std::max(x, y); }));
+  requireClose(run1("aten.minimum", AttrMap(), {b, a}, {2, 4, 3}),
+               expected([](double x, double y) { return std::min(x, y); }));
+
+  SECTION("a 0-d operand is a scalar") {
+    Tensor three = Tensor::of({}, {3});
+    requireClose(
+        run1("aten.mul", AttrMap(), {Tensor::of({2}, {1, -2}), three}, {2}),
+        {3, -6});
+    requireClose(run1("aten.add", AttrMap(), {three, three}, {}), {6});
+  }
+  SECTION("shapes that do not broadcast are an error") {
+    std::vector<Tensor> out = {Tensor(DType::f32, {2, 3})};
+    CHECK(runOp("aten.add", AttrMap(),
+                {Tensor::random({2, 3}, 3), Tensor::random({2}, 4)}, out)
+              .message() ==
+          "aten.add: operand shapes [2, 3] and [2] do not broadcast");
+  }
+}
+
+TEST_CASE("maximum and minimum propagate NaN", "[binary]") {
+  Tensor a = Tensor::of({3}, {kNaN, 1, 2}), b = Tensor::of({3}, {0, kNaN, 1});
+  requireClose(run1("aten.maximum", AttrMap(), {a, b}, {3}), {kNaN, kNaN, 2});
+  requireClose(run1("aten.minimum", AttrMap(), {a, b}, {3}), {kNaN, kNaN, 1});
+}
+
+TEST_CASE("division and its rounding modes", "[binary]") {
+  Tensor a = Tensor::of({6}, {-7, 7, 7, 5.5, 1, 0});
+  Tensor b = Tensor::of({6}, {2, -2, 2, 2, 0, 0});
+  requireClose(run1("aten.div", AttrMap(), {a, b}, {6}),
+               {-3.5, -3.5, 3.5, 2.75, kInf, kNaN});
+  requireClose(run1("aten.div", AttrMap().setString("rounding_mode", "trunc"),
+                    {a, b}, {6}),
+               {-3, -3, 3, 2, kInf, kNaN});
+  requireClose(run1("aten.div", AttrMap().setString("rounding_mode", "floor"),
+                    {a, b}, {6}),
+               {-4, -4, 3, 2, kInf, kNaN});
+
+  SECTION("on integers, with zero divisors refused") {
+    Tensor x = Tensor::of({4}, {-7, 7, 7, -8}, DType::i64);
+    Tensor y = Tensor::of({4}, {2, -2, 2, -1}, DType::i64);
+    CHECK(run1("aten.div", AttrMap().setString("rounding_mode", "floor"),
+               {x, y}, {4}, DType::i64)
+              .values() == std::vector<double>{-4, -4, 3, 8});
+    CHECK(run1("aten.div", AttrMap().setString("rounding_mode", "trunc"),
+               {x, y}, {4}, DType::i64)
+              .values() == std::vector<double>{-3, -3, 3, 8});
+    std::vector<Tensor> out = {Tensor(DType::i64, {4})};
+    Tensor zero = Tensor::of({1}, {0}, DType::i64);
+    CHECK(runOp("aten.div", AttrMap().setString("rounding_mode", "trunc"),
+                {x, zero}, out)
+              .message() == "aten.div: integer division by zero");
+    CHECK(runOp("aten.div", AttrMap(), {x, y}, out)
+              .message()
+              .find("true division of int64 operands") != std::string::npos);
+  }
+  SECTION("the smallest int64 divided by -1 wraps instead of trapping") {
+    Tensor x(DType::i64, {1}), y(DType::i64, {1});
+    x.view().as<int64_t>()[0] = std::numeric_limits<int64_t>::min();
+    y.view().as<int64_t>()[0] = -1;
+    Tensor q = run1("aten.div", AttrMap().setString("rounding_mode", "floor"),
+                    {x, y}, {1}, DType::i64);
+    CHECK(q.view().as<int64_t>()[0] == std::numeric_limits<int64_t>::min());
+  }
+}
+
+TEST_CASE("integer arithmetic wraps and honours alpha", "[binary][int]") {
+  Tensor a = Tensor::of({2}, {1, 2}, DType::i32),
+         b = Tensor::of({2}, {3, 4}, DType::i32);
+  CHECK(
+      run1("aten.add", AttrMap().setFloat("alpha", 2), {a, b}, {2}, DType::i32)
+          .values() == std::vector<double>{7, 10});
+  CHECK(run1("aten.sub", AttrMap().setInt("alpha", 3), {a, b}, {2}, DType::i32)
+            .values() == std::vector<double>{-8, -10});
+  CHECK(run1("aten.mul", AttrMap(), {a, b}, {2}, DType::i32).values() ==
+        std::vector<double>{3, 8});
+  CHECK(run1("aten.maximum", AttrMap(), {a, Tensor::of({1}, {2}, DType::i32)},
+             {2}, DType::i32)
+            .values() == std::vector<double>{2, 2});
+  Tensor big = Tensor::of({1}, {127}, DType::i8),
+         one = Tensor::of({1}, {1}, DType::i8);
+  CHECK(run1("aten.add", AttrMap(), {big, one}, {1}, DType::i8).values() ==
+        std::vector<double>{-128});
+  Tensor u = Tensor::of({1}, {250}, DType::u8);
+  CHECK(run1("aten.add", AttrMap(), {u, Tensor::of({1}, {10}, DType::u8)}, {1},
+             DType::u8)
+            .values() == std::vector<double>{4});
+
+  std::vector<Tensor> out = {Tensor(DType::i32, {2})};
+  CHECK(runOp("aten.add", AttrMap().setFloat("alpha", 0.5), {a, b}, out)
+            .message() ==
+        "aten.add: alpha 0.5 must be an integer for integer operands");
+  std::vector<Tensor> mixed = {Tensor(DType::i32, {2})};
+  CHECK(runOp("aten.add", AttrMap(), {a, Tensor::of({2}, {1, 2}, DType::i64)},
+              mixed)
+            .message() ==
+        "aten.add: operands must share one dtype, got int32 and int64");
+}
+
+TEST_CASE("bool arithmetic is logical where PyTorch allows it",
+          "[binary][int]") {
+  Tensor t = Tensor::of({4}, {0, 0, 1, 1}, DType::boolean);
+  Tensor u = Tensor::of({4}, {0, 1, 0, 1}, DType::boolean);
+  CHECK(run1("aten.add", AttrMap(), {t, u}, {4}, DType::boolean).values() ==
+        std::vector<double>{0, 1, 1, 1});
+  CHECK(run1("aten.mul", AttrMap(), {t, u}, {4}, DType::boolean).values() ==
+        std::vector<double>{0, 0, 0, 1});
+  CHECK(run1("aten.maximum", AttrMap(), {t, u}, {4}, DType::boolean).values() ==
+        std::vector<double>{0, 1, 1, 1});
+  std::vector<Tensor> out = {Tensor(DType::boolean, {4})};
+  CHECK(runOp("aten.sub", AttrMap(), {t, u}, out)
+            .message()
+            .find("aten.sub: dtype bool is not supported") == 0);
+}
+
+TEST_CASE("comparisons, logical ops and where", "[predicates]") {
+  Tensor a = Tensor::of({2, 2}, {1, kNaN, -3, 4});
+  Tensor b = Tensor::of({2}, {1, 2});
+  auto cmp = [&](const char *op) {
+    return run1(op, AttrMap(), {a, b}, {2, 2}, DType::boolean).values();
+  };
+  CHECK(cmp("aten.eq") == std::vector<double>{1, 0, 0, 0});
+  CHECK(cmp("aten.ne") == std::vector<double>{0, 1, 1, 1});
+  CHECK(cmp("aten.lt") == std::vector<double>{0, 0, 1, 0});
+  CHECK(cmp("aten.le") == std::vector<double>{1, 0, 1, 0});
+  CHECK(cmp("aten.gt") == std::vector<double>{0, 0, 0, 1});
+  CHECK(cmp("aten.ge") == std::vector<double>{1, 0, 0, 1});
+
+  // int64 values beyond double precision compare exactly.
+  Tensor big = raw<int64_t>(DType::i64, {9007199254740992, 1});
+  Tensor bigger = raw<int64_t>(DType::i64, {9007199254740993, 1});
+  CHECK(
+      run1("aten.lt", AttrMap(), {big, bigger}, {2}, DType::boolean).values() ==
+      std::vector<double>{1, 0});
+
+  Tensor f = Tensor::of({3}, {0, -0.5, 2}),
+         g = Tensor::of({3}, {3, 0, 1}, DType::i32);
+  CHECK(run1("aten.logical_and", AttrMap(), {f, g}, {3}, DType::boolean)
+            .values() == std::vector<double>{0, 0, 1});
+  CHECK(run1("aten.logical_or", AttrMap(), {f, g}, {3}, DType::boolean)
+            .values() == std::vector<double>{1, 1, 1});
+  CHECK(
+      run1("aten.logical_not", AttrMap(), {g}, {3}, DType::boolean).values() ==
+      std::vector<double>{0, 1, 0});
+
+  Tensor mask = Tensor::of({2, 1}, {1, 0}, DType::boolean);
+  Tensor x = Tensor::of({3}, {1, 2, 3}, DType::i64),
+         zero = Tensor::of({}, {0}, DType::i64);
+  CHECK(run1("aten.where", AttrMap(), {mask, x, zero}, {2, 3}, DType::i64)
+            .values() == std::vector<double>{1, 2, 3, 0, 0, 0});
+  Tensor h = Tensor::of({3}, {0.5, -1, 2}, DType::f16);
+  CHECK(run1("aten.where", AttrMap(),
+             {Tensor::of({3}, {0, 1, 0}, DType::boolean), h,
+              Tensor::of({}, {7}, DType::f16)},
+             {3}, DType::f16)
+            .values() == std::vector<double>{7, -1, 7});
+  std::vector<Tensor> out = {Tensor(DType::f32, {3})};
+  CHECK(runOp("aten.where", AttrMap(), {Tensor::of({3}, {1, 0, 1}), f, f}, out)
+            .message()
+            .find("aten.where: condition has dtype float32") == 0);
+}
+
+TEST_CASE("cast truncates toward zero and rounds to nearest even", "[cast]") {
+  SECTION("float to integers") {
+    Tensor f = raw<float>(DType::f32, {-2.7f, -0.5f, 0.5f, 2.7f, 300.5f, -1.f});
+    CHECK(rawValues<int32_t>(castTo(f, DType::i32)) ==
+          std::vector<int32_t>{-2, 0, 0, 2, 300, -1});
+    CHECK(rawValues<int64_t>(castTo(f, DType::i64)) ==
+          std::vector<int64_t>{-2, 0, 0, 2, 300, -1});
+    // Narrow types wrap, through int64 for uint8 as PyTorch does.
+    CHECK(rawValues<uint8_t>(castTo(f, DType::u8)) ==
+          std::vector<uint8_t>{254, 0, 0, 2, 44, 255});
+    CHECK(rawValues<int8_t>(castTo(f, DType::i8)) ==
+          std::vector<int8_t>{-2, 0, 0, 2, 44, -1});
+  }
+  SECTION("NaN and out-of-range floats become the smallest integer") {
+    Tensor f = raw<float>(DType::f32, {std::nanf(""), 3e9f, -3e19f});
+    CHECK(rawValues<int32_t>(castTo(f, DType::i32)) ==
+          std::vector<int32_t>{INT32_MIN, INT32_MIN, INT32_MIN});
+    CHECK(rawValues<int64_t>(castTo(f, DType::i64)) ==
+          std::vector<int64_t>{INT64_MIN, 3000000000, INT64_MIN});
+  }
+  SECTION("anything to bool is != 0") {
+    Tensor f = raw<float>(DType::f32, {0.f, -0.f, 0.1f, std::nanf("")});
+    CHECK(rawValues<uint8_t>(castTo(f, DType::boolean)) ==
+          std::vector<uint8_t>{0, 0, 1, 1});
+    Tensor i = raw<int64_t>(DType::i64, {0, 256, -1});
+    CHECK(rawValues<uint8_t>(castTo(i, DType::boolean)) ==
+          std::vector<uint8_t>{0, 1, 1});
+    Tensor b = raw<uint8_t>(DType::boolean, {1, 0});
+    CHECK(rawValues<float>(castTo(b, DType::f32)) == std::vector<float>{1, 0});
+  }
+  SECTION("float16 and bfloat16 round to nearest even") {
+    Tensor f =
+        raw<float>(DType::f32, {1.f / 3, 65520.f, 1e-8f, 1.00048828125f});
+    // 1/3 -> 0x3555; 65520 overflows; 1e-8 underflows; 1 + 2^-11 ties to 1.
+    CHECK(rawValues<uint16_t>(castTo(f, DType::f16)) ==
+          std::vector<uint16_t>{0x3555, 0x7c00, 0x0000, 0x3c00});
+    Tensor g = raw<float>(DType::f32, {1.00390625f, 1.01171875f, -2.f});
+    // 1 + 2^-8 ties down to 1; 1 + 3 * 2^-8 ties up to 1 + 2^-6.
+    CHECK(rawValues<uint16_t>(castTo(g, DType::bf16)) ==
+          std::vector<uint16_t>{0x3f80, 0x3f82, 0xc000});
+    Tensor h = raw<uint16_t>(DType::f16, {0x4100, 0xc100}); // 2.5, -2.5
+    CHECK(rawValues<int32_t>(castTo(h, DType::i32)) ==
+          std::vector<int32_t>{2, -2});
+    CHECK(rawValues<uint16_t>(castTo(h, DType::bf16)) ==
+          std::vector<uint16_t>{0x4020, 0xc020});
+  }
+  SECTION("integers narrow with wrap-around, widen exactly or rounded") {
+    Tensor i = raw<int32_t>(DType::i32, {300, -129, 5});
+    CHECK(rawValues<int8_t>(castTo(i, DType::i8)) ==
+          std::vector<int8_t>{44, 127, 5});
+    Tensor l = raw<int64_t>(DType::i64, {16777217, -3});
+    CHECK(rawValues<float>(castTo(l, DType::f32)) ==
+          std::vector<float>{16777216.f, -3.f});
+    CHECK(rawValues<double>(castTo(l, DType::f64)) ==
+          std::vector<double>{16777217, -3});
+    CHECK(rawValues<uint8_t>(castTo(l, DType::u8)) ==
+          std::vector<uint8_t>{1, 253});
+  }
+  SECTION("every pair of dtypes converts") {
+    const DType all[] = {DType::f32, DType::f16,    DType::bf16, DType::f64,
+                         DType::i64, DType::i32,    DType::i16,  DType::i8,
+                         DType::u8,  DType::boolean};
+    Tensor source = Tensor::of({3}, {0, 1, 3});
+    for (DType from : all)
+      for (DType to : all) {
+        INFO(dtypeName(from) << " -> " << dtypeName(to));
+        std::vector<double> want = {0, 1, to == DType::boolean ? 1.0 : 3.0};
+        if (from == DType::boolean)
+          want = {0, 1, 1};
+        CHECK(castTo(castTo(source, from), to).values() == want);
+      }
+  }
+}
