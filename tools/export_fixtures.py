@@ -679,47 +679,75 @@ def export_error_fixture(name, builder, out_dir):
                                       "bytes": os.path.getsize(path), "ops": ops}}}
 
 
-def export_example(out_dir):
+def calibrate_batchnorm(model, batches=16):
+    """Gives every BatchNorm running statistics of real activations.
+
+    A freshly initialized torchvision model has mean 0 / variance 1 in every
+    BatchNorm, which shrinks activations layer after layer: MobileNetV3-Small's
+    eager output would be ~1e-9, and any comparison against it vacuous. Running
+    seeded random batches in training mode with a cumulative average gives the
+    statistics of the activations the model really produces.
+    """
+    for module in model.modules():
+        if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+            module.reset_running_stats()
+            module.momentum = None
+    model.train()
+    with torch.no_grad():
+        for _ in range(batches):
+            model(torch.randn(8, 3, 224, 224))
+    return model.eval()
+
+
+def export_torchvision(name, out_dir):
+    """Exports a torchvision classifier (random weights after torch.manual_seed,
+    BatchNorm calibrated on random data) with a seeded input and its eager
+    output; returns its manifest entry."""
     import torchvision
 
     torch.manual_seed(SEED)
-    model = torchvision.models.mobilenet_v3_small(weights=None).eval()
+    model = calibrate_batchnorm(getattr(torchvision.models, name)(weights=None))
     torch.manual_seed(SEED)
     x = torch.randn(1, 3, 224, 224)
     with torch.no_grad():
         y = model(x)
     training = torch.export.export(model, (x,))
-    path = os.path.join(out_dir, "mobilenet_v3_small.pt2")
-    np.save(os.path.join(out_dir, "mobilenet_v3_small.input0.npy"), to_numpy(x))
-    np.save(os.path.join(out_dir, "mobilenet_v3_small.output0.npy"), to_numpy(y))
+    path = os.path.join(out_dir, f"{name}.pt2")
+    np.save(os.path.join(out_dir, f"{name}.input0.npy"), to_numpy(x))
+    np.save(os.path.join(out_dir, f"{name}.output0.npy"), to_numpy(y))
     flavour = save_flavour(training, path, (x,), (y,))
-    # The ATEN flavour is only listed (saving it too would double the example's size);
-    # it is saved to a scratch file so the list is read exactly as the importer sees it.
-    scratch = os.path.join(out_dir, "mobilenet_v3_small.aten.scratch.pt2")
+    # The ATEN flavour is only listed (saving it too would double the size); it is
+    # saved to a scratch file so the list is read exactly as the importer sees it.
+    scratch = os.path.join(out_dir, f"{name}.aten.scratch.pt2")
     torch.export.save(training.run_decompositions(), scratch)
     aten_ops, _ = archive_ops(scratch)
     os.remove(scratch)
+    print(f"{name}: {flavour['bytes']} bytes, max|y| {float(y.abs().max()):.3g}, "
+          f"diff {flavour['max_abs_diff_vs_eager']:.3g}")
+    return {
+        "name": name,
+        "description": f"torchvision {name}(weights=None), initialized after "
+                       "torch.manual_seed(0), BatchNorm statistics calibrated on 16 "
+                       "random batches of 8 (see calibrate_batchnorm), eval mode; input "
+                       "torch.randn after torch.manual_seed(0)",
+        "inputs": [{"file": f"{name}.input0.npy", **tensor_info(x), "npy_dtype": "float32"}],
+        "outputs": [{"file": f"{name}.output0.npy", **tensor_info(y), "npy_dtype": "float32"}],
+        "flavours": {"training": flavour,
+                     "aten": {"file": None, "note": "not saved; op list only", "ops": aten_ops}},
+    }
+
+
+def export_models(names, out_dir):
+    import torchvision
+
+    os.makedirs(out_dir, exist_ok=True)
     manifest = {
         "torch_version": torch.__version__,
         "torchvision_version": torchvision.__version__,
         "generator": "tools/export_fixtures.py",
-        "models": [{
-            "name": "mobilenet_v3_small",
-            "description": "torchvision mobilenet_v3_small(weights=None), initialized after "
-                           "torch.manual_seed(0), eval mode; input torch.randn after "
-                           "torch.manual_seed(0)",
-            "inputs": [{"file": "mobilenet_v3_small.input0.npy", **tensor_info(x),
-                        "npy_dtype": "float32"}],
-            "outputs": [{"file": "mobilenet_v3_small.output0.npy", **tensor_info(y),
-                         "npy_dtype": "float32"}],
-            "flavours": {"training": flavour,
-                         "aten": {"file": None, "note": "not saved; op list only",
-                                  "ops": aten_ops}},
-        }],
+        "models": [export_torchvision(name, out_dir) for name in names],
     }
     write_json(os.path.join(out_dir, "MANIFEST.json"), manifest)
-    print(f"example mobilenet_v3_small: {flavour['bytes']} bytes, "
-          f"diff {flavour['max_abs_diff_vs_eager']:.3g}")
 
 
 def write_json(path, value):
@@ -740,8 +768,12 @@ def main():
                         help="folder for the example model (default examples)")
     parser.add_argument("--only", default="",
                         help="comma-separated fixture names to export (default: all)")
+    parser.add_argument("--bench-out", default=os.path.join(repo, "bench", "models"),
+                        help="folder for the benchmark models (default bench/models)")
     parser.add_argument("--skip-examples", action="store_true",
-                        help="do not export the example model")
+                        help="do not export the example and benchmark models")
+    parser.add_argument("--models-only", action="store_true",
+                        help="export only the example and benchmark models, no fixture")
     options = parser.parse_args()
 
     torch.set_num_threads(min(8, os.cpu_count() or 1))
@@ -756,8 +788,10 @@ def main():
                 "generator": "tools/export_fixtures.py", "seed": SEED,
                 "fixtures": [], "error_fixtures": []}
     failures = []
-    for table, export, key in ((FIXTURES, export_fixture, "fixtures"),
-                               (ERROR_FIXTURES, export_error_fixture, "error_fixtures")):
+    tables = () if options.models_only else (
+        (FIXTURES, export_fixture, "fixtures"),
+        (ERROR_FIXTURES, export_error_fixture, "error_fixtures"))
+    for table, export, key in tables:
         for name, builder in table.items():
             if wanted and name not in wanted:
                 continue
@@ -774,15 +808,18 @@ def main():
                 print(f"{name}.{flavour}: {info['bytes']} bytes{diff_text}\n    "
                       + " ".join(op.replace("torch.ops.aten.", "") for op in info["ops"]),
                       flush=True)
-    write_json(os.path.join(options.out, "MANIFEST.json"), manifest)
+    if tables:
+        write_json(os.path.join(options.out, "MANIFEST.json"), manifest)
 
     if not options.skip_examples:
-        os.makedirs(options.examples_out, exist_ok=True)
-        try:
-            export_example(options.examples_out)
-        except Exception as error:
-            failures.append("mobilenet_v3_small")
-            print(f"FAILED mobilenet_v3_small: {type(error).__name__}: {error}", flush=True)
+        # The bundled example (make run) and the benchmark models (bench/).
+        for names, folder in ((["mobilenet_v3_small"], options.examples_out),
+                              (["mobilenet_v2"], options.bench_out)):
+            try:
+                export_models(names, folder)
+            except Exception as error:
+                failures.append(",".join(names))
+                print(f"FAILED {names}: {type(error).__name__}: {error}", flush=True)
 
     if failures:
         sys.exit(f"{len(failures)} export(s) failed: {failures}")
