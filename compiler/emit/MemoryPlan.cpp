@@ -12,6 +12,46 @@ static uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) & ~(alignment - 1);
 }
 
+/// Places the requests in `order`, each at the lowest aligned offset that
+/// overlaps no placed buffer alive at the same time; returns the arena size.
+static uint64_t placeInOrder(const std::vector<PlanRequest> &requests,
+                             const std::vector<size_t> &order,
+                             uint64_t alignment,
+                             std::vector<uint64_t> &offsets) {
+  struct Range {
+    uint64_t begin, end;
+  };
+  offsets.assign(requests.size(), 0);
+  std::vector<size_t> placed;
+  std::vector<Range> conflicts;
+  uint64_t arena = 0;
+  for (size_t index : order) {
+    const PlanRequest &r = requests[index];
+    uint64_t bytes = alignUp(std::max<uint64_t>(r.bytes, 1), alignment);
+    conflicts.clear();
+    for (size_t other : placed) {
+      const PlanRequest &o = requests[other];
+      if (o.firstStep <= r.lastStep && r.firstStep <= o.lastStep)
+        conflicts.push_back(
+            {offsets[other],
+             offsets[other] + alignUp(std::max<uint64_t>(o.bytes, 1),
+                                      alignment)});
+    }
+    std::sort(conflicts.begin(), conflicts.end(),
+              [](const Range &a, const Range &b) { return a.begin < b.begin; });
+    uint64_t offset = 0;
+    for (const Range &c : conflicts) {
+      if (c.begin >= offset + bytes)
+        break;
+      offset = std::max(offset, c.end);
+    }
+    offsets[index] = offset;
+    arena = std::max(arena, offset + bytes);
+    placed.push_back(index);
+  }
+  return arena;
+}
+
 MemoryPlan planMemory(const std::vector<PlanRequest> &requests,
                       uint64_t alignment) {
   MemoryPlan plan;
@@ -21,7 +61,8 @@ MemoryPlan planMemory(const std::vector<PlanRequest> &requests,
   // removing it after its last.
   std::map<int64_t, int64_t> delta;
   for (const PlanRequest &r : requests) {
-    int64_t bytes = static_cast<int64_t>(alignUp(r.bytes, alignment));
+    int64_t bytes = static_cast<int64_t>(
+        alignUp(std::max<uint64_t>(r.bytes, 1), alignment));
     delta[r.firstStep] += bytes;
     delta[r.lastStep + 1] -= bytes;
   }
@@ -40,37 +81,38 @@ MemoryPlan planMemory(const std::vector<PlanRequest> &requests,
       return requests[a].bytes > requests[b].bytes;
     return requests[a].firstStep < requests[b].firstStep;
   });
+  plan.arenaBytes = placeInOrder(requests, order, alignment, plan.offsets);
 
-  struct Placed {
-    uint64_t begin, end;
-  };
-  std::vector<size_t> placed;
-  for (size_t index : order) {
-    const PlanRequest &r = requests[index];
-    uint64_t bytes = alignUp(std::max<uint64_t>(r.bytes, 1), alignment);
-    // Address ranges of placed buffers alive at the same time, by start.
-    std::vector<Placed> conflicts;
-    for (size_t other : placed) {
-      const PlanRequest &o = requests[other];
-      if (o.firstStep <= r.lastStep && r.firstStep <= o.lastStep)
-        conflicts.push_back(
-            {plan.offsets[other],
-             plan.offsets[other] +
-                 alignUp(std::max<uint64_t>(o.bytes, 1), alignment)});
+  // Greedy by size leaves gaps when big buffers of neighbouring lifetimes
+  // interleave (a detection head's cat, split and cat). Hill-climb on the
+  // placement order: swap two entries, keep the swap when the arena shrinks,
+  // until the lower bound is reached or the work budget (placement steps,
+  // about a tenth of a second) is spent. Plans already at the bound cost
+  // nothing more.
+  const uint64_t n = requests.size();
+  uint64_t budget = 50'000'000;
+  std::vector<uint64_t> offsets;
+  bool improved = true;
+  while (improved && plan.arenaBytes > plan.lowerBoundBytes) {
+    improved = false;
+    for (size_t i = 0; i + 1 < n && plan.arenaBytes > plan.lowerBoundBytes;
+         ++i) {
+      for (size_t j = i + 1; j < n && plan.arenaBytes > plan.lowerBoundBytes;
+           ++j) {
+        if (budget < n * n)
+          return plan;
+        budget -= n * n;
+        std::swap(order[i], order[j]);
+        uint64_t arena = placeInOrder(requests, order, alignment, offsets);
+        if (arena < plan.arenaBytes) {
+          plan.arenaBytes = arena;
+          plan.offsets = offsets;
+          improved = true;
+        } else {
+          std::swap(order[i], order[j]);
+        }
+      }
     }
-    std::sort(conflicts.begin(), conflicts.end(),
-              [](const Placed &a, const Placed &b) { return a.begin < b.begin; });
-    // The first gap that holds the buffer (best fit would save little here
-    // and cost determinism in reading the plan).
-    uint64_t offset = 0;
-    for (const Placed &c : conflicts) {
-      if (c.begin >= offset + bytes)
-        break;
-      offset = std::max(offset, c.end);
-    }
-    plan.offsets[index] = offset;
-    plan.arenaBytes = std::max(plan.arenaBytes, offset + bytes);
-    placed.push_back(index);
   }
   return plan;
 }

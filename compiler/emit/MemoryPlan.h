@@ -2,8 +2,9 @@
 //
 // Activations share one arena. Two tensors may overlap in memory only when
 // their lifetimes do not overlap. The planner is greedy by size (largest first,
-// each at the lowest offset that conflicts with nothing placed), and reports
-// the lower bound no plan can beat: the most bytes alive at one step.
+// each at the lowest offset that conflicts with nothing placed), improved by a
+// bounded hill climb over the placement order when that leaves a gap; it
+// reports the lower bound no plan can beat: the most bytes alive at one step.
 //
 //===----------------------------------------------------------------------===//
 
