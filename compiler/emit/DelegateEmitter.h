@@ -14,6 +14,7 @@
 
 #include "dialects/duet/DuetDialect.h"
 #include "runtime/core/DType.h"
+#include "runtime/core/ProgramTypes.h"
 
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LogicalResult.h"
@@ -36,6 +37,9 @@ public:
   virtual int32_t addConstant(std::string name, rt::DType dtype,
                               std::vector<int64_t> sizes,
                               std::vector<uint8_t> bytes) = 0;
+  /// Records where the delegate keeps tensor `id` (`duet inspect` shows it).
+  /// A tensor two delegates read keeps the placement recorded first.
+  virtual void setPlacement(int32_t id, rt::Placement placement) = 0;
 };
 
 class DelegateEmitter {

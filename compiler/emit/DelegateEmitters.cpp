@@ -6,11 +6,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/emit/DelegateEmitter.h"
+#include "compiler/emit/VulkanEmitter.h"
+#include "compiler/emit/XnnpackEmitter.h"
 
 namespace duet {
 
 DelegateEmitter *findDelegateEmitter(Backend backend) {
-  (void)backend;
+  if (backend == Backend::vulkan)
+    return &vulkanEmitter();
+  if (backend == Backend::xnnpack)
+    return &xnnpackEmitter();
   return nullptr;
 }
 

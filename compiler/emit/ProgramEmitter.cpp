@@ -54,13 +54,21 @@ FailureOr<rt::DType> toDType(Operation *at, Type type) {
                          << " has no program dtype";
 }
 
+/// A constant's bytes in row-major order: borrowed from a resource blob (the
+/// memory-mapped archive, so that weights reach the file without a copy) or
+/// owned when they had to be expanded or converted.
+struct ConstantData {
+  const void *borrowed = nullptr;
+  std::vector<uint8_t> owned;
+};
+
 /// The bytes of a constant in row-major order, one element per dtypeSize.
-FailureOr<std::vector<uint8_t>> constantBytes(Operation *at,
-                                              ElementsAttr value,
-                                              size_t elementBytes) {
+FailureOr<ConstantData> constantBytes(Operation *at, ElementsAttr value,
+                                      size_t elementBytes) {
   auto type = cast<ShapedType>(value.getType());
   size_t count = type.getNumElements();
-  std::vector<uint8_t> bytes(count * elementBytes);
+  size_t size = count * elementBytes;
+  ConstantData result;
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
@@ -68,13 +76,15 @@ FailureOr<std::vector<uint8_t>> constantBytes(Operation *at,
                              << "' has no data (was the model imported with "
                                 "its weights?)";
     ArrayRef<char> data = blob->getData();
-    if (data.size() != bytes.size())
+    if (data.size() != size)
       return at->emitError() << "weight '" << resource.getRawHandle().getKey()
                              << "' holds " << data.size() << " bytes, its type "
-                             << type << " needs " << bytes.size();
-    std::memcpy(bytes.data(), data.data(), bytes.size());
-    return bytes;
+                             << type << " needs " << size;
+    result.borrowed = data.data();
+    return result;
   }
+  std::vector<uint8_t> &bytes = result.owned;
+  bytes.resize(size);
   auto dense = dyn_cast<DenseElementsAttr>(value);
   if (!dense)
     return at->emitError() << "unsupported constant attribute " << value;
@@ -83,20 +93,20 @@ FailureOr<std::vector<uint8_t>> constantBytes(Operation *at,
     size_t i = 0;
     for (bool b : dense.getValues<bool>())
       bytes[i++] = b ? 1 : 0;
-    return bytes;
+    return result;
   }
   ArrayRef<char> raw = dense.getRawData();
   if (dense.isSplat()) {
     for (size_t i = 0; i < count; ++i)
       std::memcpy(bytes.data() + i * elementBytes, raw.data(), elementBytes);
-    return bytes;
+    return result;
   }
   if (raw.size() != bytes.size())
     return at->emitError() << "constant of type " << type << " has "
                            << raw.size() << " bytes of data, expected "
                            << bytes.size();
   std::memcpy(bytes.data(), raw.data(), bytes.size());
-  return bytes;
+  return result;
 }
 
 /// One attribute in program form, or failure for an attribute kind the
@@ -170,6 +180,8 @@ private:
   /// Records `op` as a kernel call; with `internal`, its results are
   /// delegate-internal tensors except those in `bound`.
   FailureOr<rt::KernelCall> recordOp(Operation *op, bool internal);
+  /// Records a `duet.layout_convert` in its aten form, `aten.clone`.
+  FailureOr<rt::KernelCall> recordLayoutConvert(LayoutConvertOp op);
   LogicalResult emitKernelCall(Operation *op);
   LogicalResult emitDelegate(DelegateOp op);
   LogicalResult emitReturn(func::ReturnOp op);
@@ -179,7 +191,7 @@ private:
   llvm::DenseMap<Value, int32_t> ids_;
   std::vector<rt::TensorInfo> infos_;
   /// Constant bytes by tensor id.
-  std::map<int32_t, std::vector<uint8_t>> constants_;
+  std::map<int32_t, ConstantData> constants_;
   /// Lifetimes of arena tensors by tensor id.
   std::map<int32_t, PlanRequest> lifetimes_;
   std::vector<rt::Instruction> instructions_;
@@ -207,8 +219,13 @@ public:
     info.kind = rt::TensorKind::constant;
     auto id = static_cast<int32_t>(emitter_.infos_.size());
     emitter_.infos_.push_back(std::move(info));
-    emitter_.constants_[id] = std::move(bytes);
+    emitter_.constants_[id].owned = std::move(bytes);
     return id;
+  }
+  void setPlacement(int32_t id, rt::Placement placement) override {
+    rt::TensorInfo &info = emitter_.infos_.at(id);
+    if (!info.placement)
+      info.placement = std::move(placement);
   }
 
 private:
@@ -326,6 +343,31 @@ FailureOr<rt::KernelCall> Emitter::recordOp(Operation *op, bool internal) {
   return call;
 }
 
+FailureOr<rt::KernelCall> Emitter::recordLayoutConvert(LayoutConvertOp op) {
+  rt::KernelCall call;
+  call.op = aten::CloneOp::getOperationName().str();
+  auto input = use(op.getInput(), op);
+  if (failed(input))
+    return failure();
+  call.inputs.push_back(*input);
+  auto bound = ids_.find(op.getResult());
+  if (bound != ids_.end()) {
+    call.outputs.push_back(bound->second);
+    return call;
+  }
+  auto output = addTensor(op.getType(), op.getResult(), op,
+                          rt::TensorKind::delegateInternal,
+                          nameOf(op.getInput().getDefiningOp()
+                                     ? op.getInput().getDefiningOp()
+                                     : op.getOperation(),
+                                 0) +
+                              ".converted");
+  if (failed(output))
+    return failure();
+  call.outputs.push_back(*output);
+  return call;
+}
+
 LogicalResult Emitter::emitKernelCall(Operation *op) {
   if (!isa<aten::AtenDialect>(op->getDialect()))
     return op->emitError() << "op '" << op->getName()
@@ -379,6 +421,14 @@ LogicalResult Emitter::emitDelegate(DelegateOp op) {
     if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
       if (failed(emitConstant(constant)))
         return failure();
+      continue;
+    }
+    if (auto convert = dyn_cast<LayoutConvertOp>(inner)) {
+      // A change of layout keeps every value: in aten form it is a copy.
+      auto recorded = recordLayoutConvert(convert);
+      if (failed(recorded))
+        return failure();
+      spec.ops.push_back(std::move(*recorded));
       continue;
     }
     if (!isa<aten::AtenDialect>(inner.getDialect()))
@@ -471,8 +521,10 @@ LogicalResult Emitter::run(func::FuncOp func, std::vector<uint8_t> &bytes,
   rt::ProgramBuilder builder;
   for (auto [id, info] : llvm::enumerate(infos_)) {
     auto constant = constants_.find(id);
-    if (constant != constants_.end())
-      builder.addConstant(info, std::move(constant->second));
+    if (constant != constants_.end() && constant->second.borrowed)
+      builder.addConstant(info, constant->second.borrowed);
+    else if (constant != constants_.end())
+      builder.addConstant(info, std::move(constant->second.owned));
     else
       builder.addTensor(info);
   }

@@ -504,8 +504,9 @@ Error ProgramBuilder::importNode(const JsonView &node, size_t index) {
                      "update from forward()");
   }
   if (!entry)
-    return nodeError("op not supported by duet; supported ops: " +
-                     supportedOps());
+    return unsupportedError(
+        "node '" + name + "' (" + target +
+        "): op not supported by duet; supported ops: " + supportedOps());
 
   SmallVector<RankedTensorType> resultTypes;
   for (const std::string &out : outputNames) {

@@ -84,8 +84,14 @@ const ImportStats &ImportedProgram::stats() const {
 Expected<ImportedProgram> duet::import::importPt2(StringRef path,
                                                   mlir::MLIRContext &ctx) {
   auto prefixed = [&](Error err) {
-    return importError(
-        oneLine((path + ": " + llvm::toString(std::move(err))).str()));
+    bool unsupported = false;
+    std::string message;
+    llvm::handleAllErrors(std::move(err), [&](const llvm::ErrorInfoBase &info) {
+      unsupported |= isUnsupported(info.convertToErrorCode());
+      message += (message.empty() ? "" : "; ") + info.message();
+    });
+    std::string line = oneLine((path + ": " + message).str());
+    return unsupported ? unsupportedError(line) : importError(line);
   };
   auto storage = std::make_unique<ImportedProgram::Storage>();
   Expected<std::unique_ptr<Pt2Archive>> archive = Pt2Archive::open(path);

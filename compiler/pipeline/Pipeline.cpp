@@ -3,6 +3,7 @@
 #include "compiler/pipeline/Pipeline.h"
 
 #include "compiler/emit/DelegateEmitter.h"
+#include "compiler/import/ImportError.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -83,9 +84,18 @@ llvm::Expected<CompileResult> compileModel(llvm::StringRef path,
 
   mlir::MLIRContext ctx;
   auto imported = import::importPt2(path, ctx);
-  if (!imported)
-    return makeError(CompileErrorKind::badInput, errorKind,
-                     llvm::toString(imported.takeError()));
+  if (!imported) {
+    // A model that uses an op duet lacks is well formed, only unsupported.
+    CompileErrorKind kind = CompileErrorKind::badInput;
+    std::string message;
+    llvm::handleAllErrors(
+        imported.takeError(), [&](const llvm::ErrorInfoBase &info) {
+          if (import::isUnsupported(info.convertToErrorCode()))
+            kind = CompileErrorKind::unsupported;
+          message = info.message();
+        });
+    return makeError(kind, errorKind, message);
+  }
   result.importStats = imported->stats();
   mlir::ModuleOp module = imported->module();
 

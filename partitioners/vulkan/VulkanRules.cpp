@@ -330,6 +330,11 @@ PackingSet packingBit(PackedDim packing) {
 
 ArrayRef<VulkanRule> VulkanRules::table() { return kRules; }
 
+ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
+VulkanRules::unsupportedOps() {
+  return kUnsupported;
+}
+
 VulkanRules::VulkanRules(MLIRContext *context, VulkanLimits limits)
     : limitsInUse(std::move(limits)), native([] {
         llvm::StringSet<> names;

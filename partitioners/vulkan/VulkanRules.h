@@ -111,6 +111,9 @@ public:
 
   /// The whole table, for documentation and tests.
   static llvm::ArrayRef<VulkanRule> table();
+  /// Ops the backend never runs, each with the reason, for documentation.
+  static llvm::ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
+  unsupportedOps();
 
 private:
   /// Why `op` cannot run natively, unprefixed; nothing when it can.

@@ -1,7 +1,8 @@
 //===- XnnpackRules.cpp - the XNNPACK rule table --------------------------===//
 //
 // Facts about the XNNPACK duet builds against (Debian's 2022-02 snapshot):
-// XNN_MAX_TENSOR_DIMS is 6; datatypes fp32 and fp16 (no bf16); the subgraph
+// XNN_MAX_TENSOR_DIMS is 6; datatypes fp32 and fp16 (no bf16), but only
+// convert defines with fp16 values, every other node computes fp32; the subgraph
 // API has convolution_2d (with depthwise), deconvolution_2d,
 // fully_connected, add2/multiply2/subtract/divide/maximum2/minimum2, clamp,
 // hardswish, sigmoid, leaky_relu, elu, abs, negate, square, square_root,
@@ -51,7 +52,42 @@ std::optional<std::string> convolutionArgs(Operation *op) {
   if (rank != 4)
     return "1-D convolution (input 0 of rank " + std::to_string(rank) +
            "): this XNNPACK has 2-D convolution nodes only";
+  if (conv.getTransposed())
+    for (int axis = 0; axis < 2; ++axis)
+      if (conv.getOutputPadding()[axis] >= conv.getStride()[axis])
+        return "transposed convolution output_padding " +
+               std::to_string(conv.getOutputPadding()[axis]) + " >= stride " +
+               std::to_string(conv.getStride()[axis]) + " (axis " +
+               std::to_string(axis) +
+               "): XNNPACK's deconvolution_2d adds fewer rows than the stride";
   return std::nullopt;
+}
+
+/// Clamp bounds: XNNPACK's clamp (and every bound it fuses) needs
+/// min < max; PyTorch gives max everywhere when min >= max.
+std::optional<std::string> boundsArgs(Operation *op, std::optional<double> min,
+                                      std::optional<double> max) {
+  if (min && max && !(*min < *max))
+    return op->getName().getStringRef().str() + " min " + number(*min) +
+           " >= max " + number(*max) +
+           ": this XNNPACK's clamp needs min < max";
+  return std::nullopt;
+}
+
+std::optional<std::string> hardtanhArgs(Operation *op) {
+  auto hardtanh = cast<HardtanhOp>(op);
+  return boundsArgs(op, hardtanh.getMinVal().convertToDouble(),
+                    hardtanh.getMaxVal().convertToDouble());
+}
+
+std::optional<std::string> clampArgs(Operation *op) {
+  auto clamp = cast<ClampOp>(op);
+  std::optional<double> min, max;
+  if (clamp.getMin())
+    min = clamp.getMin()->convertToDouble();
+  if (clamp.getMax())
+    max = clamp.getMax()->convertToDouble();
+  return boundsArgs(op, min, max);
 }
 
 std::optional<std::string> addmmArgs(Operation *op) {
@@ -268,6 +304,25 @@ std::optional<std::string> bilinearArgs(Operation *op) {
   return std::nullopt;
 }
 
+bool touchesF16(Operation *op) {
+  auto isF16 = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getElementType().isF16();
+  };
+  return llvm::any_of(op->getOperandTypes(), isF16) ||
+         llvm::any_of(op->getResultTypes(), isF16);
+}
+
+/// A tensor without elements, which XNNPACK values cannot describe.
+std::optional<std::string> emptyTensor(Type type, bool isResult,
+                                       unsigned index) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !llvm::is_contained(tensor.getShape(), 0))
+    return std::nullopt;
+  return "empty tensor " + formatShape(tensor.getShape()) + " (" +
+         tensorName(isResult, index) + "): XNNPACK values have no zero dims";
+}
+
 std::optional<std::string> castArgs(Operation *op) {
   auto cast = llvm::cast<CastOp>(op);
   auto isHalfOrSingle = [](Type type) { return type.isF16() || type.isF32(); };
@@ -298,14 +353,20 @@ constexpr llvm::StringLiteral kBatchNormPieces[] = {"aten.mul", "aten.add"};
 constexpr XnnpackRule node(llvm::StringLiteral op, llvm::StringLiteral node,
                            bool bf16, unsigned weights = kNoWeights,
                            Predicate predicate = nullptr) {
-  return {op, Lowering::Native, node, bf16, weights, predicate, {}};
+  return {op, Lowering::Native, node, bf16, false, weights, predicate, {}};
 }
 
 /// An op the decomposition library rewrites into native ops.
 constexpr XnnpackRule decomposed(llvm::StringLiteral op, bool bf16,
                                  llvm::ArrayRef<llvm::StringLiteral> pieces,
                                  unsigned weights = kNoWeights) {
-  return {op, Lowering::Decomposed, "", bf16, weights, nullptr, pieces};
+  return {op, Lowering::Decomposed, "", bf16, false, weights, nullptr, pieces};
+}
+
+/// A native op that may also be fp16.
+constexpr XnnpackRule withFp16(XnnpackRule rule) {
+  rule.fp16 = true;
+  return rule;
 }
 
 const XnnpackRule kRules[] = {
@@ -323,8 +384,8 @@ const XnnpackRule kRules[] = {
     node("aten.maximum", "maximum2", true),
     node("aten.minimum", "minimum2", true),
     node("aten.relu", "clamp", true),
-    node("aten.hardtanh", "clamp", true),
-    node("aten.clamp", "clamp", true),
+    node("aten.hardtanh", "clamp", true, kNoWeights, hardtanhArgs),
+    node("aten.clamp", "clamp", true, kNoWeights, clampArgs),
     node("aten.hardswish", "hardswish", true),
     node("aten.sigmoid", "sigmoid", true),
     node("aten.leaky_relu", "leaky_relu", true),
@@ -346,7 +407,7 @@ const XnnpackRule kRules[] = {
     node("aten.clone", "static_reshape (to the same shape: a copy)", true),
     node("aten.upsample_bilinear2d", "static_resize_bilinear_2d", false,
          kNoWeights, bilinearArgs),
-    node("aten.cast", "convert", false, kNoWeights, castArgs),
+    withFp16(node("aten.cast", "convert", false, kNoWeights, castArgs)),
     // Decomposed here; hardswish stays whole (native above).
     decomposed("aten.silu", true, kSiluPieces),
     decomposed("aten.hardsigmoid", true, kHardsigmoidPieces),
@@ -378,6 +439,11 @@ constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral> kUnsupported[] = {
 
 ArrayRef<XnnpackRule> XnnpackRules::table() { return kRules; }
 
+ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
+XnnpackRules::unsupportedOps() {
+  return kUnsupported;
+}
+
 XnnpackRules::XnnpackRules(MLIRContext *context, bool enableBf16)
     : enableBf16(enableBf16), native([] {
         llvm::StringSet<> names;
@@ -403,7 +469,19 @@ std::optional<std::string> XnnpackRules::whyNot(Operation *op,
   if (rule.predicate)
     if (auto why = rule.predicate(op))
       return why;
-  DTypeSet allowed = kF32 | kF16;
+  for (auto [index, type] : llvm::enumerate(op->getOperandTypes()))
+    if (auto why = emptyTensor(type, false, index))
+      return why;
+  for (auto [index, type] : llvm::enumerate(op->getResultTypes()))
+    if (auto why = emptyTensor(type, true, index))
+      return why;
+  DTypeSet allowed = kF32;
+  if (rule.fp16)
+    allowed |= kF16;
+  else if (touchesF16(op))
+    return "f16 " + opName.str() +
+           ": this XNNPACK computes fp32 only, fp16 only in convert "
+           "(aten.cast)";
   if (touchesBF16(op)) {
     if (!rule.bf16)
       return "bf16 " + opName.str() +

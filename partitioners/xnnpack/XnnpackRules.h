@@ -31,6 +31,9 @@ struct XnnpackRule {
   /// type, so the delegate converts bf16 to fp32 at the partition boundary
   /// and computes in fp32; ops whose XNNPACK path cannot do that stay out.
   bool bf16;
+  /// Whether the op may be fp16: this XNNPACK's subgraph nodes compute fp32
+  /// only, except convert, which converts between fp32 and fp16.
+  bool fp16;
   /// Operands (bit i: operand i) that must be constants (packed weights).
   unsigned weights;
   /// Argument predicate, or null.
@@ -51,6 +54,9 @@ public:
 
   /// The whole table, for documentation and tests.
   static llvm::ArrayRef<XnnpackRule> table();
+  /// Ops the backend never runs, each with the reason, for documentation.
+  static llvm::ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
+  unsupportedOps();
 
 private:
   /// Rank, element type and predicate checks of `rule` on `op`.

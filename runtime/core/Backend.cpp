@@ -29,7 +29,11 @@ std::vector<std::string> BackendRegistry::names() const {
 }
 
 BackendRegistry &defaultBackends() {
-  static BackendRegistry registry;
+  static BackendRegistry registry = [] {
+    BackendRegistry builtin;
+    addBuiltinBackends(builtin);
+    return builtin;
+  }();
   return registry;
 }
 

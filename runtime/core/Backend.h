@@ -64,10 +64,14 @@ private:
   std::vector<std::shared_ptr<Backend>> backends_;
 };
 
-/// The registry a program uses when its LoadOptions name none. Backend
-/// libraries add themselves through an explicit call made by the embedding
-/// application, not by static constructors, which a static link drops.
+/// The registry a program uses when its LoadOptions name none: the backends
+/// this build has, added on first use by addBuiltinBackends.
 BackendRegistry &defaultBackends();
+
+/// Adds the delegate backends built into this runtime (runtime/backends) to
+/// `registry`. It is an explicit call rather than static constructors, which
+/// a static link drops.
+void addBuiltinBackends(BackendRegistry &registry);
 
 } // namespace duet::rt
 

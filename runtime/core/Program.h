@@ -44,6 +44,8 @@ struct LoadOptions {
   /// that ask this runtime for kernels and backends. Such a program cannot
   /// be executed.
   bool inspectOnly = false;
+  /// Threads a CPU delegate (XNNPACK) may use; 0: one per core.
+  unsigned threads = 0;
 };
 
 class Program {
@@ -88,6 +90,8 @@ public:
 
   bool referenceMode() const { return options_.reference; }
   bool inspectOnly() const { return options_.inspectOnly; }
+  /// LoadOptions::threads.
+  unsigned threads() const { return options_.threads; }
   /// The registry delegates are initialized from.
   const BackendRegistry &backends() const;
   /// The kernel of `op` through the load options' lookup.

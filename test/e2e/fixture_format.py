@@ -8,7 +8,7 @@ import lit.formats
 import lit.Test
 
 # Backend sets that this build can compile and run, in priority order.
-BACKEND_SETS = ["portable"]
+BACKEND_SETS = ["portable", "xnnpack", "vulkan", "vulkan,xnnpack"]
 
 
 class FixtureFormat(lit.formats.base.TestFormat):

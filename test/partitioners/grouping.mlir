@@ -89,17 +89,17 @@ func.func @across_backends(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // of its own after the Vulkan one.
 // MUTUAL-LABEL: func.func @mutual
 // MUTUAL: %[[A:.*]] = duet.delegate <xnnpack>
-// MUTUAL-NEXT: aten.cast
+// MUTUAL-NEXT: aten.relu
 // MUTUAL-NEXT: duet.yield
 // MUTUAL: %[[BC:.*]]:2 = duet.delegate <vulkan>
 // MUTUAL-NEXT: aten.tanh
 // MUTUAL-NEXT: aten.div
-// MUTUAL: duet.delegate <xnnpack> (%{{.*}} = %[[A]] : tensor<4x8xf16>, %{{.*}} = %[[BC]]#0 : tensor<4x8xf16>)
+// MUTUAL: duet.delegate <xnnpack> (%{{.*}} = %[[A]] : tensor<4x8xf32>, %{{.*}} = %[[BC]]#0 : tensor<4x8xf32>)
 // MUTUAL-NEXT: aten.mul
-func.func @mutual(%x: tensor<4x8xf32>, %y: tensor<4x8xf16>) -> (tensor<4x8xf16>, tensor<4x8xf16>) {
-  %a = aten.cast %x : tensor<4x8xf32> -> tensor<4x8xf16>
-  %b = aten.tanh %y : tensor<4x8xf16>
-  %c = aten.div %a, %b {rounding_mode = #aten.rounding<floor>} : tensor<4x8xf16>, tensor<4x8xf16> -> tensor<4x8xf16>
-  %d = aten.mul %a, %b : tensor<4x8xf16>, tensor<4x8xf16> -> tensor<4x8xf16>
-  return %c, %d : tensor<4x8xf16>, tensor<4x8xf16>
+func.func @mutual(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %a = aten.relu %x : tensor<4x8xf32>
+  %b = aten.tanh %y : tensor<4x8xf32>
+  %c = aten.div %a, %b {rounding_mode = #aten.rounding<floor>} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %d = aten.mul %a, %b : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %c, %d : tensor<4x8xf32>, tensor<4x8xf32>
 }

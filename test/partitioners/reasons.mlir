@@ -8,7 +8,7 @@
 // XNN: "node": "scaled_add"
 // XNN: "reason": "xnnpack: aten.add alpha 2 != 1: this XNNPACK's add2/subtract have no scale"
 // XNN: "node": "int_add"
-// XNN: "reason": "xnnpack: dtype i64 (input 0) not accepted by aten.add (accepts f32, f16)"
+// XNN: "reason": "xnnpack: dtype i64 (input 0) not accepted by aten.add (accepts f32)"
 // XNN: "node": "softmax_mid"
 // XNN: "reason": "xnnpack: softmax over dim 1 of a rank-3 tensor: this XNNPACK's softmax runs over the last dim (2) only"
 // XNN: "node": "pool_gap"

@@ -32,6 +32,9 @@ Runner addImportCommand(CLI::App &app);
 Runner addCompileCommand(CLI::App &app);
 Runner addRunCommand(CLI::App &app);
 Runner addInspectCommand(CLI::App &app);
+Runner addBenchCommand(CLI::App &app);
+/// `duet devices`, in builds with the Vulkan backend (DUET_HAVE_VULKAN).
+Runner addDevicesCommand(CLI::App &app);
 
 /// Whether messages may use colour: stderr is a terminal and NO_COLOR is unset.
 bool useColor();

@@ -24,6 +24,7 @@ struct RunArgs {
   double atol = -1;
   bool reference = false;
   bool quiet = false;
+  unsigned threads = 0;
 };
 
 /// An element of a host tensor as double, for comparisons.
@@ -115,6 +116,7 @@ int compareOutput(rt::Runtime &runtime, size_t index, const std::string &path,
 int runRun(const RunArgs &args) {
   rt::LoadOptions options;
   options.reference = args.reference;
+  options.threads = args.threads;
   std::unique_ptr<rt::Runtime> runtime;
   rt::Status status = rt::Runtime::load(args.program, options, runtime);
   if (!status.isOk()) {
@@ -222,6 +224,10 @@ Runner addRunCommand(CLI::App &app) {
                   "float16 1e-3, bfloat16 1e-2)");
   cmd->add_flag("--reference", args->reference,
                 "run every op, delegated ones too, on the portable kernels");
+  cmd->add_option("--threads", args->threads,
+                  "threads of the CPU delegate (XNNPACK); 0, the default, "
+                  "uses one per core")
+      ->check(CLI::Range(0u, 1024u));
   cmd->add_flag("-q,--quiet", args->quiet, "print only errors and comparisons");
   return [args] { return runRun(*args); };
 }

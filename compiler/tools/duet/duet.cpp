@@ -42,11 +42,20 @@ int main(int argc, char **argv) {
       {"compile", addCompileCommand(app)},
       {"run", addRunCommand(app)},
       {"inspect", addInspectCommand(app)},
+      {"bench", addBenchCommand(app)},
   };
+#if DUET_HAVE_VULKAN
+  runners.emplace("devices", addDevicesCommand(app));
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
-    return app.exit(e);
+    // --help and --version end parsing with success; a bad command line is
+    // bad input (exit 2), reported like every other error.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
+      return app.exit(e);
+    printError(fmt::format("{}; run with --help for the options", e.what()));
+    return kBadInput;
   }
   for (CLI::App *sub : app.get_subcommands())
     return runners.at(sub->get_name())();

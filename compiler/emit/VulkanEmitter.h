@@ -1,0 +1,25 @@
+//===- VulkanEmitter.h - writes the blob of a Vulkan partition --*- C++ -*-===//
+//
+// Turns a planned `duet.delegate <vulkan>` (every tensor with its
+// `#duet.vk_layout`) into the delegate blob of runtime/schema/vulkan.fbs: the
+// tensors with their storage, packing and extents, and the ops with their
+// arguments in the form the shaders read them. Work the runtime would repeat
+// at every load is done here: batch norm becomes a per-channel scale and
+// shift, data movement becomes one affine gather, a relu/hardtanh/clamp
+// right after a convolution is fused into it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_COMPILER_EMIT_VULKANEMITTER_H
+#define DUET_COMPILER_EMIT_VULKANEMITTER_H
+
+#include "compiler/emit/DelegateEmitter.h"
+
+namespace duet {
+
+/// The emitter of Vulkan delegate blobs.
+DelegateEmitter &vulkanEmitter();
+
+} // namespace duet
+
+#endif // DUET_COMPILER_EMIT_VULKANEMITTER_H

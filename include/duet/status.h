@@ -1,0 +1,55 @@
+//===- status.h - errors as values in duet's library API -------*- C++ -*-===//
+//
+// Part of duet's installed, stable C++ API (include/duet/). Every call of the
+// API reports failure as a Status: a code and one readable line. Nothing
+// throws out of the API and nothing exits the process.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_STATUS_H
+#define DUET_STATUS_H
+
+#include <string>
+#include <utility>
+
+namespace duet {
+
+/// What kind of failure a Status carries. The numbers are those of the
+/// `duet` command line's exit codes (docs/cli.md), so a tool built on the
+/// API can exit with `static_cast<int>(status.code())`.
+enum class ErrorCode : int {
+  ok = 0,
+  /// Anything not listed below, including an internal error.
+  failure = 1,
+  /// The model, program or input is malformed or does not fit the call.
+  badInput = 2,
+  /// The model uses an op, dtype or backend this build cannot handle.
+  unsupported = 3,
+  /// Strict compilation and some op fell to the portable kernels.
+  strictFallback = 4,
+  /// A file could not be read or written.
+  ioError = 5,
+};
+
+class [[nodiscard]] Status {
+public:
+  Status() = default;
+  Status(ErrorCode code, std::string message)
+      : code_(code), message_(std::move(message)) {}
+  static Status ok() { return Status(); }
+
+  bool isOk() const { return code_ == ErrorCode::ok; }
+  explicit operator bool() const { return isOk(); }
+  ErrorCode code() const { return code_; }
+  /// One line naming the file, node, op or limit at fault and what to do;
+  /// empty when ok.
+  const std::string &message() const { return message_; }
+
+private:
+  ErrorCode code_ = ErrorCode::ok;
+  std::string message_;
+};
+
+} // namespace duet
+
+#endif // DUET_STATUS_H

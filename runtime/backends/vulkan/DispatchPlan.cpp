@@ -1,0 +1,869 @@
+//===- DispatchPlan.cpp - a Vulkan blob as dispatches ---------------------===//
+//
+// Shaders index their inputs at positions derived from the sizes in the
+// parameter block, and storage buffers are read without robustness checks,
+// so every shape relation a shader relies on is verified here: a corrupt
+// program file must fail to load, not read out of bounds on the device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/backends/vulkan/DispatchPlan.h"
+
+#include "runtime/schema/vulkan_generated.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+namespace duet::rt::vulkan {
+namespace {
+
+namespace sc = ::duet::vulkan::schema;
+
+constexpr int64_t kMaxIndex = std::numeric_limits<int32_t>::max();
+
+std::string formatSizes(const std::vector<int64_t> &sizes) {
+  return fmt::format("[{}]", fmt::join(sizes, ","));
+}
+
+const char *packingName(Packing packing) {
+  switch (packing) {
+  case Packing::width:
+    return "width-packed";
+  case Packing::height:
+    return "height-packed";
+  case Packing::channels:
+    return "channels-packed";
+  case Packing::none:
+    break;
+  }
+  return "buffer";
+}
+
+/// A texture's extents for `sizes` (duet::textureExtents in the compiler).
+std::array<int64_t, 3> textureExtents(const std::vector<int64_t> &sizes,
+                                      Packing packing) {
+  auto dim = [&](size_t fromBack) -> int64_t {
+    return fromBack < sizes.size() ? sizes[sizes.size() - 1 - fromBack] : 1;
+  };
+  int64_t w = dim(0), h = dim(1), c = dim(2);
+  int64_t n = sizes.size() >= 4 ? dim(3) : 1;
+  auto texels = [](int64_t size) { return (size + 3) / 4; };
+  switch (packing) {
+  case Packing::width:
+    return {texels(w), h, c * n};
+  case Packing::height:
+    return {w, texels(h), c * n};
+  default:
+    return {w, h, texels(c) * n};
+  }
+}
+
+/// The 8-dim position of dim `dim` of a tensor of rank `rank`.
+int32_t position(int64_t dim, size_t rank) {
+  return static_cast<int32_t>(kMaxRank - static_cast<int64_t>(rank) + dim);
+}
+
+/// Whether `input` broadcasts to `output` (NumPy rules, aligned right).
+bool broadcasts(const std::vector<int64_t> &input,
+                const std::vector<int64_t> &output) {
+  if (input.size() > output.size())
+    return false;
+  size_t lead = output.size() - input.size();
+  for (size_t d = 0; d < input.size(); ++d)
+    if (input[d] != 1 && input[d] != output[lead + d])
+      return false;
+  return true;
+}
+
+template <typename T>
+std::vector<T> toVector(const flatbuffers::Vector<T> *values) {
+  return values ? std::vector<T>(values->begin(), values->end())
+                : std::vector<T>();
+}
+
+class PlanBuilder {
+public:
+  PlanBuilder(const Program &program, uint32_t index, const DeviceInfo &device,
+              const DeviceLimits &limits, DispatchPlan &plan)
+      : program_(program), index_(index), device_(device), limits_(limits),
+        plan_(plan) {}
+
+  Status build(ByteSpan blob);
+
+private:
+  Status readTensor(const sc::Tensor *tensor, size_t position);
+  Status checkLimits(const PlannedTensor &tensor) const;
+  Status readOp(const sc::Op *op);
+  Status readWeight(int32_t id, const char *what,
+                    std::optional<int64_t> expectedNumel, Ref &ref,
+                    std::vector<int64_t> *sizes = nullptr);
+  /// Fills the derived fields of `dispatch` and appends it.
+  Status add(std::vector<Dispatch> &list, Dispatch dispatch);
+  TensorDesc describe(Ref ref) const;
+  const PlannedTensor &tensorOf(Ref ref) const {
+    return plan_.tensors[ref.kind == Ref::Kind::staging
+                             ? plan_.staging[ref.index].tensor
+                             : ref.index];
+  }
+  const std::vector<int64_t> &sizes(int32_t tensor) const {
+    return plan_.tensors[tensor].sizes;
+  }
+  /// An identity gather from `from` to `to` (staging, layout conversions).
+  Status addCopy(std::vector<Dispatch> &list, Ref from, Ref to, std::string op);
+
+  /// "delegate 0 op 3 (aten.convolution 'conv1')".
+  template <typename... Args>
+  Status opError(fmt::format_string<Args...> format, Args &&...args) const {
+    return Status::error("vulkan delegate {} op {} ({}): {}", index_, opIndex_,
+                         opName_,
+                         fmt::format(format, std::forward<Args>(args)...));
+  }
+
+  const Program &program_;
+  uint32_t index_;
+  const DeviceInfo &device_;
+  const DeviceLimits &limits_;
+  DispatchPlan &plan_;
+  size_t opIndex_ = 0;
+  std::string opName_;
+};
+
+Status PlanBuilder::build(ByteSpan blob) {
+  flatbuffers::Verifier verifier(blob.data, blob.size);
+  if (!blob.data || !sc::DelegateBufferHasIdentifier(blob.data) ||
+      !sc::VerifyDelegateBuffer(verifier))
+    return Status::error("vulkan delegate {}: the blob is not a valid Vulkan "
+                         "delegate (runtime/schema/vulkan.fbs)",
+                         index_);
+  const sc::Delegate *root = sc::GetDelegate(blob.data);
+  if (!root->tensors() || !root->inputs() || !root->outputs() || !root->ops())
+    return Status::error("vulkan delegate {}: the blob lacks its tensors, "
+                         "inputs, outputs or ops",
+                         index_);
+  for (size_t i = 0; i < root->tensors()->size(); ++i)
+    DUET_RETURN_IF_ERROR(readTensor(root->tensors()->Get(i), i));
+  auto readIndices = [&](const flatbuffers::Vector<int32_t> *indices,
+                         std::vector<int32_t> &out, const char *what) {
+    for (int32_t tensor : *indices) {
+      if (tensor < 0 || static_cast<size_t>(tensor) >= plan_.tensors.size())
+        return Status::error("vulkan delegate {}: {} names tensor {} of {}",
+                             index_, what, tensor, plan_.tensors.size());
+      out.push_back(tensor);
+    }
+    return Status::ok();
+  };
+  DUET_RETURN_IF_ERROR(readIndices(root->inputs(), plan_.inputs, "an input"));
+  DUET_RETURN_IF_ERROR(
+      readIndices(root->outputs(), plan_.outputs, "an output"));
+
+  // Inputs are staged in before the ops and outputs out after them.
+  for (int32_t tensor : plan_.inputs) {
+    if (plan_.tensors[tensor].role != PlannedTensor::Role::input)
+      return Status::error("vulkan delegate {}: input tensor {} is not "
+                           "marked as an input",
+                           index_, tensor);
+    plan_.staging.push_back({tensor, StagingBuffer::Use::input});
+    DUET_RETURN_IF_ERROR(
+        addCopy(plan_.runDispatches,
+                Ref::staging(static_cast<int32_t>(plan_.staging.size() - 1)),
+                Ref::tensor(tensor), "staging an input in"));
+  }
+  for (int32_t tensor = 0; tensor < static_cast<int32_t>(plan_.tensors.size());
+       ++tensor) {
+    if (plan_.tensors[tensor].role != PlannedTensor::Role::constant)
+      continue;
+    plan_.staging.push_back({tensor, StagingBuffer::Use::constant});
+    DUET_RETURN_IF_ERROR(
+        addCopy(plan_.loadDispatches,
+                Ref::staging(static_cast<int32_t>(plan_.staging.size() - 1)),
+                Ref::tensor(tensor), "uploading a constant"));
+  }
+  for (size_t i = 0; i < root->ops()->size(); ++i) {
+    opIndex_ = i;
+    const sc::Op *op = root->ops()->Get(i);
+    opName_ = op->name() ? op->name()->str() : "unnamed";
+    DUET_RETURN_IF_ERROR(readOp(op));
+  }
+  for (int32_t tensor : plan_.outputs) {
+    plan_.staging.push_back({tensor, StagingBuffer::Use::output});
+    DUET_RETURN_IF_ERROR(
+        addCopy(plan_.runDispatches, Ref::tensor(tensor),
+                Ref::staging(static_cast<int32_t>(plan_.staging.size() - 1)),
+                "staging an output out"));
+  }
+  return Status::ok();
+}
+
+Status PlanBuilder::readTensor(const sc::Tensor *tensor, size_t position) {
+  PlannedTensor planned;
+  planned.programId = tensor->id();
+  const std::vector<TensorInfo> &infos = program_.tensors();
+  if (planned.programId < 0 ||
+      static_cast<size_t>(planned.programId) >= infos.size())
+    return Status::error("vulkan delegate {}: tensor {} names program "
+                         "tensor {} of {}",
+                         index_, position, planned.programId, infos.size());
+  const TensorInfo &info = infos[planned.programId];
+  std::string name = program_.describeTensor(planned.programId);
+  planned.sizes = toVector(tensor->sizes());
+  if (planned.sizes != info.sizes ||
+      tensor->dtype() != static_cast<uint8_t>(info.dtype))
+    return Status::error("vulkan delegate {}: {} has sizes {} or dtype {} "
+                         "that differ from the program's",
+                         index_, name, formatSizes(planned.sizes),
+                         tensor->dtype());
+  planned.dtype = info.dtype;
+  if (planned.dtype != DType::f32 && planned.dtype != DType::f16)
+    return Status::error("vulkan delegate {}: {} is {}; the Vulkan delegate "
+                         "holds float32 and float16 tensors",
+                         index_, name, dtypeName(planned.dtype));
+  if (planned.sizes.size() > static_cast<size_t>(kMaxRank))
+    return Status::error("vulkan delegate {}: {} has rank {} > {}", index_,
+                         name, planned.sizes.size(), kMaxRank);
+  for (int64_t size : planned.sizes) {
+    if (size < 1)
+      return Status::error("vulkan delegate {}: {} {} has an empty dim", index_,
+                           name, formatSizes(planned.sizes));
+    planned.numel *= size;
+    if (planned.numel > kMaxIndex)
+      return Status::error("vulkan delegate {}: {} {} has more than 2^31 "
+                           "elements",
+                           index_, name, formatSizes(planned.sizes));
+  }
+  switch (tensor->role()) {
+  case sc::TensorRole::Computed:
+    planned.role = PlannedTensor::Role::computed;
+    break;
+  case sc::TensorRole::Input:
+    planned.role = PlannedTensor::Role::input;
+    break;
+  case sc::TensorRole::Constant:
+    planned.role = PlannedTensor::Role::constant;
+    if (info.kind != TensorKind::constant)
+      return Status::error("vulkan delegate {}: {} is used as a constant "
+                           "but is not one",
+                           index_, name);
+    break;
+  default:
+    return Status::error("vulkan delegate {}: {} has an unknown role", index_,
+                         name);
+  }
+
+  planned.texture = tensor->storage() == sc::Storage::Texture3D;
+  switch (tensor->packing()) {
+  case sc::Packing::Width:
+    planned.packing = Packing::width;
+    break;
+  case sc::Packing::Height:
+    planned.packing = Packing::height;
+    break;
+  case sc::Packing::Channels:
+    planned.packing = Packing::channels;
+    break;
+  default:
+    planned.packing = Packing::none;
+  }
+  if (planned.texture != (planned.packing != Packing::none) ||
+      (!planned.texture && tensor->storage() != sc::Storage::Buffer))
+    return Status::error("vulkan delegate {}: {} has storage {} with packing "
+                         "{}",
+                         index_, name, static_cast<int>(tensor->storage()),
+                         static_cast<int>(tensor->packing()));
+  if (planned.texture) {
+    if (planned.sizes.size() > 4)
+      return Status::error("vulkan delegate {}: {} {} is a texture of rank "
+                           "{} > 4",
+                           index_, name, formatSizes(planned.sizes),
+                           planned.sizes.size());
+    std::array<int64_t, 3> expected =
+        textureExtents(planned.sizes, planned.packing);
+    std::vector<uint32_t> recorded = toVector(tensor->extents());
+    if (recorded.size() != 3 ||
+        !std::equal(recorded.begin(), recorded.end(), expected.begin()))
+      return Status::error("vulkan delegate {}: {} {} records extents that "
+                           "are not ({},{},{}), its {} extents",
+                           index_, name, formatSizes(planned.sizes),
+                           expected[0], expected[1], expected[2],
+                           packingName(planned.packing));
+    if (expected[0] * expected[1] * expected[2] > kMaxIndex)
+      return Status::error("vulkan delegate {}: {} has more than 2^31 texels",
+                           index_, name);
+    for (int axis = 0; axis < 3; ++axis)
+      planned.extents[axis] = static_cast<uint32_t>(expected[axis]);
+  }
+  DUET_RETURN_IF_ERROR(checkLimits(planned));
+  plan_.tensors.push_back(std::move(planned));
+  return Status::ok();
+}
+
+Status PlanBuilder::checkLimits(const PlannedTensor &tensor) const {
+  std::string name = program_.describeTensor(tensor.programId);
+  if (tensor.texture) {
+    uint32_t limit = limits_.maxImageDimension3D;
+    uint32_t largest =
+        *std::max_element(tensor.extents.begin(), tensor.extents.end());
+    if (largest <= limit)
+      return Status::ok();
+    std::string lowered =
+        limit < device_.limits.maxImageDimension3D
+            ? fmt::format(", lowered from {} by the test hook {}",
+                          device_.limits.maxImageDimension3D,
+                          kTestMaxImage3DVariable)
+            : "";
+    return Status::error(
+        "vulkan delegate {}: {} {} is a {} 3-D image of ({},{},{}) texels, "
+        "over the maxImageDimension3D {} of device '{}'{}; recompile the "
+        "model for this device with --texture-limits {},{},{} or with "
+        "--target-profile FILE (`duet devices --profile-out FILE` writes one)",
+        index_, name, formatSizes(tensor.sizes), packingName(tensor.packing),
+        tensor.extents[0], tensor.extents[1], tensor.extents[2], limit,
+        device_.name, lowered, limit, limit, limit);
+  }
+  uint64_t bytes = static_cast<uint64_t>(tensor.numel) * sizeof(float);
+  if (bytes <= limits_.maxStorageBufferRange)
+    return Status::ok();
+  std::string lowered =
+      limits_.maxStorageBufferRange < device_.limits.maxStorageBufferRange
+          ? fmt::format(", lowered from {} by the test hook {}",
+                        device_.limits.maxStorageBufferRange,
+                        kTestMaxBufferRangeVariable)
+          : "";
+  return Status::error(
+      "vulkan delegate {}: {} {} is a storage buffer of {} bytes (fp32), over "
+      "the maxStorageBufferRange {} of device '{}'{}; recompile the model for "
+      "this device with --target-profile FILE (`duet devices --profile-out "
+      "FILE` writes one)",
+      index_, name, formatSizes(tensor.sizes), bytes,
+      limits_.maxStorageBufferRange, device_.name, lowered);
+}
+
+Status PlanBuilder::readWeight(int32_t id, const char *what,
+                               std::optional<int64_t> expectedNumel, Ref &ref,
+                               std::vector<int64_t> *sizesOut) {
+  if (id < 0) {
+    if (expectedNumel)
+      return opError("has no {}", what);
+    ref = Ref::dummy();
+    return Status::ok();
+  }
+  const std::vector<TensorInfo> &infos = program_.tensors();
+  if (static_cast<size_t>(id) >= infos.size() ||
+      infos[id].kind != TensorKind::constant || !isFloat(infos[id].dtype))
+    return opError("its {} is program tensor {}, which is not a float "
+                   "constant",
+                   what, id);
+  const TensorInfo &info = infos[id];
+  int64_t numel = 1;
+  for (int64_t size : info.sizes)
+    numel *= size;
+  if (expectedNumel && numel != *expectedNumel)
+    return opError("its {} {} {} has {} elements, expected {}", what,
+                   program_.describeTensor(id), formatSizes(info.sizes), numel,
+                   *expectedNumel);
+  if (static_cast<uint64_t>(numel) * sizeof(float) >
+      limits_.maxStorageBufferRange)
+    return opError("its {} {} needs {} bytes as fp32, over the "
+                   "maxStorageBufferRange {} of device '{}'",
+                   what, program_.describeTensor(id), numel * sizeof(float),
+                   limits_.maxStorageBufferRange, device_.name);
+  if (sizesOut)
+    *sizesOut = info.sizes;
+  auto found = std::find(plan_.weights.begin(), plan_.weights.end(), id);
+  if (found == plan_.weights.end()) {
+    plan_.weights.push_back(id);
+    found = plan_.weights.end() - 1;
+  }
+  ref = Ref::weight(static_cast<int32_t>(found - plan_.weights.begin()));
+  return Status::ok();
+}
+
+TensorDesc PlanBuilder::describe(Ref ref) const {
+  TensorDesc desc{};
+  const PlannedTensor &tensor = tensorOf(ref);
+  bool texture = ref.kind == Ref::Kind::tensor && tensor.texture;
+  size_t lead = kMaxRank - tensor.sizes.size();
+  for (int d = 0; d < kMaxRank; ++d) {
+    int32_t size = d < static_cast<int>(lead)
+                       ? 1
+                       : static_cast<int32_t>(tensor.sizes[d - lead]);
+    (d < 4 ? desc.sizeHi[d] : desc.sizeLo[d - 4]) = size;
+  }
+  desc.geom[0] = texture ? static_cast<int32_t>(tensor.extents[0]) : 0;
+  desc.geom[1] = texture ? static_cast<int32_t>(tensor.extents[1]) : 0;
+  desc.geom[2] = (desc.sizeLo[1] + 3) / 4;
+  desc.geom[3] = static_cast<int32_t>(tensor.numel);
+  return desc;
+}
+
+Status PlanBuilder::add(std::vector<Dispatch> &list, Dispatch dispatch) {
+  auto inBuffer = [&](Ref ref) {
+    return ref.kind == Ref::Kind::staging || !tensorOf(ref).texture;
+  };
+  auto packingOf = [&](Ref ref) {
+    return inBuffer(ref) ? 0 : static_cast<int32_t>(tensorOf(ref).packing);
+  };
+  dispatch.outputInBuffer = inBuffer(dispatch.output);
+  dispatch.params.t[0] = describe(dispatch.output);
+  dispatch.spec[0] = packingOf(dispatch.output);
+  ShaderBindings bindings = shaderBindings(dispatch.family);
+  for (int i = 0; i < 3; ++i) {
+    Ref input = dispatch.inputs[i];
+    if ((i < bindings.inputs) != (input.kind != Ref::Kind::none))
+      return opError("internal error: {} binds {} tensor inputs",
+                     shaderName(dispatch.family), bindings.inputs);
+    if (input.kind == Ref::Kind::none)
+      continue;
+    if (i == 0)
+      dispatch.inputsInBuffers = inBuffer(input);
+    else if (inBuffer(input) != dispatch.inputsInBuffers)
+      return opError("its inputs mix textures and buffers, which no Vulkan "
+                     "kernel reads");
+    dispatch.params.t[1 + i] = describe(input);
+    dispatch.spec[1 + i] = packingOf(input);
+  }
+  if (!shaderCode(dispatch.family, dispatch.inputsInBuffers,
+                  dispatch.outputInBuffer)
+           .words)
+    return opError("no {} shader reads {} and writes a {}",
+                   shaderName(dispatch.family),
+                   dispatch.inputsInBuffers ? "buffers" : "textures",
+                   dispatch.outputInBuffer ? "buffer" : "texture");
+
+  const PlannedTensor &out = tensorOf(dispatch.output);
+  int64_t work = dispatch.outputInBuffer
+                     ? (out.numel + 3) / 4
+                     : static_cast<int64_t>(out.extents[0]) * out.extents[1] *
+                           out.extents[2];
+  dispatch.params.work[0] = static_cast<int32_t>(work);
+  int64_t groups = (work + kWorkGroupSize - 1) / kWorkGroupSize;
+  int64_t maxX = limits_.maxComputeWorkGroupCount[0];
+  int64_t maxY = limits_.maxComputeWorkGroupCount[1];
+  if (groups <= maxX) {
+    dispatch.groups = {static_cast<uint32_t>(groups), 1};
+  } else {
+    int64_t rows = (groups + maxX - 1) / maxX;
+    if (rows > maxY)
+      return opError("needs {} workgroups, more than device '{}' dispatches",
+                     groups, device_.name);
+    dispatch.groups = {static_cast<uint32_t>(maxX),
+                       static_cast<uint32_t>(rows)};
+  }
+  if (dispatch.op.empty())
+    dispatch.op = opName_;
+  list.push_back(std::move(dispatch));
+  return Status::ok();
+}
+
+Status PlanBuilder::addCopy(std::vector<Dispatch> &list, Ref from, Ref to,
+                            std::string op) {
+  Dispatch copy;
+  copy.family = ShaderFamily::Gather;
+  copy.op = std::move(op);
+  copy.output = to;
+  copy.inputs[0] = from;
+  copy.spec[4] = 1; // affine
+  for (int d = 0; d < kMaxRank; ++d) {
+    copy.params.iarg[d / 4][d % 4] = d;
+    copy.params.iarg[2 + d / 4][d % 4] = 1;
+  }
+  return add(list, std::move(copy));
+}
+
+Status PlanBuilder::readOp(const sc::Op *op) {
+  std::vector<int32_t> inputs = toVector(op->inputs());
+  std::vector<int32_t> outputs = toVector(op->outputs());
+  for (int32_t tensor : inputs)
+    if (tensor < 0 || static_cast<size_t>(tensor) >= plan_.tensors.size())
+      return opError("reads tensor {} of {}", tensor, plan_.tensors.size());
+  for (int32_t tensor : outputs) {
+    if (tensor < 0 || static_cast<size_t>(tensor) >= plan_.tensors.size())
+      return opError("writes tensor {} of {}", tensor, plan_.tensors.size());
+    if (plan_.tensors[tensor].role != PlannedTensor::Role::computed)
+      return opError("writes tensor {}, an input or a constant", tensor);
+  }
+  auto expectArity = [&](size_t in, size_t out) {
+    if (inputs.size() != in || outputs.size() != out)
+      return opError("has {} inputs and {} outputs, expected {} and {}",
+                     inputs.size(), outputs.size(), in, out);
+    return Status::ok();
+  };
+  auto sameSizes = [&](int32_t a, int32_t b) {
+    if (sizes(a) != sizes(b))
+      return opError("input {} and output {} differ in shape",
+                     formatSizes(sizes(a)), formatSizes(sizes(b)));
+    return Status::ok();
+  };
+
+  Dispatch dispatch;
+  switch (op->args_type()) {
+  case sc::OpArgs::Unary: {
+    const sc::Unary *args = op->args_as_Unary();
+    DUET_RETURN_IF_ERROR(expectArity(1, 1));
+    DUET_RETURN_IF_ERROR(sameSizes(inputs[0], outputs[0]));
+    if (args->op() > sc::UnaryOp::MAX)
+      return opError("unknown unary op {}", static_cast<int>(args->op()));
+    dispatch.family = ShaderFamily::Unary;
+    dispatch.spec[4] = static_cast<int32_t>(args->op());
+    dispatch.params.farg[0][0] = args->a();
+    dispatch.params.farg[0][1] = args->b();
+    dispatch.params.farg[0][2] = args->c();
+    break;
+  }
+  case sc::OpArgs::Binary: {
+    const sc::Binary *args = op->args_as_Binary();
+    DUET_RETURN_IF_ERROR(expectArity(2, 1));
+    for (int32_t input : inputs)
+      if (!broadcasts(sizes(input), sizes(outputs[0])))
+        return opError("input {} does not broadcast to the output {}",
+                       formatSizes(sizes(input)),
+                       formatSizes(sizes(outputs[0])));
+    if (args->op() > sc::BinaryOp::MAX)
+      return opError("unknown binary op {}", static_cast<int>(args->op()));
+    dispatch.family = ShaderFamily::Binary;
+    dispatch.spec[4] = static_cast<int32_t>(args->op());
+    dispatch.params.farg[0][0] = args->alpha();
+    break;
+  }
+  case sc::OpArgs::MatMul: {
+    const sc::MatMul *args = op->args_as_MatMul();
+    bool linear = args->kind() == sc::MatMulKind::Linear;
+    bool addmm = args->kind() == sc::MatMulKind::Addmm;
+    DUET_RETURN_IF_ERROR(expectArity(linear ? 1 : addmm ? 3 : 2, 1));
+    const std::vector<int64_t> &a = sizes(inputs[0]);
+    const std::vector<int64_t> &out = sizes(outputs[0]);
+    if (a.size() < 2 && !linear)
+      return opError("multiplies a rank-{} tensor", a.size());
+    if (a.empty() || out.empty())
+      return opError("multiplies a scalar");
+    int64_t depth = a.back(), columns = out.back();
+    if (linear) {
+      if (a.size() != out.size() ||
+          !std::equal(a.begin(), a.end() - 1, out.begin()))
+        return opError("input {} and output {} do not fit a linear layer",
+                       formatSizes(a), formatSizes(out));
+      dispatch.family = ShaderFamily::MatMulLinear;
+      DUET_RETURN_IF_ERROR(readWeight(args->weight(), "weight", depth * columns,
+                                      dispatch.weights[0]));
+      DUET_RETURN_IF_ERROR(readWeight(
+          args->bias(), "bias",
+          args->bias() < 0 ? std::nullopt : std::optional<int64_t>(columns),
+          dispatch.weights[1]));
+      dispatch.spec[5] = args->bias() >= 0;
+    } else {
+      const std::vector<int64_t> &b = sizes(inputs[1]);
+      if (b.size() < 2 || out.size() < 2 || b[b.size() - 2] != depth ||
+          b.back() != columns || a[a.size() - 2] != out[out.size() - 2])
+        return opError("{} times {} is not {}", formatSizes(a), formatSizes(b),
+                       formatSizes(out));
+      auto batch = [](std::vector<int64_t> sizes) {
+        sizes.resize(sizes.size() - 2);
+        return sizes;
+      };
+      if (!broadcasts(batch(a), batch(out)) ||
+          !broadcasts(batch(b), batch(out)))
+        return opError("the batch dims of {} and {} do not broadcast to {}",
+                       formatSizes(a), formatSizes(b), formatSizes(out));
+      dispatch.family = addmm ? ShaderFamily::MatMulAdd : ShaderFamily::MatMul;
+      if (addmm && !broadcasts(sizes(inputs[2]), out))
+        return opError("the added tensor {} does not broadcast to {}",
+                       formatSizes(sizes(inputs[2])), formatSizes(out));
+      dispatch.params.farg[0][0] = args->alpha();
+      dispatch.params.farg[0][1] = args->beta();
+    }
+    break;
+  }
+  case sc::OpArgs::Convolution: {
+    const sc::Convolution *args = op->args_as_Convolution();
+    DUET_RETURN_IF_ERROR(expectArity(1, 1));
+    const std::vector<int64_t> &x = sizes(inputs[0]);
+    const std::vector<int64_t> &y = sizes(outputs[0]);
+    if ((x.size() != 3 && x.size() != 4) || y.size() != x.size() ||
+        x[0] != y[0])
+      return opError("convolves {} into {}; expected [N,C,L] or [N,C,H,W] "
+                     "with the same N",
+                     formatSizes(x), formatSizes(y));
+    size_t spatial = x.size() - 2;
+    std::vector<int32_t> stride = toVector(args->stride());
+    std::vector<int32_t> padding = toVector(args->padding());
+    std::vector<int32_t> dilation = toVector(args->dilation());
+    int64_t groups = args->groups();
+    int64_t inChannels = x[1], outChannels = y[1];
+    if (stride.size() != spatial || padding.size() != spatial ||
+        dilation.size() != spatial || groups < 1 || inChannels % groups ||
+        outChannels % groups)
+      return opError("has stride, padding, dilation or groups that do not "
+                     "fit a {}-D convolution of {} into {}",
+                     spatial, formatSizes(x), formatSizes(y));
+    for (size_t i = 0; i < spatial; ++i)
+      if (stride[i] < 1 || dilation[i] < 1 || padding[i] < 0)
+        return opError("has a stride or dilation below 1 or a negative "
+                       "padding");
+    std::vector<int64_t> w;
+    DUET_RETURN_IF_ERROR(readWeight(args->weight(), "weight", std::nullopt,
+                                    dispatch.weights[0], &w));
+    std::vector<int64_t> expected =
+        args->transposed()
+            ? std::vector<int64_t>{inChannels, outChannels / groups}
+            : std::vector<int64_t>{outChannels, inChannels / groups};
+    if (w.size() != spatial + 2 || w[0] != expected[0] || w[1] != expected[1])
+      return opError("its weight {} does not fit {} channels in, {} out, "
+                     "{} groups{}",
+                     formatSizes(w), inChannels, outChannels, groups,
+                     args->transposed() ? ", transposed" : "");
+    DUET_RETURN_IF_ERROR(readWeight(
+        args->bias(), "bias",
+        args->bias() < 0 ? std::nullopt : std::optional<int64_t>(outChannels),
+        dispatch.weights[1]));
+    dispatch.family = ShaderFamily::Convolution;
+    dispatch.spec[5] = args->bias() >= 0;
+    bool twoD = spatial == 2;
+    int32_t(&p)[8][4] = dispatch.params.iarg;
+    p[0][0] = twoD ? stride[0] : 1;
+    p[0][1] = stride[spatial - 1];
+    p[0][2] = twoD ? padding[0] : 0;
+    p[0][3] = padding[spatial - 1];
+    p[1][0] = twoD ? dilation[0] : 1;
+    p[1][1] = dilation[spatial - 1];
+    p[1][2] = static_cast<int32_t>(groups);
+    p[1][3] = args->transposed() ? 1 : 0;
+    p[2][0] = twoD ? static_cast<int32_t>(w[2]) : 1;
+    p[2][1] = static_cast<int32_t>(w.back());
+    p[2][2] = static_cast<int32_t>(spatial);
+    dispatch.params.farg[0][0] = args->clamp_min();
+    dispatch.params.farg[0][1] = args->clamp_max();
+    break;
+  }
+  case sc::OpArgs::BatchNorm: {
+    const sc::BatchNorm *args = op->args_as_BatchNorm();
+    DUET_RETURN_IF_ERROR(expectArity(1, 1));
+    DUET_RETURN_IF_ERROR(sameSizes(inputs[0], outputs[0]));
+    const std::vector<int64_t> &x = sizes(inputs[0]);
+    if (x.size() < 2)
+      return opError("normalizes a rank-{} tensor", x.size());
+    DUET_RETURN_IF_ERROR(
+        readWeight(args->scale(), "scale", x[1], dispatch.weights[0]));
+    DUET_RETURN_IF_ERROR(
+        readWeight(args->shift(), "shift", x[1], dispatch.weights[1]));
+    dispatch.family = ShaderFamily::BatchNorm;
+    dispatch.params.iarg[0][0] = position(1, x.size());
+    break;
+  }
+  case sc::OpArgs::LayerNorm: {
+    const sc::LayerNorm *args = op->args_as_LayerNorm();
+    DUET_RETURN_IF_ERROR(expectArity(1, 1));
+    DUET_RETURN_IF_ERROR(sameSizes(inputs[0], outputs[0]));
+    const std::vector<int64_t> &x = sizes(inputs[0]);
+    if (x.empty())
+      return opError("normalizes a scalar");
+    auto expected = [&](int32_t id) {
+      return id < 0 ? std::nullopt : std::optional<int64_t>(x.back());
+    };
+    DUET_RETURN_IF_ERROR(readWeight(args->weight(), "weight",
+                                    expected(args->weight()),
+                                    dispatch.weights[0]));
+    DUET_RETURN_IF_ERROR(readWeight(
+        args->bias(), "bias", expected(args->bias()), dispatch.weights[1]));
+    dispatch.family = ShaderFamily::LayerNorm;
+    dispatch.spec[5] = args->weight() >= 0;
+    dispatch.spec[6] = args->bias() >= 0;
+    dispatch.params.farg[0][0] = args->eps();
+    break;
+  }
+  case sc::OpArgs::Reduce: {
+    const sc::Reduce *args = op->args_as_Reduce();
+    DUET_RETURN_IF_ERROR(expectArity(1, 1));
+    const std::vector<int64_t> &x = sizes(inputs[0]);
+    const std::vector<int64_t> &y = sizes(outputs[0]);
+    std::vector<int32_t> dims = toVector(args->dims());
+    std::sort(dims.begin(), dims.end());
+    if (dims.empty() || dims.size() > 2 || dims.front() < 0 ||
+        dims.back() >= static_cast<int32_t>(x.size()) ||
+        std::adjacent_find(dims.begin(), dims.end()) != dims.end())
+      return opError(
+          "reduces dims {} of {}; the kernel reduces one or two "
+          "distinct dims",
+          formatSizes(std::vector<int64_t>(dims.begin(), dims.end())),
+          formatSizes(x));
+    if (args->op() > sc::ReduceOp::MAX)
+      return opError("unknown reduction {}", static_cast<int>(args->op()));
+    std::vector<int64_t> expected;
+    for (int32_t p = 0; p < kMaxRank; ++p)
+      dispatch.params.iarg[p / 4][p % 4] = -1;
+    int32_t kept = 0;
+    for (size_t d = 0; d < x.size(); ++d) {
+      bool reduced = std::count(dims.begin(), dims.end(), d) > 0;
+      int32_t inPos = position(d, x.size());
+      if (reduced && !args->keepdim())
+        continue;
+      expected.push_back(reduced ? 1 : x[d]);
+      if (!reduced)
+        dispatch.params.iarg[inPos / 4][inPos % 4] =
+            position(args->keepdim() ? d : kept, y.size());
+      ++kept;
+    }
+    if (expected != y)
+      return opError("reduces {} into {}, expected {}", formatSizes(x),
+                     formatSizes(y), formatSizes(expected));
+    dispatch.family = ShaderFamily::Reduce;
+    dispatch.spec[4] = static_cast<int32_t>(args->op());
+    dispatch.params.iarg[2][0] = position(dims[0], x.size());
+    dispatch.params.iarg[2][1] =
+        dims.size() > 1 ? position(dims[1], x.size()) : -1;
+    break;
+  }
+  case sc::OpArgs::Softmax: {
+    const sc::Softmax *args = op->args_as_Softmax();
+    DUET_RETURN_IF_ERROR(expectArity(1, 1));
+    DUET_RETURN_IF_ERROR(sameSizes(inputs[0], outputs[0]));
+    const std::vector<int64_t> &x = sizes(inputs[0]);
+    if (args->dim() < 0 || args->dim() >= static_cast<int32_t>(x.size()))
+      return opError("softmax over dim {} of {}", args->dim(), formatSizes(x));
+    dispatch.family = ShaderFamily::Softmax;
+    dispatch.spec[5] = args->log();
+    dispatch.params.iarg[0][0] = position(args->dim(), x.size());
+    break;
+  }
+  case sc::OpArgs::Pool: {
+    const sc::Pool *args = op->args_as_Pool();
+    DUET_RETURN_IF_ERROR(expectArity(1, 1));
+    const std::vector<int64_t> &x = sizes(inputs[0]);
+    const std::vector<int64_t> &y = sizes(outputs[0]);
+    if ((x.size() != 3 && x.size() != 4) || y.size() != x.size() ||
+        !std::equal(x.begin(), x.end() - 2, y.begin()))
+      return opError("pools {} into {}", formatSizes(x), formatSizes(y));
+    dispatch.family = ShaderFamily::Pool;
+    dispatch.spec[4] = static_cast<int32_t>(args->kind());
+    if (args->kind() != sc::PoolKind::AdaptiveAverage) {
+      std::vector<int32_t> kernel = toVector(args->kernel());
+      std::vector<int32_t> stride = toVector(args->stride());
+      std::vector<int32_t> padding = toVector(args->padding());
+      std::vector<int32_t> dilation = toVector(args->dilation());
+      if (kernel.size() != 2 || stride.size() != 2 || padding.size() != 2 ||
+          dilation.size() != 2 || args->kind() > sc::PoolKind::MAX)
+        return opError("has a window that is not 2-D");
+      for (int i = 0; i < 2; ++i)
+        if (kernel[i] < 1 || stride[i] < 1 || dilation[i] < 1 || padding[i] < 0)
+          return opError("has a kernel, stride or dilation below 1 or a "
+                         "negative padding");
+      int32_t(&p)[8][4] = dispatch.params.iarg;
+      p[0][0] = kernel[0];
+      p[0][1] = kernel[1];
+      p[0][2] = stride[0];
+      p[0][3] = stride[1];
+      p[1][0] = padding[0];
+      p[1][1] = padding[1];
+      p[1][2] = dilation[0];
+      p[1][3] = dilation[1];
+      p[2][0] = args->count_include_pad();
+      p[2][1] = args->divisor_override();
+    }
+    break;
+  }
+  case sc::OpArgs::Upsample: {
+    const sc::Upsample *args = op->args_as_Upsample();
+    DUET_RETURN_IF_ERROR(expectArity(1, 1));
+    const std::vector<int64_t> &x = sizes(inputs[0]);
+    const std::vector<int64_t> &y = sizes(outputs[0]);
+    if (x.size() != 4 || y.size() != 4 || x[0] != y[0] || x[1] != y[1])
+      return opError("upsamples {} into {}", formatSizes(x), formatSizes(y));
+    if (!std::isfinite(args->ratio_h()) || !std::isfinite(args->ratio_w()))
+      return opError("has a source ratio that is not finite");
+    dispatch.family = ShaderFamily::Upsample;
+    dispatch.spec[4] = args->bilinear();
+    dispatch.spec[5] = args->align_corners();
+    dispatch.params.farg[0][0] = args->ratio_h();
+    dispatch.params.farg[0][1] = args->ratio_w();
+    break;
+  }
+  case sc::OpArgs::Gather: {
+    const sc::Gather *args = op->args_as_Gather();
+    DUET_RETURN_IF_ERROR(expectArity(1, 1));
+    const std::vector<int64_t> &x = sizes(inputs[0]);
+    const std::vector<int64_t> &y = sizes(outputs[0]);
+    dispatch.family = ShaderFamily::Gather;
+    if (args->kind() == sc::GatherKind::Reshape) {
+      if (plan_.tensors[inputs[0]].numel != plan_.tensors[outputs[0]].numel)
+        return opError("views {} as {}", formatSizes(x), formatSizes(y));
+      break;
+    }
+    if (args->kind() != sc::GatherKind::Affine)
+      return opError("unknown gather {}", static_cast<int>(args->kind()));
+    std::vector<int32_t> source = toVector(args->source());
+    std::vector<int32_t> scale = toVector(args->scale());
+    std::vector<int32_t> offset = toVector(args->offset());
+    if (source.size() != x.size() || scale.size() != x.size() ||
+        offset.size() != x.size())
+      return opError("maps {} dims of an input of rank {}", source.size(),
+                     x.size());
+    dispatch.spec[4] = 1;
+    dispatch.params.farg[0][0] = args->pad_value();
+    for (size_t d = 0; d < x.size(); ++d) {
+      if (source[d] < -1 || source[d] >= static_cast<int32_t>(y.size()))
+        return opError("maps input dim {} from output dim {} of {}", d,
+                       source[d], y.size());
+      int32_t p = position(d, x.size());
+      dispatch.params.iarg[p / 4][p % 4] =
+          source[d] < 0 ? -1 : position(source[d], y.size());
+      dispatch.params.iarg[2 + p / 4][p % 4] = scale[d];
+      dispatch.params.iarg[4 + p / 4][p % 4] = offset[d];
+    }
+    for (int32_t p = 0; p < kMaxRank - static_cast<int32_t>(x.size()); ++p)
+      dispatch.params.iarg[p / 4][p % 4] = -1;
+    break;
+  }
+  case sc::OpArgs::Cat: {
+    const sc::Cat *args = op->args_as_Cat();
+    if (outputs.size() != 1 || inputs.empty())
+      return opError("concatenates {} inputs into {} outputs", inputs.size(),
+                     outputs.size());
+    const std::vector<int64_t> &y = sizes(outputs[0]);
+    std::vector<int64_t> offsets = toVector(args->offsets());
+    int32_t dim = args->dim();
+    if (dim < 0 || dim >= static_cast<int32_t>(y.size()) ||
+        offsets.size() != inputs.size())
+      return opError("concatenates along dim {} of {} with {} offsets", dim,
+                     formatSizes(y), offsets.size());
+    // Each input writes its part; the rest of the output is left alone.
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (sizes(inputs[i]).size() != y.size())
+        return opError("concatenates {} into {}", formatSizes(sizes(inputs[i])),
+                       formatSizes(y));
+      Dispatch part;
+      part.family = ShaderFamily::Gather;
+      part.output = Ref::tensor(outputs[0]);
+      part.inputs[0] = Ref::tensor(inputs[i]);
+      part.spec[4] = 1;
+      part.spec[5] = 1;
+      for (int d = 0; d < kMaxRank; ++d) {
+        part.params.iarg[d / 4][d % 4] = d;
+        part.params.iarg[2 + d / 4][d % 4] = 1;
+      }
+      int32_t p = position(dim, y.size());
+      part.params.iarg[4 + p / 4][p % 4] = -static_cast<int32_t>(offsets[i]);
+      DUET_RETURN_IF_ERROR(add(plan_.runDispatches, std::move(part)));
+    }
+    return Status::ok();
+  }
+  default:
+    return opError("has arguments of a kind this runtime does not know ({}); "
+                   "was the program written by a newer duet?",
+                   static_cast<int>(op->args_type()));
+  }
+  dispatch.output = Ref::tensor(outputs[0]);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    dispatch.inputs[i] = Ref::tensor(inputs[i]);
+  return add(plan_.runDispatches, std::move(dispatch));
+}
+
+} // namespace
+
+Status buildDispatchPlan(const Program &program, uint32_t index, ByteSpan blob,
+                         const DeviceInfo &device, const DeviceLimits &limits,
+                         DispatchPlan &plan) {
+  plan = DispatchPlan();
+  return PlanBuilder(program, index, device, limits, plan).build(blob);
+}
+
+} // namespace duet::rt::vulkan

@@ -1,0 +1,130 @@
+//===- DispatchPlan.h - a Vulkan blob as dispatches -------------*- C++ -*-===//
+//
+// The device-independent half of loading a Vulkan delegate: it verifies the
+// blob (structure, ids, shapes that every shader index relies on), checks
+// each tensor against the device's limits, and turns every op into compute
+// dispatches: which shader variant, its specialization constants, its
+// parameter block and what each binding refers to. VulkanDelegate then only
+// creates the objects the plan names.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_RUNTIME_BACKENDS_VULKAN_DISPATCHPLAN_H
+#define DUET_RUNTIME_BACKENDS_VULKAN_DISPATCHPLAN_H
+
+#include "runtime/backends/vulkan/Shaders.h"
+#include "runtime/backends/vulkan/VulkanDevice.h"
+#include "runtime/core/Program.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace duet::rt::vulkan {
+
+/// Shaders index tensors with 8 dims, right-aligned.
+inline constexpr int kMaxRank = 8;
+/// Invocations per workgroup (local_size_x in tensor.glsl).
+inline constexpr uint32_t kWorkGroupSize = 64;
+
+/// Packing numbers as the shaders use them; buffers have none.
+enum class Packing : int32_t { width = 0, height = 1, channels = 2, none = -1 };
+
+/// A tensor the delegate keeps on the device (fp32 whatever its dtype).
+struct PlannedTensor {
+  enum class Role : uint8_t { computed, input, constant };
+  int32_t programId = -1;
+  DType dtype = DType::f32;
+  std::vector<int64_t> sizes;
+  bool texture = false;
+  Packing packing = Packing::none;
+  std::array<uint32_t, 3> extents = {0, 0, 0};
+  Role role = Role::computed;
+  int64_t numel = 1;
+};
+
+/// tensor.glsl's TensorDesc and Params, std140.
+struct TensorDesc {
+  int32_t sizeHi[4];
+  int32_t sizeLo[4];
+  int32_t geom[4];
+  int32_t reserved[4];
+};
+struct ParamsBlock {
+  TensorDesc t[4];
+  int32_t iarg[8][4];
+  float farg[2][4];
+  int32_t work[4];
+};
+static_assert(sizeof(ParamsBlock) == 432, "must match tensor.glsl's Params");
+
+/// What a binding refers to.
+struct Ref {
+  enum class Kind : uint8_t {
+    none,
+    /// plan.tensors[index]
+    tensor,
+    /// plan.weights[index], an fp32 device buffer
+    weight,
+    /// plan.staging[index], a host-visible fp32 buffer
+    staging,
+    /// A small zero buffer standing for an absent optional weight.
+    dummy,
+  };
+  Kind kind = Kind::none;
+  int32_t index = -1;
+
+  static Ref tensor(int32_t index) { return {Kind::tensor, index}; }
+  static Ref weight(int32_t index) { return {Kind::weight, index}; }
+  static Ref staging(int32_t index) { return {Kind::staging, index}; }
+  static Ref dummy() { return {Kind::dummy, -1}; }
+};
+
+/// One vkCmdDispatch with everything its pipeline and descriptors need.
+struct Dispatch {
+  ShaderFamily family = ShaderFamily::Gather;
+  bool inputsInBuffers = false;
+  bool outputInBuffer = false;
+  /// Specialization constants 0..6 (tensor.glsl).
+  std::array<int32_t, 7> spec = {0, 0, 0, 0, 0, 0, 0};
+  ParamsBlock params{};
+  Ref output;
+  std::array<Ref, 3> inputs;
+  std::array<Ref, 2> weights;
+  /// Workgroups along x and y.
+  std::array<uint32_t, 2> groups = {1, 1};
+  /// The op it runs, for messages.
+  std::string op;
+};
+
+/// A host-visible fp32 row-major buffer the host fills or reads.
+struct StagingBuffer {
+  enum class Use : uint8_t { input, output, constant };
+  int32_t tensor = -1;
+  Use use = Use::input;
+};
+
+struct DispatchPlan {
+  std::vector<PlannedTensor> tensors;
+  /// Tensor indices in the order of the DelegateCall's inputs and outputs.
+  std::vector<int32_t> inputs, outputs;
+  /// Program constant ids uploaded as fp32 weight buffers.
+  std::vector<int32_t> weights;
+  /// Delegate inputs, then outputs, then constants read as tensors.
+  std::vector<StagingBuffer> staging;
+  /// Run once at load: constants from staging into their layouts.
+  std::vector<Dispatch> loadDispatches;
+  /// Run every time: inputs in, the ops, outputs out.
+  std::vector<Dispatch> runDispatches;
+};
+
+/// Builds the plan of delegate `index` of `program` from its blob, checking
+/// it against `limits` of `device` (whose own, unlowered limits are
+/// `device.limits`, for messages).
+Status buildDispatchPlan(const Program &program, uint32_t index, ByteSpan blob,
+                         const DeviceInfo &device, const DeviceLimits &limits,
+                         DispatchPlan &plan);
+
+} // namespace duet::rt::vulkan
+
+#endif // DUET_RUNTIME_BACKENDS_VULKAN_DISPATCHPLAN_H

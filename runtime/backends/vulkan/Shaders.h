@@ -1,0 +1,63 @@
+//===- Shaders.h - the embedded SPIR-V of the Vulkan delegate ---*- C++ -*-===//
+//
+// One shader family per op family (shaders/<family>.comp, some built twice
+// with different defines), each built for the storage of its inputs and its
+// output. Every family binds the same way: binding 0 the parameter block,
+// 1 the output, 2.. the tensor inputs, 5 and 6 the weights.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_RUNTIME_BACKENDS_VULKAN_SHADERS_H
+#define DUET_RUNTIME_BACKENDS_VULKAN_SHADERS_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace duet::rt::vulkan {
+
+enum class ShaderFamily : uint8_t {
+  Gather,
+  Unary,
+  Binary,
+  MatMul,
+  MatMulAdd,
+  MatMulLinear,
+  Convolution,
+  BatchNorm,
+  LayerNorm,
+  Reduce,
+  Softmax,
+  Pool,
+  Upsample,
+};
+
+/// The family's name, as its SPIR-V is recorded ("matmul_linear").
+std::string_view shaderName(ShaderFamily family);
+
+/// Binding numbers every family shares.
+inline constexpr uint32_t kParamsBinding = 0;
+inline constexpr uint32_t kOutputBinding = 1;
+inline constexpr uint32_t kFirstInputBinding = 2;
+inline constexpr uint32_t kFirstWeightBinding = 5;
+
+/// How many tensor inputs and weights a family binds.
+struct ShaderBindings {
+  int inputs = 1;
+  int weights = 0;
+};
+ShaderBindings shaderBindings(ShaderFamily family);
+
+/// SPIR-V words; `words` is null when the variant was not built.
+struct ShaderCode {
+  const uint32_t *words = nullptr;
+  size_t count = 0;
+};
+
+/// The family with its inputs and output in buffers or in textures.
+ShaderCode shaderCode(ShaderFamily family, bool inputsInBuffers,
+                      bool outputInBuffer);
+
+} // namespace duet::rt::vulkan
+
+#endif // DUET_RUNTIME_BACKENDS_VULKAN_SHADERS_H

@@ -1,0 +1,691 @@
+//===- VulkanDelegate.cpp - a Vulkan partition ready to run ---------------===//
+
+#include "runtime/backends/vulkan/VulkanDelegate.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace duet::rt::vulkan {
+namespace {
+
+constexpr VkFormat kTextureFormat = VK_FORMAT_R32G32B32A32_SFLOAT;
+
+VkDeviceSize alignTo(VkDeviceSize value, VkDeviceSize alignment) {
+  return alignment > 1 ? (value + alignment - 1) / alignment * alignment
+                       : value;
+}
+
+/// Writes `view` as fp32 into `out` (numel floats).
+void toFloats(const TensorView &view, float *out) {
+  int64_t n = view.numel();
+  switch (view.dtype) {
+  case DType::f32:
+    std::memcpy(out, view.data, static_cast<size_t>(n) * sizeof(float));
+    return;
+  case DType::f16:
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = halfToFloat(view.as<const uint16_t>()[i]);
+    return;
+  case DType::bf16:
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = bf16ToFloat(view.as<const uint16_t>()[i]);
+    return;
+  case DType::f64:
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = static_cast<float>(view.as<const double>()[i]);
+    return;
+  default:
+    return;
+  }
+}
+
+/// Writes fp32 `in` into `view` in its dtype (f32 or f16).
+void fromFloats(const float *in, const TensorView &view) {
+  int64_t n = view.numel();
+  if (view.dtype == DType::f16) {
+    for (int64_t i = 0; i < n; ++i)
+      view.as<uint16_t>()[i] = floatToHalf(in[i]);
+    return;
+  }
+  std::memcpy(view.data, in, static_cast<size_t>(n) * sizeof(float));
+}
+
+void memoryBarrier(const VulkanApi &vk, VkCommandBuffer commands,
+                   VkPipelineStageFlags srcStage, VkAccessFlags srcAccess,
+                   VkPipelineStageFlags dstStage, VkAccessFlags dstAccess) {
+  VkMemoryBarrier barrier{};
+  barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  barrier.srcAccessMask = srcAccess;
+  barrier.dstAccessMask = dstAccess;
+  vk.vkCmdPipelineBarrier(commands, srcStage, dstStage, 0, 1, &barrier, 0,
+                          nullptr, 0, nullptr);
+}
+
+} // namespace
+
+Status VulkanDelegate::create(std::shared_ptr<Device> device,
+                              const Program &program, uint32_t index,
+                              ByteSpan blob,
+                              std::unique_ptr<VulkanDelegate> &delegate) {
+  std::unique_ptr<VulkanDelegate> created(
+      new VulkanDelegate(std::move(device), program, index));
+  DUET_RETURN_IF_ERROR(created->load(blob));
+  delegate = std::move(created);
+  return Status::ok();
+}
+
+VulkanDelegate::~VulkanDelegate() {
+  const VulkanApi &vk = device_->api();
+  VkDevice device = device_->handle();
+  if (fence_)
+    vk.vkDestroyFence(device, fence_, nullptr);
+  if (commandPool_)
+    vk.vkDestroyCommandPool(device, commandPool_, nullptr);
+  if (descriptorPool_)
+    vk.vkDestroyDescriptorPool(device, descriptorPool_, nullptr);
+  for (auto &[key, pipeline] : pipelines_)
+    vk.vkDestroyPipeline(device, pipeline, nullptr);
+  for (auto &[key, layouts] : layouts_) {
+    if (layouts.pipeline)
+      vk.vkDestroyPipelineLayout(device, layouts.pipeline, nullptr);
+    if (layouts.set)
+      vk.vkDestroyDescriptorSetLayout(device, layouts.set, nullptr);
+    if (layouts.module)
+      vk.vkDestroyShaderModule(device, layouts.module, nullptr);
+  }
+  auto destroy = [&](Resource &resource) {
+    if (resource.view)
+      vk.vkDestroyImageView(device, resource.view, nullptr);
+    if (resource.image)
+      vk.vkDestroyImage(device, resource.image, nullptr);
+    if (resource.buffer)
+      vk.vkDestroyBuffer(device, resource.buffer, nullptr);
+  };
+  for (std::vector<Resource> *list : {&tensors_, &weights_, &staging_})
+    for (Resource &resource : *list)
+      destroy(resource);
+  destroy(dummy_);
+  destroy(params_);
+  for (Arena &arena : arenas_)
+    vk.vkFreeMemory(device, arena.memory, nullptr);
+}
+
+Status VulkanDelegate::createBuffer(VkDeviceSize bytes,
+                                    VkBufferUsageFlags usage,
+                                    Resource &resource) {
+  VkBufferCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  info.size = alignTo(std::max<VkDeviceSize>(bytes, 16), 16);
+  info.usage = usage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  resource.bytes = info.size;
+  DUET_VK_CHECK(device_->api().vkCreateBuffer(device_->handle(), &info, nullptr,
+                                              &resource.buffer),
+                "vkCreateBuffer");
+  return Status::ok();
+}
+
+Status VulkanDelegate::createImage(const PlannedTensor &tensor,
+                                   Resource &resource) {
+  VkImageCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+  info.imageType = VK_IMAGE_TYPE_3D;
+  info.format = kTextureFormat;
+  info.extent = {tensor.extents[0], tensor.extents[1], tensor.extents[2]};
+  info.mipLevels = 1;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = VK_IMAGE_USAGE_STORAGE_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  DUET_VK_CHECK(device_->api().vkCreateImage(device_->handle(), &info, nullptr,
+                                             &resource.image),
+                fmt::format("vkCreateImage ({}x{}x{} RGBA32F for {})",
+                            tensor.extents[0], tensor.extents[1],
+                            tensor.extents[2],
+                            program_.describeTensor(tensor.programId)));
+  return Status::ok();
+}
+
+Status VulkanDelegate::bindArena(std::vector<Resource *> resources,
+                                 VkMemoryPropertyFlags required,
+                                 VkMemoryPropertyFlags preferred,
+                                 const char *what) {
+  const VulkanApi &vk = device_->api();
+  VkDevice device = device_->handle();
+  VkDeviceSize granularity = device_->limits().bufferImageGranularity;
+  // Resources grouped by the memory type they go to; usually one.
+  std::map<int, std::vector<std::pair<Resource *, VkMemoryRequirements>>>
+      groups;
+  for (Resource *resource : resources) {
+    VkMemoryRequirements requirements;
+    if (resource->image)
+      vk.vkGetImageMemoryRequirements(device, resource->image, &requirements);
+    else
+      vk.vkGetBufferMemoryRequirements(device, resource->buffer, &requirements);
+    int type = device_->findMemoryType(requirements.memoryTypeBits, required,
+                                       preferred);
+    if (type < 0)
+      return Status::error("vulkan: device '{}' has no memory type for the "
+                           "{}",
+                           device_->info().name, what);
+    groups[type].push_back({resource, requirements});
+  }
+  for (auto &[type, members] : groups) {
+    VkDeviceSize size = 0;
+    std::vector<VkDeviceSize> offsets;
+    for (auto &[resource, requirements] : members) {
+      size = alignTo(size, std::max(requirements.alignment, granularity));
+      offsets.push_back(size);
+      size += requirements.size;
+    }
+    VkMemoryAllocateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    info.allocationSize = size;
+    info.memoryTypeIndex = static_cast<uint32_t>(type);
+    Arena arena;
+    DUET_VK_CHECK(vk.vkAllocateMemory(device, &info, nullptr, &arena.memory),
+                  fmt::format("allocating {} bytes for the {}", size, what));
+    arenas_.push_back(arena);
+    Arena &kept = arenas_.back();
+    if (required & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
+      DUET_VK_CHECK(vk.vkMapMemory(device, kept.memory, 0, VK_WHOLE_SIZE, 0,
+                                   &kept.mapped),
+                    fmt::format("mapping the {}", what));
+    for (size_t i = 0; i < members.size(); ++i) {
+      Resource *resource = members[i].first;
+      if (resource->image)
+        DUET_VK_CHECK(vk.vkBindImageMemory(device, resource->image, kept.memory,
+                                           offsets[i]),
+                      "vkBindImageMemory");
+      else
+        DUET_VK_CHECK(vk.vkBindBufferMemory(device, resource->buffer,
+                                            kept.memory, offsets[i]),
+                      "vkBindBufferMemory");
+      if (kept.mapped)
+        resource->mapped = static_cast<uint8_t *>(kept.mapped) + offsets[i];
+    }
+  }
+  return Status::ok();
+}
+
+VulkanDelegate::Resource &VulkanDelegate::resourceOf(Ref ref) {
+  switch (ref.kind) {
+  case Ref::Kind::tensor:
+    return tensors_[ref.index];
+  case Ref::Kind::weight:
+    return weights_[ref.index];
+  case Ref::Kind::staging:
+    return staging_[ref.index];
+  default:
+    return dummy_;
+  }
+}
+
+Status VulkanDelegate::load(ByteSpan blob) {
+  DeviceLimits limits;
+  DUET_RETURN_IF_ERROR(device_->checkedLimits(limits));
+  DUET_RETURN_IF_ERROR(buildDispatchPlan(program_, index_, blob,
+                                         device_->info(), limits, plan_));
+  const VulkanApi &vk = device_->api();
+  VkDevice device = device_->handle();
+
+  // The device arena: tensors, weights and the stand-in for absent weights.
+  constexpr VkBufferUsageFlags kDeviceBuffer =
+      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+      VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  std::vector<Resource *> onDevice;
+  tensors_.resize(plan_.tensors.size());
+  for (size_t i = 0; i < plan_.tensors.size(); ++i) {
+    const PlannedTensor &tensor = plan_.tensors[i];
+    if (tensor.texture) {
+      DUET_RETURN_IF_ERROR(createImage(tensor, tensors_[i]));
+      onDevice.push_back(&tensors_[i]);
+      continue;
+    }
+    DUET_RETURN_IF_ERROR(
+        createBuffer(static_cast<VkDeviceSize>(tensor.numel) * sizeof(float),
+                     kDeviceBuffer, tensors_[i]));
+    onDevice.push_back(&tensors_[i]);
+  }
+  weights_.resize(plan_.weights.size());
+  for (size_t i = 0; i < plan_.weights.size(); ++i) {
+    DUET_RETURN_IF_ERROR(
+        createBuffer(static_cast<VkDeviceSize>(
+                         program_.constantView(plan_.weights[i]).numel()) *
+                         sizeof(float),
+                     kDeviceBuffer, weights_[i]));
+    onDevice.push_back(&weights_[i]);
+  }
+  DUET_RETURN_IF_ERROR(createBuffer(16, kDeviceBuffer, dummy_));
+  onDevice.push_back(&dummy_);
+  DUET_RETURN_IF_ERROR(bindArena(
+      onDevice, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "tensors and weights"));
+  for (size_t i = 0; i < plan_.tensors.size(); ++i) {
+    if (!plan_.tensors[i].texture)
+      continue;
+    VkImageViewCreateInfo view{};
+    view.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
+    view.image = tensors_[i].image;
+    view.viewType = VK_IMAGE_VIEW_TYPE_3D;
+    view.format = kTextureFormat;
+    view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    DUET_VK_CHECK(
+        vk.vkCreateImageView(device, &view, nullptr, &tensors_[i].view),
+        "vkCreateImageView");
+  }
+
+  // The host arena: parameter blocks and staging buffers, mapped for good.
+  size_t dispatches = plan_.loadDispatches.size() + plan_.runDispatches.size();
+  paramsStride_ = alignTo(sizeof(ParamsBlock),
+                          device_->limits().minUniformBufferOffsetAlignment);
+  DUET_RETURN_IF_ERROR(createBuffer(
+      paramsStride_ * dispatches, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, params_));
+  std::vector<Resource *> onHost = {&params_};
+  staging_.resize(plan_.staging.size());
+  for (size_t i = 0; i < plan_.staging.size(); ++i) {
+    DUET_RETURN_IF_ERROR(
+        createBuffer(static_cast<VkDeviceSize>(
+                         plan_.tensors[plan_.staging[i].tensor].numel) *
+                         sizeof(float),
+                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, staging_[i]));
+    onHost.push_back(&staging_[i]);
+  }
+  DUET_RETURN_IF_ERROR(bindArena(onHost,
+                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                 VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+                                 "staging buffers"));
+  size_t slot = 0;
+  for (const std::vector<Dispatch> *list :
+       {&plan_.loadDispatches, &plan_.runDispatches})
+    for (const Dispatch &dispatch : *list)
+      std::memcpy(params_.mapped + paramsStride_ * slot++, &dispatch.params,
+                  sizeof(ParamsBlock));
+
+  DUET_RETURN_IF_ERROR(createPipelines());
+  DUET_RETURN_IF_ERROR(createDescriptorSets());
+
+  VkCommandPoolCreateInfo pool{};
+  pool.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  pool.queueFamilyIndex = device_->queueFamily();
+  DUET_VK_CHECK(vk.vkCreateCommandPool(device, &pool, nullptr, &commandPool_),
+                "vkCreateCommandPool");
+  VkFenceCreateInfo fence{};
+  fence.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  DUET_VK_CHECK(vk.vkCreateFence(device, &fence, nullptr, &fence_),
+                "vkCreateFence");
+  DUET_RETURN_IF_ERROR(uploadAndPrepare());
+  return recordRun();
+}
+
+Status VulkanDelegate::createPipelines() {
+  const VulkanApi &vk = device_->api();
+  VkDevice device = device_->handle();
+  for (const std::vector<Dispatch> *list :
+       {&plan_.loadDispatches, &plan_.runDispatches}) {
+    for (const Dispatch &dispatch : *list) {
+      PipelineKey key{dispatch.family, dispatch.inputsInBuffers,
+                      dispatch.outputInBuffer};
+      Layouts &layouts = layouts_[key];
+      if (!layouts.module) {
+        ShaderCode code = shaderCode(dispatch.family, dispatch.inputsInBuffers,
+                                     dispatch.outputInBuffer);
+        VkShaderModuleCreateInfo module{};
+        module.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+        module.codeSize = code.count * sizeof(uint32_t);
+        module.pCode = code.words;
+        DUET_VK_CHECK(
+            vk.vkCreateShaderModule(device, &module, nullptr, &layouts.module),
+            fmt::format("creating the {} shader", shaderName(dispatch.family)));
+
+        ShaderBindings counts = shaderBindings(dispatch.family);
+        auto tensorType = [](bool buffer) {
+          return buffer ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                        : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+        };
+        std::vector<VkDescriptorSetLayoutBinding> bindings;
+        auto bind = [&](uint32_t binding, VkDescriptorType type) {
+          bindings.push_back(
+              {binding, type, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+        };
+        bind(kParamsBinding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
+        bind(kOutputBinding, tensorType(dispatch.outputInBuffer));
+        for (int i = 0; i < counts.inputs; ++i)
+          bind(kFirstInputBinding + i, tensorType(dispatch.inputsInBuffers));
+        for (int i = 0; i < counts.weights; ++i)
+          bind(kFirstWeightBinding + i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+        VkDescriptorSetLayoutCreateInfo setInfo{};
+        setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+        setInfo.bindingCount = static_cast<uint32_t>(bindings.size());
+        setInfo.pBindings = bindings.data();
+        DUET_VK_CHECK(vk.vkCreateDescriptorSetLayout(device, &setInfo, nullptr,
+                                                     &layouts.set),
+                      "vkCreateDescriptorSetLayout");
+        VkPipelineLayoutCreateInfo layoutInfo{};
+        layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+        layoutInfo.setLayoutCount = 1;
+        layoutInfo.pSetLayouts = &layouts.set;
+        DUET_VK_CHECK(vk.vkCreatePipelineLayout(device, &layoutInfo, nullptr,
+                                                &layouts.pipeline),
+                      "vkCreatePipelineLayout");
+      }
+
+      VkPipeline &pipeline = pipelines_[{key, dispatch.spec}];
+      if (!pipeline) {
+        VkSpecializationMapEntry entries[7];
+        for (uint32_t i = 0; i < 7; ++i)
+          entries[i] = {i, static_cast<uint32_t>(i * sizeof(int32_t)),
+                        sizeof(int32_t)};
+        VkSpecializationInfo specialization{};
+        specialization.mapEntryCount = 7;
+        specialization.pMapEntries = entries;
+        specialization.dataSize = sizeof(dispatch.spec);
+        specialization.pData = dispatch.spec.data();
+        VkComputePipelineCreateInfo info{};
+        info.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+        info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+        info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+        info.stage.module = layouts.module;
+        info.stage.pName = "main";
+        info.stage.pSpecializationInfo = &specialization;
+        info.layout = layouts.pipeline;
+        DUET_VK_CHECK(vk.vkCreateComputePipelines(device,
+                                                  device_->pipelineCache(), 1,
+                                                  &info, nullptr, &pipeline),
+                      fmt::format("creating the {} pipeline for {}",
+                                  shaderName(dispatch.family), dispatch.op));
+      }
+      bound_.push_back({pipeline, layouts.pipeline});
+    }
+  }
+  return Status::ok();
+}
+
+Status VulkanDelegate::createDescriptorSets() {
+  const VulkanApi &vk = device_->api();
+  VkDevice device = device_->handle();
+  std::vector<const Dispatch *> all;
+  for (const std::vector<Dispatch> *list :
+       {&plan_.loadDispatches, &plan_.runDispatches})
+    for (const Dispatch &dispatch : *list)
+      all.push_back(&dispatch);
+
+  uint32_t images = 0, buffers = 0;
+  for (const Dispatch *dispatch : all) {
+    ShaderBindings counts = shaderBindings(dispatch->family);
+    (dispatch->outputInBuffer ? buffers : images) += 1;
+    (dispatch->inputsInBuffers ? buffers : images) +=
+        static_cast<uint32_t>(counts.inputs);
+    buffers += static_cast<uint32_t>(counts.weights);
+  }
+  std::vector<VkDescriptorPoolSize> sizes = {
+      {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, static_cast<uint32_t>(all.size())}};
+  if (images)
+    sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, images});
+  if (buffers)
+    sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, buffers});
+  VkDescriptorPoolCreateInfo poolInfo{};
+  poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+  poolInfo.maxSets = static_cast<uint32_t>(all.size());
+  poolInfo.poolSizeCount = static_cast<uint32_t>(sizes.size());
+  poolInfo.pPoolSizes = sizes.data();
+  DUET_VK_CHECK(
+      vk.vkCreateDescriptorPool(device, &poolInfo, nullptr, &descriptorPool_),
+      "vkCreateDescriptorPool");
+
+  sets_.resize(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Dispatch &dispatch = *all[i];
+    Layouts &layouts = layouts_[{dispatch.family, dispatch.inputsInBuffers,
+                                 dispatch.outputInBuffer}];
+    VkDescriptorSetAllocateInfo allocate{};
+    allocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+    allocate.descriptorPool = descriptorPool_;
+    allocate.descriptorSetCount = 1;
+    allocate.pSetLayouts = &layouts.set;
+    DUET_VK_CHECK(vk.vkAllocateDescriptorSets(device, &allocate, &sets_[i]),
+                  "vkAllocateDescriptorSets");
+
+    // At most: params, output, three inputs, two weights.
+    VkDescriptorBufferInfo bufferInfos[7];
+    VkDescriptorImageInfo imageInfos[7];
+    VkWriteDescriptorSet writes[7];
+    uint32_t count = 0;
+    auto write = [&](uint32_t binding, Ref ref, bool buffer) {
+      VkWriteDescriptorSet &w = writes[count];
+      w = VkWriteDescriptorSet{};
+      w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+      w.dstSet = sets_[i];
+      w.dstBinding = binding;
+      w.descriptorCount = 1;
+      Resource &resource = resourceOf(ref);
+      if (buffer) {
+        w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        bufferInfos[count] = {resource.buffer, 0, VK_WHOLE_SIZE};
+        w.pBufferInfo = &bufferInfos[count];
+      } else {
+        w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+        imageInfos[count] = {VK_NULL_HANDLE, resource.view,
+                             VK_IMAGE_LAYOUT_GENERAL};
+        w.pImageInfo = &imageInfos[count];
+      }
+      ++count;
+    };
+    VkWriteDescriptorSet &params = writes[count];
+    params = VkWriteDescriptorSet{};
+    params.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    params.dstSet = sets_[i];
+    params.dstBinding = kParamsBinding;
+    params.descriptorCount = 1;
+    params.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    bufferInfos[count] = {params_.buffer, paramsStride_ * i,
+                          sizeof(ParamsBlock)};
+    params.pBufferInfo = &bufferInfos[count];
+    ++count;
+    write(kOutputBinding, dispatch.output, dispatch.outputInBuffer);
+    ShaderBindings counts = shaderBindings(dispatch.family);
+    for (int k = 0; k < counts.inputs; ++k)
+      write(kFirstInputBinding + k, dispatch.inputs[k],
+            dispatch.inputsInBuffers);
+    for (int k = 0; k < counts.weights; ++k)
+      write(kFirstWeightBinding + k, dispatch.weights[k], true);
+    vk.vkUpdateDescriptorSets(device, count, writes, 0, nullptr);
+  }
+  return Status::ok();
+}
+
+void VulkanDelegate::recordDispatches(VkCommandBuffer commands,
+                                      const std::vector<Dispatch> &dispatches,
+                                      size_t firstSet) {
+  const VulkanApi &vk = device_->api();
+  for (size_t i = 0; i < dispatches.size(); ++i) {
+    auto [pipeline, layout] = bound_[firstSet + i];
+    vk.vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vk.vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, layout,
+                               0, 1, &sets_[firstSet + i], 0, nullptr);
+    vk.vkCmdDispatch(commands, dispatches[i].groups[0], dispatches[i].groups[1],
+                     1);
+    // Each dispatch reads what the ones before it wrote.
+    memoryBarrier(vk, commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  }
+}
+
+Status VulkanDelegate::submit(VkCommandBuffer commands, const char *what) {
+  const VulkanApi &vk = device_->api();
+  VkSubmitInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  info.commandBufferCount = 1;
+  info.pCommandBuffers = &commands;
+  {
+    std::lock_guard<std::mutex> lock(device_->queueMutex());
+    DUET_VK_CHECK(vk.vkQueueSubmit(device_->queue(), 1, &info, fence_),
+                  fmt::format("submitting {}", what));
+  }
+  DUET_VK_CHECK(
+      vk.vkWaitForFences(device_->handle(), 1, &fence_, VK_TRUE, UINT64_MAX),
+      fmt::format("waiting for {}", what));
+  DUET_VK_CHECK(vk.vkResetFences(device_->handle(), 1, &fence_),
+                "vkResetFences");
+  return Status::ok();
+}
+
+Status VulkanDelegate::uploadAndPrepare() {
+  const VulkanApi &vk = device_->api();
+  VkDevice device = device_->handle();
+
+  for (size_t i = 0; i < plan_.staging.size(); ++i)
+    if (plan_.staging[i].use == StagingBuffer::Use::constant)
+      toFloats(program_.constantView(
+                   plan_.tensors[plan_.staging[i].tensor].programId),
+               reinterpret_cast<float *>(staging_[i].mapped));
+
+  // Weights go through an upload buffer freed once they are on the device.
+  std::vector<VkDeviceSize> offsets;
+  VkDeviceSize uploadBytes = 0;
+  for (int32_t id : plan_.weights) {
+    offsets.push_back(uploadBytes);
+    uploadBytes +=
+        alignTo(program_.constantView(id).numel() * sizeof(float), 16);
+  }
+  Resource upload;
+  size_t arenasBefore = arenas_.size();
+  if (uploadBytes) {
+    DUET_RETURN_IF_ERROR(
+        createBuffer(uploadBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, upload));
+    DUET_RETURN_IF_ERROR(bindArena({&upload},
+                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                   0, "weight upload"));
+    for (size_t i = 0; i < plan_.weights.size(); ++i)
+      toFloats(program_.constantView(plan_.weights[i]),
+               reinterpret_cast<float *>(upload.mapped + offsets[i]));
+  }
+
+  VkCommandBufferAllocateInfo allocate{};
+  allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  allocate.commandPool = commandPool_;
+  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  allocate.commandBufferCount = 1;
+  VkCommandBuffer commands = VK_NULL_HANDLE;
+  DUET_VK_CHECK(vk.vkAllocateCommandBuffers(device, &allocate, &commands),
+                "vkAllocateCommandBuffers");
+  VkCommandBufferBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  Status status = Status::ok();
+  VkResult result = vk.vkBeginCommandBuffer(commands, &begin);
+  if (result == VK_SUCCESS) {
+    // Storage images stay in the GENERAL layout for their whole life.
+    std::vector<VkImageMemoryBarrier> images;
+    for (Resource &tensor : tensors_) {
+      if (!tensor.image)
+        continue;
+      VkImageMemoryBarrier barrier{};
+      barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+      barrier.dstAccessMask =
+          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+      barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+      barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+      barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+      barrier.image = tensor.image;
+      barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+      images.push_back(barrier);
+    }
+    if (!images.empty())
+      vk.vkCmdPipelineBarrier(
+          commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0, nullptr,
+          static_cast<uint32_t>(images.size()), images.data());
+    for (size_t i = 0; i < plan_.weights.size(); ++i) {
+      VkBufferCopy copy{
+          offsets[i], 0,
+          static_cast<VkDeviceSize>(
+              program_.constantView(plan_.weights[i]).numel() * sizeof(float))};
+      vk.vkCmdCopyBuffer(commands, upload.buffer, weights_[i].buffer, 1, &copy);
+    }
+    memoryBarrier(vk, commands, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                  VK_ACCESS_TRANSFER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_READ_BIT);
+    recordDispatches(commands, plan_.loadDispatches, 0);
+    result = vk.vkEndCommandBuffer(commands);
+  }
+  if (result != VK_SUCCESS)
+    status = Status::error("vulkan: recording the load commands failed: {}",
+                           resultName(result));
+  if (status.isOk())
+    status = submit(commands, "the load commands");
+  vk.vkFreeCommandBuffers(device, commandPool_, 1, &commands);
+  if (upload.buffer)
+    vk.vkDestroyBuffer(device, upload.buffer, nullptr);
+  while (arenas_.size() > arenasBefore) {
+    vk.vkFreeMemory(device, arenas_.back().memory, nullptr);
+    arenas_.pop_back();
+  }
+  return status;
+}
+
+Status VulkanDelegate::recordRun() {
+  const VulkanApi &vk = device_->api();
+  VkCommandBufferAllocateInfo allocate{};
+  allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  allocate.commandPool = commandPool_;
+  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  allocate.commandBufferCount = 1;
+  DUET_VK_CHECK(
+      vk.vkAllocateCommandBuffers(device_->handle(), &allocate, &runCommands_),
+      "vkAllocateCommandBuffers");
+  VkCommandBufferBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  DUET_VK_CHECK(vk.vkBeginCommandBuffer(runCommands_, &begin),
+                "vkBeginCommandBuffer");
+  recordDispatches(runCommands_, plan_.runDispatches,
+                   plan_.loadDispatches.size());
+  memoryBarrier(vk, runCommands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                VK_ACCESS_HOST_READ_BIT);
+  DUET_VK_CHECK(vk.vkEndCommandBuffer(runCommands_), "vkEndCommandBuffer");
+  return Status::ok();
+}
+
+Status VulkanDelegate::execute(const std::vector<TensorView> &inputs,
+                               const std::vector<TensorView> &outputs) {
+  if (inputs.size() != plan_.inputs.size() ||
+      outputs.size() != plan_.outputs.size())
+    return Status::error("vulkan delegate {}: called with {} inputs and {} "
+                         "outputs, it has {} and {}",
+                         index_, inputs.size(), outputs.size(),
+                         plan_.inputs.size(), plan_.outputs.size());
+  auto check = [&](const TensorView &view, int32_t tensor, const char *what,
+                   size_t i) {
+    const PlannedTensor &planned = plan_.tensors[tensor];
+    if (!view.data || view.dtype != planned.dtype ||
+        view.sizes != planned.sizes)
+      return Status::error("vulkan delegate {}: {} {} is not a {} tensor of "
+                           "the planned shape",
+                           index_, what, i, dtypeName(planned.dtype));
+    return Status::ok();
+  };
+  // Staging holds the inputs first and the outputs last, in call order.
+  size_t firstOutput = plan_.staging.size() - plan_.outputs.size();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    DUET_RETURN_IF_ERROR(check(inputs[i], plan_.inputs[i], "input", i));
+    toFloats(inputs[i], reinterpret_cast<float *>(staging_[i].mapped));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i)
+    DUET_RETURN_IF_ERROR(check(outputs[i], plan_.outputs[i], "output", i));
+  DUET_RETURN_IF_ERROR(submit(runCommands_, "the delegate's commands"));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    fromFloats(
+        reinterpret_cast<const float *>(staging_[firstOutput + i].mapped),
+        outputs[i]);
+  return Status::ok();
+}
+
+} // namespace duet::rt::vulkan

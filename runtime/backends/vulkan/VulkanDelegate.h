@@ -1,0 +1,109 @@
+//===- VulkanDelegate.h - a Vulkan partition ready to run -------*- C++ -*-===//
+//
+// Everything a partition needs on the device, made once at load: one memory
+// arena for its tensors (RGBA32F images and storage buffers) and weights, a
+// host-visible arena for the parameter blocks and the staging buffers, the
+// pipelines (through the device's VkPipelineCache), one descriptor set per
+// dispatch, and the command buffer, recorded once with its barriers. A run
+// converts the inputs into staging, submits that command buffer, waits, and
+// converts the outputs back.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_RUNTIME_BACKENDS_VULKAN_VULKANDELEGATE_H
+#define DUET_RUNTIME_BACKENDS_VULKAN_VULKANDELEGATE_H
+
+#include "runtime/backends/vulkan/DispatchPlan.h"
+#include "runtime/core/Backend.h"
+
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+namespace duet::rt::vulkan {
+
+class VulkanDelegate : public PreparedDelegate {
+public:
+  /// Loads delegate `index` of `program` onto `device`.
+  static Status create(std::shared_ptr<Device> device, const Program &program,
+                       uint32_t index, ByteSpan blob,
+                       std::unique_ptr<VulkanDelegate> &delegate);
+  ~VulkanDelegate() override;
+
+  /// Runs the partition on host tensors in the DelegateCall's order.
+  Status execute(const std::vector<TensorView> &inputs,
+                 const std::vector<TensorView> &outputs);
+
+  const DispatchPlan &plan() const { return plan_; }
+
+private:
+  /// A buffer or an image bound into one of the arenas.
+  struct Resource {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkImage image = VK_NULL_HANDLE;
+    VkImageView view = VK_NULL_HANDLE;
+    VkDeviceSize bytes = 0;
+    /// Host arenas: where its bytes are mapped.
+    uint8_t *mapped = nullptr;
+  };
+  /// One allocation holding several resources.
+  struct Arena {
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    void *mapped = nullptr;
+  };
+  using PipelineKey = std::tuple<ShaderFamily, bool, bool>;
+  struct Layouts {
+    VkShaderModule module = VK_NULL_HANDLE;
+    VkDescriptorSetLayout set = VK_NULL_HANDLE;
+    VkPipelineLayout pipeline = VK_NULL_HANDLE;
+  };
+
+  VulkanDelegate(std::shared_ptr<Device> device, const Program &program,
+                 uint32_t index)
+      : device_(std::move(device)), program_(program), index_(index) {}
+
+  Status load(ByteSpan blob);
+  Status createBuffer(VkDeviceSize bytes, VkBufferUsageFlags usage,
+                      Resource &resource);
+  Status createImage(const PlannedTensor &tensor, Resource &resource);
+  /// Allocates one arena for `resources` (with `required` memory properties,
+  /// preferring `preferred`) and binds them into it.
+  Status bindArena(std::vector<Resource *> resources,
+                   VkMemoryPropertyFlags required,
+                   VkMemoryPropertyFlags preferred, const char *what);
+  Status createPipelines();
+  Status createDescriptorSets();
+  Status uploadAndPrepare();
+  Status recordRun();
+  /// Submits `commands` and waits for them.
+  Status submit(VkCommandBuffer commands, const char *what);
+  Resource &resourceOf(Ref ref);
+  void recordDispatches(VkCommandBuffer commands,
+                        const std::vector<Dispatch> &dispatches,
+                        size_t firstSet);
+
+  std::shared_ptr<Device> device_;
+  const Program &program_;
+  uint32_t index_;
+  DispatchPlan plan_;
+
+  std::vector<Resource> tensors_, weights_, staging_;
+  Resource dummy_, params_;
+  VkDeviceSize paramsStride_ = 0;
+  std::vector<Arena> arenas_;
+  std::map<PipelineKey, Layouts> layouts_;
+  std::map<std::pair<PipelineKey, std::array<int32_t, 7>>, VkPipeline>
+      pipelines_;
+  /// Per dispatch (load dispatches first): its pipeline and layout.
+  std::vector<std::pair<VkPipeline, VkPipelineLayout>> bound_;
+  VkDescriptorPool descriptorPool_ = VK_NULL_HANDLE;
+  std::vector<VkDescriptorSet> sets_;
+  VkCommandPool commandPool_ = VK_NULL_HANDLE;
+  VkCommandBuffer runCommands_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+};
+
+} // namespace duet::rt::vulkan
+
+#endif // DUET_RUNTIME_BACKENDS_VULKAN_VULKANDELEGATE_H

@@ -1,0 +1,338 @@
+//===- VulkanDevice.cpp - choosing and opening a Vulkan device ------------===//
+
+#include "runtime/backends/vulkan/VulkanDevice.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <limits>
+
+namespace duet::rt::vulkan {
+namespace {
+
+/// What to do when no device can be used.
+constexpr const char *kInstallHint =
+    "install a Vulkan driver for your GPU, or Mesa's CPU driver lavapipe "
+    "(Debian/Ubuntu: mesa-vulkan-drivers) and point the loader at it with "
+    "VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json; or compile "
+    "the model without Vulkan (--backends xnnpack or portable)";
+
+std::string versionText(uint32_t version) {
+  return fmt::format("{}.{}.{}", VK_API_VERSION_MAJOR(version),
+                     VK_API_VERSION_MINOR(version),
+                     VK_API_VERSION_PATCH(version));
+}
+
+const char *typeName(VkPhysicalDeviceType type) {
+  switch (type) {
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+    return "discrete GPU";
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+    return "integrated GPU";
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+    return "virtual GPU";
+  case VK_PHYSICAL_DEVICE_TYPE_CPU:
+    return "CPU";
+  default:
+    return "other";
+  }
+}
+
+/// Lower is preferred: discrete, integrated, virtual, CPU, other.
+int typeRank(VkPhysicalDeviceType type) {
+  switch (type) {
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+    return 0;
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+    return 1;
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+    return 2;
+  case VK_PHYSICAL_DEVICE_TYPE_CPU:
+    return 3;
+  default:
+    return 4;
+  }
+}
+
+Status createInstance(const VulkanApi &api, VkInstance &instance) {
+  if (api.vkEnumerateInstanceVersion) {
+    uint32_t version = 0;
+    if (api.vkEnumerateInstanceVersion(&version) == VK_SUCCESS &&
+        version < VK_API_VERSION_1_1)
+      return Status::error("vulkan: the Vulkan loader is version {}; duet "
+                           "needs 1.1 or newer",
+                           versionText(version));
+  } else {
+    return Status::error("vulkan: the Vulkan loader is version 1.0; duet "
+                         "needs 1.1 or newer");
+  }
+  VkApplicationInfo app{};
+  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+  app.pApplicationName = "duet";
+  app.pEngineName = "duet";
+  app.apiVersion = VK_API_VERSION_1_1;
+  VkInstanceCreateInfo create{};
+  create.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+  create.pApplicationInfo = &app;
+  VkResult result = api.vkCreateInstance(&create, nullptr, &instance);
+  if (result == VK_ERROR_INCOMPATIBLE_DRIVER)
+    return Status::error("vulkan: the loader found no Vulkan driver; {}",
+                         kInstallHint);
+  DUET_VK_CHECK(result, "vkCreateInstance");
+  return Status::ok();
+}
+
+/// The first queue family that runs compute work, or -1.
+int computeQueueFamily(const VulkanApi &api, VkPhysicalDevice device) {
+  uint32_t count = 0;
+  api.vkGetPhysicalDeviceQueueFamilyProperties(device, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  api.vkGetPhysicalDeviceQueueFamilyProperties(device, &count, families.data());
+  for (uint32_t i = 0; i < count; ++i)
+    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
+      return static_cast<int>(i);
+  return -1;
+}
+
+DeviceInfo describe(const VulkanApi &api, VkPhysicalDevice device,
+                    uint32_t index) {
+  VkPhysicalDeviceProperties properties;
+  api.vkGetPhysicalDeviceProperties(device, &properties);
+  DeviceInfo info;
+  info.index = index;
+  info.name = properties.deviceName;
+  info.type = typeName(properties.deviceType);
+  info.deviceType = properties.deviceType;
+  info.apiVersion = versionText(properties.apiVersion);
+  const VkPhysicalDeviceLimits &limits = properties.limits;
+  info.limits.maxImageDimension3D = limits.maxImageDimension3D;
+  info.limits.maxStorageBufferRange = limits.maxStorageBufferRange;
+  info.limits.maxComputeWorkGroupInvocations =
+      limits.maxComputeWorkGroupInvocations;
+  for (int axis = 0; axis < 3; ++axis)
+    info.limits.maxComputeWorkGroupCount[axis] =
+        limits.maxComputeWorkGroupCount[axis];
+  info.limits.maxUniformBufferRange = limits.maxUniformBufferRange;
+  info.limits.minUniformBufferOffsetAlignment =
+      limits.minUniformBufferOffsetAlignment;
+  info.limits.bufferImageGranularity = limits.bufferImageGranularity;
+
+  if (properties.apiVersion >= VK_API_VERSION_1_1) {
+    VkPhysicalDevice16BitStorageFeatures storage16{};
+    storage16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+    VkPhysicalDeviceShaderFloat16Int8Features float16{};
+    float16.sType =
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
+    // shaderFloat16 is core from Vulkan 1.2 only.
+    if (properties.apiVersion >= VK_API_VERSION_1_2)
+      storage16.pNext = &float16;
+    VkPhysicalDeviceFeatures2 features{};
+    features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    features.pNext = &storage16;
+    api.vkGetPhysicalDeviceFeatures2(device, &features);
+    info.storageBuffer16BitAccess = storage16.storageBuffer16BitAccess;
+    info.shaderFloat16 = float16.shaderFloat16;
+  }
+
+  if (properties.apiVersion < VK_API_VERSION_1_1)
+    info.unsuitable =
+        "supports Vulkan " + info.apiVersion + "; duet needs 1.1 or newer";
+  else if (computeQueueFamily(api, device) < 0)
+    info.unsuitable = "has no queue that runs compute work";
+  return info;
+}
+
+Status physicalDevices(const VulkanApi &api, VkInstance instance,
+                       std::vector<VkPhysicalDevice> &devices) {
+  uint32_t count = 0;
+  DUET_VK_CHECK(api.vkEnumeratePhysicalDevices(instance, &count, nullptr),
+                "vkEnumeratePhysicalDevices");
+  devices.resize(count);
+  DUET_VK_CHECK(
+      api.vkEnumeratePhysicalDevices(instance, &count, devices.data()),
+      "vkEnumeratePhysicalDevices");
+  devices.resize(count);
+  if (devices.empty())
+    return Status::error("vulkan: no Vulkan device found; {}", kInstallHint);
+  return Status::ok();
+}
+
+std::string lower(std::string text) {
+  for (char &c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+/// Applies a test-hook variable: the smaller of `value` and the variable's.
+template <typename T> Status lowerBy(const char *variable, T &value) {
+  const char *text = std::getenv(variable);
+  if (!text || !*text)
+    return Status::ok();
+  char *end = nullptr;
+  unsigned long long parsed = std::strtoull(text, &end, 10);
+  if (*end || parsed == 0 || parsed > std::numeric_limits<T>::max())
+    return Status::error("vulkan: {}={} must be a positive whole number (it "
+                         "is a test hook that lowers a device limit)",
+                         variable, text);
+  value = std::min(value, static_cast<T>(parsed));
+  return Status::ok();
+}
+
+} // namespace
+
+Status listDevices(std::vector<DeviceInfo> &devices) {
+  const VulkanApi *loader = nullptr;
+  DUET_RETURN_IF_ERROR(loadVulkanApi(loader));
+  VulkanApi api = *loader;
+  VkInstance instance = VK_NULL_HANDLE;
+  DUET_RETURN_IF_ERROR(createInstance(api, instance));
+  Status status = api.loadInstanceFunctions(instance);
+  if (status.isOk()) {
+    std::vector<VkPhysicalDevice> handles;
+    status = physicalDevices(api, instance, handles);
+    for (uint32_t i = 0; status.isOk() && i < handles.size(); ++i)
+      devices.push_back(describe(api, handles[i], i));
+  }
+  if (api.vkDestroyInstance)
+    api.vkDestroyInstance(instance, nullptr);
+  return status;
+}
+
+Status selectDevice(const std::vector<DeviceInfo> &devices,
+                    const std::string &wanted, uint32_t &chosen) {
+  if (!wanted.empty()) {
+    bool isIndex = std::all_of(wanted.begin(), wanted.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c));
+    });
+    for (const DeviceInfo &info : devices) {
+      if (isIndex ? std::to_string(info.index) != wanted
+                  : lower(info.name).find(lower(wanted)) == std::string::npos)
+        continue;
+      if (!info.unsuitable.empty())
+        return Status::error("vulkan: device {} ({}) {}", info.index, info.name,
+                             info.unsuitable);
+      chosen = info.index;
+      return Status::ok();
+    }
+    std::string names;
+    for (const DeviceInfo &info : devices)
+      names += fmt::format("{}{}: {}", names.empty() ? "" : ", ", info.index,
+                           info.name);
+    return Status::error("vulkan: '{}' names no device; the devices are {} "
+                         "(choose one with {}=<index or part of its name>)",
+                         wanted, names, kDeviceVariable);
+  }
+  int best = -1;
+  for (const DeviceInfo &info : devices)
+    if (info.unsuitable.empty() &&
+        (best < 0 ||
+         typeRank(info.deviceType) < typeRank(devices[best].deviceType)))
+      best = static_cast<int>(info.index);
+  if (best < 0) {
+    std::string why;
+    for (const DeviceInfo &info : devices)
+      why += fmt::format("; {} {}", info.name, info.unsuitable);
+    return Status::error("vulkan: no usable Vulkan device{}; {}", why,
+                         kInstallHint);
+  }
+  chosen = static_cast<uint32_t>(best);
+  return Status::ok();
+}
+
+Status Device::shared(std::shared_ptr<Device> &device) {
+  static std::mutex mutex;
+  static std::weak_ptr<Device> current;
+  std::lock_guard<std::mutex> lock(mutex);
+  device = current.lock();
+  if (device)
+    return Status::ok();
+  std::shared_ptr<Device> opened(new Device());
+  DUET_RETURN_IF_ERROR(opened->open());
+  current = opened;
+  device = std::move(opened);
+  return Status::ok();
+}
+
+Status Device::open() {
+  const VulkanApi *loader = nullptr;
+  DUET_RETURN_IF_ERROR(loadVulkanApi(loader));
+  api_ = *loader;
+  DUET_RETURN_IF_ERROR(createInstance(api_, instance_));
+  DUET_RETURN_IF_ERROR(api_.loadInstanceFunctions(instance_));
+  std::vector<VkPhysicalDevice> handles;
+  DUET_RETURN_IF_ERROR(physicalDevices(api_, instance_, handles));
+  std::vector<DeviceInfo> infos;
+  for (uint32_t i = 0; i < handles.size(); ++i)
+    infos.push_back(describe(api_, handles[i], i));
+
+  const char *wanted = std::getenv(kDeviceVariable);
+  uint32_t chosen = 0;
+  Status selected = selectDevice(infos, wanted ? wanted : "", chosen);
+  if (!selected.isOk())
+    return wanted && *wanted ? selected.withContext(fmt::format(
+                                   "{}={}", kDeviceVariable, wanted))
+                             : selected;
+
+  physical_ = handles[chosen];
+  info_ = infos[chosen];
+  api_.vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
+
+  queueFamily_ = static_cast<uint32_t>(computeQueueFamily(api_, physical_));
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queueInfo{};
+  queueInfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+  queueInfo.queueFamilyIndex = queueFamily_;
+  queueInfo.queueCount = 1;
+  queueInfo.pQueuePriorities = &priority;
+  VkDeviceCreateInfo deviceInfo{};
+  deviceInfo.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  deviceInfo.queueCreateInfoCount = 1;
+  deviceInfo.pQueueCreateInfos = &queueInfo;
+  DUET_VK_CHECK(api_.vkCreateDevice(physical_, &deviceInfo, nullptr, &device_),
+                "vkCreateDevice on " + info_.name);
+  DUET_RETURN_IF_ERROR(api_.loadDeviceFunctions(device_));
+  api_.vkGetDeviceQueue(device_, queueFamily_, 0, &queue_);
+
+  VkPipelineCacheCreateInfo cacheInfo{};
+  cacheInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO;
+  DUET_VK_CHECK(
+      api_.vkCreatePipelineCache(device_, &cacheInfo, nullptr, &pipelineCache_),
+      "vkCreatePipelineCache");
+  return Status::ok();
+}
+
+Device::~Device() {
+  if (device_) {
+    if (pipelineCache_)
+      api_.vkDestroyPipelineCache(device_, pipelineCache_, nullptr);
+    api_.vkDestroyDevice(device_, nullptr);
+  }
+  if (instance_ && api_.vkDestroyInstance)
+    api_.vkDestroyInstance(instance_, nullptr);
+}
+
+Status Device::checkedLimits(DeviceLimits &limits) const {
+  limits = info_.limits;
+  DUET_RETURN_IF_ERROR(
+      lowerBy(kTestMaxImage3DVariable, limits.maxImageDimension3D));
+  return lowerBy(kTestMaxBufferRangeVariable, limits.maxStorageBufferRange);
+}
+
+int Device::findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
+                           VkMemoryPropertyFlags preferred) const {
+  int fallback = -1;
+  for (uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
+    if (!(typeBits & (1u << i)))
+      continue;
+    VkMemoryPropertyFlags flags = memory_.memoryTypes[i].propertyFlags;
+    if ((flags & required) != required)
+      continue;
+    if ((flags & preferred) == preferred)
+      return static_cast<int>(i);
+    if (fallback < 0)
+      fallback = static_cast<int>(i);
+  }
+  return fallback;
+}
+
+} // namespace duet::rt::vulkan

@@ -1,0 +1,122 @@
+//===- VulkanDevice.h - choosing and opening a Vulkan device ----*- C++ -*-===//
+//
+// The devices the loader offers, with the limits that decide what duet can
+// run on them, and the one device a process runs its Vulkan delegates on:
+// the device named by DUET_VULKAN_DEVICE (an index of `duet devices` or a
+// part of the device's name), else the first discrete GPU, else an
+// integrated, virtual or CPU device, in that order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_RUNTIME_BACKENDS_VULKAN_VULKANDEVICE_H
+#define DUET_RUNTIME_BACKENDS_VULKAN_VULKANDEVICE_H
+
+#include "runtime/backends/vulkan/VulkanApi.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace duet::rt::vulkan {
+
+/// The device limits duet's layouts and dispatches depend on.
+struct DeviceLimits {
+  uint32_t maxImageDimension3D = 0;
+  uint64_t maxStorageBufferRange = 0;
+  uint32_t maxComputeWorkGroupInvocations = 0;
+  std::array<uint32_t, 3> maxComputeWorkGroupCount = {0, 0, 0};
+  uint32_t maxUniformBufferRange = 0;
+  uint64_t minUniformBufferOffsetAlignment = 1;
+  uint64_t bufferImageGranularity = 1;
+};
+
+/// A physical device as `duet devices` lists it.
+struct DeviceInfo {
+  uint32_t index = 0;
+  std::string name;
+  /// "discrete GPU", "integrated GPU", "virtual GPU", "CPU", "other".
+  std::string type;
+  VkPhysicalDeviceType deviceType = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+  /// "1.3.230".
+  std::string apiVersion;
+  DeviceLimits limits;
+  /// Whether shaders may compute in fp16 (shaderFloat16) and buffers hold it
+  /// (storageBuffer16BitAccess).
+  bool shaderFloat16 = false;
+  bool storageBuffer16BitAccess = false;
+  /// Why duet cannot use it; empty when it can.
+  std::string unsuitable;
+};
+
+/// The environment variable that picks a device.
+inline constexpr const char *kDeviceVariable = "DUET_VULKAN_DEVICE";
+/// Test hooks: lower the limits that loading checks (never raise them), so a
+/// test can show the load-time check on any device.
+inline constexpr const char *kTestMaxImage3DVariable =
+    "DUET_VULKAN_TEST_MAX_IMAGE_3D";
+inline constexpr const char *kTestMaxBufferRangeVariable =
+    "DUET_VULKAN_TEST_MAX_STORAGE_BUFFER_RANGE";
+
+/// Lists every physical device. An error when there is no loader or the
+/// loader finds no driver.
+Status listDevices(std::vector<DeviceInfo> &devices);
+
+/// The device duet runs on among `devices`: the one `wanted` names (an index
+/// or a part of the name, case-insensitive) when it is not empty, else the
+/// preferred usable one. An error says why none fits.
+Status selectDevice(const std::vector<DeviceInfo> &devices,
+                    const std::string &wanted, uint32_t &chosen);
+
+/// An open logical device with one compute queue, shared by every Vulkan
+/// delegate of the process.
+class Device {
+public:
+  /// The process's device, opened on first use (see the file comment).
+  static Status shared(std::shared_ptr<Device> &device);
+  ~Device();
+  Device(const Device &) = delete;
+  Device &operator=(const Device &) = delete;
+
+  const VulkanApi &api() const { return api_; }
+  VkDevice handle() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  uint32_t queueFamily() const { return queueFamily_; }
+  VkPipelineCache pipelineCache() const { return pipelineCache_; }
+  const VkPhysicalDeviceMemoryProperties &memoryProperties() const {
+    return memory_;
+  }
+  const DeviceInfo &info() const { return info_; }
+  const DeviceLimits &limits() const { return info_.limits; }
+  /// The limits a load is checked against: the device's, lowered by the
+  /// test hooks when they are set (read at each load).
+  Status checkedLimits(DeviceLimits &limits) const;
+  /// Held while submitting to the queue.
+  std::mutex &queueMutex() { return queueMutex_; }
+
+  /// A memory type among `typeBits` with all of `required`, preferring one
+  /// that also has `preferred`; -1 when none has.
+  int findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
+                     VkMemoryPropertyFlags preferred) const;
+
+private:
+  Device() = default;
+  Status open();
+
+  VulkanApi api_;
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  uint32_t queueFamily_ = 0;
+  VkPipelineCache pipelineCache_ = VK_NULL_HANDLE;
+  VkPhysicalDeviceMemoryProperties memory_{};
+  DeviceInfo info_;
+  std::mutex queueMutex_;
+};
+
+} // namespace duet::rt::vulkan
+
+#endif // DUET_RUNTIME_BACKENDS_VULKAN_VULKANDEVICE_H

@@ -1,0 +1,48 @@
+// binary.comp - elementwise functions of two tensors with NumPy
+// broadcasting. OP is vulkan.fbs's BinaryOp; farg[0].x is alpha.
+#version 450
+#include "tensor.glsl"
+
+TENSOR_INPUT(lhs, 1, 2, IN0_PACKING)
+TENSOR_INPUT(rhs, 2, 3, IN1_PACKING)
+
+const int ADD = 0, SUB = 1, MUL = 2, DIV = 3, DIV_TRUNC = 4, DIV_FLOOR = 5,
+          MAXIMUM = 6, MINIMUM = 7;
+
+// Floor division as PyTorch computes it for floats.
+float floorDivide(float a, float b) {
+  if (b == 0.0)
+    return a / b;
+  float remainder = a - b * trunc(a / b);
+  float quotient = (a - remainder) / b;
+  if (remainder != 0.0 && (b < 0.0) != (remainder < 0.0))
+    quotient -= 1.0;
+  if (quotient == 0.0)
+    return (a / b) < 0.0 ? -0.0 : 0.0;
+  float floored = floor(quotient);
+  if (quotient - floored > 0.5)
+    floored += 1.0;
+  return floored;
+}
+
+bool element(int idx[8], out float value) {
+  int at[8];
+  broadcastIndex(1, idx, at);
+  float a = lhs_load(at);
+  broadcastIndex(2, idx, at);
+  float b = rhs_load(at);
+  float alpha = P.farg[0].x;
+  switch (OP) {
+  case ADD: value = a + alpha * b; break;
+  case SUB: value = a - alpha * b; break;
+  case MUL: value = a * b; break;
+  case DIV: value = a / b; break;
+  case DIV_TRUNC: value = trunc(a / b); break;
+  case DIV_FLOOR: value = floorDivide(a, b); break;
+  case MAXIMUM: value = isnan(a) || isnan(b) ? a + b : max(a, b); break;
+  case MINIMUM: value = isnan(a) || isnan(b) ? a + b : min(a, b); break;
+  }
+  return true;
+}
+
+#include "main.glsl"

@@ -1,0 +1,34 @@
+// gather.comp - data movement: each output element copies one input element
+// (or the pad value). view reads the same row-major position; every other
+// movement (permute, expand, slice, select, pad, clone, a piece of a split,
+// a part of a concatenation, a layout conversion, staging to and from the
+// host) maps each input dim affinely from one output dim.
+//
+// OP: 0 reshape, 1 affine. FLAG0: what an index outside the input gives:
+// 0 the pad value, 1 nothing (the output element is left as it is).
+// iarg[0..1]: per input dim, the output dim it follows (-1: none);
+// iarg[2..3]: the scale; iarg[4..5]: the offset; farg[0].x: the pad value.
+#version 450
+#include "tensor.glsl"
+
+TENSOR_INPUT(src, 1, 2, IN0_PACKING)
+
+bool element(int idx[8], out float value) {
+  int at[8];
+  if (OP == 0) {
+    delinearize(1, offsetOf(0, idx), at);
+  } else {
+    for (int d = 0; d < 8; ++d) {
+      int source = iarg8(0, d);
+      at[d] = (source >= 0 ? idx[source] : 0) * iarg8(2, d) + iarg8(4, d);
+      if (at[d] < 0 || at[d] >= size(1, d)) {
+        value = P.farg[0].x;
+        return FLAG0 == 0;
+      }
+    }
+  }
+  value = src_load(at);
+  return true;
+}
+
+#include "main.glsl"

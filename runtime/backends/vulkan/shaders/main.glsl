@@ -1,0 +1,83 @@
+// main.glsl - the entry point every duet shader shares. Included after the
+// op's `bool element(int idx[8], out float value)`, which computes output
+// element idx, or returns false to leave it as it is (a concatenation writes
+// each input's part of the output in its own dispatch).
+
+#ifdef OUTPUT_BUFFER
+layout(std430, set = 0, binding = 1) buffer OutputBlock { float v[]; } outBuf;
+#else
+layout(set = 0, binding = 1, rgba32f) uniform image3D outImg;
+#endif
+
+// The index of lane `lane` of work item `item`; false past the tensor's end
+// (the padding lanes of a texel).
+bool outputIndex(int item, int lane, out int idx[8]) {
+  for (int d = 0; d < 8; ++d)
+    idx[d] = 0;
+#ifdef OUTPUT_BUFFER
+  int linear = item * 4 + lane;
+  if (linear >= numel(0))
+    return false;
+  delinearize(0, linear, idx);
+  return true;
+#else
+  int x = item % P.t[0].geom.x;
+  int y = (item / P.t[0].geom.x) % P.t[0].geom.y;
+  int z = item / (P.t[0].geom.x * P.t[0].geom.y);
+  if (OUT_PACKING == CHANNELS_PACKED) {
+    int texels = P.t[0].geom.z;
+    idx[4] = z / texels;
+    idx[5] = (z % texels) * 4 + lane;
+    idx[6] = y;
+    idx[7] = x;
+  } else {
+    idx[4] = z / size(0, 5);
+    idx[5] = z % size(0, 5);
+    idx[6] = OUT_PACKING == HEIGHT_PACKED ? y * 4 + lane : y;
+    idx[7] = OUT_PACKING == WIDTH_PACKED ? x * 4 + lane : x;
+  }
+  return idx[5] < size(0, 5) && idx[6] < size(0, 6) && idx[7] < size(0, 7);
+#endif
+}
+
+void main() {
+  int item = int((gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) *
+                     gl_WorkGroupSize.x +
+                 gl_LocalInvocationID.x);
+  if (item >= P.work.x)
+    return;
+  vec4 values = vec4(0.0);
+  // Lanes that are elements of the output and that the op leaves alone.
+  bvec4 kept = bvec4(false);
+  bool wrote = false;
+  for (int lane = 0; lane < 4; ++lane) {
+    int idx[8];
+    float value;
+    if (!outputIndex(item, lane, idx))
+      continue;
+    if (element(idx, value)) {
+      values[lane] = value;
+      wrote = true;
+    } else {
+      kept[lane] = true;
+    }
+  }
+  if (!wrote)
+    return;
+#ifdef OUTPUT_BUFFER
+  for (int lane = 0; lane < 4; ++lane)
+    if (!kept[lane] && item * 4 + lane < numel(0))
+      outBuf.v[item * 4 + lane] = values[lane];
+#else
+  ivec3 texel = ivec3(item % P.t[0].geom.x,
+                      (item / P.t[0].geom.x) % P.t[0].geom.y,
+                      item / (P.t[0].geom.x * P.t[0].geom.y));
+  if (any(kept)) {
+    vec4 old = imageLoad(outImg, texel);
+    for (int lane = 0; lane < 4; ++lane)
+      if (kept[lane])
+        values[lane] = old[lane];
+  }
+  imageStore(outImg, texel, values);
+#endif
+}

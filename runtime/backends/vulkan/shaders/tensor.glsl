@@ -1,0 +1,109 @@
+// tensor.glsl - how every duet shader sees its tensors.
+//
+// A shader computes its output element by element: each invocation owns one
+// work item (a texel of a 3-D image, or four consecutive elements of a
+// buffer), computes the element of each of its four lanes from its logical
+// index, and writes them together (main.glsl). Indices have eight dims,
+// aligned right: dim 7 is a tensor's last dim and unused leading dims have
+// size 1, so one piece of code serves every rank up to 8. A texture holds
+// (N, C, H, W) = dims 4..7, packed four to a texel along the dim its packing
+// names; a buffer is row-major.
+//
+// Storage is chosen per build variant (-DINPUT_BUFFER, -DOUTPUT_BUFFER),
+// packing per pipeline (specialization constants), the op's own switches too.
+
+#extension GL_GOOGLE_include_directive : require
+
+layout(local_size_x = 64) in;
+
+const int WIDTH_PACKED = 0;
+const int HEIGHT_PACKED = 1;
+const int CHANNELS_PACKED = 2;
+
+// Sizes of up to eight dims and, for textures, the image geometry.
+struct TensorDesc {
+  ivec4 sizeHi;   // dims 0..3
+  ivec4 sizeLo;   // dims 4..7 (N, C, H, W of a texture)
+  ivec4 geom;     // image extents x, y; texels along C when channels-packed; numel
+  ivec4 reserved;
+};
+
+// Slot 0 is the output, slots 1..3 the inputs; iarg and farg are the op's.
+layout(std140, set = 0, binding = 0) uniform Params {
+  TensorDesc t[4];
+  ivec4 iarg[8];
+  vec4 farg[2];
+  ivec4 work;     // x: work items
+} P;
+
+layout(constant_id = 0) const int OUT_PACKING = 0;
+layout(constant_id = 1) const int IN0_PACKING = 0;
+layout(constant_id = 2) const int IN1_PACKING = 0;
+layout(constant_id = 3) const int IN2_PACKING = 0;
+// The op within the shader's family, and two switches it defines.
+layout(constant_id = 4) const int OP = 0;
+layout(constant_id = 5) const int FLAG0 = 0;
+layout(constant_id = 6) const int FLAG1 = 0;
+
+int size(int k, int d) { return d < 4 ? P.t[k].sizeHi[d] : P.t[k].sizeLo[d - 4]; }
+int numel(int k) { return P.t[k].geom.w; }
+
+// Eight ints packed in two ivec4 of iarg, starting at iarg[first].
+int iarg8(int first, int d) { return P.iarg[first + d / 4][d % 4]; }
+
+// The row-major offset of `idx` in tensor k.
+int offsetOf(int k, int idx[8]) {
+  int offset = 0;
+  for (int d = 0; d < 8; ++d)
+    offset = offset * size(k, d) + idx[d];
+  return offset;
+}
+
+// The index of row-major offset `linear` in tensor k.
+void delinearize(int k, int linear, out int idx[8]) {
+  for (int d = 7; d >= 0; --d) {
+    int s = size(k, d);
+    idx[d] = linear % s;
+    linear /= s;
+  }
+}
+
+// The texel (xyz) and lane (w) of element `idx` of texture k.
+ivec4 texelOf(int k, int packing, int idx[8]) {
+  int n = idx[4], c = idx[5], h = idx[6], w = idx[7];
+  if (packing == WIDTH_PACKED)
+    return ivec4(w >> 2, h, n * size(k, 5) + c, w & 3);
+  if (packing == HEIGHT_PACKED)
+    return ivec4(w, h >> 2, n * size(k, 5) + c, h & 3);
+  return ivec4(w, h, n * P.t[k].geom.z + (c >> 2), c & 3);
+}
+
+// Index `idx` of an output element, with each dim of size 1 in tensor k read
+// at 0: NumPy broadcasting of k against the output.
+void broadcastIndex(int k, int idx[8], out int result[8]) {
+  for (int d = 0; d < 8; ++d)
+    result[d] = size(k, d) == 1 ? 0 : idx[d];
+}
+
+// An input tensor NAME in slot SLOT at binding BINDING, read with
+// NAME_load(idx).
+#ifdef INPUT_BUFFER
+#define TENSOR_INPUT(NAME, SLOT, BINDING, PACKING)                            \
+  layout(std430, set = 0, binding = BINDING) readonly buffer NAME##Block {    \
+    float v[];                                                                \
+  } NAME;                                                                     \
+  float NAME##_load(int idx[8]) { return NAME.v[offsetOf(SLOT, idx)]; }
+#else
+#define TENSOR_INPUT(NAME, SLOT, BINDING, PACKING)                            \
+  layout(set = 0, binding = BINDING, rgba32f) uniform readonly image3D NAME;  \
+  float NAME##_load(int idx[8]) {                                             \
+    ivec4 p = texelOf(SLOT, PACKING, idx);                                    \
+    return imageLoad(NAME, p.xyz)[p.w];                                       \
+  }
+#endif
+
+// A weight: fp32 values in the arrangement the op documents.
+#define WEIGHT(NAME, BINDING)                                                 \
+  layout(std430, set = 0, binding = BINDING) readonly buffer NAME##Block {    \
+    float v[];                                                                \
+  } NAME;

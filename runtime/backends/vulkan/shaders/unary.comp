@@ -1,0 +1,78 @@
+// unary.comp - elementwise functions of one tensor, each with its own
+// formula (hardswish, hardsigmoid, silu and hardshrink included: they are
+// never decomposed on Vulkan). OP is vulkan.fbs's UnaryOp; farg[0].xyz are
+// its parameters a, b, c.
+#version 450
+#include "tensor.glsl"
+
+TENSOR_INPUT(src, 1, 2, IN0_PACKING)
+
+const int RELU = 0, HARDSWISH = 1, HARDSIGMOID = 2, SILU = 3, SIGMOID = 4,
+          TANH = 5, ABS = 6, NEG = 7, EXP = 8, LOG = 9, SQRT = 10, RSQRT = 11,
+          CLAMP = 12, HARDSHRINK = 13, GELU_ERF = 14, GELU_TANH = 15,
+          LEAKY_RELU = 16, ELU = 17, POW = 18;
+
+// tanh without the inf/inf that exp-based formulas give for large |x|.
+float stableTanh(float x) {
+  float e = exp(-2.0 * abs(x));
+  return sign(x) * (1.0 - e) / (1.0 + e);
+}
+
+// erf to within 1.5e-7 (Abramowitz and Stegun 7.1.26).
+float erfApprox(float x) {
+  float t = 1.0 / (1.0 + 0.3275911 * abs(x));
+  float poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 +
+               t * (-1.453152027 + t * 1.061405429))));
+  return sign(x) * (1.0 - poly * exp(-x * x));
+}
+
+// x^e with PyTorch's exact formulas for the common exponents; a negative
+// base with a fractional exponent is NaN, as in C's pow.
+float power(float x, float e) {
+  if (e == 2.0) return x * x;
+  if (e == 3.0) return x * x * x;
+  if (e == 0.5) return sqrt(x);
+  if (e == -0.5) return 1.0 / sqrt(x);
+  if (e == -1.0) return 1.0 / x;
+  if (e == -2.0) return 1.0 / (x * x);
+  if (e == 0.0) return 1.0;
+  if (x >= 0.0) return pow(x, e);
+  if (floor(e) != e) return uintBitsToFloat(0x7fc00000u);
+  float magnitude = pow(-x, e);
+  return mod(e, 2.0) == 1.0 ? -magnitude : magnitude;
+}
+
+float apply(float x) {
+  vec4 a = P.farg[0];
+  switch (OP) {
+  case RELU: return x < 0.0 ? 0.0 : x;
+  case HARDSWISH: return x * min(max(x + 3.0, 0.0), 6.0) / 6.0;
+  case HARDSIGMOID: return min(max(x + 3.0, 0.0), 6.0) / 6.0;
+  case SILU: return x / (1.0 + exp(-x));
+  case SIGMOID: return 1.0 / (1.0 + exp(-x));
+  case TANH: return stableTanh(x);
+  case ABS: return abs(x);
+  case NEG: return -x;
+  case EXP: return exp(x);
+  case LOG: return log(x);
+  case SQRT: return sqrt(x);
+  case RSQRT: return 1.0 / sqrt(x);
+  case CLAMP: return min(max(x, a.x), a.y);
+  case HARDSHRINK: return x >= -a.x && x <= a.x ? 0.0 : x;
+  case GELU_ERF: return 0.5 * x * (1.0 + erfApprox(x * 0.7071067811865476));
+  case GELU_TANH:
+    return 0.5 * x * (1.0 + stableTanh(0.7978845608028654 *
+                                       (x + 0.044715 * x * x * x)));
+  case LEAKY_RELU: return x > 0.0 ? x : x * a.x;
+  case ELU: return x <= 0.0 ? (exp(x * a.z) - 1.0) * a.x * a.y : x * a.y;
+  case POW: return power(x, a.x);
+  }
+  return x;
+}
+
+bool element(int idx[8], out float value) {
+  value = apply(src_load(idx));
+  return true;
+}
+
+#include "main.glsl"

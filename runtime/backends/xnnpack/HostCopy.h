@@ -1,0 +1,37 @@
+//===- HostCopy.h - transposes and conversions between subgraphs -*- C++ -*-===//
+//
+// The XNNPACK subgraph API duet builds against has no transpose, and XNNPACK
+// has no bf16, so an XNNPACK delegate changes the layout of a value (NCHW to
+// NHWC and back) and converts bf16 on the host, between its subgraphs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_RUNTIME_BACKENDS_XNNPACK_HOSTCOPY_H
+#define DUET_RUNTIME_BACKENDS_XNNPACK_HOSTCOPY_H
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+struct pthreadpool;
+
+namespace duet::rt::xnnpack {
+
+/// Element types a host copy reads and writes.
+enum class HostType : uint8_t { f32, f16, bf16 };
+
+size_t hostTypeSize(HostType type);
+
+/// Writes `input` (of `inputDims`, row-major) to `output` with output dim i
+/// being input dim `permutation[i]` (an empty permutation keeps the order),
+/// converting each element from `inputType` to `outputType` (rounding to
+/// nearest even when narrowing). The work is split over the threads of
+/// `threadpool` when one is given.
+void hostCopy(const void *input, HostType inputType,
+              const std::vector<size_t> &inputDims, void *output,
+              HostType outputType, const std::vector<uint8_t> &permutation,
+              pthreadpool *threadpool = nullptr);
+
+} // namespace duet::rt::xnnpack
+
+#endif // DUET_RUNTIME_BACKENDS_XNNPACK_HOSTCOPY_H

@@ -1,0 +1,932 @@
+//===- XnnpackDelegate.cpp - one XNNPACK partition, ready to run ----------===//
+
+#include "runtime/backends/xnnpack/XnnpackDelegate.h"
+
+#include "runtime/schema/xnnpack_generated.h"
+
+#include <pthreadpool.h>
+#include <xnnpack.h>
+
+#include <algorithm>
+#include <map>
+#include <cstdlib>
+#include <cstring>
+
+namespace duet::rt::xnnpack {
+
+namespace fb = ::duet::xnnpack::schema;
+
+namespace {
+
+/// A node operand that is left out (a convolution without bias).
+constexpr uint32_t kNoValue = 0xFFFFFFFFu;
+
+const char *statusName(xnn_status status) {
+  switch (status) {
+  case xnn_status_success:
+    return "success";
+  case xnn_status_uninitialized:
+    return "XNNPACK is not initialized";
+  case xnn_status_invalid_parameter:
+    return "invalid parameter";
+  case xnn_status_invalid_state:
+    return "invalid state";
+  case xnn_status_unsupported_parameter:
+    return "unsupported parameter";
+  case xnn_status_unsupported_hardware:
+    return "unsupported hardware";
+  case xnn_status_out_of_memory:
+    return "out of memory";
+  }
+  return "unknown status";
+}
+
+bool fromDType(DType dtype, HostType &type) {
+  switch (dtype) {
+  case DType::f32:
+    type = HostType::f32;
+    return true;
+  case DType::f16:
+    type = HostType::f16;
+    return true;
+  case DType::bf16:
+    type = HostType::bf16;
+    return true;
+  default:
+    return false;
+  }
+}
+
+const char *typeName(HostType type) {
+  switch (type) {
+  case HostType::f32:
+    return "fp32";
+  case HostType::f16:
+    return "fp16";
+  case HostType::bf16:
+    return "bf16";
+  }
+  return "?";
+}
+
+std::string formatDims(const std::vector<size_t> &dims) {
+  return fmt::format("[{}]", fmt::join(dims, ","));
+}
+
+size_t numel(const std::vector<size_t> &dims) {
+  size_t n = 1;
+  for (size_t d : dims)
+    n *= d;
+  return n;
+}
+
+/// How many operands a node type takes: {least, most}.
+std::pair<size_t, size_t> operandCount(fb::NodeType type) {
+  switch (type) {
+  case fb::NodeType::Convolution2d:
+  case fb::NodeType::DepthwiseConvolution2d:
+  case fb::NodeType::Deconvolution2d:
+  case fb::NodeType::FullyConnected:
+    return {2, 3};
+  case fb::NodeType::Add:
+  case fb::NodeType::Subtract:
+  case fb::NodeType::Multiply:
+  case fb::NodeType::Divide:
+  case fb::NodeType::Maximum:
+  case fb::NodeType::Minimum:
+    return {2, 2};
+  default:
+    return {1, 1};
+  }
+}
+
+/// A window field of `count` entries, or null when it has another size.
+const flatbuffers::Vector<uint32_t> *
+windowField(const flatbuffers::Vector<uint32_t> *field, size_t count) {
+  return field && field->size() == count ? field : nullptr;
+}
+
+/// The XNNPACK ids of one subgraph's values, defined on first use.
+class SubgraphBuilder {
+public:
+  SubgraphBuilder(xnn_subgraph_t subgraph, const std::vector<uint32_t> &external)
+      : subgraph_(subgraph), external_(external) {}
+
+  xnn_subgraph_t subgraph() const { return subgraph_; }
+
+  /// The XNNPACK id of value `id`: its external id when it is external to
+  /// this subgraph, else an internal value (with its data if constant).
+  xnn_status define(uint32_t id, xnn_datatype datatype,
+                    const std::vector<size_t> &dims, const void *data,
+                    uint32_t flags, uint32_t &xnnId) {
+    auto found = ids_.find(id);
+    if (found != ids_.end()) {
+      xnnId = found->second;
+      return xnn_status_success;
+    }
+    auto external = std::find(external_.begin(), external_.end(), id);
+    uint32_t externalId = XNN_INVALID_VALUE_ID;
+    if (external != external_.end())
+      externalId = static_cast<uint32_t>(external - external_.begin());
+    else
+      flags = 0;
+    xnn_status status = xnn_define_tensor_value(
+        subgraph_, datatype, dims.size(), dims.data(), data, externalId, flags,
+        &xnnId);
+    if (status == xnn_status_success)
+      ids_.emplace(id, xnnId);
+    return status;
+  }
+
+private:
+  xnn_subgraph_t subgraph_;
+  const std::vector<uint32_t> &external_;
+  std::map<uint32_t, uint32_t> ids_;
+};
+
+} // namespace
+
+XnnpackDelegate::~XnnpackDelegate() {
+  for (auto &step : steps_)
+    if (auto *run = std::get_if<SubgraphRun>(&step); run && run->runtime)
+      xnn_delete_runtime(run->runtime);
+  for (void *buffer : buffers_)
+    std::free(buffer);
+}
+
+Status XnnpackDelegate::create(const Program &program, uint32_t index,
+                               ByteSpan blob,
+                               std::shared_ptr<pthreadpool> poolOwner,
+                               std::unique_ptr<PreparedDelegate> &prepared) {
+  std::unique_ptr<XnnpackDelegate> delegate(new XnnpackDelegate());
+  delegate->pool_ = std::move(poolOwner);
+  DUET_RETURN_IF_ERROR(delegate->load(program, index, blob));
+  prepared = std::move(delegate);
+  return Status::ok();
+}
+
+Status XnnpackDelegate::load(const Program &program, uint32_t index,
+                             ByteSpan blob) {
+  flatbuffers::Verifier verifier(blob.data, blob.size);
+  if (!fb::DelegateBufferHasIdentifier(blob.data) ||
+      !fb::VerifyDelegateBuffer(verifier))
+    return Status::error("the blob is not an XNNPACK delegate (identifier "
+                         "DXNN, runtime/schema/xnnpack.fbs) or is damaged; "
+                         "recompile the model with this version of duet");
+  const fb::Delegate *root = fb::GetDelegate(blob.data);
+
+  // The DelegateCall gives the tensors the partition's inputs and outputs
+  // are bound to; the loader has checked that exactly one calls it.
+  const DelegateCall *call = nullptr;
+  for (const Instruction &instruction : program.instructions())
+    if (const auto *c = std::get_if<DelegateCall>(&instruction);
+        c && c->delegate == index)
+      call = c;
+  if (!call)
+    return Status::error("no instruction calls delegate {}", index);
+  inputCount_ = call->inputs.size();
+  outputCount_ = call->outputs.size();
+
+  // Values: kinds, dims, and agreement with the program's tensors.
+  const auto *values = root->values();
+  size_t valueCount = values ? values->size() : 0;
+  values_.resize(valueCount);
+  std::vector<bool> outputBound(outputCount_, false);
+  for (size_t v = 0; v < valueCount; ++v) {
+    const fb::Value *value = values->Get(v);
+    ValueSpec &spec = values_[v];
+    std::string name = fmt::format("value {}", v);
+    switch (value->datatype()) {
+    case fb::DataType::Fp32:
+      spec.type = HostType::f32;
+      break;
+    case fb::DataType::Fp16:
+      spec.type = HostType::f16;
+      break;
+    case fb::DataType::Bf16:
+      spec.type = HostType::bf16;
+      break;
+    default:
+      return Status::error("{} has datatype {}, which this runtime does not "
+                           "know",
+                           name, static_cast<int>(value->datatype()));
+    }
+    if (value->dims())
+      spec.dims.assign(value->dims()->begin(), value->dims()->end());
+    if (spec.dims.empty() || spec.dims.size() > XNN_MAX_TENSOR_DIMS)
+      return Status::error("{} has rank {}; XNNPACK takes ranks 1 to {}",
+                           name, spec.dims.size(), XNN_MAX_TENSOR_DIMS);
+    uint64_t elements = 1;
+    for (size_t d : spec.dims) {
+      if (d == 0 || d > (uint64_t(1) << 40) || elements > (uint64_t(1) << 40))
+        return Status::error("{} has dims {}, which XNNPACK cannot hold",
+                             name, formatDims(spec.dims));
+      elements *= d;
+    }
+    int32_t at = value->index();
+    auto checkTensor = [&](int32_t tensor, const char *role) -> Status {
+      const TensorInfo &info = program.tensors()[tensor];
+      HostType type;
+      if (!fromDType(info.dtype, type) || type != spec.type)
+        return Status::error("{} ({} of the delegate) is {}, but {} is {}",
+                             name, role, typeName(spec.type),
+                             program.describeTensor(tensor),
+                             dtypeName(info.dtype));
+      uint64_t count = info.nbytes / dtypeSize(info.dtype);
+      if (count != elements)
+        return Status::error("{} ({}) has dims {} ({} elements), but {} has "
+                             "{}",
+                             name, role, formatDims(spec.dims), elements,
+                             program.describeTensor(tensor), count);
+      return Status::ok();
+    };
+    switch (value->kind()) {
+    case fb::ValueKind::Internal:
+      spec.kind = Kind::internal;
+      break;
+    case fb::ValueKind::Input:
+      if (at < 0 || static_cast<size_t>(at) >= inputCount_)
+        return Status::error("{} is input {}, but the delegate has {} "
+                             "inputs",
+                             name, at, inputCount_);
+      spec.kind = Kind::input;
+      spec.index = static_cast<size_t>(at);
+      DUET_RETURN_IF_ERROR(checkTensor(call->inputs[spec.index], "input"));
+      break;
+    case fb::ValueKind::Output:
+      if (at < 0 || static_cast<size_t>(at) >= outputCount_)
+        return Status::error("{} is output {}, but the delegate has {} "
+                             "outputs",
+                             name, at, outputCount_);
+      if (outputBound[at])
+        return Status::error("{} is output {}, which another value already "
+                             "is",
+                             name, at);
+      outputBound[at] = true;
+      spec.kind = Kind::output;
+      spec.index = static_cast<size_t>(at);
+      DUET_RETURN_IF_ERROR(checkTensor(call->outputs[spec.index], "output"));
+      break;
+    case fb::ValueKind::Constant: {
+      if (at < 0 || static_cast<size_t>(at) >= program.tensors().size() ||
+          program.tensors()[at].kind != TensorKind::constant)
+        return Status::error("{} names tensor {} as its constant, which is "
+                             "not a constant of the program",
+                             name, at);
+      DUET_RETURN_IF_ERROR(checkTensor(at, "constant"));
+      spec.kind = Kind::constant;
+      spec.constant = program.constantView(at).data;
+      break;
+    }
+    default:
+      return Status::error("{} has kind {}, which this runtime does not know",
+                           name, static_cast<int>(value->kind()));
+    }
+  }
+  for (size_t k = 0; k < outputCount_; ++k)
+    if (!outputBound[k])
+      return Status::error("no value of the blob is output {}", k);
+
+  // Steps: every value is written once, before it is read; remember which
+  // steps touch each computed value to find the ones that need host memory.
+  const auto *steps = root->steps_type();
+  size_t stepCount = steps ? steps->size() : 0;
+  if (stepCount == 0)
+    return Status::error("the blob has no steps");
+  std::vector<bool> written(valueCount, false);
+  std::vector<int64_t> firstStep(valueCount, -1);
+  std::vector<bool> hostMemory(valueCount, false);
+  auto touch = [&](uint32_t id, size_t step, bool host) {
+    if (firstStep[id] < 0)
+      firstStep[id] = static_cast<int64_t>(step);
+    else if (firstStep[id] != static_cast<int64_t>(step))
+      hostMemory[id] = true;
+    if (host)
+      hostMemory[id] = true;
+  };
+  auto readable = [&](uint32_t id, const std::string &what) -> Status {
+    if (id >= valueCount)
+      return Status::error("{} reads value {}, but the blob has {} values",
+                           what, id, valueCount);
+    Kind kind = values_[id].kind;
+    if (kind == Kind::internal || kind == Kind::output)
+      if (!written[id])
+        return Status::error("{} reads value {} before any step writes it",
+                             what, id);
+    return Status::ok();
+  };
+  auto writable = [&](uint32_t id, const std::string &what) -> Status {
+    if (id >= valueCount)
+      return Status::error("{} writes value {}, but the blob has {} values",
+                           what, id, valueCount);
+    Kind kind = values_[id].kind;
+    if (kind == Kind::input || kind == Kind::constant)
+      return Status::error("{} writes value {}, a delegate input or a "
+                           "constant",
+                           what, id);
+    if (written[id])
+      return Status::error("{} writes value {} a second time", what, id);
+    written[id] = true;
+    return Status::ok();
+  };
+  for (size_t s = 0; s < stepCount; ++s) {
+    std::string where = fmt::format("step {}", s);
+    if (steps->Get(s) == fb::Step::Copy) {
+      const auto *copy = root->steps()->GetAs<fb::Copy>(s);
+      DUET_RETURN_IF_ERROR(readable(copy->input(), where));
+      DUET_RETURN_IF_ERROR(writable(copy->output(), where));
+      const ValueSpec &in = values_[copy->input()];
+      const ValueSpec &out = values_[copy->output()];
+      std::vector<uint8_t> permutation;
+      if (copy->permutation())
+        permutation.assign(copy->permutation()->begin(),
+                           copy->permutation()->end());
+      bool valid = permutation.empty()
+                       ? numel(in.dims) == numel(out.dims)
+                       : permutation.size() == in.dims.size() &&
+                             permutation.size() == out.dims.size();
+      std::vector<bool> seen(in.dims.size(), false);
+      for (size_t i = 0; valid && i < permutation.size(); ++i) {
+        valid = permutation[i] < in.dims.size() && !seen[permutation[i]] &&
+                out.dims[i] == in.dims[permutation[i]];
+        if (valid)
+          seen[permutation[i]] = true;
+      }
+      if (!valid)
+        return Status::error("{}: copy of value {} {} into value {} {} with "
+                             "permutation [{}] does not fit",
+                             where, copy->input(), formatDims(in.dims),
+                             copy->output(), formatDims(out.dims),
+                             fmt::join(permutation, ","));
+      touch(copy->input(), s, true);
+      touch(copy->output(), s, true);
+      continue;
+    }
+    if (steps->Get(s) != fb::Step::Subgraph)
+      return Status::error("{} has a kind this runtime does not know", where);
+    const auto *subgraph = root->steps()->GetAs<fb::Subgraph>(s);
+    if (!subgraph->nodes() || subgraph->nodes()->size() == 0)
+      return Status::error("{} is a subgraph without nodes", where);
+    for (size_t n = 0; n < subgraph->nodes()->size(); ++n) {
+      const fb::Node *node = subgraph->nodes()->Get(n);
+      std::string what = fmt::format("{} node {} ({})", where, n,
+                                     fb::EnumNameNodeType(node->type()));
+      if (node->type() > fb::NodeType::MAX)
+        return Status::error("{} node {} has a type this runtime does not "
+                             "know",
+                             where, n);
+      auto [least, most] = operandCount(node->type());
+      size_t count = node->inputs() ? node->inputs()->size() : 0;
+      if (count < least || count > most)
+        return Status::error("{} has {} operands, expected {}{}", what, count,
+                             least, most > least ? fmt::format(" to {}", most)
+                                                 : "");
+      for (size_t i = 0; i < count; ++i) {
+        uint32_t id = node->inputs()->Get(i);
+        if (id == kNoValue && i == 2)
+          continue;
+        DUET_RETURN_IF_ERROR(readable(id, what));
+        touch(id, s, false);
+      }
+      DUET_RETURN_IF_ERROR(writable(node->output(), what));
+      touch(node->output(), s, false);
+      DUET_RETURN_IF_ERROR(checkShapes(*node, what));
+    }
+  }
+  for (size_t v = 0; v < valueCount; ++v)
+    if (values_[v].kind == Kind::output && !written[v])
+      return Status::error("no step writes value {} (output {})", v,
+                           values_[v].index);
+
+  // Host buffers, XNN_EXTRA_BYTES longer than the value: XNNPACK may read
+  // that far past an input.
+  for (size_t v = 0; v < valueCount; ++v) {
+    ValueSpec &spec = values_[v];
+    if (spec.kind != Kind::internal || !hostMemory[v])
+      continue;
+    size_t bytes = numel(spec.dims) * hostTypeSize(spec.type);
+    void *buffer = nullptr;
+    if (posix_memalign(&buffer, 64, bytes + XNN_EXTRA_BYTES) != 0)
+      return Status::error("cannot allocate {} bytes for value {}", bytes, v);
+    std::memset(buffer, 0, bytes + XNN_EXTRA_BYTES);
+    buffers_.push_back(buffer);
+    spec.buffer = buffer;
+  }
+
+  for (size_t s = 0; s < stepCount; ++s) {
+    std::string where = fmt::format("step {}", s);
+    if (steps->Get(s) == fb::Step::Copy) {
+      const auto *copy = root->steps()->GetAs<fb::Copy>(s);
+      CopyRun run;
+      run.input = copy->input();
+      run.output = copy->output();
+      if (copy->permutation())
+        run.permutation.assign(copy->permutation()->begin(),
+                               copy->permutation()->end());
+      steps_.emplace_back(std::move(run));
+      continue;
+    }
+    const auto *nodes = root->steps()->GetAs<fb::Subgraph>(s)->nodes();
+    // External values: what the delegate's memory holds (inputs, outputs,
+    // host buffers); the rest stays inside XNNPACK.
+    SubgraphRun run;
+    std::vector<bool> listed(valueCount, false);
+    auto listExternal = [&](uint32_t id) {
+      if (id == kNoValue || listed[id])
+        return;
+      const ValueSpec &spec = values_[id];
+      if (spec.kind == Kind::input || spec.kind == Kind::output ||
+          spec.buffer) {
+        run.externals.push_back(id);
+        listed[id] = true;
+      }
+    };
+    for (const fb::Node *node : *nodes) {
+      for (uint32_t id : *node->inputs())
+        listExternal(id);
+      listExternal(node->output());
+    }
+    xnn_subgraph_t subgraph = nullptr;
+    xnn_status status = xnn_create_subgraph(
+        static_cast<uint32_t>(run.externals.size()), 0, &subgraph);
+    if (status != xnn_status_success)
+      return Status::error("{}: xnn_create_subgraph: {}", where,
+                           statusName(status));
+    std::unique_ptr<xnn_subgraph, xnn_status (*)(xnn_subgraph_t)> owner(
+        subgraph, xnn_delete_subgraph);
+    SubgraphBuilder builder(subgraph, run.externals);
+    std::vector<bool> producedHere(valueCount, false);
+    for (size_t n = 0; n < nodes->size(); ++n) {
+      const fb::Node *node = nodes->Get(n);
+      std::string what = fmt::format("{} node {} ({})", where, n,
+                                     fb::EnumNameNodeType(node->type()));
+      auto valueId = [&](uint32_t id, bool output, uint32_t &xnnId) {
+        if (id == kNoValue) {
+          xnnId = XNN_INVALID_VALUE_ID;
+          return xnn_status_success;
+        }
+        const ValueSpec &spec = values_[id];
+        xnn_datatype datatype = spec.type == HostType::f16 ? xnn_datatype_fp16
+                                                           : xnn_datatype_fp32;
+        uint32_t flags = output || producedHere[id]
+                             ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT
+                             : XNN_VALUE_FLAG_EXTERNAL_INPUT;
+        return builder.define(id, datatype, spec.dims, spec.constant, flags,
+                              xnnId);
+      };
+      uint32_t ids[3] = {XNN_INVALID_VALUE_ID, XNN_INVALID_VALUE_ID,
+                         XNN_INVALID_VALUE_ID};
+      uint32_t out = XNN_INVALID_VALUE_ID;
+      for (size_t i = 0; i < node->inputs()->size(); ++i) {
+        uint32_t id = node->inputs()->Get(i);
+        if (id != kNoValue && values_[id].type == HostType::bf16)
+          return Status::error("{}: value {} is bf16, which XNNPACK cannot "
+                               "compute; the compiler converts it first",
+                               what, id);
+        if ((status = valueId(id, false, ids[i])) != xnn_status_success)
+          return Status::error("{}: defining value {} {} {}: {}", what, id,
+                               typeName(values_[id].type),
+                               formatDims(values_[id].dims),
+                               statusName(status));
+      }
+      uint32_t outId = node->output();
+      if (values_[outId].type == HostType::bf16)
+        return Status::error("{}: value {} is bf16, which XNNPACK cannot "
+                             "compute",
+                             what, outId);
+      if ((status = valueId(outId, true, out)) != xnn_status_success)
+        return Status::error("{}: defining value {} {} {}: {}", what, outId,
+                             typeName(values_[outId].type),
+                             formatDims(values_[outId].dims),
+                             statusName(status));
+      producedHere[outId] = true;
+
+      float lo = node->output_min(), hi = node->output_max();
+      const fb::Window *window = node->window();
+      const flatbuffers::Vector<uint32_t> *pad = nullptr, *kernel = nullptr,
+                                          *stride = nullptr,
+                                          *dilation = nullptr,
+                                          *adjustment = nullptr;
+      if (window) {
+        pad = windowField(window->padding(), 4);
+        kernel = windowField(window->kernel(), 2);
+        stride = windowField(window->stride(), 2);
+        dilation = windowField(window->dilation(), 2);
+        adjustment = windowField(window->adjustment(), 2);
+      }
+      const char *fn = "";
+      switch (node->type()) {
+      case fb::NodeType::Convolution2d:
+        fn = "xnn_define_convolution_2d";
+        status = xnn_define_convolution_2d(
+            subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
+            kernel->Get(0), kernel->Get(1), stride->Get(0), stride->Get(1),
+            dilation->Get(0), dilation->Get(1), window->groups(),
+            window->group_input_channels(), window->group_output_channels(),
+            lo, hi, ids[0], ids[1], ids[2], out, 0);
+        break;
+      case fb::NodeType::DepthwiseConvolution2d:
+        fn = "xnn_define_depthwise_convolution_2d";
+        status = xnn_define_depthwise_convolution_2d(
+            subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
+            kernel->Get(0), kernel->Get(1), stride->Get(0), stride->Get(1),
+            dilation->Get(0), dilation->Get(1),
+            static_cast<uint32_t>(window->group_output_channels()),
+            window->group_input_channels(), lo, hi, ids[0], ids[1], ids[2],
+            out, 0);
+        break;
+      case fb::NodeType::Deconvolution2d:
+        fn = "xnn_define_deconvolution_2d";
+        status = xnn_define_deconvolution_2d(
+            subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
+            adjustment->Get(0), adjustment->Get(1), kernel->Get(0),
+            kernel->Get(1), stride->Get(0), stride->Get(1), dilation->Get(0),
+            dilation->Get(1), window->groups(), window->group_input_channels(),
+            window->group_output_channels(), lo, hi, ids[0], ids[1], ids[2],
+            out, 0);
+        break;
+      case fb::NodeType::FullyConnected:
+        fn = "xnn_define_fully_connected";
+        status = xnn_define_fully_connected(subgraph, lo, hi, ids[0], ids[1],
+                                            ids[2], out, 0);
+        break;
+      case fb::NodeType::Add:
+        fn = "xnn_define_add2";
+        status = xnn_define_add2(subgraph, lo, hi, ids[0], ids[1], out, 0);
+        break;
+      case fb::NodeType::Subtract:
+        fn = "xnn_define_subtract";
+        status = xnn_define_subtract(subgraph, lo, hi, ids[0], ids[1], out, 0);
+        break;
+      case fb::NodeType::Multiply:
+        fn = "xnn_define_multiply2";
+        status = xnn_define_multiply2(subgraph, lo, hi, ids[0], ids[1], out, 0);
+        break;
+      case fb::NodeType::Divide:
+        fn = "xnn_define_divide";
+        status = xnn_define_divide(subgraph, lo, hi, ids[0], ids[1], out, 0);
+        break;
+      case fb::NodeType::Maximum:
+        fn = "xnn_define_maximum2";
+        status = xnn_define_maximum2(subgraph, ids[0], ids[1], out, 0);
+        break;
+      case fb::NodeType::Minimum:
+        fn = "xnn_define_minimum2";
+        status = xnn_define_minimum2(subgraph, ids[0], ids[1], out, 0);
+        break;
+      case fb::NodeType::Clamp:
+        fn = "xnn_define_clamp";
+        status = xnn_define_clamp(subgraph, lo, hi, ids[0], out, 0);
+        break;
+      case fb::NodeType::HardSwish:
+        fn = "xnn_define_hardswish";
+        status = xnn_define_hardswish(subgraph, ids[0], out, 0);
+        break;
+      case fb::NodeType::Sigmoid:
+        fn = "xnn_define_sigmoid";
+        status = xnn_define_sigmoid(subgraph, ids[0], out, 0);
+        break;
+      case fb::NodeType::LeakyRelu:
+        fn = "xnn_define_leaky_relu";
+        status = xnn_define_leaky_relu(subgraph, node->scalar(), ids[0], out, 0);
+        break;
+      case fb::NodeType::Elu:
+        fn = "xnn_define_elu";
+        status = xnn_define_elu(subgraph, node->scalar(), ids[0], out, 0);
+        break;
+      case fb::NodeType::Abs:
+        fn = "xnn_define_abs";
+        status = xnn_define_abs(subgraph, ids[0], out, 0);
+        break;
+      case fb::NodeType::Negate:
+        fn = "xnn_define_negate";
+        status = xnn_define_negate(subgraph, ids[0], out, 0);
+        break;
+      case fb::NodeType::Square:
+        fn = "xnn_define_square";
+        status = xnn_define_square(subgraph, ids[0], out, 0);
+        break;
+      case fb::NodeType::SquareRoot:
+        fn = "xnn_define_square_root";
+        status = xnn_define_square_root(subgraph, ids[0], out, 0);
+        break;
+      case fb::NodeType::Softmax:
+        fn = "xnn_define_softmax";
+        status = xnn_define_softmax(subgraph, ids[0], out, 0);
+        break;
+      case fb::NodeType::GlobalAveragePooling2d:
+        fn = "xnn_define_global_average_pooling_2d";
+        status = xnn_define_global_average_pooling_2d(subgraph, lo, hi, ids[0],
+                                                      out, 0);
+        break;
+      case fb::NodeType::AveragePooling2d:
+        fn = "xnn_define_average_pooling_2d";
+        status = xnn_define_average_pooling_2d(
+            subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
+            kernel->Get(0), kernel->Get(1), stride->Get(0), stride->Get(1), lo,
+            hi, ids[0], out, 0);
+        break;
+      case fb::NodeType::MaxPooling2d:
+        fn = "xnn_define_max_pooling_2d";
+        status = xnn_define_max_pooling_2d(
+            subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
+            kernel->Get(0), kernel->Get(1), stride->Get(0), stride->Get(1),
+            dilation->Get(0), dilation->Get(1), lo, hi, ids[0], out, 0);
+        break;
+      case fb::NodeType::ConstantPad: {
+        fn = "xnn_define_static_constant_pad";
+        size_t rank = values_[node->inputs()->Get(0)].dims.size();
+        if (!node->shape() || node->shape()->size() != 2 * rank)
+          return Status::error("{}: the padding has {} entries, expected {} "
+                               "(before and after each of {} dims)",
+                               what, node->shape() ? node->shape()->size() : 0,
+                               2 * rank, rank);
+        std::vector<size_t> pre(node->shape()->begin(),
+                                node->shape()->begin() + rank);
+        std::vector<size_t> post(node->shape()->begin() + rank,
+                                 node->shape()->end());
+        status = xnn_define_static_constant_pad(
+            subgraph, pre.data(), post.data(), node->scalar(), ids[0], out, 0);
+        break;
+      }
+      case fb::NodeType::Reshape: {
+        fn = "xnn_define_static_reshape";
+        if (!node->shape() || node->shape()->size() == 0 ||
+            node->shape()->size() > XNN_MAX_TENSOR_DIMS)
+          return Status::error("{}: the new shape has {} dims; XNNPACK takes "
+                               "1 to {}",
+                               what, node->shape() ? node->shape()->size() : 0,
+                               XNN_MAX_TENSOR_DIMS);
+        std::vector<size_t> shape(node->shape()->begin(),
+                                  node->shape()->end());
+        status = xnn_define_static_reshape(subgraph, shape.size(),
+                                           shape.data(), ids[0], out, 0);
+        break;
+      }
+      case fb::NodeType::ResizeBilinear2d:
+        fn = "xnn_define_static_resize_bilinear_2d";
+        if (!node->shape() || node->shape()->size() != 2)
+          return Status::error("{}: expected the new height and width", what);
+        status = xnn_define_static_resize_bilinear_2d(
+            subgraph, node->shape()->Get(0), node->shape()->Get(1), ids[0],
+            out, node->align_corners() ? XNN_FLAG_ALIGN_CORNERS : 0);
+        break;
+      case fb::NodeType::Convert:
+        fn = "xnn_define_convert";
+        status = xnn_define_convert(subgraph, ids[0], out, 0);
+        break;
+      }
+      if (status != xnn_status_success)
+        return Status::error("{}: {} failed: {}", what, fn,
+                             statusName(status));
+    }
+    xnn_runtime_t runtime = nullptr;
+    status = xnn_create_runtime_v2(subgraph, pool_.get(), 0, &runtime);
+    if (status != xnn_status_success)
+      return Status::error("{}: xnn_create_runtime_v2: {}", where,
+                           statusName(status));
+    run.runtime = runtime;
+    run.bound.assign(run.externals.size(), nullptr);
+    steps_.emplace_back(std::move(run));
+  }
+  return Status::ok();
+}
+
+Status XnnpackDelegate::checkShapes(const fb::Node &node,
+                                    const std::string &what) const {
+  using Dims = std::vector<size_t>;
+  auto dimsOf = [&](size_t operand) -> const Dims & {
+    return values_[node.inputs()->Get(operand)].dims;
+  };
+  const Dims &in = dimsOf(0);
+  const Dims &out = values_[node.output()].dims;
+  auto mismatch = [&](const Dims &expected) {
+    return Status::error("{}: the output is {}, but the operands make it {}",
+                         what, formatDims(out), formatDims(expected));
+  };
+  auto bad = [&](const std::string &why) {
+    return Status::error("{}: {}", what, why);
+  };
+  const fb::Window *window = node.window();
+  const flatbuffers::Vector<uint32_t> *pad = nullptr, *kernel = nullptr,
+                                      *stride = nullptr, *dilation = nullptr,
+                                      *adjustment = nullptr;
+  if (window) {
+    pad = windowField(window->padding(), 4);
+    kernel = windowField(window->kernel(), 2);
+    stride = windowField(window->stride(), 2);
+    dilation = windowField(window->dilation(), 2);
+    adjustment = windowField(window->adjustment(), 2);
+  }
+  // The output size of a window along `axis` (0: height, 1: width) over
+  // `size` input elements; false when the window does not fit.
+  auto windowed = [&](size_t axis, size_t size, bool withDilation,
+                      size_t &result) {
+    size_t k = kernel->Get(axis), st = stride->Get(axis);
+    size_t d = withDilation ? dilation->Get(axis) : 1;
+    size_t padded = size + pad->Get(axis == 0 ? 0 : 3) +
+                    pad->Get(axis == 0 ? 2 : 1);
+    if (k == 0 || st == 0 || d == 0 || padded < d * (k - 1) + 1)
+      return false;
+    result = (padded - d * (k - 1) - 1) / st + 1;
+    return true;
+  };
+  bool withDilation = node.type() != fb::NodeType::AveragePooling2d;
+  switch (node.type()) {
+  case fb::NodeType::Convolution2d:
+  case fb::NodeType::DepthwiseConvolution2d:
+  case fb::NodeType::Deconvolution2d:
+  case fb::NodeType::AveragePooling2d:
+  case fb::NodeType::MaxPooling2d: {
+    bool deconvolution = node.type() == fb::NodeType::Deconvolution2d;
+    if (!pad || !kernel || !stride || (withDilation && !dilation) ||
+        (deconvolution && !adjustment))
+      return bad("the node has no window, or its window lacks a field or "
+                 "has one of the wrong length");
+    if (in.size() != 4)
+      return bad(fmt::format("the input is {}, not [N,H,W,C]",
+                             formatDims(in)));
+    size_t channels = in[3];
+    if (node.type() == fb::NodeType::Convolution2d || deconvolution ||
+        node.type() == fb::NodeType::DepthwiseConvolution2d) {
+      uint64_t groups = window->groups(), gic = window->group_input_channels(),
+               goc = window->group_output_channels();
+      Dims filter = {groups * goc, kernel->Get(0), kernel->Get(1), gic};
+      if (node.type() == fb::NodeType::DepthwiseConvolution2d) {
+        // Input channels and depth multiplier.
+        groups = 1;
+        filter = {1, kernel->Get(0), kernel->Get(1), gic * goc};
+        channels = gic * goc;
+        if (in[3] != gic)
+          return bad(fmt::format("the input has {} channels, the window "
+                                 "says {}",
+                                 in[3], gic));
+      } else {
+        if (in[3] != groups * gic)
+          return bad(fmt::format("the input has {} channels, the window "
+                                 "says {} groups of {}",
+                                 in[3], groups, gic));
+        channels = groups * goc;
+      }
+      if (dimsOf(1) != filter)
+        return bad(fmt::format("the filter is {}, the window makes it {}",
+                               formatDims(dimsOf(1)), formatDims(filter)));
+      if (node.inputs()->size() == 3 && node.inputs()->Get(2) != kNoValue &&
+          numel(dimsOf(2)) != channels)
+        return bad(fmt::format("the bias is {}, not one per output channel "
+                               "({})",
+                               formatDims(dimsOf(2)), channels));
+    }
+    Dims expected = {in[0], 0, 0, channels};
+    for (size_t axis = 0; axis < 2; ++axis) {
+      if (deconvolution) {
+        size_t grown = stride->Get(axis) * (in[1 + axis] - 1) +
+                       adjustment->Get(axis) +
+                       dilation->Get(axis) * (kernel->Get(axis) - 1) + 1;
+        size_t cut = pad->Get(axis == 0 ? 0 : 3) + pad->Get(axis == 0 ? 2 : 1);
+        if (kernel->Get(axis) == 0 || stride->Get(axis) == 0 || grown <= cut)
+          return bad("the window leaves no output");
+        expected[1 + axis] = grown - cut;
+      } else if (!windowed(axis, in[1 + axis], withDilation,
+                           expected[1 + axis])) {
+        return bad("the window does not fit in the padded input");
+      }
+    }
+    return out == expected ? Status::ok() : mismatch(expected);
+  }
+  case fb::NodeType::FullyConnected: {
+    const Dims &filter = dimsOf(1);
+    if (filter.size() != 2 || in.back() != filter[1])
+      return bad(fmt::format("the filter {} does not take rows of {}",
+                             formatDims(filter), in.back()));
+    if (node.inputs()->size() == 3 && node.inputs()->Get(2) != kNoValue &&
+        numel(dimsOf(2)) != filter[0])
+      return bad(fmt::format("the bias is {}, not one per output ({})",
+                             formatDims(dimsOf(2)), filter[0]));
+    Dims expected = in;
+    expected.back() = filter[0];
+    return out == expected ? Status::ok() : mismatch(expected);
+  }
+  case fb::NodeType::Add:
+  case fb::NodeType::Subtract:
+  case fb::NodeType::Multiply:
+  case fb::NodeType::Divide:
+  case fb::NodeType::Maximum:
+  case fb::NodeType::Minimum: {
+    const Dims &a = dimsOf(0), &b = dimsOf(1);
+    Dims expected(std::max(a.size(), b.size()), 1);
+    for (size_t i = 0; i < expected.size(); ++i) {
+      size_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+      size_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+      if (da != db && da != 1 && db != 1)
+        return bad(fmt::format("{} and {} do not broadcast", formatDims(a),
+                               formatDims(b)));
+      expected[expected.size() - 1 - i] = std::max(da, db);
+    }
+    return out == expected ? Status::ok() : mismatch(expected);
+  }
+  case fb::NodeType::GlobalAveragePooling2d: {
+    if (in.size() != 4)
+      return bad(fmt::format("the input is {}, not [N,H,W,C]",
+                             formatDims(in)));
+    Dims expected = {in[0], 1, 1, in[3]};
+    return out == expected ? Status::ok() : mismatch(expected);
+  }
+  case fb::NodeType::ConstantPad: {
+    if (!node.shape() || node.shape()->size() != 2 * in.size())
+      return bad(fmt::format("the padding has {} entries, expected {} (before "
+                             "and after each of {} dims)",
+                             node.shape() ? node.shape()->size() : 0,
+                             2 * in.size(), in.size()));
+    Dims expected = in;
+    for (size_t i = 0; i < in.size(); ++i)
+      expected[i] += node.shape()->Get(i) + node.shape()->Get(in.size() + i);
+    return out == expected ? Status::ok() : mismatch(expected);
+  }
+  case fb::NodeType::Reshape: {
+    Dims shape;
+    if (node.shape())
+      shape.assign(node.shape()->begin(), node.shape()->end());
+    if (shape != out || numel(in) != numel(out))
+      return bad(fmt::format("a reshape of {} into {} (the new shape {})",
+                             formatDims(in), formatDims(out),
+                             formatDims(shape)));
+    return Status::ok();
+  }
+  case fb::NodeType::ResizeBilinear2d: {
+    if (in.size() != 4 || !node.shape() || node.shape()->size() != 2)
+      return bad("expected an [N,H,W,C] input and the new height and width");
+    Dims expected = {in[0], node.shape()->Get(0), node.shape()->Get(1),
+                     in[3]};
+    return out == expected ? Status::ok() : mismatch(expected);
+  }
+  default:
+    // Elementwise: the output has the input's dims.
+    return out == in ? Status::ok() : mismatch(in);
+  }
+}
+
+void *XnnpackDelegate::address(uint32_t id,
+                               const std::vector<TensorView> &inputs,
+                               const std::vector<TensorView> &outputs) const {
+  const ValueSpec &spec = values_[id];
+  switch (spec.kind) {
+  case Kind::input:
+    return inputs[spec.index].data;
+  case Kind::output:
+    return outputs[spec.index].data;
+  case Kind::constant:
+    return const_cast<void *>(spec.constant);
+  case Kind::internal:
+    return spec.buffer;
+  }
+  return nullptr;
+}
+
+Status XnnpackDelegate::run(const std::vector<TensorView> &inputs,
+                            const std::vector<TensorView> &outputs) {
+  if (inputs.size() != inputCount_ || outputs.size() != outputCount_)
+    return Status::error("the XNNPACK delegate takes {} inputs and {} "
+                         "outputs, given {} and {}",
+                         inputCount_, outputCount_, inputs.size(),
+                         outputs.size());
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    if (auto *copy = std::get_if<CopyRun>(&steps_[s])) {
+      const ValueSpec &in = values_[copy->input];
+      const ValueSpec &out = values_[copy->output];
+      hostCopy(address(copy->input, inputs, outputs), in.type, in.dims,
+               address(copy->output, inputs, outputs), out.type,
+               copy->permutation, pool_.get());
+      continue;
+    }
+    auto &run = std::get<SubgraphRun>(steps_[s]);
+    bool changed = false;
+    for (size_t e = 0; e < run.externals.size(); ++e) {
+      void *data = address(run.externals[e], inputs, outputs);
+      if (!data)
+        return Status::error("step {}: value {} has no memory", s,
+                             run.externals[e]);
+      changed |= data != run.bound[e];
+      run.bound[e] = data;
+    }
+    if (changed) {
+      std::vector<xnn_external_value> external(run.externals.size());
+      for (size_t e = 0; e < external.size(); ++e)
+        external[e] = {static_cast<uint32_t>(e), run.bound[e]};
+      xnn_status status =
+          xnn_setup_runtime(run.runtime, external.size(), external.data());
+      if (status != xnn_status_success) {
+        std::fill(run.bound.begin(), run.bound.end(), nullptr);
+        return Status::error("step {}: xnn_setup_runtime: {}", s,
+                             statusName(status));
+      }
+    }
+    xnn_status status = xnn_invoke_runtime(run.runtime);
+    if (status != xnn_status_success)
+      return Status::error("step {}: xnn_invoke_runtime: {}", s,
+                           statusName(status));
+  }
+  return Status::ok();
+}
+
+} // namespace duet::rt::xnnpack

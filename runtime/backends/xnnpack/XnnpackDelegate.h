@@ -1,0 +1,93 @@
+//===- XnnpackDelegate.h - one XNNPACK partition, ready to run --*- C++ -*-===//
+//
+// What the XNNPACK backend makes of a delegate blob at load: the blob checked
+// against the program (value ids, kinds, dims against the DelegateCall's
+// tensors, constants, the order in which values are written and read), host
+// buffers for the values that cross a step, and one XNNPACK runtime per
+// Subgraph step. Running it walks the steps: each runtime is set up with the
+// addresses of its external values only when they changed, and each Copy
+// transposes or converts on the host.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_RUNTIME_BACKENDS_XNNPACK_XNNPACKDELEGATE_H
+#define DUET_RUNTIME_BACKENDS_XNNPACK_XNNPACKDELEGATE_H
+
+#include "runtime/backends/xnnpack/HostCopy.h"
+#include "runtime/core/Backend.h"
+#include "runtime/core/Program.h"
+
+#include <memory>
+#include <variant>
+#include <vector>
+
+struct pthreadpool;
+struct xnn_runtime;
+namespace duet::xnnpack::schema {
+struct Node;
+} // namespace duet::xnnpack::schema
+
+namespace duet::rt::xnnpack {
+
+class XnnpackDelegate : public PreparedDelegate {
+public:
+  /// Checks delegate `index` of `program` (its blob `blob`) and creates its
+  /// XNNPACK runtimes on `threadpool` (null: the calling thread), which
+  /// `poolOwner` keeps alive as long as the delegate.
+  static Status create(const Program &program, uint32_t index, ByteSpan blob,
+                       std::shared_ptr<pthreadpool> poolOwner,
+                       std::unique_ptr<PreparedDelegate> &prepared);
+  ~XnnpackDelegate() override;
+
+  /// Runs the steps on the DelegateCall's host tensors.
+  Status run(const std::vector<TensorView> &inputs,
+             const std::vector<TensorView> &outputs);
+
+private:
+  enum class Kind : uint8_t { internal, input, output, constant };
+  struct ValueSpec {
+    Kind kind = Kind::internal;
+    /// Input or output position.
+    size_t index = 0;
+    HostType type = HostType::f32;
+    std::vector<size_t> dims;
+    /// Constant data in the program, or the delegate's host buffer of an
+    /// internal value that crosses steps; null otherwise.
+    const void *constant = nullptr;
+    void *buffer = nullptr;
+  };
+  struct SubgraphRun {
+    xnn_runtime *runtime = nullptr;
+    /// Value ids by XNNPACK external id.
+    std::vector<uint32_t> externals;
+    /// The addresses the runtime was last set up with.
+    std::vector<void *> bound;
+  };
+  struct CopyRun {
+    uint32_t input = 0;
+    uint32_t output = 0;
+    std::vector<uint8_t> permutation;
+  };
+
+  XnnpackDelegate() = default;
+  Status load(const Program &program, uint32_t index, ByteSpan blob);
+  /// Checks that the dims of `node`'s output follow from its operands and
+  /// parameters: XNNPACK trusts them, and would read or write past a buffer
+  /// the blob describes wrongly.
+  Status checkShapes(const ::duet::xnnpack::schema::Node &node,
+                     const std::string &what) const;
+  void *address(uint32_t id, const std::vector<TensorView> &inputs,
+                const std::vector<TensorView> &outputs) const;
+
+  std::string where_;
+  std::shared_ptr<pthreadpool> pool_;
+  size_t inputCount_ = 0;
+  size_t outputCount_ = 0;
+  std::vector<ValueSpec> values_;
+  std::vector<std::variant<SubgraphRun, CopyRun>> steps_;
+  std::vector<void *> buffers_;
+};
+
+} // namespace duet::rt::xnnpack
+
+#endif // DUET_RUNTIME_BACKENDS_XNNPACK_XNNPACKDELEGATE_H

@@ -1,0 +1,225 @@
+//===- api_test.cpp - the installed C++ API ------------------------------===//
+
+#include "duet/compiler.h"
+#include "duet/runtime.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+
+namespace {
+
+const std::string kModels = DUET_TEST_MODELS;
+const std::string kModel = kModels + "/conv_bn_relu.training.pt2";
+
+std::vector<uint8_t> readBytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// Compiles the small fixture for the portable kernels only, so the test
+/// does not depend on which delegates this build has.
+duet::compiler::Result compilePortable() {
+  duet::compiler::Options options;
+  options.backends = {"portable"};
+  duet::compiler::Result result;
+  duet::Status status = duet::compiler::compileFile(kModel, options, result);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  return result;
+}
+
+} // namespace
+
+TEST_CASE("compileFile returns the program and a report that adds up",
+          "[api][compiler]") {
+  duet::compiler::Result result;
+  duet::Status status =
+      duet::compiler::compileFile(kModel, duet::compiler::Options(), result);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  CHECK(result.program.size() > 64);
+  CHECK(result.backends == duet::compiler::availableBackends());
+  nlohmann::json report = nlohmann::json::parse(result.reportJson);
+  REQUIRE(report.contains("ops"));
+  CHECK(report["ops"].size() == result.ops);
+  CHECK(result.ops > 0);
+  CHECK(result.vulkanOps + result.xnnpackOps + result.portableOps ==
+        result.ops);
+  CHECK(result.portableOpReasons.size() == result.portableOps);
+}
+
+TEST_CASE("compileBuffer gives the bytes compileFile gives, and names the "
+          "buffer in errors",
+          "[api][compiler]") {
+  duet::compiler::Options options;
+  options.backends = {"portable"};
+  std::vector<uint8_t> bytes = readBytes(kModel);
+  REQUIRE(!bytes.empty());
+  duet::compiler::Result fromMemory;
+  duet::Status status = duet::compiler::compileBuffer(
+      bytes.data(), bytes.size(), options, fromMemory, "conv_bn_relu");
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  CHECK(fromMemory.program == compilePortable().program);
+
+  const char garbage[] = "not a zip archive";
+  duet::compiler::Result failed;
+  status = duet::compiler::compileBuffer(garbage, sizeof garbage, options,
+                                         failed, "upload.pt2");
+  CHECK(status.code() == duet::ErrorCode::badInput);
+  CHECK(status.message().rfind("upload.pt2: ", 0) == 0);
+  // The private temporary copy stays private.
+  CHECK(status.message().find("duet-model") == std::string::npos);
+  CHECK(failed.program.empty());
+
+  status = duet::compiler::compileBuffer(nullptr, 10, options, failed, "x");
+  CHECK(status.code() == duet::ErrorCode::badInput);
+}
+
+TEST_CASE("compile errors are values with the CLI's exit codes",
+          "[api][compiler]") {
+  duet::compiler::Result result;
+  duet::compiler::Options options;
+  duet::Status status = duet::compiler::compileFile(
+      kModels + "/no-such-model.pt2", options, result);
+  CHECK(status.code() == duet::ErrorCode::badInput);
+  CHECK(status.message().find("no-such-model.pt2") != std::string::npos);
+
+  status = duet::compiler::compileFile(kModels + "/bad_unknown_op.pt2", options,
+                                       result);
+  CHECK(status.code() == duet::ErrorCode::unsupported);
+  CHECK(status.message().find("cumsum") != std::string::npos);
+
+  options.backends = {"tpu"};
+  status = duet::compiler::compileFile(kModel, options, result);
+  CHECK(status.code() == duet::ErrorCode::badInput);
+  CHECK(status.message().find("unknown backend 'tpu'") != std::string::npos);
+
+  options.backends = {};
+  options.targetProfile = "no-such-gpu";
+  status = duet::compiler::compileFile(kModel, options, result);
+  if (!duet::compiler::availableBackends().empty())
+    CHECK(!status.isOk());
+}
+
+TEST_CASE("strict compilation fails on a portable op but still reports",
+          "[api][compiler]") {
+  duet::compiler::Options options;
+  options.backends = {"portable"};
+  options.strict = true;
+  duet::compiler::Result result;
+  duet::Status status = duet::compiler::compileFile(kModel, options, result);
+  CHECK(status.code() == duet::ErrorCode::strictFallback);
+  CHECK(status.message().find("strict") != std::string::npos);
+  CHECK(!result.program.empty());
+  CHECK(!result.reportJson.empty());
+  CHECK(result.portableOps == result.ops);
+  CHECK(!result.portableOpReasons.empty());
+}
+
+TEST_CASE("a compiled program runs through the runtime API and matches "
+          "eager PyTorch",
+          "[api][runtime]") {
+  duet::compiler::Result compiled = compilePortable();
+  std::unique_ptr<duet::runtime::Model> model;
+  duet::Status status = duet::runtime::Model::loadFromBytes(
+      compiled.program.data(), compiled.program.size(), model, {},
+      "conv_bn_relu.duet");
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  REQUIRE(model->inputCount() == 1);
+  REQUIRE(model->outputCount() == 1);
+  const duet::runtime::TensorInfo &input = model->inputs()[0];
+  CHECK(input.dtype == duet::runtime::DType::float32);
+  CHECK(input.shape == std::vector<int64_t>{1, 3, 16, 16});
+  CHECK(input.bytes == 3 * 16 * 16 * 4);
+  CHECK(model->outputs()[0].shape == std::vector<int64_t>{1, 8, 8, 8});
+
+  duet::runtime::Tensor image;
+  REQUIRE(duet::runtime::readNpy(kModels + "/conv_bn_relu.input0.npy", image)
+              .isOk());
+  REQUIRE(model->setInput(0, image.view()).isOk());
+  REQUIRE(model->run().isOk());
+  std::vector<float> out, ref;
+  REQUIRE(model->outputAsFloat32(0, out).isOk());
+  duet::runtime::Tensor expected;
+  REQUIRE(
+      duet::runtime::readNpy(kModels + "/conv_bn_relu.output0.npy", expected)
+          .isOk());
+  REQUIRE(duet::runtime::toFloat32(expected.view(), ref).isOk());
+  REQUIRE(out.size() == ref.size());
+  double maxDiff = 0, maxRef = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    maxDiff = std::max(maxDiff, std::fabs(double(out[i]) - ref[i]));
+    maxRef = std::max(maxRef, std::fabs(double(ref[i])));
+  }
+  // The fp32 tolerance of docs/cli.md.
+  CHECK(maxDiff <= 1e-4 * maxRef + 1e-5);
+
+  // Raw bytes and .npy input give the same result.
+  REQUIRE(model->setInput(0, image.data.data(), image.data.size()).isOk());
+  REQUIRE(
+      model->setInputFromNpy(0, kModels + "/conv_bn_relu.input0.npy").isOk());
+  REQUIRE(model->run().isOk());
+  std::vector<float> again;
+  REQUIRE(model->outputAsFloat32(0, again).isOk());
+  CHECK(again == out);
+}
+
+TEST_CASE("runtime misuse is an error value, never a crash", "[api][runtime]") {
+  std::unique_ptr<duet::runtime::Model> model;
+  duet::Status status =
+      duet::runtime::Model::load(kModels + "/no-such.duet", model);
+  CHECK(!status.isOk());
+  CHECK(status.message().find("no-such.duet") != std::string::npos);
+  CHECK(!model);
+
+  const char garbage[] = "certainly not a program";
+  status = duet::runtime::Model::loadFromBytes(garbage, sizeof garbage, model,
+                                               {}, "upload.duet");
+  CHECK(status.code() == duet::ErrorCode::badInput);
+  CHECK(status.message().find("upload.duet") != std::string::npos);
+  CHECK(duet::runtime::Model::loadFromBytes(nullptr, 5, model).code() ==
+        duet::ErrorCode::badInput);
+
+  duet::compiler::Result compiled = compilePortable();
+  REQUIRE(duet::runtime::Model::loadFromBytes(compiled.program.data(),
+                                              compiled.program.size(), model)
+              .isOk());
+  std::vector<float> small(3);
+  CHECK(model->setInput(0, small.data(), small.size() * 4).code() ==
+        duet::ErrorCode::badInput);
+  CHECK(model->setInput(1, small.data(), 12).code() ==
+        duet::ErrorCode::badInput);
+  duet::runtime::TensorView wrongDtype{
+      duet::runtime::DType::int32, {1, 3, 16, 16}, small.data()};
+  CHECK(model->setInput(0, wrongDtype).code() == duet::ErrorCode::badInput);
+  CHECK(model->output(7).data == nullptr);
+  std::vector<float> values;
+  CHECK(model->outputAsFloat32(7, values).code() == duet::ErrorCode::badInput);
+  CHECK(!model->setInputFromNpy(0, kModels + "/no-such.npy").isOk());
+  CHECK(model->writeOutputNpy(0, "/no-such-folder/out.npy").code() ==
+        duet::ErrorCode::ioError);
+}
+
+TEST_CASE("the op support table lists every dialect op once, sorted",
+          "[api][compiler]") {
+  std::vector<duet::compiler::OpRow> rows = duet::compiler::opSupportTable();
+  REQUIRE(rows.size() > 40);
+  CHECK(
+      std::is_sorted(rows.begin(), rows.end(),
+                     [](const auto &a, const auto &b) { return a.op < b.op; }));
+  auto conv = std::find_if(rows.begin(), rows.end(), [](const auto &row) {
+    return row.op == "aten.convolution";
+  });
+  REQUIRE(conv != rows.end());
+  CHECK(conv->portable);
+  CHECK(conv->xnnpack.how == duet::compiler::OpSupport::How::native);
+  CHECK(conv->xnnpack.conditional);
+  CHECK(!duet::compiler::builtinProfiles().empty());
+}

@@ -1,0 +1,156 @@
+//===- VulkanTestSupport.cpp - compiling and running for Vulkan tests -----===//
+
+#include "VulkanTestSupport.h"
+
+#include "compiler/emit/ProgramEmitter.h"
+#include "compiler/pipeline/Pipeline.h"
+#include "dialects/aten/AtenDialect.h"
+#include "dialects/duet/DuetDialect.h"
+#include "runtime/core/DType.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+namespace duet::test {
+
+Compiled compileMlir(const std::string &mlir,
+                     std::optional<std::array<int64_t, 3>> textureLimits,
+                     bool partition) {
+  mlir::MLIRContext context;
+  context.loadDialect<aten::AtenDialect, DuetDialect, mlir::arith::ArithDialect,
+                      mlir::func::FuncDialect>();
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(mlir, &context);
+  INFO(diagnostics);
+  REQUIRE(module);
+  Compiled compiled;
+  if (partition) {
+    PartitionOptions options;
+    options.backends = {"vulkan"};
+    options.textureLimits = textureLimits;
+    mlir::FailureOr<PartitionReport> report = partitionModule(*module, options);
+    INFO(diagnostics);
+    REQUIRE(mlir::succeeded(report));
+    compiled.report = std::move(*report);
+  }
+  auto funcs = module->getOps<mlir::func::FuncOp>();
+  REQUIRE(std::distance(funcs.begin(), funcs.end()) == 1);
+  EmitStats stats;
+  bool emitted =
+      mlir::succeeded(emitProgram(*funcs.begin(), compiled.program, stats));
+  INFO(diagnostics);
+  REQUIRE(emitted);
+  return compiled;
+}
+
+std::string modelPath(const std::string &file) {
+  return std::string(DUET_MODELS_DIR) + "/" + file;
+}
+
+std::vector<uint8_t>
+compileFixture(const std::string &file,
+               const std::vector<std::string> &backends,
+               std::optional<std::array<int64_t, 3>> textureLimits) {
+  CompileOptions options;
+  options.backends = backends;
+  options.partition.textureLimits = textureLimits;
+  llvm::Expected<CompileResult> result = compileModel(modelPath(file), options);
+  if (!result) {
+    std::string message = llvm::toString(result.takeError());
+    FAIL(message);
+  }
+  return std::move(result->program);
+}
+
+rt::Status load(const std::vector<uint8_t> &program, bool reference,
+                std::unique_ptr<rt::Runtime> &runtime) {
+  rt::LoadOptions options;
+  options.reference = reference;
+  return rt::Runtime::loadFromBytes(program.data(), program.size(),
+                                    reference ? "reference" : "vulkan", options,
+                                    runtime);
+}
+
+void setRandomInputs(rt::Runtime &runtime, uint32_t seed) {
+  uint32_t state = seed * 2654435761u + 1;
+  for (size_t i = 0; i < runtime.inputCount(); ++i) {
+    const rt::TensorInfo &info = runtime.inputInfo(i);
+    rt::TensorView view;
+    view.dtype = info.dtype;
+    view.sizes = info.sizes;
+    std::vector<uint8_t> bytes(info.nbytes);
+    view.data = bytes.data();
+    for (int64_t k = 0; k < view.numel(); ++k) {
+      state = state * 1664525u + 1013904223u;
+      float value = static_cast<float>(state >> 8) / 16777216.0f * 4.0f - 2.0f;
+      if (info.dtype == rt::DType::f16)
+        view.as<uint16_t>()[k] = rt::floatToHalf(value);
+      else
+        view.as<float>()[k] = value;
+    }
+    rt::Status status = runtime.setInput(i, view);
+    INFO(status.message());
+    REQUIRE(status.isOk());
+  }
+}
+
+std::vector<float> outputFloats(const rt::Runtime &runtime, size_t index) {
+  rt::TensorView view = runtime.output(index);
+  std::vector<float> values(static_cast<size_t>(view.numel()));
+  for (size_t k = 0; k < values.size(); ++k)
+    values[k] = view.dtype == rt::DType::f16
+                    ? rt::halfToFloat(view.as<uint16_t>()[k])
+                    : view.as<float>()[k];
+  return values;
+}
+
+bool closeEnough(const std::vector<float> &actual,
+                 const std::vector<float> &expected, double rtol, double atol,
+                 std::string &why) {
+  if (actual.size() != expected.size()) {
+    why = "sizes differ";
+    return false;
+  }
+  double largest = 0, worst = 0;
+  size_t worstAt = 0;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    float a = actual[i], e = expected[i];
+    if (!std::isfinite(e) || !std::isfinite(a)) {
+      bool same = (std::isnan(a) && std::isnan(e)) || a == e;
+      if (!same) {
+        why = "element " + std::to_string(i) + ": " + std::to_string(a) +
+              " where the reference has " + std::to_string(e);
+        return false;
+      }
+      continue;
+    }
+    largest = std::max(largest, std::fabs(static_cast<double>(e)));
+    double d = std::fabs(static_cast<double>(a) - e);
+    if (d > worst) {
+      worst = d;
+      worstAt = i;
+    }
+  }
+  double bound = rtol * largest + atol;
+  if (worst <= bound)
+    return true;
+  why = "max abs diff " + std::to_string(worst) + " at element " +
+        std::to_string(worstAt) + " (" + std::to_string(actual[worstAt]) +
+        " vs " + std::to_string(expected[worstAt]) + ") > bound " +
+        std::to_string(bound);
+  return false;
+}
+
+} // namespace duet::test

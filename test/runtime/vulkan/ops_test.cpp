@@ -1,0 +1,364 @@
+// Every op family the Vulkan rule table lets into a partition, run on the
+// Vulkan device and compared with the same program run on the portable
+// kernels (the numeric reference), under the generic texture limits and
+// under limits of one texel, where every op with a buffer kernel runs on
+// buffers. Each case also checks that the partitioner put every op on Vulkan,
+// so a case proves the op runs there, not that it fell back.
+
+#include "VulkanTestSupport.h"
+
+#include "partitioners/vulkan/VulkanRules.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <set>
+#include <sstream>
+
+using namespace duet;
+using namespace duet::test;
+
+namespace {
+
+struct OpCase {
+  const char *name;
+  /// Whether every op has a buffer kernel, so that with one-texel limits the
+  /// whole function still runs on Vulkan.
+  bool buffers;
+  const char *mlir;
+};
+
+/// Replaces `@W(2x3)` with a constant of values in [-2, 2) and `@P(2x3)`
+/// with one of values in [0.5, 2.5), both f32 and written as raw bytes.
+std::string expandConstants(const std::string &text) {
+  std::string out;
+  uint32_t state = 12345;
+  size_t pos = 0;
+  while (true) {
+    size_t at = text.find_first_of('@', pos);
+    if (at == std::string::npos || at + 2 >= text.size() ||
+        (text[at + 1] != 'W' && text[at + 1] != 'P') || text[at + 2] != '(') {
+      if (at == std::string::npos) {
+        out += text.substr(pos);
+        return out;
+      }
+      out += text.substr(pos, at + 1 - pos);
+      pos = at + 1;
+      continue;
+    }
+    bool positive = text[at + 1] == 'P';
+    size_t close = text.find(')', at);
+    std::string shape = text.substr(at + 3, close - at - 3);
+    int64_t count = 1;
+    std::stringstream dims(shape);
+    std::string dim;
+    while (std::getline(dims, dim, 'x'))
+      count *= std::stoll(dim);
+    std::string hex = "0x";
+    static const char kDigits[] = "0123456789ABCDEF";
+    for (int64_t i = 0; i < count; ++i) {
+      state = state * 1664525u + 1013904223u;
+      float value = static_cast<float>(state >> 8) / 16777216.0f * 4.0f - 2.0f;
+      if (positive)
+        value = value / 2.0f + 1.5f;
+      uint8_t bytes[4];
+      std::memcpy(bytes, &value, 4);
+      for (uint8_t byte : bytes) {
+        hex += kDigits[byte >> 4];
+        hex += kDigits[byte & 15];
+      }
+    }
+    out += text.substr(pos, at - pos) + "dense<\"" + hex + "\"> : tensor<" +
+           shape + "xf32>";
+    pos = close + 1;
+  }
+}
+
+const OpCase kCases[] = {
+    {"convolution with bias and a fused relu", false, R"(
+func.func @main(%x: tensor<1x3x9x9xf32>) -> tensor<1x8x5x5xf32> {
+  %w = arith.constant @W(8x3x3x3)
+  %b = arith.constant @W(8)
+  %0 = aten.convolution %x, %w, %b {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>, transposed = false} : (tensor<1x3x9x9xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x5x5xf32>
+  %1 = aten.relu %0 : tensor<1x8x5x5xf32>
+  return %1 : tensor<1x8x5x5xf32>
+})"},
+    {"depthwise dilated convolution with a fused hardtanh", false, R"(
+func.func @main(%x: tensor<1x6x7x7xf32>) -> tensor<1x6x5x5xf32> {
+  %w = arith.constant @W(6x1x3x3)
+  %0 = aten.convolution %x, %w {dilation = array<i64: 2, 2>, groups = 6 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x6x7x7xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x5x5xf32>
+  %1 = aten.hardtanh %0 {max_val = 1.0 : f64, min_val = -0.5 : f64} : tensor<1x6x5x5xf32>
+  return %1 : tensor<1x6x5x5xf32>
+})"},
+    {"pointwise convolution with a fused clamp, and uneven windows", false, R"(
+func.func @main(%x: tensor<1x5x4x6xf32>, %y: tensor<1x2x7x9xf32>) -> (tensor<1x7x4x6xf32>, tensor<1x3x5x5xf32>) {
+  %w = arith.constant @W(7x5x1x1)
+  %w2 = arith.constant @W(3x2x2x3)
+  %0 = aten.convolution %x, %w {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x5x4x6xf32>, tensor<7x5x1x1xf32>) -> tensor<1x7x4x6xf32>
+  %1 = aten.clamp %0 {min = 1.0e-01 : f64} : tensor<1x7x4x6xf32>
+  %2 = aten.convolution %y, %w2 {dilation = array<i64: 2, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 1>, stride = array<i64: 1, 2>, transposed = false} : (tensor<1x2x7x9xf32>, tensor<3x2x2x3xf32>) -> tensor<1x3x5x5xf32>
+  return %1, %2 : tensor<1x7x4x6xf32>, tensor<1x3x5x5xf32>
+})"},
+    {"grouped transposed and 1-D convolutions", false, R"(
+func.func @main(%x: tensor<1x4x5x5xf32>, %y: tensor<1x4x20xf32>) -> (tensor<1x6x10x10xf32>, tensor<1x6x20xf32>) {
+  %w = arith.constant @W(4x3x3x3)
+  %b = arith.constant @W(6)
+  %w1 = arith.constant @W(6x4x3)
+  %0 = aten.convolution %x, %w, %b {dilation = array<i64: 1, 1>, groups = 2 : i64, output_padding = array<i64: 1, 1>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>, transposed = true} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>, tensor<6xf32>) -> tensor<1x6x10x10xf32>
+  %1 = aten.convolution %y, %w1 {dilation = array<i64: 2>, groups = 1 : i64, output_padding = array<i64: 0>, padding = array<i64: 2>, stride = array<i64: 1>, transposed = false} : (tensor<1x4x20xf32>, tensor<6x4x3xf32>) -> tensor<1x6x20xf32>
+  return %0, %1 : tensor<1x6x10x10xf32>, tensor<1x6x20xf32>
+})"},
+    {"linear, addmm, mm, bmm and matmul", true, R"(
+func.func @main(%x: tensor<2x3x16xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<2x3x5xf32>, %d: tensor<2x5x4xf32>, %e: tensor<2x1x4x6xf32>, %f: tensor<1x3x6x5xf32>) -> (tensor<2x3x10xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<2x3x4xf32>, tensor<2x3x4x5xf32>, tensor<2x3x7xf32>) {
+  %w = arith.constant @W(10x16)
+  %bias = arith.constant @W(10)
+  %w2 = arith.constant @W(7x16)
+  %s = arith.constant @W(5)
+  %0 = aten.linear %x, %w, %bias : (tensor<2x3x16xf32>, tensor<10x16xf32>, tensor<10xf32>) -> tensor<2x3x10xf32>
+  %1 = aten.addmm %s, %a, %b {alpha = 5.0e-01 : f64, beta = 2.0 : f64} : (tensor<5xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  %2 = aten.mm %a, %b : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  %3 = aten.bmm %c, %d : (tensor<2x3x5xf32>, tensor<2x5x4xf32>) -> tensor<2x3x4xf32>
+  %4 = aten.matmul %e, %f : (tensor<2x1x4x6xf32>, tensor<1x3x6x5xf32>) -> tensor<2x3x4x5xf32>
+  %5 = aten.linear %x, %w2 : (tensor<2x3x16xf32>, tensor<7x16xf32>) -> tensor<2x3x7xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<2x3x10xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<2x3x4xf32>, tensor<2x3x4x5xf32>, tensor<2x3x7xf32>
+})"},
+    {"batch norm and layer norm", false, R"(
+func.func @main(%x: tensor<1x5x3x4xf32>, %y: tensor<2x3x8xf32>) -> (tensor<1x5x3x4xf32>, tensor<2x3x8xf32>, tensor<2x3x8xf32>) {
+  %m = arith.constant @W(5)
+  %v = arith.constant @P(5)
+  %g = arith.constant @W(5)
+  %b = arith.constant @W(5)
+  %lg = arith.constant @W(8)
+  %lb = arith.constant @W(8)
+  %0 = aten.batch_norm %x, %m, %v weight %g bias %b {eps = 1.0e-05 : f64} : (tensor<1x5x3x4xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>) -> tensor<1x5x3x4xf32>
+  %1 = aten.layer_norm %y weight %lg bias %lb {normalized_shape = array<i64: 8>} : (tensor<2x3x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>
+  %2 = aten.layer_norm %y {eps = 1.0e-03 : f64, normalized_shape = array<i64: 8>} : (tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  return %0, %1, %2 : tensor<1x5x3x4xf32>, tensor<2x3x8xf32>, tensor<2x3x8xf32>
+})"},
+    {"unary activations, hardswish, hardsigmoid, silu and hardshrink native",
+     true, R"(
+func.func @main(%x: tensor<2x3x5x7xf32>) -> (tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>) {
+  %0 = aten.relu %x : tensor<2x3x5x7xf32>
+  %1 = aten.hardswish %x : tensor<2x3x5x7xf32>
+  %2 = aten.hardsigmoid %x : tensor<2x3x5x7xf32>
+  %3 = aten.silu %x : tensor<2x3x5x7xf32>
+  %4 = aten.sigmoid %x : tensor<2x3x5x7xf32>
+  %5 = aten.tanh %x : tensor<2x3x5x7xf32>
+  %6 = aten.hardshrink %x {lambd = 5.0e-01 : f64} : tensor<2x3x5x7xf32>
+  %7 = aten.gelu %x {approximate = #aten.approximate<none>} : tensor<2x3x5x7xf32>
+  %8 = aten.gelu %x {approximate = #aten.approximate<tanh>} : tensor<2x3x5x7xf32>
+  %9 = aten.leaky_relu %x {negative_slope = 2.0e-01 : f64} : tensor<2x3x5x7xf32>
+  %10 = aten.elu %x {alpha = 1.5 : f64, scale = 0.5 : f64, input_scale = 2.0 : f64} : tensor<2x3x5x7xf32>
+  %11 = aten.neg %x : tensor<2x3x5x7xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>
+})"},
+    {"math, clamps and powers", true, R"(
+func.func @main(%x: tensor<3x1x6xf32>) -> (tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>) {
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %a = aten.abs %x : tensor<3x1x6xf32>
+  %p = aten.add %a, %one : tensor<3x1x6xf32>, tensor<f32> -> tensor<3x1x6xf32>
+  %0 = aten.exp %x : tensor<3x1x6xf32>
+  %1 = aten.log %p : tensor<3x1x6xf32>
+  %2 = aten.sqrt %p : tensor<3x1x6xf32>
+  %3 = aten.rsqrt %p : tensor<3x1x6xf32>
+  %4 = aten.hardtanh %x {max_val = 1.0 : f64, min_val = -1.0 : f64} : tensor<3x1x6xf32>
+  %5 = aten.clamp %x {max = 5.0e-01 : f64} : tensor<3x1x6xf32>
+  %6 = aten.pow %x {exponent = 2.0 : f64} : tensor<3x1x6xf32>
+  %7 = aten.pow %x {exponent = 3.0 : f64} : tensor<3x1x6xf32>
+  %8 = aten.pow %p {exponent = 1.7 : f64} : tensor<3x1x6xf32>
+  %9 = aten.pow %p {exponent = -0.5 : f64} : tensor<3x1x6xf32>
+  %10 = aten.clone %x : tensor<3x1x6xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>
+})"},
+    {"binary ops with broadcasting", true, R"(
+func.func @main(%x: tensor<2x3x4x5xf32>, %y: tensor<3x1x5xf32>, %z: tensor<5xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>) {
+  %half = arith.constant dense<0.5> : tensor<f32>
+  %two = arith.constant dense<2.0> : tensor<f32>
+  %ya = aten.abs %y : tensor<3x1x5xf32>
+  %yp = aten.add %ya, %half : tensor<3x1x5xf32>, tensor<f32> -> tensor<3x1x5xf32>
+  %0 = aten.add %x, %y {alpha = 2.0 : f64} : tensor<2x3x4x5xf32>, tensor<3x1x5xf32> -> tensor<2x3x4x5xf32>
+  %1 = aten.sub %x, %z {alpha = 5.0e-01 : f64} : tensor<2x3x4x5xf32>, tensor<5xf32> -> tensor<2x3x4x5xf32>
+  %2 = aten.mul %x, %y : tensor<2x3x4x5xf32>, tensor<3x1x5xf32> -> tensor<2x3x4x5xf32>
+  %3 = aten.div %x, %yp {rounding_mode = #aten.rounding<none>} : tensor<2x3x4x5xf32>, tensor<3x1x5xf32> -> tensor<2x3x4x5xf32>
+  %4 = aten.div %x, %yp {rounding_mode = #aten.rounding<trunc>} : tensor<2x3x4x5xf32>, tensor<3x1x5xf32> -> tensor<2x3x4x5xf32>
+  %5 = aten.div %x, %yp {rounding_mode = #aten.rounding<floor>} : tensor<2x3x4x5xf32>, tensor<3x1x5xf32> -> tensor<2x3x4x5xf32>
+  %6 = aten.maximum %x, %z : tensor<2x3x4x5xf32>, tensor<5xf32> -> tensor<2x3x4x5xf32>
+  %7 = aten.minimum %y, %x : tensor<3x1x5xf32>, tensor<2x3x4x5xf32> -> tensor<2x3x4x5xf32>
+  %8 = aten.sub %two, %x : tensor<f32>, tensor<2x3x4x5xf32> -> tensor<2x3x4x5xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>
+})"},
+    {"reductions and softmax", false, R"(
+func.func @main(%x: tensor<2x3x4x5xf32>) -> (tensor<2x3x1x1xf32>, tensor<2x3x4xf32>, tensor<2x4x5xf32>, tensor<1x3x1x5xf32>, tensor<2x3x4xf32>, tensor<2x1x4x1xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>) {
+  %0 = aten.mean %x {dim = array<i64: 2, 3>, keepdim = true} : tensor<2x3x4x5xf32> -> tensor<2x3x1x1xf32>
+  %1 = aten.mean %x {dim = array<i64: 3>, keepdim = false} : tensor<2x3x4x5xf32> -> tensor<2x3x4xf32>
+  %2 = aten.sum %x {dim = array<i64: 1>, keepdim = false} : tensor<2x3x4x5xf32> -> tensor<2x4x5xf32>
+  %3 = aten.sum %x {dim = array<i64: 0, 2>, keepdim = true} : tensor<2x3x4x5xf32> -> tensor<1x3x1x5xf32>
+  %4 = aten.amax %x {dim = array<i64: 3>, keepdim = false} : tensor<2x3x4x5xf32> -> tensor<2x3x4xf32>
+  %5 = aten.amax %x {dim = array<i64: 1, 3>, keepdim = true} : tensor<2x3x4x5xf32> -> tensor<2x1x4x1xf32>
+  %6 = aten.softmax %x {dim = 3 : i64} : tensor<2x3x4x5xf32>
+  %7 = aten.softmax %x {dim = 1 : i64} : tensor<2x3x4x5xf32>
+  %8 = aten.log_softmax %x {dim = 2 : i64} : tensor<2x3x4x5xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<2x3x1x1xf32>, tensor<2x3x4xf32>, tensor<2x4x5xf32>, tensor<1x3x1x5xf32>, tensor<2x3x4xf32>, tensor<2x1x4x1xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>
+})"},
+    {"pooling", false, R"(
+func.func @main(%x: tensor<1x4x15x15xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x13x13xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x5x5xf32>, tensor<1x4x1x1xf32>, tensor<1x4x2x3xf32>, tensor<1x4x4x5xf32>) {
+  %0 = aten.max_pool2d %x {ceil_mode = false, dilation = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : tensor<1x4x15x15xf32> -> tensor<1x4x8x8xf32>
+  %1 = aten.max_pool2d %x {ceil_mode = true, dilation = array<i64: 1, 1>, kernel_size = array<i64: 2, 2>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : tensor<1x4x15x15xf32> -> tensor<1x4x8x8xf32>
+  %2 = aten.max_pool2d %x {ceil_mode = false, dilation = array<i64: 2, 2>, kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : tensor<1x4x15x15xf32> -> tensor<1x4x13x13xf32>
+  %3 = aten.avg_pool2d %x {ceil_mode = false, count_include_pad = false, kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : tensor<1x4x15x15xf32> -> tensor<1x4x8x8xf32>
+  %4 = aten.avg_pool2d %x {ceil_mode = true, count_include_pad = true, kernel_size = array<i64: 2, 2>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : tensor<1x4x15x15xf32> -> tensor<1x4x8x8xf32>
+  %5 = aten.avg_pool2d %x {ceil_mode = false, count_include_pad = true, divisor_override = 4 : i64, kernel_size = array<i64: 3, 3>, padding = array<i64: 0, 0>, stride = array<i64: 3, 3>} : tensor<1x4x15x15xf32> -> tensor<1x4x5x5xf32>
+  %6 = aten.adaptive_avg_pool2d %x : tensor<1x4x15x15xf32> -> tensor<1x4x1x1xf32>
+  %7 = aten.adaptive_avg_pool2d %x : tensor<1x4x15x15xf32> -> tensor<1x4x2x3xf32>
+  %8 = aten.adaptive_avg_pool2d %x : tensor<1x4x15x15xf32> -> tensor<1x4x4x5xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x13x13xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x5x5xf32>, tensor<1x4x1x1xf32>, tensor<1x4x2x3xf32>, tensor<1x4x4x5xf32>
+})"},
+    {"upsampling", false, R"(
+func.func @main(%x: tensor<1x3x6x6xf32>) -> (tensor<1x3x12x12xf32>, tensor<1x3x9x10xf32>, tensor<1x3x12x12xf32>, tensor<1x3x11x13xf32>, tensor<1x3x12x12xf32>, tensor<1x3x4x5xf32>) {
+  %0 = aten.upsample_nearest2d %x : tensor<1x3x6x6xf32> -> tensor<1x3x12x12xf32>
+  %1 = aten.upsample_nearest2d %x : tensor<1x3x6x6xf32> -> tensor<1x3x9x10xf32>
+  %2 = aten.upsample_bilinear2d %x {align_corners = false} : tensor<1x3x6x6xf32> -> tensor<1x3x12x12xf32>
+  %3 = aten.upsample_bilinear2d %x {align_corners = true} : tensor<1x3x6x6xf32> -> tensor<1x3x11x13xf32>
+  %4 = aten.upsample_bilinear2d %x {align_corners = false, scales_h = 2.0 : f64, scales_w = 2.0 : f64} : tensor<1x3x6x6xf32> -> tensor<1x3x12x12xf32>
+  %5 = aten.upsample_bilinear2d %x {align_corners = false} : tensor<1x3x6x6xf32> -> tensor<1x3x4x5xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<1x3x12x12xf32>, tensor<1x3x9x10xf32>, tensor<1x3x12x12xf32>, tensor<1x3x11x13xf32>, tensor<1x3x12x12xf32>, tensor<1x3x4x5xf32>
+})"},
+    {"views, permutes, slices, pads, concatenation and splits", true, R"(
+func.func @main(%x: tensor<2x8x4x6xf32>, %m: tensor<1x4x1xf32>) -> (tensor<2x8x24xf32>, tensor<2x4x6x8xf32>, tensor<3x2x4x8xf32>, tensor<2x3x4x6xf32>, tensor<2x4x6xf32>, tensor<2x8x5x9xf32>, tensor<2x16x4x6xf32>, tensor<2x8x4x12xf32>, tensor<2x8x4x1xf32>, tensor<2x8x4x2xf32>, tensor<2x8x4x3xf32>) {
+  %0 = aten.view %x : tensor<2x8x4x6xf32> -> tensor<2x8x24xf32>
+  %1 = aten.permute %x {dims = array<i64: 0, 2, 3, 1>} : tensor<2x8x4x6xf32> -> tensor<2x4x6x8xf32>
+  %2 = aten.expand %m : tensor<1x4x1xf32> -> tensor<3x2x4x8xf32>
+  %3 = aten.slice %x {dim = 1 : i64, end = 7 : i64, start = 1 : i64, step = 2 : i64} : tensor<2x8x4x6xf32> -> tensor<2x3x4x6xf32>
+  %4 = aten.select %x {dim = 1 : i64, index = 5 : i64} : tensor<2x8x4x6xf32> -> tensor<2x4x6xf32>
+  %5 = aten.constant_pad_nd %x {pad = array<i64: 1, 2, 0, 1>, value = 5.0e-01 : f64} : tensor<2x8x4x6xf32> -> tensor<2x8x5x9xf32>
+  %6 = aten.cat %x, %x {dim = 1 : i64} : (tensor<2x8x4x6xf32>, tensor<2x8x4x6xf32>) -> tensor<2x16x4x6xf32>
+  %n = aten.neg %x : tensor<2x8x4x6xf32>
+  %7 = aten.cat %x, %n {dim = 3 : i64} : (tensor<2x8x4x6xf32>, tensor<2x8x4x6xf32>) -> tensor<2x8x4x12xf32>
+  %8:3 = aten.split_with_sizes %x {dim = 3 : i64, split_sizes = array<i64: 1, 2, 3>} : (tensor<2x8x4x6xf32>) -> (tensor<2x8x4x1xf32>, tensor<2x8x4x2xf32>, tensor<2x8x4x3xf32>)
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8#0, %8#1, %8#2 : tensor<2x8x24xf32>, tensor<2x4x6x8xf32>, tensor<3x2x4x8xf32>, tensor<2x3x4x6xf32>, tensor<2x4x6xf32>, tensor<2x8x5x9xf32>, tensor<2x16x4x6xf32>, tensor<2x8x4x12xf32>, tensor<2x8x4x1xf32>, tensor<2x8x4x2xf32>, tensor<2x8x4x3xf32>
+})"},
+    {"tensors of rank 5 to 8 in buffers", true, R"(
+func.func @main(%x: tensor<2x1x3x2x2x3x1x2xf32>, %y: tensor<2x3x1x4x5xf32>, %z: tensor<3x4x1xf32>) -> (tensor<2x2x3x1x2x3x1x2xf32>, tensor<2x3x3x4x5xf32>, tensor<2x3x3x4x5xf32>, tensor<2x3x20xf32>) {
+  %0 = aten.permute %x {dims = array<i64: 0, 4, 2, 1, 3, 5, 6, 7>} : tensor<2x1x3x2x2x3x1x2xf32> -> tensor<2x2x3x1x2x3x1x2xf32>
+  %1 = aten.mul %y, %z : tensor<2x3x1x4x5xf32>, tensor<3x4x1xf32> -> tensor<2x3x3x4x5xf32>
+  %2 = aten.silu %1 : tensor<2x3x3x4x5xf32>
+  %3 = aten.view %y : tensor<2x3x1x4x5xf32> -> tensor<2x3x20xf32>
+  return %0, %1, %2, %3 : tensor<2x2x3x1x2x3x1x2xf32>, tensor<2x3x3x4x5xf32>, tensor<2x3x3x4x5xf32>, tensor<2x3x20xf32>
+})"},
+    {"float16 tensors, computed in fp32", true, R"(
+func.func @main(%x: tensor<2x3x4xf16>, %y: tensor<3x4xf16>) -> (tensor<2x3x4xf16>, tensor<2x3x4xf16>) {
+  %0 = aten.mul %x, %y : tensor<2x3x4xf16>, tensor<3x4xf16> -> tensor<2x3x4xf16>
+  %1 = aten.hardswish %x : tensor<2x3x4xf16>
+  return %0, %1 : tensor<2x3x4xf16>, tensor<2x3x4xf16>
+})"},
+};
+
+/// Runs `compiled` on Vulkan and on the portable kernels and compares every
+/// output.
+void compareWithReference(const Compiled &compiled, double rtol, double atol) {
+  std::unique_ptr<rt::Runtime> vulkan, reference;
+  rt::Status status = load(compiled.program, false, vulkan);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  REQUIRE(load(compiled.program, true, reference).isOk());
+  setRandomInputs(*vulkan, 7);
+  setRandomInputs(*reference, 7);
+  status = vulkan->run();
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  REQUIRE(reference->run().isOk());
+  for (size_t i = 0; i < vulkan->outputCount(); ++i) {
+    std::string why;
+    bool close = closeEnough(outputFloats(*vulkan, i),
+                             outputFloats(*reference, i), rtol, atol, why);
+    INFO("output " << i << ": " << why);
+    CHECK(close);
+  }
+}
+
+/// The ops the partitioner left to the portable kernels.
+std::vector<std::string> portableOps(const Compiled &compiled) {
+  std::vector<std::string> ops;
+  for (const OpDecision &decision : compiled.report.ops)
+    if (decision.backend != "vulkan")
+      ops.push_back(decision.op + (decision.rejections.empty()
+                                       ? ""
+                                       : ": " + decision.rejections[0].reason));
+  return ops;
+}
+
+} // namespace
+
+TEST_CASE("every Vulkan op family matches the portable kernels",
+          "[vulkan][ops]") {
+  for (const OpCase &op : kCases) {
+    bool f16 = std::string(op.mlir).find("xf16>") != std::string::npos;
+    double rtol = f16 ? 2e-3 : 1e-4, atol = f16 ? 1e-3 : 1e-5;
+    SECTION(op.name) {
+      std::string mlir = expandConstants(op.mlir);
+      Compiled textures = compileMlir(mlir);
+      INFO("textures (generic limits)");
+      CHECK(portableOps(textures).empty());
+      for (const std::string &fell : portableOps(textures))
+        UNSCOPED_INFO("fell to portable: " << fell);
+      compareWithReference(textures, rtol, atol);
+
+      // One-texel limits leave no texture: ops with a buffer kernel run on
+      // buffers, the others stay on the portable kernels.
+      Compiled buffers = compileMlir(mlir, std::array<int64_t, 3>{1, 1, 1});
+      INFO("one-texel limits");
+      if (op.buffers)
+        CHECK(portableOps(buffers).empty());
+      compareWithReference(buffers, rtol, atol);
+    }
+  }
+}
+
+TEST_CASE("layout conversions between every storage and packing",
+          "[vulkan][layouts]") {
+  // Planned by hand: width -> height -> channels -> buffer -> width, with
+  // sizes that leave padding in every packing.
+  std::string mlir = R"(
+func.func @main(%x: tensor<2x5x6x7xf32>) -> (tensor<2x5x6x7xf32>, tensor<2x5x6x7xf32>) {
+  %r:2 = duet.delegate <vulkan> (%a = %x : tensor<2x5x6x7xf32>) -> (tensor<2x5x6x7xf32>, tensor<2x5x6x7xf32>) {
+    %0 = duet.layout_convert %a from <texture3d, width_packed> to <texture3d, height_packed> : tensor<2x5x6x7xf32>
+    %1 = duet.layout_convert %0 from <texture3d, height_packed> to <texture3d, channels_packed> : tensor<2x5x6x7xf32>
+    %2 = duet.layout_convert %1 from <texture3d, channels_packed> to <buffer, contiguous> : tensor<2x5x6x7xf32>
+    %3 = duet.layout_convert %2 from <buffer, contiguous> to <texture3d, width_packed> : tensor<2x5x6x7xf32>
+    %4 = aten.neg %3 {duet.vk_layouts = [#duet.vk_layout<texture3d, width_packed>]} : tensor<2x5x6x7xf32>
+    %5 = aten.relu %1 {duet.vk_layouts = [#duet.vk_layout<texture3d, channels_packed>]} : tensor<2x5x6x7xf32>
+    duet.yield %4, %5 : tensor<2x5x6x7xf32>, tensor<2x5x6x7xf32>
+  } attributes {duet.vk_arg_layouts = [#duet.vk_layout<texture3d, width_packed>]}
+  return %r#0, %r#1 : tensor<2x5x6x7xf32>, tensor<2x5x6x7xf32>
+})";
+  Compiled compiled = compileMlir(mlir, {}, /*partition=*/false);
+  compareWithReference(compiled, 0, 0);
+}
+
+TEST_CASE("the op cases exercise every storage and packing", "[vulkan][ops]") {
+  std::set<std::string> layouts;
+  for (const OpCase &op : kCases) {
+    std::string mlir = expandConstants(op.mlir);
+    for (const Compiled &compiled :
+         {compileMlir(mlir),
+          compileMlir(mlir, std::array<int64_t, 3>{1, 1, 1})})
+      for (const TensorPlacement &tensor : compiled.report.vulkanTensors)
+        layouts.insert(tensor.storage + " " + tensor.packing);
+  }
+  CHECK(layouts == std::set<std::string>{
+                       "texture3d width_packed", "texture3d height_packed",
+                       "texture3d channels_packed", "buffer contiguous"});
+}
+
+TEST_CASE("every op the Vulkan rule table runs natively has a case here",
+          "[vulkan][ops]") {
+  std::string all;
+  for (const OpCase &op : kCases)
+    all += op.mlir;
+  for (const partition::VulkanRule &rule : partition::VulkanRules::table()) {
+    if (rule.lowering != partition::Lowering::Native)
+      continue;
+    INFO(rule.op.str());
+    CHECK(all.find(rule.op.str() + " ") != std::string::npos);
+  }
+}

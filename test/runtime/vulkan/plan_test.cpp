@@ -1,0 +1,214 @@
+// Loading a Vulkan blob without a device: what the dispatch plan makes of a
+// good blob, and the errors a damaged one gives instead of out-of-bounds
+// reads on the device. Device selection is checked on made-up device lists.
+
+#include "VulkanTestSupport.h"
+
+#include "runtime/backends/vulkan/DispatchPlan.h"
+#include "runtime/schema/vulkan_generated.h"
+
+#include <catch2/catch.hpp>
+
+#include <random>
+
+using namespace duet;
+using namespace duet::test;
+namespace vk = duet::rt::vulkan;
+namespace sc = duet::vulkan::schema;
+
+namespace {
+
+/// A device with lavapipe's limits, so plans need no Vulkan at all.
+vk::DeviceInfo fakeDevice() {
+  vk::DeviceInfo device;
+  device.name = "test device";
+  device.limits.maxImageDimension3D = 4096;
+  device.limits.maxStorageBufferRange = 134217728;
+  device.limits.maxComputeWorkGroupCount = {65535, 65535, 65535};
+  return device;
+}
+
+struct Loaded {
+  std::vector<uint8_t> file;
+  std::unique_ptr<rt::Program> program;
+  std::vector<uint8_t> blob;
+};
+
+Loaded loadForPlanning(const std::string &mlir) {
+  Loaded loaded;
+  loaded.file = compileMlir(mlir).program;
+  rt::LoadOptions options;
+  options.inspectOnly = true;
+  rt::Status status = rt::Program::loadFromBytes(
+      loaded.file.data(), loaded.file.size(), "test", options, loaded.program);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  REQUIRE(loaded.program->delegates().size() == 1);
+  const rt::ByteSpan &blob = loaded.program->delegates()[0].blob;
+  loaded.blob.assign(blob.data, blob.data + blob.size);
+  return loaded;
+}
+
+rt::Status plan(const Loaded &loaded, const std::vector<uint8_t> &blob,
+                vk::DispatchPlan &out, uint32_t maxImage = 4096) {
+  vk::DeviceInfo device = fakeDevice();
+  vk::DeviceLimits limits = device.limits;
+  limits.maxImageDimension3D = maxImage;
+  return vk::buildDispatchPlan(*loaded.program, 0, {blob.data(), blob.size()},
+                               device, limits, out);
+}
+
+const char *kConvReluMlir = R"(
+func.func @main(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<4x3x3x3xf32>
+  %0 = aten.convolution %x, %w {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %1 = aten.relu %0 : tensor<1x4x8x8xf32>
+  return %1 : tensor<1x4x8x8xf32>
+})";
+
+} // namespace
+
+TEST_CASE("a convolution with a relu plans as one fused dispatch",
+          "[vulkan][plan]") {
+  Loaded loaded = loadForPlanning(kConvReluMlir);
+  vk::DispatchPlan out;
+  rt::Status status = plan(loaded, loaded.blob, out);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  // Staging in, the convolution with its clamp, staging out.
+  REQUIRE(out.runDispatches.size() == 3);
+  CHECK(out.runDispatches[1].family == vk::ShaderFamily::Convolution);
+  CHECK(out.runDispatches[1].params.farg[0][0] == 0.0f);
+  CHECK(out.weights.size() == 1);
+  CHECK(out.tensors.size() == 2);
+  CHECK(out.tensors[0].texture);
+  CHECK(out.tensors[0].packing == vk::Packing::channels);
+}
+
+TEST_CASE("a damaged Vulkan blob is an error, never a crash",
+          "[vulkan][plan]") {
+  Loaded loaded = loadForPlanning(kConvReluMlir);
+  vk::DispatchPlan out;
+
+  SECTION("bytes that are no Vulkan blob") {
+    std::vector<uint8_t> garbage(64, 0x5a);
+    rt::Status status = plan(loaded, garbage, out);
+    REQUIRE_FALSE(status.isOk());
+    CHECK(status.message().find("not a valid Vulkan delegate") !=
+          std::string::npos);
+  }
+
+  SECTION("a truncated blob") {
+    std::vector<uint8_t> cut(loaded.blob.begin(),
+                             loaded.blob.begin() + loaded.blob.size() / 2);
+    CHECK_FALSE(plan(loaded, cut, out).isOk());
+  }
+
+  SECTION("texture extents that do not match the sizes") {
+    std::vector<uint8_t> blob = loaded.blob;
+    sc::GetMutableDelegate(blob.data())
+        ->mutable_tensors()
+        ->GetMutableObject(0)
+        ->mutable_extents()
+        ->Mutate(0, 3);
+    rt::Status status = plan(loaded, blob, out);
+    REQUIRE_FALSE(status.isOk());
+    CHECK(status.message().find("records extents") != std::string::npos);
+  }
+
+  SECTION("a tensor naming a program tensor that does not exist") {
+    std::vector<uint8_t> blob = loaded.blob;
+    sc::GetMutableDelegate(blob.data())
+        ->mutable_tensors()
+        ->GetMutableObject(1)
+        ->mutate_id(1000);
+    rt::Status status = plan(loaded, blob, out);
+    REQUIRE_FALSE(status.isOk());
+    CHECK(status.message().find("names program tensor 1000") !=
+          std::string::npos);
+  }
+
+  SECTION("an op reading a tensor out of range") {
+    std::vector<uint8_t> blob = loaded.blob;
+    sc::GetMutableDelegate(blob.data())
+        ->mutable_ops()
+        ->GetMutableObject(0)
+        ->mutable_inputs()
+        ->Mutate(0, 7);
+    rt::Status status = plan(loaded, blob, out);
+    REQUIRE_FALSE(status.isOk());
+    CHECK(status.message().find("reads tensor 7 of 2") != std::string::npos);
+  }
+
+  SECTION("random byte flips") {
+    std::mt19937 random(1);
+    for (int trial = 0; trial < 2000; ++trial) {
+      std::vector<uint8_t> blob = loaded.blob;
+      for (int flips = 0; flips < 3; ++flips)
+        blob[random() % blob.size()] ^=
+            static_cast<uint8_t>(1 + random() % 255);
+      vk::DispatchPlan any;
+      (void)plan(loaded, blob, any);
+    }
+    SUCCEED("no flip crashed the loader");
+  }
+}
+
+TEST_CASE("a texture over the device limit names the tensor, the limit and "
+          "the compile options",
+          "[vulkan][plan][limits]") {
+  Loaded loaded = loadForPlanning(kConvReluMlir);
+  vk::DispatchPlan out;
+  rt::Status status = plan(loaded, loaded.blob, out, /*maxImage=*/4);
+  REQUIRE_FALSE(status.isOk());
+  const std::string &message = status.message();
+  INFO(message);
+  CHECK(message.find("[1,3,8,8] is a channels-packed 3-D image of (8,8,1) "
+                     "texels") != std::string::npos);
+  CHECK(message.find("maxImageDimension3D 4 of device 'test device'") !=
+        std::string::npos);
+  CHECK(message.find("--texture-limits 4,4,4") != std::string::npos);
+}
+
+TEST_CASE("device selection", "[vulkan][device]") {
+  std::vector<vk::DeviceInfo> devices(3);
+  devices[0].index = 0;
+  devices[0].name = "llvmpipe (LLVM 15)";
+  devices[0].deviceType = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  devices[1].index = 1;
+  devices[1].name = "Old GPU";
+  devices[1].deviceType = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  devices[1].unsuitable = "supports Vulkan 1.0.0; duet needs 1.1 or newer";
+  devices[2].index = 2;
+  devices[2].name = "Integrated GPU";
+  devices[2].deviceType = VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU;
+  uint32_t chosen = 99;
+
+  SECTION("a usable GPU is preferred to the CPU device") {
+    REQUIRE(vk::selectDevice(devices, "", chosen).isOk());
+    CHECK(chosen == 2);
+  }
+  SECTION("by index and by part of the name, any case") {
+    REQUIRE(vk::selectDevice(devices, "0", chosen).isOk());
+    CHECK(chosen == 0);
+    REQUIRE(vk::selectDevice(devices, "LLVMPIPE", chosen).isOk());
+    CHECK(chosen == 0);
+  }
+  SECTION("a name that matches nothing lists the devices") {
+    rt::Status status = vk::selectDevice(devices, "h200", chosen);
+    REQUIRE_FALSE(status.isOk());
+    CHECK(status.message().find("0: llvmpipe (LLVM 15), 1: Old GPU, 2: "
+                                "Integrated GPU") != std::string::npos);
+  }
+  SECTION("an unusable device says why") {
+    rt::Status status = vk::selectDevice(devices, "old", chosen);
+    REQUIRE_FALSE(status.isOk());
+    CHECK(status.message().find("duet needs 1.1") != std::string::npos);
+  }
+  SECTION("no usable device says what to install") {
+    std::vector<vk::DeviceInfo> none = {devices[1]};
+    rt::Status status = vk::selectDevice(none, "", chosen);
+    REQUIRE_FALSE(status.isOk());
+    CHECK(status.message().find("mesa-vulkan-drivers") != std::string::npos);
+  }
+}

@@ -1,0 +1,179 @@
+// Whole programs on the Vulkan device: the load-time limit checks on a
+// detection head whose [1,84,8400] tensors only fit textures of 2100 texels,
+// and the repeatability of one loaded program over many runs.
+
+#include "VulkanTestSupport.h"
+
+#include "runtime/backends/vulkan/VulkanDevice.h"
+#include "runtime/core/Npy.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace duet;
+using namespace duet::test;
+
+namespace {
+
+/// Sets an environment variable for the life of the object.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() { unsetenv(name_); }
+
+private:
+  const char *name_;
+};
+
+/// Runs `runtime` on the fixture's stored input and compares with the stored
+/// eager PyTorch output (fp32 tolerance of `duet run --expect`).
+void expectFixtureOutput(rt::Runtime &runtime, const std::string &name) {
+  std::string notice;
+  rt::Status status =
+      runtime.setInputFromNpy(0, modelPath(name + ".input0.npy"), notice);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  status = runtime.run();
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  rt::NpyArray expected;
+  REQUIRE(rt::readNpy(modelPath(name + ".output0.npy"), expected).isOk());
+  std::vector<float> reference(
+      reinterpret_cast<const float *>(expected.data.data()),
+      reinterpret_cast<const float *>(expected.data.data()) +
+          expected.data.size() / sizeof(float));
+  std::string why;
+  bool close =
+      closeEnough(outputFloats(runtime, 0), reference, 1e-4, 1e-5, why);
+  INFO(why);
+  CHECK(close);
+}
+
+} // namespace
+
+TEST_CASE("yolo_head compiled for 2048-texel textures runs, and fails to "
+          "load under a lower device limit",
+          "[vulkan][limits]") {
+  std::vector<uint8_t> program =
+      compileFixture("yolo_head.training.pt2", {"vulkan"},
+                     std::array<int64_t, 3>{2048, 2048, 2048});
+
+  SECTION("within the device's limits it matches eager PyTorch") {
+    std::unique_ptr<rt::Runtime> runtime;
+    rt::Status status = load(program, false, runtime);
+    INFO(status.message());
+    REQUIRE(status.isOk());
+    expectFixtureOutput(*runtime, "yolo_head");
+  }
+
+  SECTION("a device whose 3-D images stop at 1024 texels refuses it") {
+    // Its [1,84,6400] view is width-packed: (1600, 84, 1) texels.
+    ScopedEnv lowered(rt::vulkan::kTestMaxImage3DVariable, "1024");
+    std::unique_ptr<rt::Runtime> runtime;
+    rt::Status status = load(program, false, runtime);
+    REQUIRE_FALSE(status.isOk());
+    const std::string &message = status.message();
+    INFO(message);
+    CHECK(message.find("[1,84,6400]") != std::string::npos);
+    CHECK(message.find("width-packed 3-D image of (1600,84,1) texels") !=
+          std::string::npos);
+    CHECK(message.find("maxImageDimension3D 1024") != std::string::npos);
+    CHECK(message.find("--texture-limits 1024,1024,1024") != std::string::npos);
+    CHECK(message.find("--target-profile") != std::string::npos);
+  }
+
+  SECTION("a device whose storage buffers are smaller refuses it") {
+    // The [1,84,8400] concatenation is a 2822400-byte buffer.
+    ScopedEnv lowered(rt::vulkan::kTestMaxBufferRangeVariable, "2000000");
+    std::unique_ptr<rt::Runtime> runtime;
+    rt::Status status = load(program, false, runtime);
+    REQUIRE_FALSE(status.isOk());
+    INFO(status.message());
+    CHECK(status.message().find("maxStorageBufferRange 2000000") !=
+          std::string::npos);
+  }
+
+  SECTION("a test hook that is not a number is an error, not ignored") {
+    ScopedEnv lowered(rt::vulkan::kTestMaxImage3DVariable, "lots");
+    std::unique_ptr<rt::Runtime> runtime;
+    rt::Status status = load(program, false, runtime);
+    REQUIRE_FALSE(status.isOk());
+    CHECK(status.message().find("must be a positive whole number") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("yolo_head compiled for lavapipe keeps its head in textures",
+          "[vulkan][limits]") {
+  // With 4096-texel limits the [1,84,8400] tensors are width-packed
+  // (2100, 84, 1) images: the concatenation and split run on textures.
+  std::vector<uint8_t> program =
+      compileFixture("yolo_head.aten.pt2", {"vulkan"},
+                     std::array<int64_t, 3>{4096, 4096, 4096});
+  std::unique_ptr<rt::Runtime> runtime;
+  rt::Status status = load(program, false, runtime);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  bool wideTexture = false;
+  for (const rt::TensorInfo &tensor : runtime->program().tensors())
+    if (tensor.placement && tensor.placement->backend == "vulkan" &&
+        tensor.placement->storage == rt::Storage::texture3d &&
+        tensor.placement->extents[0] == 2100)
+      wideTexture = true;
+  CHECK(wideTexture);
+  expectFixtureOutput(*runtime, "yolo_head");
+}
+
+TEST_CASE("200 runs of one loaded program give bit-identical outputs",
+          "[vulkan][determinism]") {
+  for (const char *fixture :
+       {"transformer_block.training.pt2", "mobilenet_block.training.pt2"}) {
+    SECTION(fixture) {
+      std::vector<uint8_t> program = compileFixture(fixture, {"vulkan"});
+      std::unique_ptr<rt::Runtime> runtime;
+      rt::Status status = load(program, false, runtime);
+      INFO(status.message());
+      REQUIRE(status.isOk());
+      setRandomInputs(*runtime, 3);
+      REQUIRE(runtime->run().isOk());
+      rt::TensorView first = runtime->output(0);
+      std::vector<uint8_t> expected(first.bytes());
+      std::memcpy(expected.data(), first.data, expected.size());
+      int differing = 0;
+      for (int run = 1; run < 200; ++run) {
+        // The arena may reuse an input's memory once it is read: inputs
+        // are set before every run.
+        setRandomInputs(*runtime, 3);
+        REQUIRE(runtime->run().isOk());
+        rt::TensorView again = runtime->output(0);
+        differing +=
+            std::memcmp(again.data, expected.data(), expected.size()) != 0;
+      }
+      CHECK(differing == 0);
+    }
+  }
+}
+
+TEST_CASE("Vulkan tensors record their placement in the program",
+          "[vulkan][placement]") {
+  std::vector<uint8_t> program =
+      compileFixture("conv_bn_relu.training.pt2", {"vulkan"});
+  std::unique_ptr<rt::Runtime> runtime;
+  REQUIRE(load(program, false, runtime).isOk());
+  int textures = 0;
+  for (const rt::TensorInfo &tensor : runtime->program().tensors()) {
+    if (!tensor.placement)
+      continue;
+    CHECK(tensor.placement->backend == "vulkan");
+    if (tensor.placement->storage == rt::Storage::texture3d) {
+      ++textures;
+      CHECK(tensor.placement->layout != rt::Layout::contiguous);
+      CHECK(tensor.placement->extents[0] > 0);
+    }
+  }
+  CHECK(textures > 0);
+}
