@@ -502,9 +502,11 @@ LogicalResult Emitter::run(func::FuncOp func, std::vector<uint8_t> &bytes,
       return failure();
   }
   // Inputs are written before the first step and outputs read after the last.
+  // Inputs also stay untouched to the end, so that a program can be run again
+  // on the inputs it was given without setting them anew.
   int64_t end = static_cast<int64_t>(instructions_.size());
   for (int32_t id : inputs_)
-    lifetimes_[id].firstStep = -1;
+    lifetimes_[id] = {lifetimes_[id].bytes, -1, end};
   for (int32_t id : outputs_)
     lifetimes_[id].lastStep = end;
 

@@ -169,6 +169,13 @@ TEST_CASE("a compiled program runs through the runtime API and matches "
   std::vector<float> again;
   REQUIRE(model->outputAsFloat32(0, again).isOk());
   CHECK(again == out);
+
+  // Inputs stay as they were set: running again without setting them gives
+  // the same output (the arena never reuses an input's memory).
+  REQUIRE(model->run().isOk());
+  std::vector<float> third;
+  REQUIRE(model->outputAsFloat32(0, third).isOk());
+  CHECK(third == out);
 }
 
 TEST_CASE("runtime misuse is an error value, never a crash", "[api][runtime]") {
