@@ -107,8 +107,13 @@ def measure(engine, name, threads, files, duet, args):
                    DUET_BENCH_SHAPES=json.dumps({"x": INPUT_SHAPE}))
         return run_json(["node", os.path.join(BENCH, "ort_bench.js"), onnx]
                         + common, env=env)
+    # Eager PyTorch 1.13 is an order of magnitude slower here: a tenth of the
+    # runs keeps a repeat short enough for the engines to stay interleaved.
+    few = ["--threads", str(threads), "--iterations",
+           str(max(10, args.iterations // 10)), "--warmup",
+           str(max(2, args.warmup // 10))]
     return run_json([TORCH_PYTHON, os.path.join(BENCH, "torch_models.py"),
-                     "bench", name] + common)
+                     "bench", name] + few)
 
 
 def main():
@@ -139,9 +144,10 @@ def main():
         print(f"repeat {repeat + 1}/{args.repeats} done", file=sys.stderr)
 
     print(f"Machine: {machine()}. {args.repeats} interleaved repeats of "
-          f"{args.iterations} timed runs (after {args.warmup} warm-up) per "
-          f"engine, model and thread count, {time.time() - started:.0f} s; "
-          f"1-minute load average {min(loads)} to {max(loads)}.\n")
+          f"{args.iterations} timed runs (after {args.warmup} warm-up; PyTorch "
+          f"a tenth of that) per engine, model and thread count, "
+          f"{time.time() - started:.0f} s; 1-minute load average "
+          f"{min(loads)} to {max(loads)}.\n")
     print("| model | threads | engine | median ms | best median ms | min ms | load ms |")
     print("|---|---|---|---|---|---|---|")
     for name in args.models:

@@ -11,6 +11,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <array>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
@@ -75,8 +76,7 @@ SmallVector<int64_t> expandTo4(ArrayRef<int64_t> shape) {
 
 /// The element type XNNPACK computes a value in: bf16 is computed in fp32.
 fb::DataType computeType(Value value) {
-  return elementTypeOf(value).isF16() ? fb::DataType::Fp16
-                                      : fb::DataType::Fp32;
+  return elementTypeOf(value).isF16() ? fb::DataType::Fp16 : fb::DataType::Fp32;
 }
 
 /// The element type of a value in the program's memory.
@@ -247,8 +247,7 @@ private:
   FailureOr<uint32_t> get(Value value, Layout layout, Operation *user);
 
   /// Adds `node`, whose output has `dims` and `type`; returns the output.
-  uint32_t addNode(NodeRec node, std::vector<uint64_t> dims,
-                   fb::DataType type);
+  uint32_t addNode(NodeRec node, std::vector<uint64_t> dims, fb::DataType type);
   /// A reshape node from `input` to `dims`.
   uint32_t reshape(uint32_t input, std::vector<uint64_t> dims) {
     NodeRec node;
@@ -436,11 +435,11 @@ void BlobWriter::bind(Value result, uint32_t id, Layout layout) {
   out.ready = slot + 1;
   out.hostAfter = slot;
   uint32_t outId = addValue(std::move(out));
-  copies_.push_back(
-      {id, outId,
-       shape.size() == 4 && layout == Layout::nhwc ? kToNchw
-                                                   : std::vector<uint8_t>{},
-       slot});
+  copies_.push_back({id, outId,
+                     shape.size() == 4 && layout == Layout::nhwc
+                         ? kToNchw
+                         : std::vector<uint8_t>{},
+                     slot});
 }
 
 LogicalResult BlobWriter::emitConvolution(aten::ConvolutionOp op) {
@@ -483,10 +482,10 @@ LogicalResult BlobWriter::emitConvolution(aten::ConvolutionOp op) {
             for (int64_t x = 0; x < kw; ++x)
               packed[(((g * goc + co) * kh + y) * kw + x) * gic + ci] =
                   src[(((g * gic + ci) * goc + co) * kh + y) * kw + x];
-    filter = floatConstant(nameOf(op.getWeight(), ".xnnpack_deconv"),
-                           {uint64_t(outChannels), uint64_t(kh), uint64_t(kw),
-                            uint64_t(gic)},
-                           packed);
+    filter = floatConstant(
+        nameOf(op.getWeight(), ".xnnpack_deconv"),
+        {uint64_t(outChannels), uint64_t(kh), uint64_t(kw), uint64_t(gic)},
+        packed);
     ArrayRef<int64_t> outputPadding = op.getOutputPadding();
     node.type = fb::NodeType::Deconvolution2d;
     node.window->adjustment = {uint32_t(outputPadding[0]),
@@ -501,10 +500,9 @@ LogicalResult BlobWriter::emitConvolution(aten::ConvolutionOp op) {
       for (int64_t y = 0; y < kh; ++y)
         for (int64_t x = 0; x < kw; ++x)
           packed[(y * kw + x) * outChannels + c] = src[(c * kh + y) * kw + x];
-    filter = floatConstant(nameOf(op.getWeight(), ".xnnpack_dw"),
-                           {1, uint64_t(kh), uint64_t(kw),
-                            uint64_t(outChannels)},
-                           packed);
+    filter = floatConstant(
+        nameOf(op.getWeight(), ".xnnpack_dw"),
+        {1, uint64_t(kh), uint64_t(kw), uint64_t(outChannels)}, packed);
     node.type = fb::NodeType::DepthwiseConvolution2d;
     node.window->groupInputChannels = uint64_t(in[1]);
     node.window->groupOutputChannels = uint64_t(outChannels / in[1]);
@@ -784,11 +782,12 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
       .Case<DivOp>([&](auto) { return emitBinary(op, T::Divide); })
       .Case<MaximumOp>([&](auto) { return emitBinary(op, T::Maximum); })
       .Case<MinimumOp>([&](auto) { return emitBinary(op, T::Minimum); })
-      .Case<ReluOp>([&](auto) { return emitClamp(op, {0.0f, kInfinity}); })
+      .Case<ReluOp>([&](auto) {
+        return emitClamp(op, {0.0f, kInfinity});
+      })
       .Case<HardtanhOp>([&](auto hardtanh) {
-        return emitClamp(
-            op, {float(hardtanh.getMinVal().convertToDouble()),
-                 float(hardtanh.getMaxVal().convertToDouble())});
+        return emitClamp(op, {float(hardtanh.getMinVal().convertToDouble()),
+                              float(hardtanh.getMaxVal().convertToDouble())});
       })
       .Case<ClampOp>([&](auto clamp) {
         Bounds bounds;
@@ -872,8 +871,8 @@ void BlobWriter::serialize(std::vector<uint8_t> &blob) {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<fb::Value>> values;
   for (const ValueRec &rec : values_)
-    values.push_back(fb::CreateValueDirect(fbb, rec.kind, rec.index, rec.type,
-                                           &rec.dims));
+    values.push_back(
+        fb::CreateValueDirect(fbb, rec.kind, rec.index, rec.type, &rec.dims));
   int lastStage = -1;
   for (const NodeRec &node : nodes_)
     lastStage = std::max(lastStage, node.stage);
@@ -884,9 +883,9 @@ void BlobWriter::serialize(std::vector<uint8_t> &blob) {
       if (copy.slot != slot)
         continue;
       stepTypes.push_back(fb::Step::Copy);
-      steps.push_back(fb::CreateCopyDirect(fbb, copy.input, copy.output,
-                                           &copy.permutation)
-                          .Union());
+      steps.push_back(
+          fb::CreateCopyDirect(fbb, copy.input, copy.output, &copy.permutation)
+              .Union());
     }
     if (slot + 1 > lastStage)
       continue;
@@ -903,10 +902,9 @@ void BlobWriter::serialize(std::vector<uint8_t> &blob) {
         std::vector<uint32_t> dilation(w.dilation.begin(), w.dilation.end());
         std::vector<uint32_t> adjustment(w.adjustment.begin(),
                                          w.adjustment.end());
-        window = fb::CreateWindowDirect(fbb, &padding, &kernel, &stride,
-                                        &dilation, &adjustment, w.groups,
-                                        w.groupInputChannels,
-                                        w.groupOutputChannels);
+        window = fb::CreateWindowDirect(
+            fbb, &padding, &kernel, &stride, &dilation, &adjustment, w.groups,
+            w.groupInputChannels, w.groupOutputChannels);
       }
       nodes.push_back(fb::CreateNodeDirect(
           fbb, node.type, &node.inputs, node.output, node.bounds.lo,
@@ -920,8 +918,7 @@ void BlobWriter::serialize(std::vector<uint8_t> &blob) {
   }
   auto root = fb::CreateDelegateDirect(fbb, &values, &stepTypes, &steps);
   fbb.Finish(root, fb::DelegateIdentifier());
-  blob.assign(fbb.GetBufferPointer(),
-              fbb.GetBufferPointer() + fbb.GetSize());
+  blob.assign(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
 
 LogicalResult BlobWriter::run(std::vector<uint8_t> &blob) {

@@ -1,4 +1,4 @@
-//===- XnnpackEmitter.h - writes the blob of an XNNPACK partition -*- C++ -*-===//
+//===- XnnpackEmitter.h - writes XNNPACK partition blobs --------*- C++ -*-===//
 //
 // Turns a legalized `duet.delegate <xnnpack>` into the delegate blob of
 // runtime/schema/xnnpack.fbs, deciding at compile time everything the

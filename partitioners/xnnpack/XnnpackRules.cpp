@@ -2,8 +2,8 @@
 //
 // Facts about the XNNPACK duet builds against (Debian's 2022-02 snapshot):
 // XNN_MAX_TENSOR_DIMS is 6; datatypes fp32 and fp16 (no bf16), but only
-// convert defines with fp16 values, every other node computes fp32; the subgraph
-// API has convolution_2d (with depthwise), deconvolution_2d,
+// convert defines with fp16 values, every other node computes fp32; the
+// subgraph API has convolution_2d (with depthwise), deconvolution_2d,
 // fully_connected, add2/multiply2/subtract/divide/maximum2/minimum2, clamp,
 // hardswish, sigmoid, leaky_relu, elu, abs, negate, square, square_root,
 // softmax (last dim), average_pooling_2d, max_pooling_2d,
@@ -69,8 +69,7 @@ std::optional<std::string> boundsArgs(Operation *op, std::optional<double> min,
                                       std::optional<double> max) {
   if (min && max && !(*min < *max))
     return op->getName().getStringRef().str() + " min " + number(*min) +
-           " >= max " + number(*max) +
-           ": this XNNPACK's clamp needs min < max";
+           " >= max " + number(*max) + ": this XNNPACK's clamp needs min < max";
   return std::nullopt;
 }
 

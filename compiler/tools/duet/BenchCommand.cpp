@@ -149,8 +149,8 @@ int runBench(const BenchArgs &args) {
   }
   fmt::print("{}: median {:.3f} ms, min {:.3f} ms, max {:.3f} ms over {} runs "
              "({} warm-up), {} thread{}; load {:.2f} ms\n",
-             args.program, median, times.front(), times.back(), n,
-             args.warmup, threads, threads == 1 ? "" : "s", loadMs);
+             args.program, median, times.front(), times.back(), n, args.warmup,
+             threads, threads == 1 ? "" : "s", loadMs);
   return kOk;
 }
 

@@ -240,16 +240,19 @@ Status selectDevice(const std::vector<DeviceInfo> &devices,
 }
 
 Status Device::shared(std::shared_ptr<Device> &device) {
+  // Opened once and kept for the life of the process, never destroyed:
+  // drivers differ in how well they take repeated instances (NVIDIA's
+  // refused new ones after a few dozen in one process), and destroying a
+  // device during static destruction races the driver's own exit handlers.
   static std::mutex mutex;
-  static std::weak_ptr<Device> current;
+  static auto *kept = new std::shared_ptr<Device>();
   std::lock_guard<std::mutex> lock(mutex);
-  device = current.lock();
-  if (device)
-    return Status::ok();
-  std::shared_ptr<Device> opened(new Device());
-  DUET_RETURN_IF_ERROR(opened->open());
-  current = opened;
-  device = std::move(opened);
+  if (!*kept) {
+    std::shared_ptr<Device> opened(new Device());
+    DUET_RETURN_IF_ERROR(opened->open());
+    *kept = std::move(opened);
+  }
+  device = *kept;
   return Status::ok();
 }
 

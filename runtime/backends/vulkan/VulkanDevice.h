@@ -74,7 +74,8 @@ Status selectDevice(const std::vector<DeviceInfo> &devices,
 /// delegate of the process.
 class Device {
 public:
-  /// The process's device, opened on first use (see the file comment).
+  /// The process's device, opened on first use (see the file comment) and
+  /// kept until the process ends; a failed open is retried on the next use.
   static Status shared(std::shared_ptr<Device> &device);
   ~Device();
   Device(const Device &) = delete;

@@ -107,7 +107,9 @@ void copyRows(const void *input, void *output, const Plan &p, size_t block,
               size_t r0, size_t r1) {
   using InT = typename Element<In>::Storage;
   using OutT = typename Element<Out>::Storage;
-  auto convert = [](InT v) { return Element<Out>::store(Element<In>::load(v)); };
+  auto convert = [](InT v) {
+    return Element<Out>::store(Element<In>::load(v));
+  };
   size_t rank = p.dims.size();
   size_t rows = p.rows(), cols = p.cols();
   size_t rowStride = p.inputStrides[rank - 2];
@@ -146,8 +148,8 @@ void copyRows(const void *input, void *output, const Plan &p, size_t block,
   }
 }
 
-using CopyRowsFn = void (*)(const void *, void *, const Plan &, size_t,
-                            size_t, size_t);
+using CopyRowsFn = void (*)(const void *, void *, const Plan &, size_t, size_t,
+                            size_t);
 
 template <HostType In> CopyRowsFn copyRowsTo(HostType outputType) {
   switch (outputType) {
@@ -213,12 +215,11 @@ void hostCopy(const void *input, HostType inputType,
       fn(input, output, p, block, 0, p.rows());
     return;
   }
-  size_t perBlock = std::max<size_t>(
-      1, (4 * threads + p.blocks() - 1) / p.blocks());
-  size_t rowsPerTask =
-      std::max(kTile, (p.rows() + perBlock - 1) / perBlock);
-  Task task{fn, input, output, &p, rowsPerTask,
-            (p.rows() + rowsPerTask - 1) / rowsPerTask};
+  size_t perBlock =
+      std::max<size_t>(1, (4 * threads + p.blocks() - 1) / p.blocks());
+  size_t rowsPerTask = std::max(kTile, (p.rows() + perBlock - 1) / perBlock);
+  Task task{fn, input,       output,
+            &p, rowsPerTask, (p.rows() + rowsPerTask - 1) / rowsPerTask};
   pthreadpool_parallelize_1d(threadpool, runTask, &task,
                              p.blocks() * task.tasksPerBlock, 0);
 }

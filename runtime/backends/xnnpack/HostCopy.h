@@ -1,4 +1,4 @@
-//===- HostCopy.h - transposes and conversions between subgraphs -*- C++ -*-===//
+//===- HostCopy.h - host transposes between subgraphs -----------*- C++ -*-===//
 //
 // The XNNPACK subgraph API duet builds against has no transpose, and XNNPACK
 // has no bf16, so an XNNPACK delegate changes the layout of a value (NCHW to

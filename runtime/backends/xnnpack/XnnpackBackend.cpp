@@ -39,7 +39,7 @@ public:
                  const std::vector<TensorView> &inputs,
                  const std::vector<TensorView> &outputs) override {
     return static_cast<xnnpack::XnnpackDelegate &>(delegate).run(inputs,
-                                                                  outputs);
+                                                                 outputs);
   }
 
 private:

@@ -8,9 +8,9 @@
 #include <xnnpack.h>
 
 #include <algorithm>
-#include <map>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 namespace duet::rt::xnnpack {
 
@@ -109,7 +109,8 @@ windowField(const flatbuffers::Vector<uint32_t> *field, size_t count) {
 /// The XNNPACK ids of one subgraph's values, defined on first use.
 class SubgraphBuilder {
 public:
-  SubgraphBuilder(xnn_subgraph_t subgraph, const std::vector<uint32_t> &external)
+  SubgraphBuilder(xnn_subgraph_t subgraph,
+                  const std::vector<uint32_t> &external)
       : subgraph_(subgraph), external_(external) {}
 
   xnn_subgraph_t subgraph() const { return subgraph_; }
@@ -130,9 +131,9 @@ public:
       externalId = static_cast<uint32_t>(external - external_.begin());
     else
       flags = 0;
-    xnn_status status = xnn_define_tensor_value(
-        subgraph_, datatype, dims.size(), dims.data(), data, externalId, flags,
-        &xnnId);
+    xnn_status status =
+        xnn_define_tensor_value(subgraph_, datatype, dims.size(), dims.data(),
+                                data, externalId, flags, &xnnId);
     if (status == xnn_status_success)
       ids_.emplace(id, xnnId);
     return status;
@@ -214,13 +215,13 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
     if (value->dims())
       spec.dims.assign(value->dims()->begin(), value->dims()->end());
     if (spec.dims.empty() || spec.dims.size() > XNN_MAX_TENSOR_DIMS)
-      return Status::error("{} has rank {}; XNNPACK takes ranks 1 to {}",
-                           name, spec.dims.size(), XNN_MAX_TENSOR_DIMS);
+      return Status::error("{} has rank {}; XNNPACK takes ranks 1 to {}", name,
+                           spec.dims.size(), XNN_MAX_TENSOR_DIMS);
     uint64_t elements = 1;
     for (size_t d : spec.dims) {
       if (d == 0 || d > (uint64_t(1) << 40) || elements > (uint64_t(1) << 40))
-        return Status::error("{} has dims {}, which XNNPACK cannot hold",
-                             name, formatDims(spec.dims));
+        return Status::error("{} has dims {}, which XNNPACK cannot hold", name,
+                             formatDims(spec.dims));
       elements *= d;
     }
     int32_t at = value->index();
@@ -379,8 +380,8 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
       size_t count = node->inputs() ? node->inputs()->size() : 0;
       if (count < least || count > most)
         return Status::error("{} has {} operands, expected {}{}", what, count,
-                             least, most > least ? fmt::format(" to {}", most)
-                                                 : "");
+                             least,
+                             most > least ? fmt::format(" to {}", most) : "");
       for (size_t i = 0; i < count; ++i) {
         uint32_t id = node->inputs()->Get(i);
         if (id == kNoValue && i == 2)
@@ -466,8 +467,8 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
           return xnn_status_success;
         }
         const ValueSpec &spec = values_[id];
-        xnn_datatype datatype = spec.type == HostType::f16 ? xnn_datatype_fp16
-                                                           : xnn_datatype_fp32;
+        xnn_datatype datatype =
+            spec.type == HostType::f16 ? xnn_datatype_fp16 : xnn_datatype_fp32;
         uint32_t flags = output || producedHere[id]
                              ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT
                              : XNN_VALUE_FLAG_EXTERNAL_INPUT;
@@ -522,8 +523,8 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
             subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
             kernel->Get(0), kernel->Get(1), stride->Get(0), stride->Get(1),
             dilation->Get(0), dilation->Get(1), window->groups(),
-            window->group_input_channels(), window->group_output_channels(),
-            lo, hi, ids[0], ids[1], ids[2], out, 0);
+            window->group_input_channels(), window->group_output_channels(), lo,
+            hi, ids[0], ids[1], ids[2], out, 0);
         break;
       case fb::NodeType::DepthwiseConvolution2d:
         fn = "xnn_define_depthwise_convolution_2d";
@@ -532,8 +533,8 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
             kernel->Get(0), kernel->Get(1), stride->Get(0), stride->Get(1),
             dilation->Get(0), dilation->Get(1),
             static_cast<uint32_t>(window->group_output_channels()),
-            window->group_input_channels(), lo, hi, ids[0], ids[1], ids[2],
-            out, 0);
+            window->group_input_channels(), lo, hi, ids[0], ids[1], ids[2], out,
+            0);
         break;
       case fb::NodeType::Deconvolution2d:
         fn = "xnn_define_deconvolution_2d";
@@ -588,7 +589,8 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
         break;
       case fb::NodeType::LeakyRelu:
         fn = "xnn_define_leaky_relu";
-        status = xnn_define_leaky_relu(subgraph, node->scalar(), ids[0], out, 0);
+        status =
+            xnn_define_leaky_relu(subgraph, node->scalar(), ids[0], out, 0);
         break;
       case fb::NodeType::Elu:
         fn = "xnn_define_elu";
@@ -657,10 +659,9 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
                                "1 to {}",
                                what, node->shape() ? node->shape()->size() : 0,
                                XNN_MAX_TENSOR_DIMS);
-        std::vector<size_t> shape(node->shape()->begin(),
-                                  node->shape()->end());
-        status = xnn_define_static_reshape(subgraph, shape.size(),
-                                           shape.data(), ids[0], out, 0);
+        std::vector<size_t> shape(node->shape()->begin(), node->shape()->end());
+        status = xnn_define_static_reshape(subgraph, shape.size(), shape.data(),
+                                           ids[0], out, 0);
         break;
       }
       case fb::NodeType::ResizeBilinear2d:
@@ -668,8 +669,8 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
         if (!node->shape() || node->shape()->size() != 2)
           return Status::error("{}: expected the new height and width", what);
         status = xnn_define_static_resize_bilinear_2d(
-            subgraph, node->shape()->Get(0), node->shape()->Get(1), ids[0],
-            out, node->align_corners() ? XNN_FLAG_ALIGN_CORNERS : 0);
+            subgraph, node->shape()->Get(0), node->shape()->Get(1), ids[0], out,
+            node->align_corners() ? XNN_FLAG_ALIGN_CORNERS : 0);
         break;
       case fb::NodeType::Convert:
         fn = "xnn_define_convert";
@@ -677,8 +678,7 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
         break;
       }
       if (status != xnn_status_success)
-        return Status::error("{}: {} failed: {}", what, fn,
-                             statusName(status));
+        return Status::error("{}: {} failed: {}", what, fn, statusName(status));
     }
     xnn_runtime_t runtime = nullptr;
     status = xnn_create_runtime_v2(subgraph, pool_.get(), 0, &runtime);
@@ -724,8 +724,8 @@ Status XnnpackDelegate::checkShapes(const fb::Node &node,
                       size_t &result) {
     size_t k = kernel->Get(axis), st = stride->Get(axis);
     size_t d = withDilation ? dilation->Get(axis) : 1;
-    size_t padded = size + pad->Get(axis == 0 ? 0 : 3) +
-                    pad->Get(axis == 0 ? 2 : 1);
+    size_t padded =
+        size + pad->Get(axis == 0 ? 0 : 3) + pad->Get(axis == 0 ? 2 : 1);
     if (k == 0 || st == 0 || d == 0 || padded < d * (k - 1) + 1)
       return false;
     result = (padded - d * (k - 1) - 1) / st + 1;
@@ -744,8 +744,7 @@ Status XnnpackDelegate::checkShapes(const fb::Node &node,
       return bad("the node has no window, or its window lacks a field or "
                  "has one of the wrong length");
     if (in.size() != 4)
-      return bad(fmt::format("the input is {}, not [N,H,W,C]",
-                             formatDims(in)));
+      return bad(fmt::format("the input is {}, not [N,H,W,C]", formatDims(in)));
     size_t channels = in[3];
     if (node.type() == fb::NodeType::Convolution2d || deconvolution ||
         node.type() == fb::NodeType::DepthwiseConvolution2d) {
@@ -827,8 +826,7 @@ Status XnnpackDelegate::checkShapes(const fb::Node &node,
   }
   case fb::NodeType::GlobalAveragePooling2d: {
     if (in.size() != 4)
-      return bad(fmt::format("the input is {}, not [N,H,W,C]",
-                             formatDims(in)));
+      return bad(fmt::format("the input is {}, not [N,H,W,C]", formatDims(in)));
     Dims expected = {in[0], 1, 1, in[3]};
     return out == expected ? Status::ok() : mismatch(expected);
   }
@@ -856,8 +854,7 @@ Status XnnpackDelegate::checkShapes(const fb::Node &node,
   case fb::NodeType::ResizeBilinear2d: {
     if (in.size() != 4 || !node.shape() || node.shape()->size() != 2)
       return bad("expected an [N,H,W,C] input and the new height and width");
-    Dims expected = {in[0], node.shape()->Get(0), node.shape()->Get(1),
-                     in[3]};
+    Dims expected = {in[0], node.shape()->Get(0), node.shape()->Get(1), in[3]};
     return out == expected ? Status::ok() : mismatch(expected);
   }
   default:

@@ -73,8 +73,8 @@ std::vector<uint8_t> writeBlob(const BlobSpec &spec) {
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 
-TensorInfo tensor(std::string name, std::vector<int64_t> sizes,
-                  TensorKind kind, int64_t arenaOffset = -1) {
+TensorInfo tensor(std::string name, std::vector<int64_t> sizes, TensorKind kind,
+                  int64_t arenaOffset = -1) {
   TensorInfo info;
   info.name = std::move(name);
   info.sizes = std::move(sizes);
@@ -99,8 +99,8 @@ std::vector<uint8_t> program(std::vector<uint8_t> blob) {
   DelegateSpec delegate;
   delegate.backend = "xnnpack";
   delegate.blob = std::move(blob);
-  delegate.ops.push_back({"aten.add", {{"alpha", AttrValue(1.0)}}, {x, cId},
-                          {y}});
+  delegate.ops.push_back(
+      {"aten.add", {{"alpha", AttrValue(1.0)}}, {x, cId}, {y}});
   uint32_t index = builder.addDelegate(std::move(delegate));
   builder.addDelegateCall({index, {x}, {y}});
   builder.setMemoryPlan({128, 128});
@@ -127,8 +127,8 @@ Status load(const std::vector<uint8_t> &file,
             std::unique_ptr<Runtime> &runtime) {
   LoadOptions options;
   options.threads = 1;
-  return Runtime::loadFromBytes(file.data(), file.size(), "blob.duet",
-                                options, runtime);
+  return Runtime::loadFromBytes(file.data(), file.size(), "blob.duet", options,
+                                runtime);
 }
 
 std::string loadError(const std::vector<uint8_t> &blob) {
@@ -193,7 +193,9 @@ TEST_CASE("damaged XNNPACK blobs are refused with a reason", "[xnnpack]") {
        [](BlobSpec &s) { s.values[0].index = 3; },
        "value 0 is input 3, but the delegate has 1 inputs"},
       {"dims that do not match the call's tensor",
-       [](BlobSpec &s) { s.values[0].dims = {2, 4}; },
+       [](BlobSpec &s) {
+         s.values[0].dims = {2, 4};
+       },
        "value 0 (input) has dims [2,4] (8 elements), but tensor 0 (x) has 6"},
       {"a datatype other than the tensor's",
        [](BlobSpec &s) { s.values[2].type = fb::DataType::Bf16; },
@@ -221,7 +223,9 @@ TEST_CASE("damaged XNNPACK blobs are refused with a reason", "[xnnpack]") {
        [](BlobSpec &s) { std::get<0>(s.steps[0])[0].inputs = {0}; },
        "step 0 node 0 (Add) has 1 operands, expected 2"},
       {"a value id past the end",
-       [](BlobSpec &s) { std::get<0>(s.steps[0])[0].inputs = {0, 7}; },
+       [](BlobSpec &s) {
+         std::get<0>(s.steps[0])[0].inputs = {0, 7};
+       },
        "reads value 7, but the blob has 3 values"},
       {"a copy whose permutation does not fit",
        [](BlobSpec &s) {
@@ -241,7 +245,10 @@ TEST_CASE("damaged XNNPACK blobs are refused with a reason", "[xnnpack]") {
        "step 0 node 0 (Softmax): the output is [2,3], but the operands make "
        "it [3]"},
       {"operands that do not broadcast",
-       [](BlobSpec &s) { s.values[1].dims = {1, 3}; s.values[0].dims = {3, 2}; },
+       [](BlobSpec &s) {
+         s.values[1].dims = {1, 3};
+         s.values[0].dims = {3, 2};
+       },
        "[3,2] and [1,3] do not broadcast"},
       {"a convolution without its window",
        [](BlobSpec &s) {
@@ -278,8 +285,8 @@ TEST_CASE("damaged XNNPACK blobs are refused with a reason", "[xnnpack]") {
 }
 
 TEST_CASE("host copies permute and convert like plain loops", "[xnnpack]") {
-  using rt::xnnpack::HostType;
   using rt::xnnpack::hostCopy;
+  using rt::xnnpack::HostType;
   std::mt19937 random(7);
   std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
   SECTION("NCHW to NHWC and back, fp32") {
@@ -287,8 +294,8 @@ TEST_CASE("host copies permute and convert like plain loops", "[xnnpack]") {
     std::vector<float> in(2 * 5 * 17 * 19), nhwc(in.size()), back(in.size());
     for (float &v : in)
       v = dist(random);
-    hostCopy(in.data(), HostType::f32, dims, nhwc.data(),
-                      HostType::f32, {0, 2, 3, 1});
+    hostCopy(in.data(), HostType::f32, dims, nhwc.data(), HostType::f32,
+             {0, 2, 3, 1});
     for (size_t n = 0; n < 2; ++n)
       for (size_t c = 0; c < 5; ++c)
         for (size_t h = 0; h < 17; ++h)
@@ -296,7 +303,7 @@ TEST_CASE("host copies permute and convert like plain loops", "[xnnpack]") {
             REQUIRE(nhwc[((n * 17 + h) * 19 + w) * 5 + c] ==
                     in[((n * 5 + c) * 17 + h) * 19 + w]);
     hostCopy(nhwc.data(), HostType::f32, {2, 17, 19, 5}, back.data(),
-                      HostType::f32, {0, 3, 1, 2});
+             HostType::f32, {0, 3, 1, 2});
     CHECK(back == in);
   }
   SECTION("NCHW to NHWC on two threads, fp32 to bf16") {
@@ -324,8 +331,8 @@ TEST_CASE("host copies permute and convert like plain loops", "[xnnpack]") {
     std::vector<float> in(72), out(72);
     for (float &v : in)
       v = dist(random);
-    hostCopy(in.data(), HostType::f32, dims, out.data(),
-                      HostType::f32, {4, 1, 0, 3, 2});
+    hostCopy(in.data(), HostType::f32, dims, out.data(), HostType::f32,
+             {4, 1, 0, 3, 2});
     for (size_t a = 0; a < 3; ++a)
       for (size_t c = 0; c < 4; ++c)
         for (size_t e = 0; e < 6; ++e)
@@ -336,12 +343,10 @@ TEST_CASE("host copies permute and convert like plain loops", "[xnnpack]") {
     for (uint16_t &v : in)
       v = floatToBf16(dist(random));
     std::vector<float> wide(37);
-    hostCopy(in.data(), HostType::bf16, {37}, wide.data(),
-                      HostType::f32, {});
+    hostCopy(in.data(), HostType::bf16, {37}, wide.data(), HostType::f32, {});
     for (size_t i = 0; i < 37; ++i)
       REQUIRE(wide[i] == bf16ToFloat(in[i]));
-    hostCopy(wide.data(), HostType::f32, {37}, back.data(),
-                      HostType::bf16, {});
+    hostCopy(wide.data(), HostType::f32, {37}, back.data(), HostType::bf16, {});
     CHECK(back == in);
   }
   SECTION("fp32 to fp16 with a transpose") {
@@ -349,8 +354,8 @@ TEST_CASE("host copies permute and convert like plain loops", "[xnnpack]") {
     for (float &v : in)
       v = dist(random);
     std::vector<uint16_t> out(6);
-    hostCopy(in.data(), HostType::f32, {2, 3}, out.data(),
-                      HostType::f16, {1, 0});
+    hostCopy(in.data(), HostType::f32, {2, 3}, out.data(), HostType::f16,
+             {1, 0});
     for (size_t r = 0; r < 2; ++r)
       for (size_t c = 0; c < 3; ++c)
         REQUIRE(out[c * 2 + r] == floatToHalf(in[r * 3 + c]));

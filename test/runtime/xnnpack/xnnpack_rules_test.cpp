@@ -360,9 +360,9 @@ std::vector<uint8_t> compileSample(const Sample &sample, uint32_t seed) {
   INFO(diagnostics);
   REQUIRE(succeeded(report));
   for (const auto &op : report->ops) {
-    INFO(op.node << " (" << op.op << "): "
-                 << (op.rejections.empty() ? ""
-                                           : op.rejections.front().reason));
+    INFO(
+        op.node << " (" << op.op << "): "
+                << (op.rejections.empty() ? "" : op.rejections.front().reason));
     CHECK(op.backend == "xnnpack");
   }
   auto func = *module->getOps<func::FuncOp>().begin();
@@ -377,9 +377,10 @@ std::vector<uint8_t> compileSample(const Sample &sample, uint32_t seed) {
 
 /// Runs the program on the given inputs; XNNPACK, or the portable kernels
 /// with `reference`.
-std::vector<std::vector<float>> runProgram(
-    const std::vector<uint8_t> &bytes, bool reference,
-    const std::vector<std::vector<float>> &inputs, unsigned threads = 1) {
+std::vector<std::vector<float>>
+runProgram(const std::vector<uint8_t> &bytes, bool reference,
+           const std::vector<std::vector<float>> &inputs,
+           unsigned threads = 1) {
   rt::LoadOptions options;
   options.reference = reference;
   options.threads = threads;
@@ -410,9 +411,10 @@ std::vector<std::vector<float>> runProgram(
     rt::TensorView out = runtime->output(i);
     std::vector<float> values(out.numel());
     for (int64_t k = 0; k < out.numel(); ++k)
-      values[k] = out.dtype == rt::DType::f32    ? out.as<float>()[k]
-                  : out.dtype == rt::DType::bf16 ? rt::bf16ToFloat(out.as<uint16_t>()[k])
-                                                 : rt::halfToFloat(out.as<uint16_t>()[k]);
+      values[k] = out.dtype == rt::DType::f32 ? out.as<float>()[k]
+                  : out.dtype == rt::DType::bf16
+                      ? rt::bf16ToFloat(out.as<uint16_t>()[k])
+                      : rt::halfToFloat(out.as<uint16_t>()[k]);
     outputs.push_back(std::move(values));
   }
   return outputs;
@@ -433,16 +435,17 @@ std::vector<std::vector<float>> randomInputs(const std::vector<uint8_t> &bytes,
     const rt::TensorInfo &info = program->tensors()[id];
     std::vector<float> values(info.nbytes / rt::dtypeSize(info.dtype));
     for (float &v : values)
-      v = info.dtype == rt::DType::bf16 ? rt::bf16ToFloat(rt::floatToBf16(dist(random)))
-                                        : dist(random);
+      v = info.dtype == rt::DType::bf16
+              ? rt::bf16ToFloat(rt::floatToBf16(dist(random)))
+              : dist(random);
     inputs.push_back(std::move(values));
   }
   return inputs;
 }
 
 /// max |a - b| <= rtol * max |b| + atol, NaN only where both are NaN.
-void requireClose(const std::vector<float> &got,
-                  const std::vector<float> &want, double rtol, double atol) {
+void requireClose(const std::vector<float> &got, const std::vector<float> &want,
+                  double rtol, double atol) {
   REQUIRE(got.size() == want.size());
   double maxRef = 0, maxDiff = 0;
   for (size_t i = 0; i < got.size(); ++i) {
@@ -465,8 +468,7 @@ TEST_CASE("every op the XNNPACK rule table accepts has a sample here",
   for (const Sample &sample : kSamples)
     covered.insert(sample.op);
   for (const auto &rule : partition::XnnpackRules::table()) {
-    INFO("add a sample for " << rule.op.str()
-                             << " to xnnpack_rules_test.cpp");
+    INFO("add a sample for " << rule.op.str() << " to xnnpack_rules_test.cpp");
     CHECK(covered.count(rule.op.str()) == 1);
   }
 }
