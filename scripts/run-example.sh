@@ -24,3 +24,11 @@ PY
 echo "== duet run (compared with the eager PyTorch output)"
 "$duet" run "$out/mobilenet_v3_small.duet" --input "$model.input0.npy" \
   --expect "$model.output0.npy" --output "$out/output0.npy"
+
+# On a machine without a GPU the Vulkan device is Mesa's lavapipe (a CPU
+# emulation), so the same model is also shown on the XNNPACK CPU delegate.
+echo "== the same on the XNNPACK CPU delegate (--backends xnnpack)"
+"$duet" compile "$model.pt2" -o "$out/mobilenet_v3_small.xnnpack.duet" --backends xnnpack --quiet
+"$duet" run "$out/mobilenet_v3_small.xnnpack.duet" --input "$model.input0.npy" \
+  --expect "$model.output0.npy"
+"$duet" bench "$out/mobilenet_v3_small.xnnpack.duet" --iterations 50
