@@ -57,6 +57,7 @@ Status compilePath(const std::string &path, const std::string &shownAs,
   pipeline.partition.targetProfile = options.targetProfile;
   pipeline.partition.textureLimits = options.textureLimits;
   pipeline.partition.enableBf16 = options.enableBf16;
+  pipeline.forceFp16 = options.forceFp16;
 
   CompileErrorKind kind = CompileErrorKind::internal;
   llvm::Expected<CompileResult> compiled = compileModel(path, pipeline, &kind);

@@ -40,6 +40,8 @@ public:
   /// Records where the delegate keeps tensor `id` (`duet inspect` shows it).
   /// A tensor two delegates read keeps the placement recorded first.
   virtual void setPlacement(int32_t id, rt::Placement placement) = 0;
+  /// Whether the program keeps Vulkan textures in fp16 (--force-fp16).
+  virtual bool forceFp16() const { return false; }
 };
 
 class DelegateEmitter {

@@ -169,6 +169,7 @@ void addInstruction(rt::ProgramBuilder &builder, rt::DelegateCall call) {
 /// everything handed to the ProgramBuilder in id order so ids match.
 class Emitter {
 public:
+  explicit Emitter(const EmitOptions &options) : options_(options) {}
   LogicalResult run(func::FuncOp func, std::vector<uint8_t> &bytes,
                     EmitStats &stats);
 
@@ -197,6 +198,7 @@ private:
   std::vector<rt::Instruction> instructions_;
   std::vector<rt::DelegateSpec> delegates_;
   std::vector<int32_t> inputs_, outputs_;
+  EmitOptions options_;
 
   friend class EmitContext;
 };
@@ -227,6 +229,7 @@ public:
     if (!info.placement)
       info.placement = std::move(placement);
   }
+  bool forceFp16() const override { return emitter_.options_.forceFp16; }
 
 private:
   Emitter &emitter_;
@@ -555,8 +558,8 @@ LogicalResult Emitter::run(func::FuncOp func, std::vector<uint8_t> &bytes,
 } // namespace
 
 LogicalResult emitProgram(func::FuncOp func, std::vector<uint8_t> &bytes,
-                          EmitStats &stats) {
-  return Emitter().run(func, bytes, stats);
+                          EmitStats &stats, const EmitOptions &options) {
+  return Emitter(options).run(func, bytes, stats);
 }
 
 } // namespace duet

@@ -28,10 +28,18 @@ struct EmitStats {
   size_t delegateCalls = 0;
 };
 
+/// Choices the delegate emitters honour.
+struct EmitOptions {
+  /// Vulkan: keep textures in RGBA16F images instead of RGBA32F
+  /// (`duet compile --force-fp16`).
+  bool forceFp16 = false;
+};
+
 /// Writes `func` as a program into `bytes`. Errors are emitted as diagnostics
 /// on the op at fault.
 mlir::LogicalResult emitProgram(mlir::func::FuncOp func,
-                                std::vector<uint8_t> &bytes, EmitStats &stats);
+                                std::vector<uint8_t> &bytes, EmitStats &stats,
+                                const EmitOptions &options = {});
 
 } // namespace duet
 

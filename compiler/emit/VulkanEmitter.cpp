@@ -694,8 +694,8 @@ LogicalResult BlobWriter::run(std::vector<uint8_t> &blob) {
       return failure();
     outputs.push_back(*index);
   }
-  auto root =
-      vk::CreateDelegateDirect(fbb_, &tensors_, &inputs, &outputs, &ops_);
+  auto root = vk::CreateDelegateDirect(fbb_, &tensors_, &inputs, &outputs,
+                                       &ops_, context_.forceFp16());
   vk::FinishDelegateBuffer(fbb_, root);
   blob.assign(fbb_.GetBufferPointer(),
               fbb_.GetBufferPointer() + fbb_.GetSize());

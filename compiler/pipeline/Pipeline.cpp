@@ -128,8 +128,10 @@ llvm::Expected<CompileResult> compileModel(llvm::StringRef path,
   if (!llvm::hasSingleElement(funcs))
     return makeError(CompileErrorKind::internal, errorKind,
                      path.str() + ": expected one function after import");
-  if (mlir::failed(emitProgram(*funcs.begin(), result.program,
-                               result.emitStats)))
+  EmitOptions emit;
+  emit.forceFp16 = options.forceFp16;
+  if (mlir::failed(
+          emitProgram(*funcs.begin(), result.program, result.emitStats, emit)))
     return makeError(CompileErrorKind::unsupported, errorKind,
                      path.str() + ": " + diagnostics.text("emitting failed"));
   return result;

@@ -29,6 +29,8 @@ struct CompileOptions {
   /// is always the last resort). Empty: emittableBackends().
   std::vector<std::string> backends;
   PartitionOptions partition;
+  /// Vulkan textures as RGBA16F images (fp32 math, fp16 storage).
+  bool forceFp16 = false;
 };
 
 /// Why a compile failed, for distinct exit codes.

@@ -47,6 +47,10 @@ struct Options {
   std::optional<std::array<int64_t, 3>> textureLimits;
   /// Let XNNPACK take bf16 ops it can compute in fp32 (decided per op).
   bool enableBf16 = false;
+  /// Keep Vulkan textures in RGBA16F images instead of RGBA32F (fp16
+  /// storage, fp32 math in the shaders; inputs and outputs keep their
+  /// dtypes). A device without RGBA16F storage images refuses the program.
+  bool forceFp16 = false;
   /// Fail with ErrorCode::strictFallback when any op falls to the portable
   /// kernels. The Result is filled all the same, so the report says why.
   bool strict = false;

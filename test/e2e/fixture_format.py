@@ -8,7 +8,19 @@ import lit.formats
 import lit.Test
 
 # Backend sets that this build can compile and run, in priority order.
-BACKEND_SETS = ["portable", "xnnpack", "vulkan", "vulkan,xnnpack"]
+BACKEND_SETS = ["portable", "xnnpack", "vulkan", "vulkan,xnnpack", "vulkan+fp16"]
+
+# Extra `duet compile` and `duet run` arguments of a set named
+# "<backends>+<variant>". fp16: Vulkan textures stored as RGBA16F
+# (--force-fp16). Every value in an image is rounded to fp16 (11-bit
+# significand, relative spacing 2^-10 ~ 1e-3) at each op boundary, so errors
+# add up through a graph; the tolerance is rtol 1e-2, atol 1e-2 (bound
+# rtol * max|ref| + atol), about 3x the worst fixture seen (activations:
+# max diff 8.05 for max|ref| 2740, 2.9e-3 of max|ref|). The fp32 sets keep
+# duet run's dtype defaults.
+VARIANTS = {
+    "fp16": (["--force-fp16"], ["--rtol", "1e-2", "--atol", "1e-2"]),
+}
 
 
 class FixtureFormat(lit.formats.base.TestFormat):
@@ -28,14 +40,16 @@ class FixtureFormat(lit.formats.base.TestFormat):
                     yield test
 
     def execute(self, test, litConfig):
-        fixture, flavour, backends = test.fixture
+        fixture, flavour, backend_set = test.fixture
+        backends, _, variant = backend_set.partition("+")
+        compile_extra, run_extra = VARIANTS[variant] if variant else ([], [])
         tmp = os.path.join(test.suite.exec_root, "e2e", test.path_in_suite[-1])
         os.makedirs(os.path.dirname(tmp), exist_ok=True)
         program = tmp + ".duet"
         duet = os.path.join(self.tools, "duet")
         compile_cmd = [duet, "compile", os.path.join(self.models, fixture["flavours"][flavour]["file"]),
-                       "-o", program, "--backends", backends]
-        run_cmd = [duet, "run", program]
+                       "-o", program, "--backends", backends] + compile_extra
+        run_cmd = [duet, "run", program] + run_extra
         for spec in fixture["inputs"]:
             run_cmd += ["--input", os.path.join(self.models, spec["file"])]
         for spec in fixture["outputs"]:

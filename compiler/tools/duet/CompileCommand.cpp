@@ -21,6 +21,7 @@ struct CompileArgs {
   std::string textureLimits;
   std::string targetProfile;
   bool enableBf16 = false;
+  bool forceFp16 = false;
   std::string report;
   bool explain = false;
   bool strict = false;
@@ -57,6 +58,7 @@ int runCompile(const CompileArgs &args) {
   options.backends = args.backends;
   options.partition.enableBf16 = args.enableBf16;
   options.partition.targetProfile = args.targetProfile;
+  options.forceFp16 = args.forceFp16;
   if (!args.textureLimits.empty()) {
     std::array<int64_t, 3> limits;
     if (!parseLimits(args.textureLimits, limits)) {
@@ -153,6 +155,10 @@ Runner addCompileCommand(CLI::App &app) {
   cmd->add_flag("--enable-bf16", args->enableBf16,
                 "let XNNPACK take bf16 ops it can compute in fp32 (decided "
                 "per op)");
+  cmd->add_flag("--force-fp16", args->forceFp16,
+                "keep Vulkan textures in RGBA16F images instead of RGBA32F "
+                "(fp16 storage, fp32 math; inputs and outputs keep their "
+                "dtypes)");
   cmd->add_option("--report", args->report,
                   "write the placement report as JSON to this file");
   cmd->add_flag("--explain", args->explain,

@@ -9,6 +9,7 @@
 #include "compiler/tools/duet/Commands.h"
 
 #include "runtime/core/Program.h"
+#include "runtime/schema/vulkan_generated.h"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -72,6 +73,16 @@ json partitionsJson(const rt::Program &program) {
                           {"inputs", call.inputs},
                           {"outputs", call.outputs},
                           {"ops", ops}});
+    if (delegate.backend == "vulkan") {
+      // The image format is the blob's (--force-fp16); a blob that does not
+      // verify is left for the loader to report.
+      flatbuffers::Verifier verifier(delegate.blob.data, delegate.blob.size);
+      if (duet::vulkan::schema::VerifyDelegateBuffer(verifier))
+        partitions.back()["image_format"] =
+            duet::vulkan::schema::GetDelegate(delegate.blob.data)->fp16_images()
+                ? "rgba16f"
+                : "rgba32f";
+    }
     portable = nullptr;
   }
   return partitions;

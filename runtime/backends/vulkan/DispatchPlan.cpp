@@ -142,6 +142,7 @@ Status PlanBuilder::build(ByteSpan blob) {
     return Status::error("vulkan delegate {}: the blob lacks its tensors, "
                          "inputs, outputs or ops",
                          index_);
+  plan_.fp16Images = root->fp16_images();
   for (size_t i = 0; i < root->tensors()->size(); ++i)
     DUET_RETURN_IF_ERROR(readTensor(root->tensors()->Get(i), i));
   auto readIndices = [&](const flatbuffers::Vector<int32_t> *indices,
@@ -424,7 +425,7 @@ Status PlanBuilder::add(std::vector<Dispatch> &list, Dispatch dispatch) {
     dispatch.spec[1 + i] = packingOf(input);
   }
   if (!shaderCode(dispatch.family, dispatch.inputsInBuffers,
-                  dispatch.outputInBuffer)
+                  dispatch.outputInBuffer, plan_.fp16Images)
            .words)
     return opError("no {} shader reads {} and writes a {}",
                    shaderName(dispatch.family),

@@ -116,6 +116,8 @@ struct DispatchPlan {
   std::vector<Dispatch> loadDispatches;
   /// Run every time: inputs in, the ops, outputs out.
   std::vector<Dispatch> runDispatches;
+  /// Textures are RGBA16F (--force-fp16) rather than RGBA32F.
+  bool fp16Images = false;
 };
 
 /// Builds the plan of delegate `index` of `program` from its blob, checking

@@ -9,6 +9,7 @@ struct ShaderVariant {
   const char *family;
   bool inputsInBuffers;
   bool outputInBuffer;
+  bool fp16Images;
   const uint32_t *words;
   size_t count;
 };
@@ -68,11 +69,13 @@ ShaderBindings shaderBindings(ShaderFamily family) {
 }
 
 ShaderCode shaderCode(ShaderFamily family, bool inputsInBuffers,
-                      bool outputInBuffer) {
+                      bool outputInBuffer, bool fp16Images) {
   std::string_view name = shaderName(family);
+  // Only variants that touch an image have an rgba16f build.
+  bool fp16 = fp16Images && !(inputsInBuffers && outputInBuffer);
   for (const ShaderVariant &variant : kShaderVariants)
     if (name == variant.family && variant.inputsInBuffers == inputsInBuffers &&
-        variant.outputInBuffer == outputInBuffer)
+        variant.outputInBuffer == outputInBuffer && variant.fp16Images == fp16)
       return {variant.words, variant.count};
   return {};
 }

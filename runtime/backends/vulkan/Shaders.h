@@ -54,9 +54,10 @@ struct ShaderCode {
   size_t count = 0;
 };
 
-/// The family with its inputs and output in buffers or in textures.
+/// The family with its inputs and output in buffers or in textures, and its
+/// images rgba16f (`fp16Images`) or rgba32f.
 ShaderCode shaderCode(ShaderFamily family, bool inputsInBuffers,
-                      bool outputInBuffer);
+                      bool outputInBuffer, bool fp16Images = false);
 
 } // namespace duet::rt::vulkan
 

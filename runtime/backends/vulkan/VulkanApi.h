@@ -28,6 +28,7 @@ namespace duet::rt::vulkan {
   X(vkGetPhysicalDeviceFeatures2)                                              \
   X(vkGetPhysicalDeviceQueueFamilyProperties)                                  \
   X(vkGetPhysicalDeviceMemoryProperties)                                       \
+  X(vkGetPhysicalDeviceFormatProperties)                                       \
   X(vkCreateDevice)                                                            \
   X(vkGetDeviceProcAddr)
 

@@ -3,12 +3,14 @@
 #include "runtime/backends/vulkan/VulkanDelegate.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace duet::rt::vulkan {
 namespace {
 
-constexpr VkFormat kTextureFormat = VK_FORMAT_R32G32B32A32_SFLOAT;
+/// The largest finite fp16 value.
+constexpr float kFp16Max = 65504.0f;
 
 VkDeviceSize alignTo(VkDeviceSize value, VkDeviceSize alignment) {
   return alignment > 1 ? (value + alignment - 1) / alignment * alignment
@@ -130,7 +132,7 @@ Status VulkanDelegate::createImage(const PlannedTensor &tensor,
   VkImageCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
   info.imageType = VK_IMAGE_TYPE_3D;
-  info.format = kTextureFormat;
+  info.format = textureFormat();
   info.extent = {tensor.extents[0], tensor.extents[1], tensor.extents[2]};
   info.mipLevels = 1;
   info.arrayLayers = 1;
@@ -230,6 +232,19 @@ Status VulkanDelegate::load(ByteSpan blob) {
                                          device_->info(), limits, plan_));
   const VulkanApi &vk = device_->api();
   VkDevice device = device_->handle();
+  if (plan_.fp16Images) {
+    // The test hook stands for a device without the format.
+    bool hooked = std::getenv("DUET_VULKAN_TEST_NO_FP16_IMAGES") != nullptr;
+    if (hooked || !device_->supportsStorageImage(textureFormat()))
+      return Status::error(
+          "vulkan delegate {}: the program was compiled with --force-fp16, "
+          "but device '{}' cannot use VK_FORMAT_R16G16B16A16_SFLOAT as a "
+          "storage image{}; recompile without --force-fp16 or pick another "
+          "device with DUET_VULKAN_DEVICE",
+          index_, device_->info().name,
+          hooked ? " (as the test hook DUET_VULKAN_TEST_NO_FP16_IMAGES says)"
+                 : "");
+  }
 
   // The device arena: tensors, weights and the stand-in for absent weights.
   constexpr VkBufferUsageFlags kDeviceBuffer =
@@ -269,7 +284,7 @@ Status VulkanDelegate::load(ByteSpan blob) {
     view.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
     view.image = tensors_[i].image;
     view.viewType = VK_IMAGE_VIEW_TYPE_3D;
-    view.format = kTextureFormat;
+    view.format = textureFormat();
     view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
     DUET_VK_CHECK(
         vk.vkCreateImageView(device, &view, nullptr, &tensors_[i].view),
@@ -331,7 +346,7 @@ Status VulkanDelegate::createPipelines() {
       Layouts &layouts = layouts_[key];
       if (!layouts.module) {
         ShaderCode code = shaderCode(dispatch.family, dispatch.inputsInBuffers,
-                                     dispatch.outputInBuffer);
+                                     dispatch.outputInBuffer, plan_.fp16Images);
         VkShaderModuleCreateInfo module{};
         module.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
         module.codeSize = code.count * sizeof(uint32_t);
@@ -538,11 +553,17 @@ Status VulkanDelegate::uploadAndPrepare() {
   const VulkanApi &vk = device_->api();
   VkDevice device = device_->handle();
 
-  for (size_t i = 0; i < plan_.staging.size(); ++i)
-    if (plan_.staging[i].use == StagingBuffer::Use::constant)
-      toFloats(program_.constantView(
-                   plan_.tensors[plan_.staging[i].tensor].programId),
-               reinterpret_cast<float *>(staging_[i].mapped));
+  for (size_t i = 0; i < plan_.staging.size(); ++i) {
+    if (plan_.staging[i].use != StagingBuffer::Use::constant)
+      continue;
+    const PlannedTensor &tensor = plan_.tensors[plan_.staging[i].tensor];
+    auto *values = reinterpret_cast<float *>(staging_[i].mapped);
+    toFloats(program_.constantView(tensor.programId), values);
+    // An fp16 image would turn a constant beyond its range into infinity.
+    if (plan_.fp16Images && tensor.texture)
+      for (int64_t k = 0; k < tensor.numel; ++k)
+        values[k] = std::clamp(values[k], -kFp16Max, kFp16Max);
+  }
 
   // Weights go through an upload buffer freed once they are on the device.
   std::vector<VkDeviceSize> offsets;

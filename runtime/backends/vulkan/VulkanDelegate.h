@@ -67,6 +67,11 @@ private:
   Status createBuffer(VkDeviceSize bytes, VkBufferUsageFlags usage,
                       Resource &resource);
   Status createImage(const PlannedTensor &tensor, Resource &resource);
+  /// The format of every image: RGBA16F under --force-fp16, else RGBA32F.
+  VkFormat textureFormat() const {
+    return plan_.fp16Images ? VK_FORMAT_R16G16B16A16_SFLOAT
+                            : VK_FORMAT_R32G32B32A32_SFLOAT;
+  }
   /// Allocates one arena for `resources` (with `required` memory properties,
   /// preferring `preferred`) and binds them into it.
   Status bindArena(std::vector<Resource *> resources,

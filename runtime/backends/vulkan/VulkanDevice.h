@@ -91,6 +91,13 @@ public:
   }
   const DeviceInfo &info() const { return info_; }
   const DeviceLimits &limits() const { return info_.limits; }
+  /// Whether optimally tiled 3-D images of `format` may be storage images.
+  bool supportsStorageImage(VkFormat format) const {
+    VkFormatProperties properties{};
+    api_.vkGetPhysicalDeviceFormatProperties(physical_, format, &properties);
+    return properties.optimalTilingFeatures &
+           VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT;
+  }
   /// The limits a load is checked against: the device's, lowered by the
   /// test hooks when they are set (read at each load).
   Status checkedLimits(DeviceLimits &limits) const;

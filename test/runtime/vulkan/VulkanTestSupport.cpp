@@ -22,7 +22,7 @@ namespace duet::test {
 
 Compiled compileMlir(const std::string &mlir,
                      std::optional<std::array<int64_t, 3>> textureLimits,
-                     bool partition) {
+                     bool partition, bool forceFp16) {
   mlir::MLIRContext context;
   context.loadDialect<aten::AtenDialect, DuetDialect, mlir::arith::ArithDialect,
                       mlir::func::FuncDialect>();
@@ -48,8 +48,10 @@ Compiled compileMlir(const std::string &mlir,
   auto funcs = module->getOps<mlir::func::FuncOp>();
   REQUIRE(std::distance(funcs.begin(), funcs.end()) == 1);
   EmitStats stats;
-  bool emitted =
-      mlir::succeeded(emitProgram(*funcs.begin(), compiled.program, stats));
+  EmitOptions emit;
+  emit.forceFp16 = forceFp16;
+  bool emitted = mlir::succeeded(
+      emitProgram(*funcs.begin(), compiled.program, stats, emit));
   INFO(diagnostics);
   REQUIRE(emitted);
   return compiled;

@@ -30,10 +30,11 @@ struct Compiled {
 /// Compiles `mlir` (a module with one func of aten ops) with the Vulkan
 /// backend only; `textureLimits` replaces the generic profile's. A function
 /// whose delegates are already planned by hand (`partition` false) is only
-/// emitted. Fails the test on any error.
+/// emitted. `forceFp16` keeps textures in RGBA16F images. Fails the test on
+/// any error.
 Compiled compileMlir(const std::string &mlir,
                      std::optional<std::array<int64_t, 3>> textureLimits = {},
-                     bool partition = true);
+                     bool partition = true, bool forceFp16 = false);
 
 /// Compiles fixture `test/models/<file>` with `options`-like arguments.
 std::vector<uint8_t>

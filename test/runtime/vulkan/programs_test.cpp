@@ -177,3 +177,40 @@ TEST_CASE("Vulkan tensors record their placement in the program",
   }
   CHECK(textures > 0);
 }
+
+TEST_CASE("--force-fp16 clamps constants in images to the fp16 range",
+          "[vulkan][fp16]") {
+  // The constant is read as a tensor, so it is uploaded into an RGBA16F
+  // image: 1e6 and 7e4 are beyond fp16 and end as 65504, 0.1 rounds to the
+  // nearest fp16. Adding zeros shows what the image holds. (lavapipe's image
+  // store saturates as well; the host-side clamp makes this hold on drivers
+  // whose conversion gives infinity, which Vulkan allows.)
+  std::string mlir = R"(
+func.func @main(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  %c = arith.constant dense<[[1.0e+06, -1.0e+06, 7.0e+04, 1.0e-01]]> : tensor<1x4xf32>
+  %0 = aten.add %x, %c : tensor<1x4xf32>, tensor<1x4xf32> -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+})";
+  for (bool fp16 : {false, true}) {
+    SECTION(fp16 ? "rgba16f" : "rgba32f") {
+      Compiled compiled = compileMlir(mlir, {}, true, fp16);
+      std::unique_ptr<rt::Runtime> runtime;
+      rt::Status status = load(compiled.program, false, runtime);
+      INFO(status.message());
+      REQUIRE(status.isOk());
+      std::vector<float> zeros(4, 0.0f);
+      rt::TensorView input;
+      input.dtype = rt::DType::f32;
+      input.sizes = {1, 4};
+      input.data = zeros.data();
+      REQUIRE(runtime->setInput(0, input).isOk());
+      REQUIRE(runtime->run().isOk());
+      std::vector<float> out = outputFloats(*runtime, 0);
+      std::vector<float> expected =
+          fp16 ? std::vector<float>{65504.0f, -65504.0f, 65504.0f,
+                                    rt::halfToFloat(rt::floatToHalf(0.1f))}
+               : std::vector<float>{1.0e6f, -1.0e6f, 7.0e4f, 0.1f};
+      CHECK(out == expected);
+    }
+  }
+}

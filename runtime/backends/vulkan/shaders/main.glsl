@@ -6,7 +6,7 @@
 #ifdef OUTPUT_BUFFER
 layout(std430, set = 0, binding = 1) buffer OutputBlock { float v[]; } outBuf;
 #else
-layout(set = 0, binding = 1, rgba32f) uniform image3D outImg;
+layout(set = 0, binding = 1, IMAGE_FORMAT) uniform image3D outImg;
 #endif
 
 // The index of lane `lane` of work item `item`; false past the tensor's end

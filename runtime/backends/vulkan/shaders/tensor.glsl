@@ -11,8 +11,14 @@
 //
 // Storage is chosen per build variant (-DINPUT_BUFFER, -DOUTPUT_BUFFER),
 // packing per pipeline (specialization constants), the op's own switches too.
+// Images are rgba32f unless built with -DIMAGE_FORMAT=rgba16f (--force-fp16):
+// only storage narrows, loads and stores convert and the math stays fp32.
 
 #extension GL_GOOGLE_include_directive : require
+
+#ifndef IMAGE_FORMAT
+#define IMAGE_FORMAT rgba32f
+#endif
 
 layout(local_size_x = 64) in;
 
@@ -95,7 +101,7 @@ void broadcastIndex(int k, int idx[8], out int result[8]) {
   float NAME##_load(int idx[8]) { return NAME.v[offsetOf(SLOT, idx)]; }
 #else
 #define TENSOR_INPUT(NAME, SLOT, BINDING, PACKING)                            \
-  layout(set = 0, binding = BINDING, rgba32f) uniform readonly image3D NAME;  \
+  layout(set = 0, binding = BINDING, IMAGE_FORMAT) uniform readonly image3D NAME; \
   float NAME##_load(int idx[8]) {                                             \
     ivec4 p = texelOf(SLOT, PACKING, idx);                                    \
     return imageLoad(NAME, p.xyz)[p.w];                                       \
