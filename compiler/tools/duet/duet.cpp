@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
   using namespace duet::cli;
   CLI::App app{"duet: ahead-of-time compiler and partitioner for torch.export "
                "models (Vulkan GPU + XNNPACK CPU)"};
-  app.set_version_flag("--version", "duet 0.1.0");
+  app.set_version_flag("--version", "duet " DUET_VERSION);
   app.require_subcommand(0, 1);
   std::map<std::string, Runner> runners = {
       {"import", addImportCommand(app)},
