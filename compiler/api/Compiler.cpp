@@ -69,14 +69,10 @@ Status compilePath(const std::string &path, const std::string &shownAs,
   result.reportJson = reportToJson(compiled->report);
   result.backends = compiled->backends;
   result.ops = compiled->report.ops.size();
-  for (const OpDecision &op : compiled->report.ops) {
-    if (op.backend == "vulkan")
-      ++result.vulkanOps;
-    else if (op.backend == "xnnpack")
-      ++result.xnnpackOps;
-    else
-      ++result.portableOps;
-  }
+  BackendCounts counts = countByBackend(compiled->report);
+  result.vulkanOps = counts.vulkan;
+  result.xnnpackOps = counts.xnnpack;
+  result.portableOps = counts.portable;
   result.delegatePartitions = compiled->report.partitions.size();
   result.portableOpReasons = portableOps(compiled->report);
 

@@ -161,6 +161,19 @@ std::string reportToTable(const PartitionReport &report) {
   return os.str();
 }
 
+BackendCounts countByBackend(const PartitionReport &report) {
+  BackendCounts counts;
+  for (const OpDecision &op : report.ops) {
+    if (op.backend == "vulkan")
+      ++counts.vulkan;
+    else if (op.backend == "xnnpack")
+      ++counts.xnnpack;
+    else
+      ++counts.portable;
+  }
+  return counts;
+}
+
 std::vector<std::string> portableOps(const PartitionReport &report) {
   std::vector<std::string> lines;
   for (const OpDecision &op : report.ops) {

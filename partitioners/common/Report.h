@@ -101,6 +101,14 @@ std::string reportToJson(const PartitionReport &report);
 /// then the partitions and the Vulkan tensors.
 std::string reportToTable(const PartitionReport &report);
 
+/// How many ops each backend took.
+struct BackendCounts {
+  size_t vulkan = 0;
+  size_t xnnpack = 0;
+  size_t portable = 0;
+};
+BackendCounts countByBackend(const PartitionReport &report);
+
 /// The ops that fell to portable, one line each ("node (op): reason; reason"),
 /// for `--strict`; empty when every op went to a delegate.
 std::vector<std::string> portableOps(const PartitionReport &report);

@@ -96,17 +96,15 @@ int runCompile(const CompileArgs &args) {
   if (args.explain)
     fmt::print("{}", reportToTable(result->report));
 
-  size_t counts[3] = {0, 0, 0};
-  for (const OpDecision &op : result->report.ops)
-    ++counts[op.backend == "vulkan" ? 0 : op.backend == "xnnpack" ? 1 : 2];
+  BackendCounts counts = countByBackend(result->report);
   if (!args.quiet) {
     const EmitStats &e = result->emitStats;
     fmt::print(stderr,
                "duet: {} -> {}: {} ops (vulkan {}, xnnpack {}, portable {}), "
                "{} partitions; constants {:.1f} KiB, arena {:.1f} KiB (lower "
                "bound {:.1f} KiB); {:.1f} ms\n",
-               args.input, args.output, result->report.ops.size(), counts[0],
-               counts[1], counts[2], result->report.partitions.size(),
+               args.input, args.output, result->report.ops.size(), counts.vulkan,
+               counts.xnnpack, counts.portable, result->report.partitions.size(),
                e.constantBytes / 1024.0, e.arenaBytes / 1024.0,
                e.arenaLowerBoundBytes / 1024.0, ms);
   }
