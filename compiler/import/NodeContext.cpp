@@ -19,7 +19,7 @@ NodeContext::NodeContext(OpBuilder &builder, Location loc,
                          ValueLookup lookup,
                          llvm::SmallVector<RankedTensorType> resultTypes)
     : builder(builder), loc(loc), args(std::move(args)), defaults(defaults),
-      lookup(lookup), resultTypes(std::move(resultTypes)) {
+      lookup(std::move(lookup)), resultTypes(std::move(resultTypes)) {
   values.resize(this->resultTypes.size());
   unavailable.resize(this->resultTypes.size());
 }

@@ -19,8 +19,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Error.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -45,9 +47,10 @@ struct ArgDefault {
 };
 
 /// Resolves a tensor name used by a node to its value, or explains why it
-/// cannot be used.
+/// cannot be used. Owned (not a function_ref): the context keeps it for the
+/// whole node, longer than the expression that builds it.
 using ValueLookup =
-    llvm::function_ref<llvm::Expected<mlir::Value>(llvm::StringRef)>;
+    std::function<llvm::Expected<mlir::Value>(llvm::StringRef)>;
 
 class NodeContext {
 public:

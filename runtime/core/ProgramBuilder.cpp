@@ -4,6 +4,7 @@
 
 #include "runtime/schema/program_generated.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -205,12 +206,16 @@ Status ProgramBuilder::emit(
   uint64_t written = fbb.GetSize();
   if (!sink(fbb.GetBufferPointer(), fbb.GetSize()))
     return Status::error("cannot write the program's FlatBuffer");
+  // Padding can be longer than `zeros` (a constant segment's tail, or the
+  // gap after a FlatBuffer): write it in pieces.
   auto padTo = [&](uint64_t offset) {
-    if (offset == written)
-      return true;
-    bool ok = sink(zeros, offset - written);
-    written = offset;
-    return ok;
+    while (written < offset) {
+      uint64_t piece = std::min<uint64_t>(offset - written, sizeof(zeros));
+      if (!sink(zeros, piece))
+        return false;
+      written += piece;
+    }
+    return true;
   };
   uint64_t segmentStart = alignUp(written, kConstantAlignment);
   if (!padTo(segmentStart))
