@@ -15,8 +15,8 @@ packages=(
   libxnnpack-dev libpthreadpool-dev
   # GPU delegate: loader, headers, lavapipe, shader compiler
   libvulkan-dev mesa-vulkan-drivers glslc
-  # tests and tools
-  catch2 graphviz
+  # tests and tools; clang 19 and its runtimes for the sanitizer and fuzz build
+  catch2 graphviz clang-19 libclang-rt-19-dev
 )
 
 missing=()

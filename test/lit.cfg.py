@@ -10,6 +10,12 @@ config.test_exec_root = os.path.join(config.duet_obj_root, "test")
 # Fixtures, C++ unit tests and inputs named by RUN lines are not tests themselves.
 config.excludes = ["models", "unit", "Inputs", "__pycache__", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt"]
 
+# Sanitizer settings (scripts/run_tests.py --sanitize) and the Vulkan driver choice
+# reach the tools the tests run.
+for name in ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "VK_DRIVER_FILES", "VK_ICD_FILENAMES"]:
+    if name in os.environ:
+        config.environment[name] = os.environ[name]
+
 config.environment["PATH"] = os.pathsep.join(
     [config.duet_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 config.substitutions.append(("%models", os.path.join(config.duet_src_root, "test", "models")))
