@@ -82,11 +82,13 @@ def main():
     for name, cmd, xml in runs:
         print(f"== {name}", flush=True)
         proc = subprocess.run(cmd, env=env)
-        if not os.path.exists(xml):
-            # The runner died before writing its report: that is a failure.
-            failed.append(f"{name} (exit {proc.returncode}, no report)")
+        try:
+            p, f, s = count_junit(xml)
+        except (OSError, ET.ParseError):
+            # The runner died before finishing its report (a sanitizer stops the
+            # process at its first finding): that is a failure.
+            failed.append(f"{name} (exit {proc.returncode}, no complete report)")
             continue
-        p, f, s = count_junit(xml)
         if proc.returncode != 0 and not f:
             f = [f"{name} (exit {proc.returncode})"]
         passed, skipped = passed + p, skipped + s
