@@ -26,9 +26,13 @@ struct Fixture {
                                     diagnostics += d.str() + "\n";
                                     return success();
                                   }};
+  /// Every op of a test lives in this module, so it goes away with the test.
+  OwningOpRef<ModuleOp> module;
   Fixture() {
     context.loadDialect<duet::aten::AtenDialect, duet::DuetDialect,
                         arith::ArithDialect>();
+    module = ModuleOp::create(builder.getUnknownLoc());
+    builder.setInsertionPointToEnd(module->getBody());
   }
   RankedTensorType f32(ArrayRef<int64_t> shape) {
     return RankedTensorType::get(shape, builder.getF32Type());
