@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/tools/duet/Commands.h"
+#include "compiler/tools/duet/PrintableText.h"
 
 #include "runtime/core/Runtime.h"
 
@@ -144,7 +145,7 @@ int runBench(const BenchArgs &args) {
     out["load_ms"] = loadMs;
     out["iterations"] = args.iterations;
     out["threads"] = threads;
-    fmt::print("{}\n", out.dump());
+    fmt::print("{}\n", dumpJson(out));
     return kOk;
   }
   fmt::print("{}: median {:.3f} ms, min {:.3f} ms, max {:.3f} ms over {} runs "

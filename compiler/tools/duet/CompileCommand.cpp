@@ -2,12 +2,12 @@
 
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/tools/duet/Commands.h"
+#include "compiler/tools/duet/OutputFiles.h"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
 
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <sstream>
 
@@ -47,12 +47,6 @@ bool parseLimits(const std::string &text, std::array<int64_t, 3> &limits) {
   return !std::getline(in, part, ',');
 }
 
-bool writeFile(const std::string &path, const void *data, size_t size) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(static_cast<const char *>(data), static_cast<std::streamsize>(size));
-  return static_cast<bool>(out.flush());
-}
-
 int runCompile(const CompileArgs &args) {
   CompileOptions options;
   options.backends = args.backends;
@@ -68,6 +62,16 @@ int runCompile(const CompileArgs &args) {
     }
     options.partition.textureLimits = limits;
   }
+  CommandFiles files;
+  files.addInput("the model", args.input);
+  // A profile name that is no file's path matches no output.
+  if (!args.targetProfile.empty())
+    files.addInput("--target-profile", args.targetProfile);
+  files.addOutput("-o", args.output);
+  if (!args.report.empty())
+    files.addOutput("--report", args.report);
+  if (int code = files.check())
+    return code;
 
   auto start = std::chrono::steady_clock::now();
   CompileErrorKind kind = CompileErrorKind::internal;
@@ -82,17 +86,17 @@ int runCompile(const CompileArgs &args) {
                   std::chrono::steady_clock::now() - start)
                   .count();
 
-  if (!writeFile(args.output, result->program.data(), result->program.size())) {
-    printError("cannot write '" + args.output + "'");
-    return kIoError;
-  }
+  std::vector<OutputBytes> outputs = {
+      {args.output,
+       std::string_view(reinterpret_cast<const char *>(result->program.data()),
+                        result->program.size())}};
+  std::string report;
   if (!args.report.empty()) {
-    std::string json = reportToJson(result->report);
-    if (!writeFile(args.report, json.data(), json.size())) {
-      printError("cannot write the report '" + args.report + "'");
-      return kIoError;
-    }
+    report = reportToJson(result->report);
+    outputs.push_back({args.report, report});
   }
+  if (int code = writeOutputs(outputs))
+    return code;
   if (args.explain)
     fmt::print("{}", reportToTable(result->report));
 

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/tools/duet/Commands.h"
+#include "compiler/tools/duet/OutputFiles.h"
+#include "compiler/tools/duet/PrintableText.h"
 
 #include "runtime/backends/vulkan/VulkanDevice.h"
 
@@ -16,7 +18,6 @@
 
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 
 namespace duet::cli {
@@ -67,6 +68,12 @@ ordered_json deviceJson(const vk::DeviceInfo &info, bool selected) {
 }
 
 int runDevices(const DevicesArgs &args) {
+  if (!args.profileOut.empty()) {
+    CommandFiles files;
+    files.addOutput("--profile-out", args.profileOut);
+    if (int code = files.check())
+      return code;
+  }
   std::vector<vk::DeviceInfo> devices;
   rt::Status status = vk::listDevices(devices);
   if (!status.isOk()) {
@@ -90,7 +97,7 @@ int runDevices(const DevicesArgs &args) {
     ordered_json list = ordered_json::array();
     for (const vk::DeviceInfo &info : devices)
       list.push_back(deviceJson(info, haveChoice && info.index == chosen));
-    fmt::print("{}\n", list.dump(2));
+    fmt::print("{}\n", dumpJson(list, 2));
   } else {
     for (const vk::DeviceInfo &info : devices) {
       bool selected = haveChoice && info.index == chosen;
@@ -124,12 +131,9 @@ int runDevices(const DevicesArgs &args) {
   profile["maxStorageBufferRange"] = info.limits.maxStorageBufferRange;
   profile["source"] = "Read from the device's Vulkan driver by `duet devices "
                       "--profile-out`.";
-  std::ofstream out(args.profileOut);
-  out << profile.dump(2) << "\n";
-  if (!out) {
-    printError(fmt::format("cannot write the profile {}", args.profileOut));
-    return kIoError;
-  }
+  std::string text = dumpJson(profile, 2) + "\n";
+  if (int code = writeOutputs({{args.profileOut, text}}))
+    return code;
   fmt::print(stderr, "duet: wrote the profile of device {} ({}) to {}\n",
              info.index, info.name, args.profileOut);
   return kOk;

@@ -2,11 +2,10 @@
 
 #include "compiler/import/Pt2Importer.h"
 #include "compiler/tools/duet/Commands.h"
+#include "compiler/tools/duet/OutputFiles.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <fmt/core.h>
@@ -24,6 +23,14 @@ struct ImportArgs {
 };
 
 int runImport(const ImportArgs &args) {
+  bool toStdout = args.output == "-";
+  if (!toStdout) {
+    CommandFiles files;
+    files.addInput("the model", args.input);
+    files.addOutput("-o", args.output);
+    if (int code = files.check())
+      return code;
+  }
   mlir::MLIRContext ctx;
   llvm::Expected<import::ImportedProgram> program =
       import::importPt2(args.input, ctx);
@@ -38,18 +45,16 @@ int runImport(const ImportArgs &args) {
                "copied\n",
                stats.tensors, stats.bytesMapped, stats.bytesCopied);
   }
-  std::error_code ec;
-  llvm::ToolOutputFile out(args.output, ec, llvm::sys::fs::OF_None);
-  if (ec) {
-    printError(fmt::format("cannot write '{}': {}", args.output, ec.message()));
-    return kIoError;
-  }
   mlir::OpPrintingFlags flags;
   if (args.locations)
     flags.enableDebugInfo();
-  program->module().print(out.os(), flags);
-  out.os() << "\n";
-  out.keep();
+  auto print = [&](llvm::raw_ostream &os) {
+    program->module().print(os, flags);
+    os << "\n";
+  };
+  if (!toStdout)
+    return writeOutput(args.output, print);
+  print(llvm::outs());
   return kOk;
 }
 

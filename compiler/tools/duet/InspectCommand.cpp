@@ -4,9 +4,14 @@
 // fields are added, never renamed or removed. `--svg` draws the program with
 // Graphviz (`dot`, run as a subprocess; `--dot` writes its input instead).
 //
+// Names come from the file and are printed through printableName(), in the
+// JSON, the text and the graph alike.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/tools/duet/Commands.h"
+#include "compiler/tools/duet/OutputFiles.h"
+#include "compiler/tools/duet/PrintableText.h"
 
 #include "runtime/core/Program.h"
 #include "runtime/schema/vulkan_generated.h"
@@ -43,7 +48,9 @@ struct InspectArgs {
 using nlohmann::json;
 
 json opJson(const rt::KernelCall &call) {
-  return {{"op", call.op}, {"inputs", call.inputs}, {"outputs", call.outputs}};
+  return {{"op", printableName(call.op)},
+          {"inputs", call.inputs},
+          {"outputs", call.outputs}};
 }
 
 /// Partitions in execution order: each delegate call is one, and each run of
@@ -68,7 +75,7 @@ json partitionsJson(const rt::Program &program) {
     for (const rt::KernelCall &op : delegate.ops)
       ops.push_back(opJson(op));
     partitions.push_back({{"id", partitions.size()},
-                          {"backend", delegate.backend},
+                          {"backend", printableName(delegate.backend)},
                           {"delegate", call.delegate},
                           {"inputs", call.inputs},
                           {"outputs", call.outputs},
@@ -91,13 +98,13 @@ json partitionsJson(const rt::Program &program) {
 json tensorJson(const rt::Program &program, int32_t id) {
   const rt::TensorInfo &t = program.tensors()[id];
   json out = {{"id", id},
-              {"name", t.name},
+              {"name", printableName(t.name)},
               {"dtype", rt::dtypeName(t.dtype)},
               {"sizes", t.sizes},
               {"kind", rt::tensorKindName(t.kind)},
               {"bytes", t.nbytes}};
   if (t.placement) {
-    out["backend"] = t.placement->backend;
+    out["backend"] = printableName(t.placement->backend);
     out["storage"] = rt::storageName(t.placement->storage);
     out["layout"] = rt::layoutName(t.placement->layout);
     if (t.placement->storage == rt::Storage::texture3d)
@@ -176,8 +183,9 @@ std::string programToDot(const rt::Program &program, const json &partitions) {
   auto tensorNode = [&](int32_t id) {
     const rt::TensorInfo &t = program.tensors()[id];
     std::string shape = fmt::format("{}", fmt::join(t.sizes, "x"));
-    std::string label = fmt::format("{}\\n{} [{}]", dotEscape(t.name),
-                                    rt::dtypeName(t.dtype), shape);
+    std::string label =
+        fmt::format("{}\\n{} [{}]", dotEscape(printableName(t.name)),
+                    rt::dtypeName(t.dtype), shape);
     bool io =
         t.kind == rt::TensorKind::input || t.kind == rt::TensorKind::output;
     if (t.placement && t.placement->backend == "vulkan")
@@ -201,7 +209,7 @@ std::string programToDot(const rt::Program &program, const json &partitions) {
     clusters += fmt::format(
         "  subgraph cluster_p{} {{\n    label=\"partition {}: {} ({} ops)\";\n"
         "    style=\"filled,rounded\"; fillcolor=\"{}\"; color=\"{}\";\n",
-        id, id, backend, p["ops"].size(), fill, border);
+        id, id, dotEscape(backend), p["ops"].size(), fill, border);
     size_t index = 0;
     for (const json &opJson : p["ops"]) {
       std::string node = fmt::format("p{}_op{}", id, index++);
@@ -241,8 +249,8 @@ std::string programToDot(const rt::Program &program, const json &partitions) {
   size_t total = 0;
   std::string summary;
   for (const auto &[backend, count] : opsPerBackend) {
-    summary +=
-        fmt::format("{}{} {}", summary.empty() ? "" : ", ", backend, count);
+    summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ",
+                           dotEscape(backend), count);
     total += count;
   }
   out += "digraph duet {\n  rankdir=TB;\n  newrank=true;\n"
@@ -250,7 +258,8 @@ std::string programToDot(const rt::Program &program, const json &partitions) {
          "  graph [fontname=\"Helvetica\", fontsize=11];\n";
   out += fmt::format("  label=\"{}: {} ops ({}); {} layout conversion(s)\";\n"
                      "  labelloc=t;\n",
-                     dotEscape(program.name()), total, summary, conversions);
+                     dotEscape(printableName(program.name())), total, summary,
+                     conversions);
   // Inputs (and any tensor no op writes) stand outside the partitions.
   for (size_t id = 0; id < program.tensors().size(); ++id)
     if (isDrawn(static_cast<int32_t>(id)) && !placed.count(id))
@@ -261,8 +270,8 @@ std::string programToDot(const rt::Program &program, const json &partitions) {
   return out;
 }
 
-/// Writes `text` to `path`; false when it cannot.
-bool writeText(const std::string &path, const std::string &text) {
+/// Writes `text` to the temporary file `path`; false when it cannot.
+bool writeTemporary(const std::string &path, const std::string &text) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file << text;
   return static_cast<bool>(file.flush());
@@ -270,12 +279,11 @@ bool writeText(const std::string &path, const std::string &text) {
 
 /// Renders DOT text into an SVG file with Graphviz's `dot`.
 int renderSvg(const std::string &dotText, const std::string &svgPath) {
-  // Checked here so that an unwritable path is an I/O error, not a Graphviz
-  // failure.
-  if (!writeText(svgPath, "")) {
-    printError(fmt::format("cannot write '{}'", svgPath));
-    return kIoError;
-  }
+  // Graphviz writes the temporary file; the SVG replaces `svgPath` only
+  // once it is complete.
+  std::unique_ptr<PendingOutput> svg;
+  if (int code = PendingOutput::create(svgPath, svg))
+    return code;
   const char *tmp = std::getenv("TMPDIR");
   std::string pattern =
       std::string(tmp && *tmp ? tmp : "/tmp") + "/duet-inspect-XXXXXX.dot";
@@ -290,13 +298,13 @@ int renderSvg(const std::string &dotText, const std::string &svgPath) {
   }
   close(fd);
   std::string dotPath(name.data());
-  if (!writeText(dotPath, dotText)) {
+  if (!writeTemporary(dotPath, dotText)) {
     std::remove(dotPath.c_str());
     printError(fmt::format("cannot write the temporary file '{}'", dotPath));
     return kIoError;
   }
   std::string format = "-Tsvg";
-  std::string outFlag = "-o" + svgPath;
+  std::string outFlag = "-o" + svg->writePath();
   char *argv[] = {const_cast<char *>("dot"), format.data(), outFlag.data(),
                   dotPath.data(), nullptr};
   pid_t pid = 0;
@@ -306,7 +314,6 @@ int renderSvg(const std::string &dotText, const std::string &svgPath) {
     waitpid(pid, &status, 0);
   std::remove(dotPath.c_str());
   if (spawned == ENOENT) {
-    std::remove(svgPath.c_str());
     printError("--svg needs Graphviz, and 'dot' is not on PATH: install it "
                "(Debian: apt-get install graphviz), or write the graph with "
                "--dot FILE and render it elsewhere");
@@ -324,10 +331,18 @@ int renderSvg(const std::string &dotText, const std::string &svgPath) {
         WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), svgPath));
     return kFailure;
   }
-  return kOk;
+  return svg->commit();
 }
 
 int runInspect(const InspectArgs &args) {
+  CommandFiles files;
+  files.addInput("the program", args.program);
+  if (!args.svg.empty())
+    files.addOutput("--svg", args.svg);
+  if (!args.dot.empty())
+    files.addOutput("--dot", args.dot);
+  if (int code = files.check())
+    return code;
   rt::LoadOptions options;
   // Inspection runs nothing: delegates need no backend in this build.
   options.inspectOnly = true;
@@ -340,10 +355,9 @@ int runInspect(const InspectArgs &args) {
   const rt::MemoryPlan &plan = program->memoryPlan();
   if (!args.svg.empty() || !args.dot.empty()) {
     std::string dotText = programToDot(*program, partitionsJson(*program));
-    if (!args.dot.empty() && !writeText(args.dot, dotText)) {
-      printError(fmt::format("cannot write '{}'", args.dot));
-      return kIoError;
-    }
+    if (!args.dot.empty())
+      if (int code = writeOutputs({{args.dot, dotText}}); code != kOk)
+        return code;
     if (!args.svg.empty())
       if (int code = renderSvg(dotText, args.svg); code != kOk)
         return code;
@@ -363,19 +377,19 @@ int runInspect(const InspectArgs &args) {
                 {"outputs", program->outputs()},
                 {"tensors", tensors},
                 {"partitions", partitionsJson(*program)}};
-    fmt::print("{}\n", doc.dump(2));
+    fmt::print("{}\n", dumpJson(doc, 2));
     return kOk;
   }
 
-  fmt::print("{}: format {}, {} bytes ({} of constants)\n", program->name(),
-             program->formatVersion(), program->fileBytes(),
-             program->constantSegmentBytes());
+  fmt::print("{}: format {}, {} bytes ({} of constants)\n",
+             printableName(program->name()), program->formatVersion(),
+             program->fileBytes(), program->constantSegmentBytes());
   fmt::print("arena {} bytes (lower bound {})\n", plan.arenaBytes,
              plan.peakBytes);
   auto describe = [&](int32_t id) {
     const rt::TensorInfo &t = program->tensors()[id];
-    return fmt::format("%{} {} {} {}", id, t.name, rt::dtypeName(t.dtype),
-                       fmt::join(t.sizes, "x"));
+    return fmt::format("%{} {} {} {}", id, printableName(t.name),
+                       rt::dtypeName(t.dtype), fmt::join(t.sizes, "x"));
   };
   for (int32_t id : program->inputs())
     fmt::print("input  {}\n", describe(id));

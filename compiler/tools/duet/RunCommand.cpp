@@ -1,6 +1,7 @@
 //===- RunCommand.cpp - duet run -----------------------------------------===//
 
 #include "compiler/tools/duet/Commands.h"
+#include "compiler/tools/duet/OutputFiles.h"
 
 #include "runtime/core/Npy.h"
 #include "runtime/core/Runtime.h"
@@ -123,6 +124,36 @@ int runRun(const RunArgs &args) {
     printError(status.message());
     return kBadInput;
   }
+  size_t outputs = runtime->outputCount();
+  if (!args.output.empty() && outputs != 1) {
+    printError(fmt::format("{} has {} outputs: use --output-dir", args.program,
+                           outputs));
+    return kBadInput;
+  }
+  if (!args.expect.empty() && args.expect.size() != outputs) {
+    printError(fmt::format("{} has {} output(s), {} given with --expect",
+                           args.program, outputs, args.expect.size()));
+    return kBadInput;
+  }
+  // The output paths are known once the program says how many outputs it
+  // has; they are checked before anything runs.
+  std::vector<std::string> outputPaths;
+  if (!args.output.empty())
+    outputPaths.push_back(args.output);
+  else if (!args.outputDir.empty())
+    for (size_t i = 0; i < outputs; ++i)
+      outputPaths.push_back(fmt::format("{}/output{}.npy", args.outputDir, i));
+  CommandFiles files;
+  files.addInput("the program", args.program);
+  for (const std::string &input : args.inputs)
+    files.addInput("--input", input);
+  for (const std::string &reference : args.expect)
+    files.addInput("--expect", reference);
+  for (const std::string &path : outputPaths)
+    files.addOutput(args.output.empty() ? "--output-dir" : "-o", path);
+  if (int code = files.check())
+    return code;
+
   if (args.inputs.size() != runtime->inputCount()) {
     std::string expected;
     for (size_t i = 0; i < runtime->inputCount(); ++i) {
@@ -159,34 +190,25 @@ int runRun(const RunArgs &args) {
     fmt::print(stderr, "duet: ran {} in {:.2f} ms{}\n", args.program, ms,
                args.reference ? " (reference: portable kernels only)" : "");
 
-  size_t outputs = runtime->outputCount();
-  if (!args.output.empty() || !args.outputDir.empty()) {
-    if (!args.output.empty() && outputs != 1) {
-      printError(fmt::format("the program has {} outputs: use --output-dir",
-                             outputs));
-      return kBadInput;
+  std::vector<std::vector<uint8_t>> encoded(outputPaths.size());
+  std::vector<OutputBytes> writes;
+  for (size_t i = 0; i < outputPaths.size(); ++i) {
+    std::string notice;
+    status = rt::encodeNpy(runtime->output(i), encoded[i], notice);
+    if (!status.isOk()) {
+      printError(status.withContext(outputPaths[i]).message());
+      return kIoError;
     }
-    for (size_t i = 0; i < outputs; ++i) {
-      std::string path = !args.output.empty()
-                             ? args.output
-                             : fmt::format("{}/output{}.npy", args.outputDir, i);
-      std::string notice;
-      status = runtime->writeOutputNpy(i, path, notice);
-      if (!status.isOk()) {
-        printError(status.message());
-        return kIoError;
-      }
-      if (!notice.empty() && !args.quiet)
-        fmt::print(stderr, "note: {}\n", notice);
-    }
+    if (!notice.empty() && !args.quiet)
+      fmt::print(stderr, "note: {}: {}\n", outputPaths[i], notice);
+    writes.push_back(
+        {outputPaths[i],
+         std::string_view(reinterpret_cast<const char *>(encoded[i].data()),
+                          encoded[i].size())});
   }
+  if (int code = writeOutputs(writes))
+    return code;
   if (!args.expect.empty()) {
-    if (args.expect.size() != outputs) {
-      printError(fmt::format("the program has {} output(s), {} given with "
-                             "--expect",
-                             outputs, args.expect.size()));
-      return kBadInput;
-    }
     int worst = kOk;
     for (size_t i = 0; i < outputs; ++i) {
       int code = compareOutput(*runtime, i, args.expect[i], args);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/tools/duet/Commands.h"
+#include "compiler/tools/duet/PrintableText.h"
 
 #include <fmt/core.h>
 
@@ -23,10 +24,12 @@ bool useColor() {
 }
 
 void printError(const std::string &message) {
+  // Messages quote names and bytes read from files.
+  std::string text = printableMessage(message);
   if (useColor())
-    fmt::print(stderr, "\033[1;31merror:\033[0m {}\n", message);
+    fmt::print(stderr, "\033[1;31merror:\033[0m {}\n", text);
   else
-    fmt::print(stderr, "error: {}\n", message);
+    fmt::print(stderr, "error: {}\n", text);
 }
 
 } // namespace duet::cli
