@@ -259,14 +259,38 @@ TEST_CASE("damaged XNNPACK blobs are refused with a reason", "[xnnpack]") {
        "the node has no window"},
       {"a node XNNPACK refuses (fp16 in a node other than convert)",
        [](BlobSpec &s) {
+         // x + c -> 3 (fp32), abs(3) -> 4 (fp16), convert(4) -> y.
+         s.values.push_back(
+             {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {2, 3}});
          s.values.push_back(
              {fb::ValueKind::Internal, -1, fb::DataType::Fp16, {2, 3}});
-         std::get<0>(s.steps[0]).push_back({fb::NodeType::Abs, {2}, 3});
-         std::get<0>(s.steps[0]).push_back({fb::NodeType::Abs, {3}, 4});
-         s.values.push_back(
-             {fb::ValueKind::Internal, -1, fb::DataType::Fp16, {2, 3}});
+         std::get<0>(s.steps[0]) = {{fb::NodeType::Add, {0, 1}, 3},
+                                    {fb::NodeType::Abs, {3}, 4},
+                                    {fb::NodeType::Convert, {4}, 2}};
        },
        "xnn_define_abs failed: invalid parameter"},
+      {"a computed value nothing reads, which XNNPACK leaves without memory",
+       [](BlobSpec &s) {
+         s.values.push_back(
+             {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {2, 3}});
+         std::get<0>(s.steps[0]) = {{fb::NodeType::Add, {0, 1}, 3},
+                                    {fb::NodeType::Multiply, {0, 1}, 2}};
+       },
+       "value 3 is computed but never read"},
+      {"a bf16 value in a node",
+       [](BlobSpec &s) {
+         s.values.push_back(
+             {fb::ValueKind::Internal, -1, fb::DataType::Bf16, {2, 3}});
+         std::get<0>(s.steps[0]) = {{fb::NodeType::Add, {0, 1}, 3},
+                                    {fb::NodeType::Abs, {3}, 2}};
+       },
+       "step 0 node 0 (Add): value 3 is bf16, which XNNPACK cannot compute"},
+      {"dims whose product overflows",
+       [](BlobSpec &s) {
+         s.values[1].dims = {uint64_t(1) << 32, uint64_t(1) << 32, 3};
+       },
+       "value 1 has dims [4294967296,4294967296,3], which XNNPACK cannot "
+       "hold"},
   };
   for (const Case &c : cases) {
     DYNAMIC_SECTION(c.what) {
