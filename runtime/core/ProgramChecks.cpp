@@ -66,6 +66,11 @@ std::string_view layoutName(Layout layout) {
 
 namespace {
 
+bool isArenaKind(TensorKind kind) {
+  return kind == TensorKind::input || kind == TensorKind::output ||
+         kind == TensorKind::activation;
+}
+
 /// Checks one kernel call and marks its outputs as written. Inside a
 /// delegate (`inDelegate`), the call may read and write the delegate's own
 /// tensors; `needKernel` asks for a portable kernel, which a delegate's
@@ -111,6 +116,7 @@ public:
                                op, escaped(call.attributes[i].name));
     DUET_RETURN_IF_ERROR(
         checkOutputs(call.outputs, where, op, inDelegate, written));
+    DUET_RETURN_IF_ERROR(checkDisjoint(call.inputs, call.outputs, where, op));
     if (ownKernels_ && findKernel(call.op))
       return checkOperands(call).withContext(where);
     return Status::ok();
@@ -160,6 +166,40 @@ public:
     return Status::ok();
   }
 
+  /// The memory planner gives an instruction's outputs arena bytes of
+  /// their own: an output that overlaps an operand would have a kernel or
+  /// a backend read what it is writing (and copy between overlapping
+  /// ranges, which memcpy does not allow). Every id is known to be valid.
+  Status checkDisjoint(const std::vector<int32_t> &inputs,
+                       const std::vector<int32_t> &outputs,
+                       const std::string &where, std::string_view op) const {
+    auto overlap = [&](int32_t a, int32_t b) {
+      const TensorInfo &x = program_.tensors()[a];
+      const TensorInfo &y = program_.tensors()[b];
+      if (!isArenaKind(x.kind) || !isArenaKind(y.kind) || !x.nbytes ||
+          !y.nbytes)
+        return false;
+      uint64_t xStart = static_cast<uint64_t>(x.arenaOffset);
+      uint64_t yStart = static_cast<uint64_t>(y.arenaOffset);
+      return xStart < yStart + y.nbytes && yStart < xStart + x.nbytes;
+    };
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      auto clash = [&](std::string_view role, size_t j, int32_t other) {
+        return Status::error("{} ({}): output {} is {}, whose arena bytes "
+                             "overlap those of {} {}, {}; the plan is corrupt",
+                             where, op, k, program_.describeTensor(outputs[k]),
+                             role, j, program_.describeTensor(other));
+      };
+      for (size_t j = 0; j < inputs.size(); ++j)
+        if (inputs[j] >= 0 && overlap(outputs[k], inputs[j]))
+          return clash("input", j, inputs[j]);
+      for (size_t j = 0; j < k; ++j)
+        if (overlap(outputs[k], outputs[j]))
+          return clash("output", j, outputs[j]);
+    }
+    return Status::ok();
+  }
+
   Status checkId(int32_t id, const std::string &where, std::string_view op,
                  std::string_view role, size_t index) const {
     if (id >= 0 && static_cast<size_t>(id) < program_.tensors().size())
@@ -186,11 +226,6 @@ private:
   /// caller gave, so the table's declarations apply.
   bool ownKernels_;
 };
-
-bool isArenaKind(TensorKind kind) {
-  return kind == TensorKind::input || kind == TensorKind::output ||
-         kind == TensorKind::activation;
-}
 
 } // namespace
 
@@ -383,6 +418,8 @@ Status Program::check() const {
     }
     DUET_RETURN_IF_ERROR(
         checker.checkOutputs(call.outputs, where, op, false, written));
+    DUET_RETURN_IF_ERROR(
+        checker.checkDisjoint(call.inputs, call.outputs, where, op));
     if (!options_.reference && !options_.inspectOnly &&
         !backends().find(delegate.backend)) {
       std::vector<std::string> names = backends().names();
