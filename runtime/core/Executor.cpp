@@ -80,19 +80,21 @@ Status Executor::prepare() {
   if (!arena_)
     return Status::error("cannot allocate the {}-byte arena", arenaBytes);
 
-  // The delegates' tensors in reference mode: each is within
-  // kMaxTensorBytes (the loader checked), all of them within the bound on
-  // an arena.
+  // The delegates' tensors in reference mode, within the bound on an arena.
+  // Each is within kMaxTensorBytes (the loader checked), so stopping at the
+  // bound keeps the sum from overflowing.
   uint64_t internalBytes = 0;
   if (program_.referenceMode())
-    for (const TensorInfo &t : tensors)
-      if (t.kind == TensorKind::delegateInternal)
-        internalBytes += alignUp(t.nbytes, kConstantAlignment);
-  if (internalBytes > kMaxArenaBytes)
-    return Status::error("the delegates' tensors take {} bytes in reference "
-                         "mode, over the limit of {} bytes (kMaxArenaBytes) "
-                         "of an arena",
-                         internalBytes, kMaxArenaBytes);
+    for (const TensorInfo &t : tensors) {
+      if (t.kind != TensorKind::delegateInternal)
+        continue;
+      internalBytes += alignUp(t.nbytes, kConstantAlignment);
+      if (internalBytes > kMaxArenaBytes)
+        return Status::error("the delegates' tensors take more than {} bytes "
+                             "in reference mode, the limit of an arena "
+                             "(kMaxArenaBytes)",
+                             kMaxArenaBytes);
+    }
   if (internalBytes) {
     internal_ = allocateZeroed(internalBytes, internalBlock_);
     if (!internal_)

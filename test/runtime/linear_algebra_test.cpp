@@ -333,6 +333,30 @@ TEST_CASE("convolution refuses inconsistent shapes and attributes",
   Tensor wrongBias = Tensor::random({5}, 4);
   s = runOp("aten.convolution", attrs, {x, w, wrongBias}, out);
   CHECK(s.message().find("bias has shape [5]") != std::string::npos);
+
+  // in + 2 * padding - dilation * (k - 1) - 1 was a signed overflow.
+  for (const char *name : {"padding", "dilation", "stride"}) {
+    INFO(name);
+    AttrMap absurd = attrs;
+    absurd.setInts(name,
+                   {int64_t{1} << 62, std::numeric_limits<int64_t>::max()});
+    s = runOp("aten.convolution", absurd, {x, w}, out);
+    CHECK_FALSE(s.isOk());
+    CHECK(s.message().find("aten.convolution: ") == 0);
+  }
+  AttrMap absurdGroups = attrs;
+  absurdGroups.setInt("groups", std::numeric_limits<int64_t>::max());
+  CHECK(runOp("aten.convolution", absurdGroups, {x, w}, out).message() ==
+        "aten.convolution: input has 4 channels but weight [6, 2, 3, 3] "
+        "expects 2 x 9223372036854775807 groups");
+  AttrMap transposed = attrs;
+  transposed.setBool("transposed", true)
+      .setInts("padding", {int64_t{1} << 62, 0});
+  CHECK(runOp("aten.convolution", transposed,
+              {Tensor::random({1, 6, 5, 5}, 5), w}, out)
+            .message() ==
+        "aten.convolution: the output size overflows 64 bits; the attributes "
+        "or operand sizes are absurd");
 }
 
 TEST_CASE("gemm matches the triple loop for odd sizes and transposes",
