@@ -2,6 +2,9 @@
 
 #include "runtime/core/Executor.h"
 
+#include "runtime/core/Escape.h"
+#include "runtime/core/Limits.h"
+
 #include <cstdlib>
 #include <cstring>
 
@@ -62,9 +65,8 @@ Status Executor::addKernelStep(const KernelCall &call, std::string where) {
   step.kernel = program_.findOpKernel(call.op);
   if (!step.kernel) // the loader checked; a lookup may still change its mind
     return Status::error("{}: no portable kernel implements {}", step.where,
-                         call.op);
-  for (const Attribute &attr : call.attributes)
-    step.attrs.set(attr.name, attr.value);
+                         escaped(call.op));
+  step.attrs = attributeMap(call);
   step.inputs = bind(call.inputs);
   step.outputs = bind(call.outputs);
   steps_.push_back(std::move(step));
@@ -78,11 +80,21 @@ Status Executor::prepare() {
   if (!arena_)
     return Status::error("cannot allocate the {}-byte arena", arenaBytes);
 
+  // The delegates' tensors in reference mode, within the bound on an arena.
+  // Each is within kMaxTensorBytes (the loader checked), so stopping at the
+  // bound keeps the sum from overflowing.
   uint64_t internalBytes = 0;
   if (program_.referenceMode())
-    for (const TensorInfo &t : tensors)
-      if (t.kind == TensorKind::delegateInternal)
-        internalBytes += alignUp(t.nbytes, kConstantAlignment);
+    for (const TensorInfo &t : tensors) {
+      if (t.kind != TensorKind::delegateInternal)
+        continue;
+      internalBytes += alignUp(t.nbytes, kConstantAlignment);
+      if (internalBytes > kMaxArenaBytes)
+        return Status::error("the delegates' tensors take more than {} bytes "
+                             "in reference mode, the limit of an arena "
+                             "(kMaxArenaBytes)",
+                             kMaxArenaBytes);
+    }
   if (internalBytes) {
     internal_ = allocateZeroed(internalBytes, internalBlock_);
     if (!internal_)
@@ -135,19 +147,20 @@ Status Executor::prepare() {
     Backend *backend = program_.backends().find(delegate.backend);
     if (!backend)
       return Status::error("{}: the '{}' backend is not registered", where,
-                           delegate.backend);
+                           escaped(delegate.backend));
     std::unique_ptr<PreparedDelegate> prepared;
     DUET_RETURN_IF_ERROR(
         backend->init(program_, call.delegate, delegate.blob, prepared)
             .withContext(fmt::format("{}: initializing delegate {} on {}",
-                                     where, call.delegate, delegate.backend)));
+                                     where, call.delegate,
+                                     escaped(delegate.backend))));
     if (!prepared)
       return Status::error("{}: the {} backend prepared nothing for delegate "
                            "{}",
-                           where, delegate.backend, call.delegate);
+                           where, escaped(delegate.backend), call.delegate);
     Step step;
     step.where = fmt::format("{}: delegate {} on {}", where, call.delegate,
-                             delegate.backend);
+                             escaped(delegate.backend));
     step.backend = backend;
     step.delegate = prepared.get();
     step.inputs = bind(call.inputs);

@@ -2,6 +2,8 @@
 
 #include "runtime/core/Program.h"
 
+#include "runtime/core/Escape.h"
+
 #include "runtime/schema/program_generated.h"
 
 #include <cerrno>
@@ -21,18 +23,6 @@ namespace {
 
 /// The size prefix, the root offset and the file identifier.
 constexpr size_t kHeaderBytes = 12;
-
-/// The identifier as text a person can read, whatever its bytes are.
-std::string printableIdentifier(const uint8_t *bytes) {
-  std::string text;
-  for (size_t i = 0; i < 4; ++i) {
-    if (bytes[i] >= 0x20 && bytes[i] < 0x7f)
-      text += static_cast<char>(bytes[i]);
-    else
-      text += fmt::format("\\x{:02x}", bytes[i]);
-  }
-  return text;
-}
 
 template <typename T> std::vector<T> toVector(const fb::Vector<T> *vector) {
   if (!vector)
@@ -72,11 +62,11 @@ Status decodeKernelCall(const sc::KernelCall &call, const std::string &where,
       break;
     case sc::AttrValue::NONE:
       return Status::error("{} ({}): attribute '{}' has no value", where,
-                           out.op, decoded.name);
+                           escaped(out.op), escaped(decoded.name));
     default:
       return Status::error("{} ({}): attribute '{}' has a value of unknown "
                            "kind {}; the file is corrupt or from a newer duet",
-                           where, out.op, decoded.name,
+                           where, escaped(out.op), escaped(decoded.name),
                            static_cast<int>(attr->value_type()));
     }
     out.attributes.push_back(std::move(decoded));
@@ -160,7 +150,9 @@ Status Program::parse() {
   if (std::memcmp(data_ + 8, sc::ProgramIdentifier(), 4) != 0)
     return Status::error("{}: not a duet program (file identifier '{}', "
                          "expected 'DUET')",
-                         name_, printableIdentifier(data_ + 8));
+                         name_,
+                         escaped(std::string_view(
+                             reinterpret_cast<const char *>(data_ + 8), 4)));
   flatBufferBytes_ = fb::ReadScalar<uint32_t>(data_);
   if (flatBufferBytes_ > size_ - sizeof(uint32_t))
     return Status::error("{}: the program's FlatBuffer is {} bytes but only "
@@ -226,13 +218,14 @@ Status Program::decode(const void *rootPointer) {
         return Status::error("tensor {} ({}): dtype number {} is unknown to "
                              "this runtime; the file is corrupt or from a "
                              "newer duet",
-                             id, info.name, t->dtype());
+                             id, escaped(info.name), t->dtype());
       info.dtype = static_cast<DType>(t->dtype());
       info.sizes = toVector(t->sizes());
       if (t->kind() > sc::TensorKind::MAX)
         return Status::error("tensor {} ({}): kind number {} is unknown; the "
                              "file is corrupt or from a newer duet",
-                             id, info.name, static_cast<int>(t->kind()));
+                             id, escaped(info.name),
+                             static_cast<int>(t->kind()));
       info.kind = static_cast<TensorKind>(t->kind());
       info.nbytes = t->nbytes();
       info.constantOffset = t->constant_offset();
@@ -242,7 +235,8 @@ Status Program::decode(const void *rootPointer) {
           return Status::error("tensor {} ({}): placement storage {} or "
                                "layout {} is unknown; the file is corrupt or "
                                "from a newer duet",
-                               id, info.name, static_cast<int>(p->storage()),
+                               id, escaped(info.name),
+                               static_cast<int>(p->storage()),
                                static_cast<int>(p->layout()));
         Placement placement;
         placement.backend = toString(p->backend());
@@ -333,7 +327,7 @@ std::string Program::describeTensor(int32_t id) const {
     return fmt::format("tensor {}", id);
   if (tensors_[id].name.empty())
     return fmt::format("tensor {}", id);
-  return fmt::format("tensor {} ({})", id, tensors_[id].name);
+  return fmt::format("tensor {} ({})", id, escaped(tensors_[id].name));
 }
 
 const BackendRegistry &Program::backends() const {

@@ -2,12 +2,15 @@
 //
 // The loader. It maps a .duet file (or copies bytes), runs the FlatBuffers
 // verifier, decodes the program into the structs of ProgramTypes.h and checks
-// it: ids in range, offsets inside the constant segment and the arena, byte
-// counts that match sizes and dtypes, instructions that read values already
-// written and write no constant or input, a portable kernel for every op that
-// will run on one and a registered backend for every delegate. A program that
-// loads can be executed without further checks; a file that does not is
-// reported as one line naming the file and what is wrong.
+// it: sizes within the bounds of Limits.h, ids in range, offsets inside the
+// constant segment and the arena, byte counts that match sizes and dtypes,
+// instructions that read values already written and write no constant or
+// input, every kernel call (the delegates' recorded ops too) against what its
+// portable kernel declares and checks, and a registered backend for every
+// delegate. Backends check their blobs when the executor prepares them, before
+// anything runs. A program that loads can be executed without further checks;
+// a file that does not is reported as one line naming the file and what is
+// wrong, with the file's own names escaped (Escape.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +42,9 @@ struct LoadOptions {
   /// registry must outlive the program.
   const BackendRegistry *backends = nullptr;
   /// Where kernels come from; empty means findKernel (runtime/kernels).
+  /// Kernel calls are checked against the portable kernels' declarations
+  /// (checkKernelCall) only when this is empty: another lookup's kernels
+  /// check their own calls.
   KernelLookup kernels;
   /// Load only to look at the program (`duet inspect`): skip the checks
   /// that ask this runtime for kernels and backends. Such a program cannot

@@ -1,13 +1,19 @@
 //===- ProgramChecks.cpp - semantic checks of a decoded program -----------===//
 //
 // The FlatBuffers verifier only proves that the file's offsets stay inside
-// the FlatBuffer. These checks prove what the executor relies on: every id
-// names a tensor, every tensor's bytes lie inside its segment or the arena,
-// byte counts match sizes and dtypes, and the instructions form a program
-// that reads only values already written and writes no constant or input.
+// the FlatBuffer. These checks prove what the executor relies on: sizes
+// within the bounds of Limits.h, every id names a tensor, every tensor's
+// bytes lie inside its segment or the arena, byte counts match sizes and
+// dtypes, the instructions form a program that reads only values already
+// written and writes no constant or input, and every kernel call is one its
+// portable kernel accepts (operand counts, attributes, dtypes, ranks and
+// shapes), so that no instruction can fail at run for its form, only for
+// values. Names from the file are escaped in every message.
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/core/Escape.h"
+#include "runtime/core/Limits.h"
 #include "runtime/core/Program.h"
 
 #include <fmt/ranges.h>
@@ -60,41 +66,83 @@ std::string_view layoutName(Layout layout) {
 
 namespace {
 
+bool isArenaKind(TensorKind kind) {
+  return kind == TensorKind::input || kind == TensorKind::output ||
+         kind == TensorKind::activation;
+}
+
 /// Checks one kernel call and marks its outputs as written. Inside a
 /// delegate (`inDelegate`), the call may read and write the delegate's own
 /// tensors; `needKernel` asks for a portable kernel, which a delegate's
-/// recorded op only needs when it will run in reference mode.
+/// recorded op only needs when it will run in reference mode. A call whose
+/// op has a portable kernel of this runtime is checked against it whether
+/// or not it will run, so that reference mode refuses nothing more.
 class InstructionChecker {
 public:
-  explicit InstructionChecker(const Program &program) : program_(program) {}
+  explicit InstructionChecker(const Program &program, bool ownKernels)
+      : program_(program), ownKernels_(ownKernels) {}
 
   Status checkKernelCall(const KernelCall &call, const std::string &where,
                          bool inDelegate, bool needKernel,
                          std::vector<char> &written) const {
+    std::string op = escaped(call.op);
     if (needKernel && !program_.findOpKernel(call.op))
       return Status::error("{}: no portable kernel implements {}; this "
                            "runtime cannot run the op",
-                           where, call.op);
+                           where, op);
     for (size_t k = 0; k < call.inputs.size(); ++k) {
       int32_t id = call.inputs[k];
       if (id == -1)
         continue;
-      DUET_RETURN_IF_ERROR(checkId(id, where, call.op, "input", k));
+      DUET_RETURN_IF_ERROR(checkId(id, where, op, "input", k));
       if (kind(id) == TensorKind::delegateInternal && !inDelegate)
         return Status::error("{} ({}): input {} is {}, which lives inside a "
                              "delegate",
-                             where, call.op, k, program_.describeTensor(id));
+                             where, op, k, program_.describeTensor(id));
       if (!written[id] && inDelegate)
         return Status::error("{} ({}): input {} reads {}, which is neither a "
                              "constant, an input of the delegate call nor "
                              "written by an earlier recorded op",
-                             where, call.op, k, program_.describeTensor(id));
+                             where, op, k, program_.describeTensor(id));
       if (!written[id])
         return Status::error("{} ({}): input {} reads {} before any "
                              "instruction writes it",
-                             where, call.op, k, program_.describeTensor(id));
+                             where, op, k, program_.describeTensor(id));
     }
-    return checkOutputs(call.outputs, where, call.op, inDelegate, written);
+    for (size_t i = 0; i < call.attributes.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (call.attributes[i].name == call.attributes[j].name)
+          return Status::error("{} ({}): attribute '{}' is given twice", where,
+                               op, escaped(call.attributes[i].name));
+    DUET_RETURN_IF_ERROR(
+        checkOutputs(call.outputs, where, op, inDelegate, written));
+    DUET_RETURN_IF_ERROR(checkDisjoint(call.inputs, call.outputs, where, op));
+    if (ownKernels_ && findKernel(call.op))
+      return checkOperands(call).withContext(where);
+    return Status::ok();
+  }
+
+  /// The portable kernel's checks of `call` on its tensors' dtypes and
+  /// sizes; every id is known to name a tensor.
+  Status checkOperands(const KernelCall &call) const {
+    auto shapeOf = [&](int32_t id) {
+      TensorView view;
+      if (id >= 0) {
+        view.dtype = program_.tensors()[id].dtype;
+        view.sizes = program_.tensors()[id].sizes;
+      }
+      return view;
+    };
+    std::vector<TensorView> inputs, outputs;
+    std::vector<bool> given;
+    for (int32_t id : call.inputs) {
+      inputs.push_back(shapeOf(id));
+      given.push_back(id >= 0);
+    }
+    for (int32_t id : call.outputs)
+      outputs.push_back(shapeOf(id));
+    return rt::checkKernelCall(call.op, attributeMap(call), inputs, given,
+                               outputs);
   }
 
   Status checkOutputs(const std::vector<int32_t> &outputs,
@@ -114,6 +162,40 @@ public:
                              where, op, k, program_.describeTensor(id),
                              article(tensorKind));
       written[id] = 1;
+    }
+    return Status::ok();
+  }
+
+  /// The memory planner gives an instruction's outputs arena bytes of
+  /// their own: an output that overlaps an operand would have a kernel or
+  /// a backend read what it is writing (and copy between overlapping
+  /// ranges, which memcpy does not allow). Every id is known to be valid.
+  Status checkDisjoint(const std::vector<int32_t> &inputs,
+                       const std::vector<int32_t> &outputs,
+                       const std::string &where, std::string_view op) const {
+    auto overlap = [&](int32_t a, int32_t b) {
+      const TensorInfo &x = program_.tensors()[a];
+      const TensorInfo &y = program_.tensors()[b];
+      if (!isArenaKind(x.kind) || !isArenaKind(y.kind) || !x.nbytes ||
+          !y.nbytes)
+        return false;
+      uint64_t xStart = static_cast<uint64_t>(x.arenaOffset);
+      uint64_t yStart = static_cast<uint64_t>(y.arenaOffset);
+      return xStart < yStart + y.nbytes && yStart < xStart + x.nbytes;
+    };
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      auto clash = [&](std::string_view role, size_t j, int32_t other) {
+        return Status::error("{} ({}): output {} is {}, whose arena bytes "
+                             "overlap those of {} {}, {}; the plan is corrupt",
+                             where, op, k, program_.describeTensor(outputs[k]),
+                             role, j, program_.describeTensor(other));
+      };
+      for (size_t j = 0; j < inputs.size(); ++j)
+        if (inputs[j] >= 0 && overlap(outputs[k], inputs[j]))
+          return clash("input", j, inputs[j]);
+      for (size_t j = 0; j < k; ++j)
+        if (overlap(outputs[k], outputs[j]))
+          return clash("output", j, outputs[j]);
     }
     return Status::ok();
   }
@@ -140,12 +222,10 @@ public:
 
 private:
   const Program &program_;
+  /// Kernels come from this runtime's table (findKernel), not a lookup the
+  /// caller gave, so the table's declarations apply.
+  bool ownKernels_;
 };
-
-bool isArenaKind(TensorKind kind) {
-  return kind == TensorKind::input || kind == TensorKind::output ||
-         kind == TensorKind::activation;
-}
 
 } // namespace
 
@@ -155,11 +235,12 @@ Status Program::check() const {
     return id >= 0 && static_cast<size_t>(id) < count;
   };
 
-  // Arena offsets are int64: a larger arena could not be addressed.
-  if (plan_.arenaBytes > static_cast<uint64_t>(INT64_MAX))
-    return Status::error("the memory plan's arena of {} bytes is larger than "
-                         "any offset can reach; the plan is corrupt",
-                         plan_.arenaBytes);
+  if (plan_.arenaBytes > kMaxArenaBytes)
+    return Status::error("the memory plan asks for an arena of {} bytes, over "
+                         "the limit of {} bytes (kMaxArenaBytes, 16 GiB) a "
+                         "program may plan; the plan is corrupt or the model "
+                         "too large for duet",
+                         plan_.arenaBytes, kMaxArenaBytes);
   if (plan_.peakBytes > plan_.arenaBytes)
     return Status::error("the memory plan's {}-byte arena is smaller than its "
                          "{} bytes alive at once; the plan is corrupt",
@@ -168,6 +249,10 @@ Status Program::check() const {
   for (size_t i = 0; i < count; ++i) {
     const TensorInfo &t = tensors_[i];
     std::string tensor = describeTensor(static_cast<int32_t>(i));
+    if (t.sizes.size() > kMaxTensorRank)
+      return Status::error("{}: rank {} is over the limit of {} dims "
+                           "(kMaxTensorRank); the file is corrupt",
+                           tensor, t.sizes.size(), kMaxTensorRank);
     uint64_t bytes = 0;
     if (!tensorBytes(t.dtype, t.sizes, bytes))
       return Status::error("{}: sizes [{}] hold a negative size or a byte "
@@ -178,14 +263,22 @@ Status Program::check() const {
                            "records {}; the file is corrupt",
                            tensor, fmt::join(t.sizes, ", "), dtypeName(t.dtype),
                            bytes, t.nbytes);
+    if (bytes > kMaxTensorBytes)
+      return Status::error("{}: sizes [{}] of {} take {} bytes, over the limit "
+                           "of {} bytes (kMaxTensorBytes, 4 GiB) one tensor "
+                           "may hold; the file is corrupt or the model too "
+                           "large for duet",
+                           tensor, fmt::join(t.sizes, ", "), dtypeName(t.dtype),
+                           bytes, kMaxTensorBytes);
     if (t.kind == TensorKind::constant) {
       if (t.constantOffset % kConstantAlignment != 0)
         return Status::error("{}: constant offset {} is not {}-byte aligned; "
                              "the file is corrupt",
                              tensor, t.constantOffset, kConstantAlignment);
-      uint64_t end = 0;
-      if (__builtin_add_overflow(t.constantOffset, t.nbytes, &end) ||
-          end > segmentBytes_)
+      // Backends read up to kConstantTailBytes past a constant (XNNPACK
+      // does), so the segment must go on that far after each one.
+      std::optional<uint64_t> end = checkedAdd(t.constantOffset, t.nbytes);
+      if (!end || *end > segmentBytes_)
         return Status::error("{}: constant bytes [{}, {}) lie outside the "
                              "{}-byte constant segment; the file is truncated "
                              "or corrupt",
@@ -193,6 +286,14 @@ Status Program::check() const {
                              t.constantOffset +
                                  std::min(t.nbytes, ~t.constantOffset),
                              segmentBytes_);
+      if (*end + kConstantTailBytes > segmentBytes_)
+        return Status::error("{}: constant bytes [{}, {}) end {} bytes before "
+                             "the end of the {}-byte constant segment, which "
+                             "must close with {} zero bytes; the file is "
+                             "corrupt",
+                             tensor, t.constantOffset, *end,
+                             segmentBytes_ - *end, segmentBytes_,
+                             kConstantTailBytes);
     } else if (isArenaKind(t.kind)) {
       if (t.arenaOffset < 0)
         return Status::error("{}: {} tensor has no arena offset; the file is "
@@ -253,7 +354,7 @@ Status Program::check() const {
                            describeTensor(static_cast<int32_t>(i)));
 
   // Walk the instructions in order, tracking which tensors hold a value.
-  InstructionChecker checker(*this);
+  InstructionChecker checker(*this, !options_.kernels && !options_.inspectOnly);
   std::vector<char> written(count, 0);
   for (size_t i = 0; i < count; ++i)
     written[i] = tensors_[i].kind == TensorKind::input ||
@@ -279,8 +380,8 @@ Status Program::check() const {
                            where, call.delegate);
     called[call.delegate] = 1;
     const DelegateInfo &delegate = delegates_[call.delegate];
-    std::string op =
-        fmt::format("delegate {} on {}", call.delegate, delegate.backend);
+    std::string backend = escaped(delegate.backend);
+    std::string op = fmt::format("delegate {} on {}", call.delegate, backend);
 
     // The recorded ops see the constants, the call's inputs and what they
     // write themselves.
@@ -307,17 +408,18 @@ Status Program::check() const {
     if (runsReference && delegate.ops.empty())
       return Status::error("delegate {} on {} records no ops, so it cannot "
                            "run in reference mode",
-                           call.delegate, delegate.backend);
+                           call.delegate, backend);
     if (!delegate.ops.empty()) {
       for (int32_t id : call.outputs)
         if (inRange(id) && !inner[id])
           return Status::error("delegate {} on {}: no recorded op writes its "
                                "output {}",
-                               call.delegate, delegate.backend,
-                               describeTensor(id));
+                               call.delegate, backend, describeTensor(id));
     }
     DUET_RETURN_IF_ERROR(
         checker.checkOutputs(call.outputs, where, op, false, written));
+    DUET_RETURN_IF_ERROR(
+        checker.checkDisjoint(call.inputs, call.outputs, where, op));
     if (!options_.reference && !options_.inspectOnly &&
         !backends().find(delegate.backend)) {
       std::vector<std::string> names = backends().names();
@@ -325,7 +427,7 @@ Status Program::check() const {
                            "runtime has not registered (registered: {}); "
                            "register it, or run in reference mode to use the "
                            "portable kernels",
-                           call.delegate, delegate.backend,
+                           call.delegate, backend,
                            names.empty()
                                ? std::string("none")
                                : fmt::format("{}", fmt::join(names, ", ")));
@@ -335,7 +437,7 @@ Status Program::check() const {
     if (!called[d])
       return Status::error("delegate {} on {} is never called; the file is "
                            "corrupt",
-                           d, delegates_[d].backend);
+                           d, escaped(delegates_[d].backend));
 
   for (size_t k = 0; k < outputs_.size(); ++k)
     if (!written[outputs_[k]])

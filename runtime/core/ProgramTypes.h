@@ -124,6 +124,14 @@ struct KernelCall {
   }
 };
 
+/// The attributes of `call` as kernels read them.
+inline AttrMap attributeMap(const KernelCall &call) {
+  AttrMap attrs;
+  for (const Attribute &attr : call.attributes)
+    attrs.set(attr.name, attr.value);
+  return attrs;
+}
+
 /// A run of delegate `delegate`.
 struct DelegateCall {
   uint32_t delegate = 0;

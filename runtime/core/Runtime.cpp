@@ -2,6 +2,7 @@
 
 #include "runtime/core/Runtime.h"
 
+#include "runtime/core/Escape.h"
 #include "runtime/core/Npy.h"
 
 #include <fmt/ranges.h>
@@ -56,7 +57,7 @@ std::string Runtime::describeInput(size_t index) const {
   const TensorInfo &info = inputInfo(index);
   if (info.name.empty())
     return fmt::format("input {}", index);
-  return fmt::format("input {} ({})", index, info.name);
+  return fmt::format("input {} ({})", index, escaped(info.name));
 }
 
 Status Runtime::setInput(size_t index, const TensorView &value) {

@@ -19,7 +19,7 @@ Status scaledDotProductAttention(const KernelContext &ctx) {
   const TensorView &q = ctx.in(0), &k = ctx.in(1), &v = ctx.in(2);
   const TensorView &mask = ctx.in(3), &y = ctx.out(0);
   AttrReader attrs(ctx);
-  bool causal = attrs.getBool("is_causal", false);
+  bool causal = attrs.getBool("is_causal");
   std::optional<double> scaleAttr = attrs.getOptionalFloat("scale");
   DUET_RETURN_IF_ERROR(attrs.status());
   for (const TensorView *t : {&q, &k, &v, &y})
@@ -49,7 +49,7 @@ Status scaledDotProductAttention(const KernelContext &ctx) {
   scoreShape.push_back(L);
   scoreShape.push_back(S);
   Shape maskStrides;
-  if (mask.present()) {
+  if (ctx.given(3)) {
     if (causal)
       return ctx.error("takes either attn_mask or is_causal, not both");
     DUET_RETURN_IF_ERROR(
@@ -59,6 +59,10 @@ Status scaledDotProductAttention(const KernelContext &ctx) {
                        formatShape(mask.sizes), formatShape(scoreShape));
     maskStrides = broadcastStrides(mask.sizes, scoreShape);
   }
+  DUET_RETURN_IF_ERROR(
+      ctx.requireNoOverflow(CheckedInt(L) * S, "the score matrix's size"));
+  if (ctx.checking())
+    return Status::ok();
   const float scale = scaleAttr ? static_cast<float>(*scaleAttr)
                                 : 1.f / std::sqrt(static_cast<float>(E));
 

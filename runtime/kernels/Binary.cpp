@@ -35,33 +35,36 @@ Status binary(const KernelContext &ctx, Integers integers, FloatFn floatFn,
   const TensorView &a = ctx.in(0), &b = ctx.in(1), &y = ctx.out(0);
   DUET_RETURN_IF_ERROR(ctx.requireSameDType({&a, &b, &y}));
   DUET_RETURN_IF_ERROR(requireBroadcastResult(ctx, a, b, y));
-  if (a.dtype == DType::f32) {
-    broadcastBinary<float, float, float>(y, a, b, floatFn);
-    return Status::ok();
-  }
   bool isInteger = a.dtype == DType::i64 || a.dtype == DType::i32 ||
                    a.dtype == DType::i16 || a.dtype == DType::i8 ||
                    a.dtype == DType::u8;
   bool isBool = a.dtype == DType::boolean;
-  if ((isInteger && integers != Integers::none) ||
-      (isBool && integers == Integers::withBool)) {
-    visitDType(a.dtype, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      if constexpr (std::is_integral_v<T>)
-        broadcastBinary<T, T, T>(y, a, b, [&](T x, T z) {
-          return convertElement<T>(
-              intFn(static_cast<int64_t>(x), static_cast<int64_t>(z)));
-        });
-    });
+  bool supported = a.dtype == DType::f32 ||
+                   (isInteger && integers != Integers::none) ||
+                   (isBool && integers == Integers::withBool);
+  if (!supported)
+    return ctx.error("dtype {} is not supported (supported: float32, float16, "
+                     "bfloat16{})",
+                     dtypeName(a.dtype),
+                     integers == Integers::none ? ""
+                     : integers == Integers::withoutBool
+                         ? ", integer types"
+                         : ", integer types, bool");
+  if (ctx.checking())
+    return Status::ok();
+  if (a.dtype == DType::f32) {
+    broadcastBinary<float, float, float>(y, a, b, floatFn);
     return Status::ok();
   }
-  return ctx.error("dtype {} is not supported (supported: float32, float16, "
-                   "bfloat16{})",
-                   dtypeName(a.dtype),
-                   integers == Integers::none ? ""
-                   : integers == Integers::withoutBool
-                       ? ", integer types"
-                       : ", integer types, bool");
+  visitDType(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>)
+      broadcastBinary<T, T, T>(y, a, b, [&](T x, T z) {
+        return convertElement<T>(
+            intFn(static_cast<int64_t>(x), static_cast<int64_t>(z)));
+      });
+  });
+  return Status::ok();
 }
 
 /// The integer multiple that `alpha` must be for integer operands, as in
@@ -105,7 +108,7 @@ int64_t integerDivide(int64_t a, int64_t b, bool floor) {
 
 Status add(const KernelContext &ctx) {
   AttrReader attrs(ctx);
-  double alpha = attrs.getFloat("alpha", 1.0);
+  double alpha = attrs.getFloat("alpha");
   DUET_RETURN_IF_ERROR(attrs.status());
   int64_t intAlpha = 1;
   if (ctx.in(0).dtype != DType::f32)
@@ -121,7 +124,7 @@ Status add(const KernelContext &ctx) {
 
 Status sub(const KernelContext &ctx) {
   AttrReader attrs(ctx);
-  double alpha = attrs.getFloat("alpha", 1.0);
+  double alpha = attrs.getFloat("alpha");
   DUET_RETURN_IF_ERROR(attrs.status());
   int64_t intAlpha = 1;
   if (ctx.in(0).dtype != DType::f32)
@@ -143,8 +146,7 @@ Status mul(const KernelContext &ctx) {
 
 Status div(const KernelContext &ctx) {
   AttrReader attrs(ctx);
-  std::string mode =
-      attrs.getEnum("rounding_mode", "none", {"none", "trunc", "floor"});
+  std::string mode = attrs.getEnum("rounding_mode", {"none", "trunc", "floor"});
   DUET_RETURN_IF_ERROR(attrs.status());
   const TensorView &a = ctx.in(0), &b = ctx.in(1);
   if (mode == "none") {
@@ -158,7 +160,7 @@ Status div(const KernelContext &ctx) {
         [](int64_t x, int64_t) { return x; });
   }
   bool floor = mode == "floor";
-  if (a.dtype != DType::f32 && a.dtype != DType::boolean &&
+  if (!ctx.checking() && a.dtype != DType::f32 && a.dtype != DType::boolean &&
       ctx.out(0).numel() > 0 && a.dtype == b.dtype) {
     // Every divisor element reaches the output when it is not empty.
     bool zero = false;

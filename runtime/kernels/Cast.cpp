@@ -10,6 +10,8 @@ namespace duet::rt::portable {
 Status cast(const KernelContext &ctx) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);
   DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
+  if (ctx.checking())
+    return Status::ok();
   int64_t n = x.numel();
   if (x.dtype == y.dtype) {
     if (n > 0 && x.data != y.data)

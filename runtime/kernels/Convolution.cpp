@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/core/Limits.h"
 #include "runtime/kernels/Gemm.h"
 #include "runtime/kernels/Ops.h"
 
@@ -29,7 +30,9 @@ struct ConvShape {
 };
 
 /// Reads and checks attributes and operand shapes the way the aten verifier
-/// does, so that every later index is in bounds.
+/// does, so that every later index is in bounds. The output size formulas
+/// combine operand sizes with attributes from the program, so they are
+/// computed with overflow checks.
 Status readConvShape(const KernelContext &ctx, ConvShape &s) {
   const TensorView &x = ctx.in(0), &w = ctx.in(1), &b = ctx.in(2);
   const TensorView &y = ctx.out(0);
@@ -39,13 +42,10 @@ Status readConvShape(const KernelContext &ctx, ConvShape &s) {
   Shape stride = attrs.getIntsOfSize("stride", spatial);
   Shape padding = attrs.getIntsOfSize("padding", spatial);
   Shape dilation = attrs.getIntsOfSize("dilation", spatial);
-  Shape outputPadding = attrs.getInts("output_padding", Shape(spatial, 0));
-  s.groups = attrs.getInt("groups", 1);
-  s.transposed = attrs.getBool("transposed", false);
+  Shape outputPadding = attrs.getIntsOfSize("output_padding", spatial);
+  s.groups = attrs.getInt("groups");
+  s.transposed = attrs.getBool("transposed");
   DUET_RETURN_IF_ERROR(attrs.status());
-  if (outputPadding.size() != spatial)
-    return ctx.error("attribute 'output_padding' needs {} entries, got {}",
-                     spatial, outputPadding.size());
   for (const TensorView *t : {&x, &w, &y})
     DUET_RETURN_IF_ERROR(ctx.requireFloat(*t, "operand"));
   if (w.rank() != x.rank())
@@ -82,9 +82,13 @@ Status readConvShape(const KernelContext &ctx, ConvShape &s) {
   s.padW = padding[1];
   s.dilH = dilation[0];
   s.dilW = dilation[1];
-  Shape out(2);
+  if (kernel[0] < 1 || kernel[1] < 1)
+    return ctx.error("the weight {} has an empty kernel", formatShape(w.sizes));
+  CheckedInt out[2] = {0, 0};
+  CheckedInt scratch = 0;
   if (!s.transposed) {
-    if (s.inC != w.sizes[1] * s.groups)
+    CheckedInt channels = CheckedInt(w.sizes[1]) * s.groups;
+    if (channels.overflowed() || s.inC != channels.value())
       return ctx.error("input has {} channels but weight {} expects {} x {} "
                        "groups",
                        s.inC, formatShape(w.sizes), w.sizes[1], s.groups);
@@ -93,27 +97,37 @@ Status readConvShape(const KernelContext &ctx, ConvShape &s) {
       return ctx.error("output channels {} are not divisible by groups {}",
                        s.outC, s.groups);
     for (int i = 0; i < 2; ++i)
-      out[i] = floorDiv(inSpatial[i] + 2 * padding[i] -
-                            dilation[i] * (kernel[i] - 1) - 1,
+      out[i] = floorDiv(CheckedInt(inSpatial[i]) + CheckedInt(2) * padding[i] -
+                            CheckedInt(dilation[i]) * (kernel[i] - 1) - 1,
                         stride[i]) +
                1;
+    // im2col: [Cin/g * kh * kw, outH * outW].
+    scratch = CheckedInt(w.sizes[1]) * s.kH * s.kW * out[0] * out[1];
   } else {
     if (s.inC != w.sizes[0] || s.inC % s.groups)
       return ctx.error("transposed: input has {} channels but weight {} "
                        "has {} (they must match and divide by groups {})",
                        s.inC, formatShape(w.sizes), w.sizes[0], s.groups);
-    s.outC = w.sizes[1] * s.groups;
+    CheckedInt channels = CheckedInt(w.sizes[1]) * s.groups;
+    DUET_RETURN_IF_ERROR(
+        ctx.requireNoOverflow(channels, "the number of output channels"));
+    s.outC = channels.value();
     for (int i = 0; i < 2; ++i) {
       if (outputPadding[i] >= std::max(stride[i], dilation[i]))
         return ctx.error("output_padding must be smaller than stride or "
                          "dilation");
-      out[i] = (inSpatial[i] - 1) * stride[i] - 2 * padding[i] +
-               dilation[i] * (kernel[i] - 1) + outputPadding[i] + 1;
+      out[i] = (CheckedInt(inSpatial[i]) - 1) * stride[i] -
+               CheckedInt(2) * padding[i] +
+               CheckedInt(dilation[i]) * (kernel[i] - 1) + outputPadding[i] + 1;
     }
+    // The columns: [Cout/g * kh * kw, inH * inW].
+    scratch = CheckedInt(w.sizes[1]) * s.kH * s.kW * s.inH * s.inW;
   }
-  s.outH = out[0];
-  s.outW = out[1];
-  if (s.outH < 1 || s.outW < 1 || kernel[0] < 1 || kernel[1] < 1)
+  for (int i = 0; i < 2; ++i)
+    DUET_RETURN_IF_ERROR(ctx.requireNoOverflow(out[i], "the output size"));
+  s.outH = out[0].value();
+  s.outW = out[1].value();
+  if (s.outH < 1 || s.outW < 1)
     return ctx.error("the kernel {} does not fit the input {}",
                      formatShape(w.sizes), formatShape(x.sizes));
   Shape expected = {s.batch, s.outC};
@@ -121,10 +135,14 @@ Status readConvShape(const KernelContext &ctx, ConvShape &s) {
     expected.push_back(s.outH);
   expected.push_back(s.outW);
   DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", expected));
-  if (b.present()) {
+  if (ctx.given(2)) {
     DUET_RETURN_IF_ERROR(ctx.requireFloat(b, "bias"));
     DUET_RETURN_IF_ERROR(ctx.requireShape(b, "bias", {s.outC}));
   }
+  if (scratch.overflowed() ||
+      scratch.value() > static_cast<int64_t>(kMaxTensorBytes / sizeof(float)))
+    return ctx.error("needs a scratch matrix of more than {} bytes",
+                     kMaxTensorBytes);
   return Status::ok();
 }
 
@@ -259,6 +277,8 @@ void convolveTransposed(const ConvShape &s, const float *in,
 Status convolution(const KernelContext &ctx) {
   ConvShape s;
   DUET_RETURN_IF_ERROR(readConvShape(ctx, s));
+  if (ctx.checking())
+    return Status::ok();
   const float *in = ctx.in(0).as<const float>();
   const float *weight = ctx.in(1).as<const float>();
   float *out = ctx.out(0).as<float>();

@@ -26,6 +26,8 @@ Status view(const KernelContext &ctx) {
     return ctx.error("cannot view {} ({} elements) as {} ({} elements)",
                      formatShape(x.sizes), x.numel(), formatShape(y.sizes),
                      y.numel());
+  if (ctx.checking())
+    return Status::ok();
   if (x.bytes() > 0 && x.data != y.data)
     std::memmove(y.data, x.data, x.bytes());
   return Status::ok();
@@ -35,6 +37,8 @@ Status clone(const KernelContext &ctx) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);
   DUET_RETURN_IF_ERROR(requireSameDTypeAsInput(ctx, y));
   DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
+  if (ctx.checking())
+    return Status::ok();
   if (x.bytes() > 0 && x.data != y.data)
     std::memmove(y.data, x.data, x.bytes());
   return Status::ok();
@@ -65,6 +69,8 @@ Status permute(const KernelContext &ctx) {
     strides.push_back(own[d]);
   }
   DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", sizes));
+  if (ctx.checking())
+    return Status::ok();
   copyStrided(y.data, contiguousStrides(sizes), x.data, strides, sizes,
               dtypeSize(x.dtype));
   return Status::ok();
@@ -76,6 +82,8 @@ Status expand(const KernelContext &ctx) {
   if (!broadcastsTo(x.sizes, y.sizes))
     return ctx.error("cannot expand {} to {}", formatShape(x.sizes),
                      formatShape(y.sizes));
+  if (ctx.checking())
+    return Status::ok();
   copyStrided(y.data, contiguousStrides(y.sizes), x.data,
               broadcastStrides(x.sizes, y.sizes), y.sizes, dtypeSize(x.dtype));
   return Status::ok();
@@ -87,7 +95,7 @@ Status slice(const KernelContext &ctx) {
   int64_t dim = attrs.getInt("dim");
   int64_t start = attrs.getInt("start");
   int64_t end = attrs.getInt("end");
-  int64_t step = attrs.getInt("step", 1);
+  int64_t step = attrs.getInt("step");
   DUET_RETURN_IF_ERROR(attrs.status());
   DUET_RETURN_IF_ERROR(requireSameDTypeAsInput(ctx, y));
   DUET_RETURN_IF_ERROR(ctx.requireDim(dim, x.rank(), "dim"));
@@ -97,8 +105,11 @@ Status slice(const KernelContext &ctx) {
     return ctx.error("needs 0 <= start <= end <= {}, got start {} and end {}",
                      x.sizes[dim], start, end);
   Shape sizes = x.sizes, strides = contiguousStrides(x.sizes);
-  sizes[dim] = (end - start + step - 1) / step;
+  // 0 <= start <= end, so neither the difference nor this overflows.
+  sizes[dim] = end == start ? 0 : (end - start - 1) / step + 1;
   DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", sizes));
+  if (ctx.checking())
+    return Status::ok();
   size_t element = dtypeSize(x.dtype);
   const void *first = advance(x.data, start * strides[dim], element);
   strides[dim] *= step;
@@ -119,10 +130,13 @@ Status select(const KernelContext &ctx) {
                      x.sizes[dim], dim);
   Shape sizes = x.sizes, strides = contiguousStrides(x.sizes);
   size_t element = dtypeSize(x.dtype);
-  const void *first = advance(x.data, index * strides[dim], element);
+  int64_t offset = index * strides[dim];
   sizes.erase(sizes.begin() + dim);
   strides.erase(strides.begin() + dim);
   DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", sizes));
+  if (ctx.checking())
+    return Status::ok();
+  const void *first = advance(x.data, offset, element);
   copyStrided(y.data, contiguousStrides(sizes), first, strides, sizes, element);
   return Status::ok();
 }
@@ -131,40 +145,53 @@ Status constantPadNd(const KernelContext &ctx) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);
   AttrReader attrs(ctx);
   Shape pad = attrs.getInts("pad");
-  double value = attrs.getFloat("value", 0.0);
+  double value = attrs.getFloat("value");
   DUET_RETURN_IF_ERROR(attrs.status());
   DUET_RETURN_IF_ERROR(requireSameDTypeAsInput(ctx, y));
   const int64_t rank = x.rank();
   if (pad.size() % 2 || static_cast<int64_t>(pad.size() / 2) > rank)
     return ctx.error("pad needs an even number of entries, at most {}, got {}",
                      2 * rank, pad.size());
-  // Output position = input position + before[d]; the part of the input that
-  // lands inside the output is copied, the rest of the output is `value`.
-  Shape before(rank, 0), sizes = x.sizes;
-  for (size_t i = 0; i < pad.size() / 2; ++i) {
-    int64_t d = rank - 1 - static_cast<int64_t>(i);
-    before[d] = pad[2 * i];
-    sizes[d] += pad[2 * i] + pad[2 * i + 1];
-    if (sizes[d] < 0)
+  // Output position = input position + before[d]; the input positions
+  // [first, last) land inside the output and are copied, the rest of the
+  // output is `value`.
+  Shape before(rank, 0), sizes = x.sizes, first(rank), copied(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    size_t i = static_cast<size_t>(rank - 1 - d);
+    CheckedInt size = x.sizes[d];
+    if (i < pad.size() / 2) {
+      before[d] = pad[2 * i];
+      size = size + pad[2 * i] + pad[2 * i + 1];
+    }
+    CheckedInt start = CheckedInt(0) - before[d];
+    CheckedInt last = size - before[d];
+    if (size.overflowed() || start.overflowed() || last.overflowed())
+      return ctx.error("the padding of dim {} of {} overflows 64 bits; pad "
+                       "[{}] is absurd",
+                       d, formatShape(x.sizes), fmt::join(pad, ", "));
+    if (size.value() < 0)
       return ctx.error("padding makes dim {} of {} negative", d,
                        formatShape(x.sizes));
+    sizes[d] = size.value();
+    first[d] = std::max<int64_t>(0, start.value());
+    copied[d] =
+        std::max<int64_t>(0, std::min(x.sizes[d], last.value()) - first[d]);
   }
   DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", sizes));
+  if (ctx.checking())
+    return Status::ok();
   fillValue(y.data, y.dtype, y.numel(), value);
-
-  Shape inStrides = contiguousStrides(x.sizes);
-  Shape outStrides = contiguousStrides(sizes);
-  Shape copied(rank);
-  int64_t inOffset = 0, outOffset = 0;
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t first = std::max<int64_t>(0, -before[d]);
-    int64_t last = std::min(x.sizes[d], sizes[d] - before[d]);
-    copied[d] = std::max<int64_t>(0, last - first);
-    inOffset += first * inStrides[d];
-    outOffset += (first + before[d]) * outStrides[d];
-  }
   if (product(copied) == 0)
     return Status::ok();
+  // Something is copied, so first[d] < x.sizes[d] and first[d] + before[d]
+  // < sizes[d]: the offsets stay inside the operands.
+  Shape inStrides = contiguousStrides(x.sizes);
+  Shape outStrides = contiguousStrides(sizes);
+  int64_t inOffset = 0, outOffset = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    inOffset += first[d] * inStrides[d];
+    outOffset += (first[d] + before[d]) * outStrides[d];
+  }
   size_t element = dtypeSize(x.dtype);
   copyStrided(advance(y.data, outOffset, element), outStrides,
               advance(x.data, inOffset, element), inStrides, copied, element);
@@ -179,7 +206,7 @@ Status cat(const KernelContext &ctx) {
   const TensorView &first = ctx.in(0);
   DUET_RETURN_IF_ERROR(ctx.requireDim(dim, first.rank(), "dim"));
   Shape sizes = first.sizes;
-  sizes[dim] = 0;
+  CheckedInt catSize = 0;
   for (const TensorView &t : ctx.inputs) {
     DUET_RETURN_IF_ERROR(ctx.requireSameDType({&first, &t}));
     bool fits = t.rank() == first.rank();
@@ -188,10 +215,14 @@ Status cat(const KernelContext &ctx) {
     if (!fits)
       return ctx.error("cannot concatenate {} and {} along dim {}",
                        formatShape(first.sizes), formatShape(t.sizes), dim);
-    sizes[dim] += t.sizes[dim];
+    catSize += t.sizes[dim];
   }
+  DUET_RETURN_IF_ERROR(ctx.requireNoOverflow(catSize, "the concatenated size"));
+  sizes[dim] = catSize.value();
   DUET_RETURN_IF_ERROR(ctx.requireSameDType({&first, &y}));
   DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", sizes));
+  if (ctx.checking())
+    return Status::ok();
   Shape outStrides = contiguousStrides(sizes);
   size_t element = dtypeSize(y.dtype);
   int64_t offset = 0;
@@ -215,17 +246,17 @@ Status splitWithSizes(const KernelContext &ctx) {
   if (splitSizes.size() != ctx.outputs.size())
     return ctx.error("has {} outputs for {} split sizes", ctx.outputs.size(),
                      splitSizes.size());
-  int64_t total = 0;
+  CheckedInt total = 0;
   for (int64_t s : splitSizes) {
     if (s < 0)
       return ctx.error("split sizes must be non-negative, got [{}]",
                        fmt::join(splitSizes, ", "));
     total += s;
   }
-  if (total != x.sizes[dim])
-    return ctx.error("split sizes [{}] add up to {} but dim {} of {} has {}",
-                     fmt::join(splitSizes, ", "), total, dim,
-                     formatShape(x.sizes), x.sizes[dim]);
+  if (total.overflowed() || total.value() != x.sizes[dim])
+    return ctx.error("split sizes [{}] do not add up to {}, dim {} of {}",
+                     fmt::join(splitSizes, ", "), x.sizes[dim], dim,
+                     formatShape(x.sizes));
   for (size_t i = 0; i < splitSizes.size(); ++i) {
     Shape expected = x.sizes;
     expected[dim] = splitSizes[i];
@@ -233,6 +264,8 @@ Status splitWithSizes(const KernelContext &ctx) {
     DUET_RETURN_IF_ERROR(
         ctx.requireShape(ctx.out(i), fmt::format("output {}", i), expected));
   }
+  if (ctx.checking())
+    return Status::ok();
   Shape inStrides = contiguousStrides(x.sizes);
   size_t element = dtypeSize(x.dtype);
   int64_t offset = 0;

@@ -37,6 +37,12 @@ Status embedding(const KernelContext &ctx) {
   Shape expected = indices.sizes;
   expected.push_back(weight.sizes[1]);
   DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", expected));
+  // No index is valid in an empty table: refused at load, not left to fail
+  // every run.
+  if (weight.sizes[0] == 0 && indices.numel() > 0)
+    return ctx.error("has {} indices into a table of 0 rows", indices.numel());
+  if (ctx.checking())
+    return Status::ok();
   if (indices.dtype == DType::i64)
     return gather<int64_t>(ctx, weight, indices, y.as<float>());
   return gather<int32_t>(ctx, weight, indices, y.as<float>());

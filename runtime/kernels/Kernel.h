@@ -21,7 +21,8 @@
 namespace duet::rt {
 
 /// Read access to an op's attributes. An attribute the op did not record is
-/// std::nullopt; the kernel then applies the op's documented default.
+/// std::nullopt, which a kernel accepts only for the attributes the dialect
+/// declares optional (the compiler writes all others, defaults included).
 /// Enum attributes (gelu `approximate`, div `rounding_mode`) are strings.
 class OpAttrs {
 public:
@@ -44,6 +45,19 @@ using KernelFn = Status (*)(const OpAttrs &attrs,
 
 /// The kernel of an op, or nullptr when the op has none.
 KernelFn findKernel(std::string_view opName);
+
+/// Checks a call of `opName` without running it, before any memory exists:
+/// the operand counts and attributes its kernel declares (Registry.cpp), and
+/// the dtypes, ranks and shapes its kernel checks before it touches memory,
+/// so that a call that passes reads and writes only inside its operands.
+/// `inputs` and `outputs` give dtypes and sizes (their data is not read);
+/// `given[i]` says whether input i is passed (false: an absent optional
+/// operand). Only checks that depend on values (an index out of range, an
+/// integer division by zero) are left to the run.
+Status checkKernelCall(std::string_view opName, const OpAttrs &attrs,
+                       const std::vector<TensorView> &inputs,
+                       const std::vector<bool> &given,
+                       const std::vector<TensorView> &outputs);
 
 /// Every op name that has a portable kernel, sorted.
 std::vector<std::string_view> kernelOpNames();

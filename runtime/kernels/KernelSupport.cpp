@@ -2,6 +2,7 @@
 
 #include "runtime/kernels/KernelSupport.h"
 
+#include "runtime/core/Escape.h"
 #include "runtime/kernels/ElementTypes.h"
 
 #include <algorithm>
@@ -62,6 +63,21 @@ Shape broadcastStrides(const Shape &sizes, const Shape &target) {
 const TensorView &KernelContext::in(size_t i) const {
   static const TensorView absent;
   return i < inputs.size() ? inputs[i] : absent;
+}
+
+bool KernelContext::given(size_t i) const {
+  if (i >= inputs.size())
+    return false;
+  return given_ ? (*given_)[i] : inputs[i].present();
+}
+
+Status KernelContext::requireNoOverflow(const CheckedInt &size,
+                                        std::string_view what) const {
+  if (!size.overflowed())
+    return Status::ok();
+  return error("{} overflows 64 bits; the attributes or operand sizes are "
+               "absurd",
+               what);
 }
 
 Status KernelContext::requireDType(const TensorView &t, std::string_view what,
@@ -157,10 +173,6 @@ int64_t AttrReader::getInt(std::string_view name) {
   return required(ctx_.attrs.getInt(name), name, "an integer");
 }
 
-int64_t AttrReader::getInt(std::string_view name, int64_t fallback) {
-  return getOptionalInt(name).value_or(fallback);
-}
-
 std::optional<int64_t> AttrReader::getOptionalInt(std::string_view name) {
   return typed(ctx_.attrs.getInt(name), name, "an integer");
 }
@@ -169,25 +181,16 @@ double AttrReader::getFloat(std::string_view name) {
   return required(ctx_.attrs.getFloat(name), name, "a float");
 }
 
-double AttrReader::getFloat(std::string_view name, double fallback) {
-  return getOptionalFloat(name).value_or(fallback);
-}
-
 std::optional<double> AttrReader::getOptionalFloat(std::string_view name) {
   return typed(ctx_.attrs.getFloat(name), name, "a float");
 }
 
-bool AttrReader::getBool(std::string_view name, bool fallback) {
-  return typed(ctx_.attrs.getBool(name), name, "a bool").value_or(fallback);
+bool AttrReader::getBool(std::string_view name) {
+  return required(ctx_.attrs.getBool(name), name, "a bool");
 }
 
 Shape AttrReader::getInts(std::string_view name) {
   return required(ctx_.attrs.getInts(name), name, "an integer list");
-}
-
-Shape AttrReader::getInts(std::string_view name, Shape fallback) {
-  return typed(ctx_.attrs.getInts(name), name, "an integer list")
-      .value_or(std::move(fallback));
 }
 
 Shape AttrReader::getIntsOfSize(std::string_view name, size_t count) {
@@ -203,16 +206,14 @@ Shape AttrReader::getIntsOfSize(std::string_view name, size_t count) {
 }
 
 std::string
-AttrReader::getEnum(std::string_view name, std::string_view fallback,
+AttrReader::getEnum(std::string_view name,
                     std::initializer_list<std::string_view> allowed) {
-  std::string_view value =
-      typed(ctx_.attrs.getString(name), name, "a string").value_or(fallback);
-  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+  std::string value(required(ctx_.attrs.getString(name), name, "a string"));
+  if (status_.isOk() &&
+      std::find(allowed.begin(), allowed.end(), value) == allowed.end())
     fail(ctx_.error("attribute '{}' is \"{}\", expected one of \"{}\"", name,
-                    value, fmt::join(allowed, "\", \"")));
-    return std::string(fallback);
-  }
-  return std::string(value);
+                    escaped(value), fmt::join(allowed, "\", \"")));
+  return value;
 }
 
 namespace {

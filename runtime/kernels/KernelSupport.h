@@ -1,9 +1,10 @@
 //===- KernelSupport.h - what every portable kernel shares ------*- C++ -*-===//
 //
 // Internal to the portable kernels: the context a kernel runs in (its op name
-// for messages, attributes, operands), attribute reading with defaults, shape
-// checks that return a Status naming the op, and the one strided-index walk
-// that broadcasting, permutes, slices, padding and concatenation all use.
+// for messages, attributes, operands, whether it is only being checked),
+// attribute reading, shape checks that return a Status naming the op,
+// overflow-checked size arithmetic, and the one strided-index walk that
+// broadcasting, permutes, slices, padding and concatenation all use.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,15 +50,68 @@ bool broadcastsTo(const Shape &sizes, const Shape &target);
 /// broadcastsTo(sizes, target).
 Shape broadcastStrides(const Shape &sizes, const Shape &target);
 
+/// int64 arithmetic that remembers whether any step overflowed. Shape
+/// formulas mix operand sizes with attributes a program file chose (a
+/// stride of 2^62, a padding of -2^63), so they are computed with this and
+/// checked once, reading as the formula they implement.
+class CheckedInt {
+public:
+  CheckedInt(int64_t value) : value_(value) {}
+
+  int64_t value() const { return value_; }
+  bool overflowed() const { return overflowed_; }
+
+  friend CheckedInt operator+(CheckedInt a, CheckedInt b) {
+    return combine(a, b, __builtin_add_overflow(a.value_, b.value_, &a.value_));
+  }
+  friend CheckedInt operator-(CheckedInt a, CheckedInt b) {
+    return combine(a, b, __builtin_sub_overflow(a.value_, b.value_, &a.value_));
+  }
+  friend CheckedInt operator*(CheckedInt a, CheckedInt b) {
+    return combine(a, b, __builtin_mul_overflow(a.value_, b.value_, &a.value_));
+  }
+  CheckedInt &operator+=(CheckedInt other) { return *this = *this + other; }
+  CheckedInt &operator*=(CheckedInt other) { return *this = *this * other; }
+  /// Rounded toward -infinity and +infinity, for a positive `divisor`.
+  friend CheckedInt floorDiv(CheckedInt a, int64_t divisor);
+  friend CheckedInt ceilDiv(CheckedInt a, int64_t divisor);
+
+private:
+  static CheckedInt combine(CheckedInt result, CheckedInt other,
+                            bool overflow) {
+    result.overflowed_ = result.overflowed_ || other.overflowed_ || overflow;
+    return result;
+  }
+  int64_t value_;
+  bool overflowed_ = false;
+};
+
+inline CheckedInt floorDiv(CheckedInt a, int64_t divisor) {
+  a.value_ = floorDiv(a.value_, divisor);
+  return a;
+}
+inline CheckedInt ceilDiv(CheckedInt a, int64_t divisor) {
+  a.value_ = ceilDiv(a.value_, divisor);
+  return a;
+}
+
 /// The environment a kernel runs in. Float operands of a float-computing
 /// kernel have already been converted to float32 (see Registry.cpp), so a
 /// kernel body only ever handles float32 among the float types.
+///
+/// The loader runs every body once per call before the program runs, in
+/// checking mode (checkKernelCall): operands then carry dtypes and sizes but
+/// no data, and a body returns as soon as checking() is true after its last
+/// check, so everything it checks is refused at load rather than at run.
 class KernelContext {
 public:
+  /// `given`, when not null, puts the context in checking mode and says
+  /// which inputs the call passes.
   KernelContext(std::string_view op, const OpAttrs &attrs,
                 const std::vector<TensorView> &inputs,
-                const std::vector<TensorView> &outputs)
-      : op(op), attrs(attrs), inputs(inputs), outputs(outputs) {}
+                const std::vector<TensorView> &outputs,
+                const std::vector<bool> *given = nullptr)
+      : op(op), attrs(attrs), inputs(inputs), outputs(outputs), given_(given) {}
 
   std::string_view op;
   const OpAttrs &attrs;
@@ -67,6 +121,13 @@ public:
   /// Input `i`; an absent view when the caller left out a trailing optional.
   const TensorView &in(size_t i) const;
   const TensorView &out(size_t i) const { return outputs[i]; }
+
+  /// Whether the body is being checked at load, without data: it must
+  /// return before it reads or writes any operand.
+  bool checking() const { return given_ != nullptr; }
+  /// Whether optional input `i` is passed. Bodies ask this rather than
+  /// in(i).present(), which is false for every operand while checking.
+  bool given(size_t i) const;
 
   /// An error whose message starts with the op name.
   template <typename... Args>
@@ -91,28 +152,34 @@ public:
                       const Shape &expected) const;
   /// Fails unless `dim` is in [0, rank).
   Status requireDim(int64_t dim, int64_t rank, std::string_view what) const;
+  /// Fails when `size`, a size a shape formula derived from attributes or
+  /// operands, overflowed; `what` names it.
+  Status requireNoOverflow(const CheckedInt &size, std::string_view what) const;
+
+private:
+  const std::vector<bool> *given_;
 };
 
-/// Reads attributes, applying defaults; a missing required attribute or one of
-/// the wrong length is remembered and reported by status(), so a kernel reads
-/// everything first and checks once.
+/// Reads attributes; a missing attribute or one of the wrong kind or length
+/// is remembered and reported by status(), so a kernel reads everything
+/// first and checks once. The attributes a kernel reads are those its row in
+/// Registry.cpp declares, which the table checks before the body runs; the
+/// body applies no defaults of its own (the compiler writes every
+/// attribute), and only attributes the op declares optional may be absent.
 class AttrReader {
 public:
   explicit AttrReader(const KernelContext &ctx) : ctx_(ctx) {}
 
   int64_t getInt(std::string_view name);
-  int64_t getInt(std::string_view name, int64_t fallback);
   double getFloat(std::string_view name);
-  double getFloat(std::string_view name, double fallback);
+  bool getBool(std::string_view name);
+  Shape getInts(std::string_view name);
   std::optional<double> getOptionalFloat(std::string_view name);
   std::optional<int64_t> getOptionalInt(std::string_view name);
-  bool getBool(std::string_view name, bool fallback);
-  Shape getInts(std::string_view name);
-  Shape getInts(std::string_view name, Shape fallback);
   /// An integer list that must have `count` entries.
   Shape getIntsOfSize(std::string_view name, size_t count);
-  /// An enum attribute: one of `allowed`, `fallback` when absent.
-  std::string getEnum(std::string_view name, std::string_view fallback,
+  /// An enum attribute: one of `allowed`.
+  std::string getEnum(std::string_view name,
                       std::initializer_list<std::string_view> allowed);
 
   const Status &status() const { return status_; }

@@ -7,11 +7,13 @@
 namespace duet::rt::portable {
 namespace {
 
-/// Fails unless the optional `t` is absent or a float tensor of `shape`.
-Status requireParameter(const KernelContext &ctx, const TensorView &t,
+/// Fails unless optional input `input` is absent or a float tensor of
+/// `shape`.
+Status requireParameter(const KernelContext &ctx, size_t input,
                         std::string_view what, const Shape &shape) {
-  if (!t.present())
+  if (!ctx.given(input))
     return Status::ok();
+  const TensorView &t = ctx.in(input);
   DUET_RETURN_IF_ERROR(ctx.requireFloat(t, what));
   return ctx.requireShape(t, what, shape);
 }
@@ -22,7 +24,7 @@ Status batchNorm(const KernelContext &ctx) {
   const TensorView &x = ctx.in(0), &mean = ctx.in(1), &var = ctx.in(2);
   const TensorView &weight = ctx.in(3), &bias = ctx.in(4), &y = ctx.out(0);
   AttrReader attrs(ctx);
-  double eps = attrs.getFloat("eps", 1e-5);
+  double eps = attrs.getFloat("eps");
   DUET_RETURN_IF_ERROR(attrs.status());
   DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
   DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
@@ -38,8 +40,10 @@ Status batchNorm(const KernelContext &ctx) {
   DUET_RETURN_IF_ERROR(ctx.requireShape(mean, "running_mean", perChannel));
   DUET_RETURN_IF_ERROR(ctx.requireFloat(var, "running_var"));
   DUET_RETURN_IF_ERROR(ctx.requireShape(var, "running_var", perChannel));
-  DUET_RETURN_IF_ERROR(requireParameter(ctx, weight, "weight", perChannel));
-  DUET_RETURN_IF_ERROR(requireParameter(ctx, bias, "bias", perChannel));
+  DUET_RETURN_IF_ERROR(requireParameter(ctx, 3, "weight", perChannel));
+  DUET_RETURN_IF_ERROR(requireParameter(ctx, 4, "bias", perChannel));
+  if (ctx.checking())
+    return Status::ok();
 
   const int64_t batch = x.sizes[0];
   const int64_t inner = x.numel() / std::max<int64_t>(1, batch * channels);
@@ -68,7 +72,7 @@ Status layerNorm(const KernelContext &ctx) {
   const TensorView &y = ctx.out(0);
   AttrReader attrs(ctx);
   Shape normalized = attrs.getInts("normalized_shape");
-  double eps = attrs.getFloat("eps", 1e-5);
+  double eps = attrs.getFloat("eps");
   DUET_RETURN_IF_ERROR(attrs.status());
   DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
   DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
@@ -81,8 +85,10 @@ Status layerNorm(const KernelContext &ctx) {
                      fmt::join(normalized, ", "), formatShape(x.sizes));
   if (eps < 0)
     return ctx.error("eps {} must be non-negative", eps);
-  DUET_RETURN_IF_ERROR(requireParameter(ctx, weight, "weight", normalized));
-  DUET_RETURN_IF_ERROR(requireParameter(ctx, bias, "bias", normalized));
+  DUET_RETURN_IF_ERROR(requireParameter(ctx, 1, "weight", normalized));
+  DUET_RETURN_IF_ERROR(requireParameter(ctx, 2, "bias", normalized));
+  if (ctx.checking())
+    return Status::ok();
 
   const int64_t width = product(normalized);
   const int64_t rows = width > 0 ? x.numel() / width : 0;

@@ -4,7 +4,9 @@
 // KernelContext whose operand counts Registry.cpp has checked and whose
 // float16/bfloat16 operands it has widened to float32 (for the ops it lists
 // as computing in float). Bodies check everything else: dtypes, ranks,
-// attribute values, and that every size agrees before touching memory.
+// attribute values, and that every size agrees before touching memory; the
+// loader runs them once in checking mode (KernelContext::checking), where
+// they return after those checks, so a malformed call is refused at load.
 //
 //===----------------------------------------------------------------------===//
 

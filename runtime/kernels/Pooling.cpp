@@ -16,14 +16,19 @@ namespace duet::rt::portable {
 namespace {
 
 /// Output length of a sliding window, as PyTorch computes it for pooling.
-int64_t pooledSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
-                   int64_t dilation, bool ceilMode) {
-  int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
-  int64_t out = (ceilMode ? ceilDiv(span, stride) : floorDiv(span, stride)) + 1;
+CheckedInt pooledSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
+                      int64_t dilation, bool ceilMode) {
+  CheckedInt span = CheckedInt(in) + CheckedInt(2) * pad -
+                    CheckedInt(dilation) * (kernel - 1) - 1;
+  CheckedInt out =
+      (ceilMode ? ceilDiv(span, stride) : floorDiv(span, stride)) + 1;
+  if (!ceilMode)
+    return out;
   // With ceil_mode the last window must start inside the input or left padding.
-  if (ceilMode && (out - 1) * stride >= in + pad)
-    --out;
-  return out;
+  CheckedInt lastStart = (out - 1) * stride;
+  if (lastStart.overflowed())
+    return lastStart;
+  return lastStart.value() >= in + pad ? out - 1 : out;
 }
 
 /// The geometry shared by avg_pool2d and max_pool2d, over the last two dims
@@ -42,7 +47,7 @@ Status readWindow(const KernelContext &ctx, AttrReader &attrs, bool hasDilation,
   Shape padding = attrs.getIntsOfSize("padding", 2);
   Shape dilation =
       hasDilation ? attrs.getIntsOfSize("dilation", 2) : Shape{1, 1};
-  bool ceilMode = attrs.getBool("ceil_mode", false);
+  bool ceilMode = attrs.getBool("ceil_mode");
   DUET_RETURN_IF_ERROR(attrs.status());
   DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
   DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
@@ -57,7 +62,7 @@ Status readWindow(const KernelContext &ctx, AttrReader &attrs, bool hasDilation,
                        "stride [{}], padding [{}], dilation [{}]",
                        fmt::join(kernel, ", "), fmt::join(stride, ", "),
                        fmt::join(padding, ", "), fmt::join(dilation, ", "));
-    if (padding[i] * 2 > kernel[i])
+    if (padding[i] > kernel[i] / 2)
       return ctx.error("padding {} must be at most half the kernel size {}",
                        padding[i], kernel[i]);
     w.kernel[i] = kernel[i];
@@ -65,8 +70,10 @@ Status readWindow(const KernelContext &ctx, AttrReader &attrs, bool hasDilation,
     w.padding[i] = padding[i];
     w.dilation[i] = dilation[i];
     w.in[i] = x.sizes[h + i];
-    w.out[i] = pooledSize(w.in[i], kernel[i], stride[i], padding[i],
-                          dilation[i], ceilMode);
+    CheckedInt out = pooledSize(w.in[i], kernel[i], stride[i], padding[i],
+                                dilation[i], ceilMode);
+    DUET_RETURN_IF_ERROR(ctx.requireNoOverflow(out, "the pooled size"));
+    w.out[i] = out.value();
     if (w.out[i] < 1)
       return ctx.error("the window does not fit the input {}",
                        formatShape(x.sizes));
@@ -79,13 +86,15 @@ Status readWindow(const KernelContext &ctx, AttrReader &attrs, bool hasDilation,
 
 Status avgPool2d(const KernelContext &ctx) {
   AttrReader attrs(ctx);
-  bool countIncludePad = attrs.getBool("count_include_pad", true);
+  bool countIncludePad = attrs.getBool("count_include_pad");
   std::optional<int64_t> divisorOverride =
       attrs.getOptionalInt("divisor_override");
   Window w;
   DUET_RETURN_IF_ERROR(readWindow(ctx, attrs, /*hasDilation=*/false, w));
   if (divisorOverride && *divisorOverride == 0)
     return ctx.error("divisor_override must not be 0");
+  if (ctx.checking())
+    return Status::ok();
 
   const float *in = ctx.in(0).as<const float>();
   float *out = ctx.out(0).as<float>();
@@ -128,6 +137,8 @@ Status maxPool2d(const KernelContext &ctx) {
   AttrReader attrs(ctx);
   Window w;
   DUET_RETURN_IF_ERROR(readWindow(ctx, attrs, /*hasDilation=*/true, w));
+  if (ctx.checking())
+    return Status::ok();
 
   const float *in = ctx.in(0).as<const float>();
   float *out = ctx.out(0).as<float>();
@@ -176,6 +187,8 @@ Status adaptiveAvgPool2d(const KernelContext &ctx) {
     return ctx.error("output size {} must be positive", formatShape(y.sizes));
   if ((inH < 1 || inW < 1) && y.numel() > 0)
     return ctx.error("cannot pool an empty input {}", formatShape(x.sizes));
+  if (ctx.checking())
+    return Status::ok();
 
   const float *in = x.as<const float>();
   float *out = y.as<float>();

@@ -22,8 +22,8 @@ enum class Reduction { mean, sum, amax };
 Status reductionLayout(const KernelContext &ctx, const TensorView &x,
                        const TensorView &y, Shape &toOutput, int64_t &count) {
   AttrReader attrs(ctx);
-  Shape dims = attrs.getInts("dim", Shape{});
-  bool keepdim = attrs.getBool("keepdim", false);
+  Shape dims = attrs.getInts("dim");
+  bool keepdim = attrs.getBool("keepdim");
   DUET_RETURN_IF_ERROR(attrs.status());
   const int64_t rank = x.rank();
   std::vector<bool> reduced(rank, dims.empty());
@@ -62,6 +62,8 @@ Status reduce(const KernelContext &ctx, Reduction kind) {
   if (kind == Reduction::amax && count == 0 && y.numel() > 0)
     return ctx.error("cannot take the maximum over {} elements of shape {}",
                      count, formatShape(x.sizes));
+  if (ctx.checking())
+    return Status::ok();
 
   const float *in = x.as<const float>();
   float *out = y.as<float>();
@@ -109,6 +111,8 @@ Status softmaxFamily(const KernelContext &ctx, bool logarithm) {
   // PyTorch treats a 0-d tensor as having one dim of size 1.
   int64_t rank = std::max<int64_t>(x.rank(), 1);
   DUET_RETURN_IF_ERROR(ctx.requireDim(dim, rank, "dim"));
+  if (ctx.checking())
+    return Status::ok();
 
   int64_t outer = 1, n = 1, inner = 1;
   for (int64_t d = 0; d < x.rank(); ++d)
@@ -159,6 +163,8 @@ Status any(const KernelContext &ctx) {
   Shape toOutput;
   int64_t count;
   DUET_RETURN_IF_ERROR(reductionLayout(ctx, x, y, toOutput, count));
+  if (ctx.checking())
+    return Status::ok();
   const uint8_t *in = x.as<const uint8_t>();
   bool *out = y.as<bool>();
   std::fill(out, out + y.numel(), false);

@@ -1,14 +1,18 @@
 //===- Registry.cpp - the table of portable kernels -----------------------===//
 //
-// One table names every kernel with its operand counts and whether it
+// One table names every kernel with what a call of it must look like: its
+// operand counts, the attributes it reads and their kinds, and whether it
 // computes in float. Everything kernels have in common happens here, once:
-// operand counts, sane sizes, present buffers, and the float16/bfloat16
+// those checks, sane sizes, present buffers, and the float16/bfloat16
 // handling: such operands are widened to float32 before the body runs and
 // its outputs rounded back after, so each body is written for float32 only
-// and still serves all three float types.
+// and still serves all three float types. The dtype, rank and shape rules
+// of each op are the checks at the top of its body, which checkKernelCall
+// runs at load without data (KernelContext::checking).
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/core/Escape.h"
 #include "runtime/kernels/Ops.h"
 
 #include <algorithm>
@@ -25,6 +29,50 @@ using namespace portable;
 
 constexpr int kVariadic = -1;
 
+/// What an attribute holds, as OpAttrs reads it.
+enum class AttrKind : uint8_t {
+  none, // an unused slot of KernelSpec::attrs
+  integer,
+  /// A float, or an integer read as one.
+  number,
+  boolean,
+  integers,
+  /// Enum attributes (gelu `approximate`, div `rounding_mode`).
+  string,
+};
+
+/// An attribute an op reads. The compiler writes every attribute, defaults
+/// included; only those the dialect declares optional may be absent.
+struct AttrSpec {
+  std::string_view name;
+  AttrKind kind = AttrKind::none;
+  bool optional = false;
+};
+
+constexpr AttrSpec intAttr(std::string_view name) {
+  return {name, AttrKind::integer};
+}
+constexpr AttrSpec floatAttr(std::string_view name) {
+  return {name, AttrKind::number};
+}
+constexpr AttrSpec boolAttr(std::string_view name) {
+  return {name, AttrKind::boolean};
+}
+constexpr AttrSpec intsAttr(std::string_view name) {
+  return {name, AttrKind::integers};
+}
+constexpr AttrSpec enumAttr(std::string_view name) {
+  return {name, AttrKind::string};
+}
+/// `attr`, which a call may leave out (an OptionalAttr of the dialect).
+constexpr AttrSpec optional(AttrSpec attr) {
+  attr.optional = true;
+  return attr;
+}
+
+/// The most attributes one op has (convolution, avg_pool2d).
+constexpr size_t kMaxAttrs = 6;
+
 struct KernelSpec {
   std::string_view name;
   KernelBody body;
@@ -36,6 +84,8 @@ struct KernelSpec {
   int outputs;
   /// float16/bfloat16 operands are computed in float32.
   bool computesInFloat;
+  /// The attributes the body reads, under their aten-dialect names.
+  AttrSpec attrs[kMaxAttrs] = {};
 };
 
 constexpr bool kFloat = true;  // computes in float32
@@ -44,76 +94,196 @@ constexpr bool kBytes = false; // moves, compares or converts any dtype
 constexpr KernelSpec kKernels[] = {
     {"aten.abs", portable::abs, 1, 1, 1, kFloat},
     {"aten.adaptive_avg_pool2d", adaptiveAvgPool2d, 1, 1, 1, kFloat},
-    {"aten.add", add, 2, 2, 1, kFloat},
-    {"aten.addmm", addmm, 3, 3, 1, kFloat},
-    {"aten.amax", amax, 1, 1, 1, kFloat},
-    {"aten.any", portable::any, 1, 1, 1, kBytes},
-    {"aten.avg_pool2d", avgPool2d, 1, 1, 1, kFloat},
-    {"aten.batch_norm", batchNorm, 3, 5, 1, kFloat},
+    {"aten.add", add, 2, 2, 1, kFloat, {floatAttr("alpha")}},
+    {"aten.addmm",
+     addmm,
+     3,
+     3,
+     1,
+     kFloat,
+     {floatAttr("beta"), floatAttr("alpha")}},
+    {"aten.amax",
+     amax,
+     1,
+     1,
+     1,
+     kFloat,
+     {intsAttr("dim"), boolAttr("keepdim")}},
+    {"aten.any",
+     portable::any,
+     1,
+     1,
+     1,
+     kBytes,
+     {intsAttr("dim"), boolAttr("keepdim")}},
+    {"aten.avg_pool2d",
+     avgPool2d,
+     1,
+     1,
+     1,
+     kFloat,
+     {intsAttr("kernel_size"), intsAttr("stride"), intsAttr("padding"),
+      boolAttr("ceil_mode"), boolAttr("count_include_pad"),
+      optional(intAttr("divisor_override"))}},
+    {"aten.batch_norm", batchNorm, 3, 5, 1, kFloat, {floatAttr("eps")}},
     {"aten.bmm", bmm, 2, 2, 1, kFloat},
     {"aten.cast", cast, 1, 1, 1, kBytes},
-    {"aten.cat", cat, 1, kVariadic, 1, kBytes},
-    {"aten.clamp", clamp, 1, 1, 1, kFloat},
+    {"aten.cat", cat, 1, kVariadic, 1, kBytes, {intAttr("dim")}},
+    {"aten.clamp",
+     clamp,
+     1,
+     1,
+     1,
+     kFloat,
+     {optional(floatAttr("min")), optional(floatAttr("max"))}},
     {"aten.clone", clone, 1, 1, 1, kBytes},
-    {"aten.constant_pad_nd", constantPadNd, 1, 1, 1, kBytes},
-    {"aten.convolution", convolution, 2, 3, 1, kFloat},
-    {"aten.div", div, 2, 2, 1, kFloat},
-    {"aten.elu", elu, 1, 1, 1, kFloat},
+    {"aten.constant_pad_nd",
+     constantPadNd,
+     1,
+     1,
+     1,
+     kBytes,
+     {intsAttr("pad"), floatAttr("value")}},
+    {"aten.convolution",
+     convolution,
+     2,
+     3,
+     1,
+     kFloat,
+     {intsAttr("stride"), intsAttr("padding"), intsAttr("dilation"),
+      intsAttr("output_padding"), intAttr("groups"), boolAttr("transposed")}},
+    {"aten.div", div, 2, 2, 1, kFloat, {enumAttr("rounding_mode")}},
+    {"aten.elu",
+     elu,
+     1,
+     1,
+     1,
+     kFloat,
+     {floatAttr("alpha"), floatAttr("scale"), floatAttr("input_scale")}},
     {"aten.embedding", embedding, 2, 2, 1, kFloat},
     {"aten.eq", eq, 2, 2, 1, kBytes},
     {"aten.exp", portable::exp, 1, 1, 1, kFloat},
     {"aten.expand", expand, 1, 1, 1, kBytes},
     {"aten.ge", ge, 2, 2, 1, kBytes},
-    {"aten.gelu", gelu, 1, 1, 1, kFloat},
+    {"aten.gelu", gelu, 1, 1, 1, kFloat, {enumAttr("approximate")}},
     {"aten.gt", gt, 2, 2, 1, kBytes},
-    {"aten.hardshrink", hardshrink, 1, 1, 1, kFloat},
+    {"aten.hardshrink", hardshrink, 1, 1, 1, kFloat, {floatAttr("lambd")}},
     {"aten.hardsigmoid", hardsigmoid, 1, 1, 1, kFloat},
     {"aten.hardswish", hardswish, 1, 1, 1, kFloat},
-    {"aten.hardtanh", hardtanh, 1, 1, 1, kFloat},
-    {"aten.layer_norm", layerNorm, 1, 3, 1, kFloat},
+    {"aten.hardtanh",
+     hardtanh,
+     1,
+     1,
+     1,
+     kFloat,
+     {floatAttr("min_val"), floatAttr("max_val")}},
+    {"aten.layer_norm",
+     layerNorm,
+     1,
+     3,
+     1,
+     kFloat,
+     {intsAttr("normalized_shape"), floatAttr("eps")}},
     {"aten.le", le, 2, 2, 1, kBytes},
-    {"aten.leaky_relu", leakyRelu, 1, 1, 1, kFloat},
+    {"aten.leaky_relu",
+     leakyRelu,
+     1,
+     1,
+     1,
+     kFloat,
+     {floatAttr("negative_slope")}},
     {"aten.linear", linear, 2, 3, 1, kFloat},
     {"aten.log", portable::log, 1, 1, 1, kFloat},
-    {"aten.log_softmax", logSoftmax, 1, 1, 1, kFloat},
+    {"aten.log_softmax", logSoftmax, 1, 1, 1, kFloat, {intAttr("dim")}},
     {"aten.logical_and", logicalAnd, 2, 2, 1, kBytes},
     {"aten.logical_not", logicalNot, 1, 1, 1, kBytes},
     {"aten.logical_or", logicalOr, 2, 2, 1, kBytes},
     {"aten.lt", lt, 2, 2, 1, kBytes},
     {"aten.matmul", matmul, 2, 2, 1, kFloat},
-    {"aten.max_pool2d", maxPool2d, 1, 1, 1, kFloat},
+    {"aten.max_pool2d",
+     maxPool2d,
+     1,
+     1,
+     1,
+     kFloat,
+     {intsAttr("kernel_size"), intsAttr("stride"), intsAttr("padding"),
+      intsAttr("dilation"), boolAttr("ceil_mode")}},
     {"aten.maximum", maximum, 2, 2, 1, kFloat},
-    {"aten.mean", mean, 1, 1, 1, kFloat},
+    {"aten.mean",
+     mean,
+     1,
+     1,
+     1,
+     kFloat,
+     {intsAttr("dim"), boolAttr("keepdim")}},
     {"aten.minimum", minimum, 2, 2, 1, kFloat},
     {"aten.mm", mm, 2, 2, 1, kFloat},
     {"aten.mul", mul, 2, 2, 1, kFloat},
     {"aten.ne", ne, 2, 2, 1, kBytes},
     {"aten.neg", neg, 1, 1, 1, kFloat},
-    {"aten.permute", permute, 1, 1, 1, kBytes},
-    {"aten.pow", portable::pow, 1, 1, 1, kFloat},
+    {"aten.permute", permute, 1, 1, 1, kBytes, {intsAttr("dims")}},
+    {"aten.pow", portable::pow, 1, 1, 1, kFloat, {floatAttr("exponent")}},
     {"aten.relu", relu, 1, 1, 1, kFloat},
     {"aten.rsqrt", rsqrt, 1, 1, 1, kFloat},
-    {"aten.scaled_dot_product_attention", scaledDotProductAttention, 3, 4, 1,
-     kFloat},
-    {"aten.select", select, 1, 1, 1, kBytes},
+    {"aten.scaled_dot_product_attention",
+     scaledDotProductAttention,
+     3,
+     4,
+     1,
+     kFloat,
+     {boolAttr("is_causal"), optional(floatAttr("scale"))}},
+    {"aten.select",
+     select,
+     1,
+     1,
+     1,
+     kBytes,
+     {intAttr("dim"), intAttr("index")}},
     {"aten.sigmoid", sigmoid, 1, 1, 1, kFloat},
     {"aten.silu", silu, 1, 1, 1, kFloat},
-    {"aten.slice", slice, 1, 1, 1, kBytes},
-    {"aten.softmax", softmax, 1, 1, 1, kFloat},
-    {"aten.split_with_sizes", splitWithSizes, 1, 1, kVariadic, kBytes},
+    {"aten.slice",
+     slice,
+     1,
+     1,
+     1,
+     kBytes,
+     {intAttr("dim"), intAttr("start"), intAttr("end"), intAttr("step")}},
+    {"aten.softmax", softmax, 1, 1, 1, kFloat, {intAttr("dim")}},
+    {"aten.split_with_sizes",
+     splitWithSizes,
+     1,
+     1,
+     kVariadic,
+     kBytes,
+     {intsAttr("split_sizes"), intAttr("dim")}},
     {"aten.sqrt", portable::sqrt, 1, 1, 1, kFloat},
-    {"aten.sub", sub, 2, 2, 1, kFloat},
-    {"aten.sum", sum, 1, 1, 1, kFloat},
+    {"aten.sub", sub, 2, 2, 1, kFloat, {floatAttr("alpha")}},
+    {"aten.sum", sum, 1, 1, 1, kFloat, {intsAttr("dim"), boolAttr("keepdim")}},
     {"aten.tanh", portable::tanh, 1, 1, 1, kFloat},
-    {"aten.upsample_bilinear2d", upsampleBilinear2d, 1, 1, 1, kFloat},
-    {"aten.upsample_nearest2d", upsampleNearest2d, 1, 1, 1, kFloat},
+    {"aten.upsample_bilinear2d",
+     upsampleBilinear2d,
+     1,
+     1,
+     1,
+     kFloat,
+     {optional(floatAttr("scales_h")), optional(floatAttr("scales_w")),
+      boolAttr("align_corners")}},
+    {"aten.upsample_nearest2d",
+     upsampleNearest2d,
+     1,
+     1,
+     1,
+     kFloat,
+     {optional(floatAttr("scales_h")), optional(floatAttr("scales_w"))}},
     {"aten.view", view, 1, 1, 1, kBytes},
     {"aten.where", where, 3, 3, 1, kBytes},
 };
 constexpr size_t kKernelCount = std::size(kKernels);
 
-/// Sizes must be non-negative and the byte count must fit comfortably in
-/// int64, so that no kernel's index arithmetic can overflow.
+/// Sizes must be non-negative, and their product with every empty dim
+/// counted as 1 must fit comfortably in int64: kernels derive strides and
+/// element counts from the sizes of a tensor (and of parts of it), and an
+/// empty tensor of shape [0, 2^40, 2^40] holds no bytes but still has them.
 Status checkSizes(std::string_view op, std::string_view what, size_t index,
                   const TensorView &t) {
   int64_t n = static_cast<int64_t>(dtypeSize(t.dtype));
@@ -121,18 +291,17 @@ Status checkSizes(std::string_view op, std::string_view what, size_t index,
     if (s < 0)
       return Status::error("{}: {} {} has a negative size in {}", op, what,
                            index, formatShape(t.sizes));
-    if (__builtin_mul_overflow(n, s, &n) || n > (int64_t{1} << 56))
+    if (__builtin_mul_overflow(n, std::max<int64_t>(s, 1), &n) ||
+        n > (int64_t{1} << 56))
       return Status::error("{}: {} {} of shape {} is too large", op, what,
                            index, formatShape(t.sizes));
   }
   return Status::ok();
 }
 
-Status checkOperands(const KernelSpec &spec,
-                     const std::vector<TensorView> &inputs,
-                     const std::vector<TensorView> &outputs) {
-  int in = static_cast<int>(inputs.size());
-  int out = static_cast<int>(outputs.size());
+Status checkArity(const KernelSpec &spec, size_t inputs, size_t outputs) {
+  int in = static_cast<int>(inputs);
+  int out = static_cast<int>(outputs);
   if (in < spec.requiredInputs ||
       (spec.maxInputs != kVariadic && in > spec.maxInputs)) {
     if (spec.maxInputs == kVariadic)
@@ -150,17 +319,95 @@ Status checkOperands(const KernelSpec &spec,
                              ? "one or more"
                              : std::to_string(spec.outputs),
                          out);
-  for (int i = 0; i < in; ++i) {
+  return Status::ok();
+}
+
+std::string_view kindName(AttrKind kind) {
+  switch (kind) {
+  case AttrKind::integer:
+    return "an integer";
+  case AttrKind::number:
+    return "a float";
+  case AttrKind::boolean:
+    return "a bool";
+  case AttrKind::integers:
+    return "an integer list";
+  case AttrKind::string:
+    return "a string";
+  case AttrKind::none:
+    break;
+  }
+  return "nothing";
+}
+
+/// Whether `attrs` holds `name` as `kind`.
+bool holds(const OpAttrs &attrs, std::string_view name, AttrKind kind) {
+  switch (kind) {
+  case AttrKind::integer:
+    return attrs.getInt(name).has_value();
+  case AttrKind::number:
+    return attrs.getFloat(name).has_value();
+  case AttrKind::boolean:
+    return attrs.getBool(name).has_value();
+  case AttrKind::integers:
+    return attrs.getInts(name).has_value();
+  case AttrKind::string:
+    return attrs.getString(name).has_value();
+  case AttrKind::none:
+    break;
+  }
+  return false;
+}
+
+/// Every declared attribute is there with its kind, or optional and absent.
+Status checkAttributes(const KernelSpec &spec, const OpAttrs &attrs) {
+  for (const AttrSpec &attr : spec.attrs) {
+    if (attr.kind == AttrKind::none)
+      break;
+    if (holds(attrs, attr.name, attr.kind))
+      continue;
+    bool present = false;
+    for (AttrKind other :
+         {AttrKind::integer, AttrKind::number, AttrKind::boolean,
+          AttrKind::integers, AttrKind::string})
+      present = present || holds(attrs, attr.name, other);
+    if (present)
+      return Status::error("{}: attribute '{}' is not {}", spec.name, attr.name,
+                           kindName(attr.kind));
+    if (!attr.optional)
+      return Status::error("{}: missing attribute '{}' ({})", spec.name,
+                           attr.name, kindName(attr.kind));
+  }
+  return Status::ok();
+}
+
+/// The table's checks of a call. `given` is null when the call runs (then
+/// operands must have data) and says which inputs are passed when it is
+/// only checked.
+Status checkOperands(const KernelSpec &spec, const OpAttrs &attrs,
+                     const std::vector<TensorView> &inputs,
+                     const std::vector<TensorView> &outputs,
+                     const std::vector<bool> *given) {
+  DUET_RETURN_IF_ERROR(checkArity(spec, inputs.size(), outputs.size()));
+  DUET_RETURN_IF_ERROR(checkAttributes(spec, attrs));
+  for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorView &t = inputs[i];
     DUET_RETURN_IF_ERROR(checkSizes(spec.name, "input", i, t));
     // Variadic operands (cat) are all required.
-    bool required = i < spec.requiredInputs || spec.maxInputs == kVariadic;
-    if (required && !t.present() && t.numel() > 0)
+    bool required = static_cast<int>(i) < spec.requiredInputs ||
+                    spec.maxInputs == kVariadic;
+    if (!required)
+      continue;
+    if (given && !(*given)[i])
+      return Status::error("{}: input {} is required but the call leaves it "
+                           "out",
+                           spec.name, i);
+    if (!given && !t.present() && t.numel() > 0)
       return Status::error("{}: input {} has no data", spec.name, i);
   }
-  for (int i = 0; i < out; ++i) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
     DUET_RETURN_IF_ERROR(checkSizes(spec.name, "output", i, outputs[i]));
-    if (!outputs[i].present() && outputs[i].numel() > 0)
+    if (!given && !outputs[i].present() && outputs[i].numel() > 0)
       return Status::error("{}: output {} has no buffer", spec.name, i);
   }
   return Status::ok();
@@ -219,8 +466,13 @@ private:
   }
 
   TensorView standIn(const TensorView &t, bool copyValues) {
-    if (!needsStandIn(t))
+    if (t.dtype != DType::f16 && t.dtype != DType::bf16)
       return t;
+    TensorView wide = t;
+    wide.dtype = DType::f32;
+    // While a call is only checked there is no data to convert.
+    if (!t.present())
+      return wide;
     int64_t n = t.numel();
     std::vector<float> &values = storage_.emplace_back(n);
     if (copyValues) {
@@ -229,8 +481,6 @@ private:
         values[j] =
             t.dtype == DType::f16 ? halfToFloat(bits[j]) : bf16ToFloat(bits[j]);
     }
-    TensorView wide = t;
-    wide.dtype = DType::f32;
     wide.data = values.data();
     return wide;
   }
@@ -239,17 +489,21 @@ private:
   std::vector<std::vector<float>> storage_;
 };
 
+/// Checks a call and runs its body: on data when `given` is null, and in
+/// checking mode (no data, `given` saying which inputs are passed) at load.
 Status runChecked(const KernelSpec &spec, const OpAttrs &attrs,
                   const std::vector<TensorView> &inputs,
-                  const std::vector<TensorView> &outputs) {
-  DUET_RETURN_IF_ERROR(checkOperands(spec, inputs, outputs));
+                  const std::vector<TensorView> &outputs,
+                  const std::vector<bool> *given) {
+  DUET_RETURN_IF_ERROR(checkOperands(spec, attrs, inputs, outputs, given));
   if (!spec.computesInFloat)
-    return spec.body(KernelContext(spec.name, attrs, inputs, outputs));
+    return spec.body(KernelContext(spec.name, attrs, inputs, outputs, given));
   Float32Operands wide;
   DUET_RETURN_IF_ERROR(wide.widen(spec, inputs, outputs));
   DUET_RETURN_IF_ERROR(spec.body(
-      KernelContext(spec.name, attrs, wide.inputs(), wide.outputs())));
-  wide.narrow(outputs);
+      KernelContext(spec.name, attrs, wide.inputs(), wide.outputs(), given)));
+  if (!given)
+    wide.narrow(outputs);
   return Status::ok();
 }
 
@@ -259,12 +513,19 @@ Status runKernel(const KernelSpec &spec, const OpAttrs &attrs,
                  const std::vector<TensorView> &inputs,
                  const std::vector<TensorView> &outputs) {
   try {
-    return runChecked(spec, attrs, inputs, outputs);
+    return runChecked(spec, attrs, inputs, outputs, nullptr);
   } catch (const std::bad_alloc &) {
     return Status::error("{}: out of memory for scratch buffers", spec.name);
   } catch (const std::length_error &) {
     return Status::error("{}: scratch buffer too large", spec.name);
   }
+}
+
+const KernelSpec *findSpec(std::string_view opName) {
+  for (const KernelSpec &spec : kKernels)
+    if (spec.name == opName)
+      return &spec;
+  return nullptr;
 }
 
 /// A KernelFn is a plain function pointer, so each table row gets its own
@@ -290,6 +551,19 @@ KernelFn findKernel(std::string_view opName) {
     if (kKernels[i].name == opName)
       return kEntryPoints[i];
   return nullptr;
+}
+
+Status checkKernelCall(std::string_view opName, const OpAttrs &attrs,
+                       const std::vector<TensorView> &inputs,
+                       const std::vector<bool> &given,
+                       const std::vector<TensorView> &outputs) {
+  const KernelSpec *spec = findSpec(opName);
+  if (!spec)
+    return Status::error("no portable kernel implements {}", escaped(opName));
+  if (given.size() != inputs.size())
+    return Status::error("{}: {} inputs but {} presence flags", spec->name,
+                         inputs.size(), given.size());
+  return runChecked(*spec, attrs, inputs, outputs, &given);
 }
 
 std::vector<std::string_view> kernelOpNames() {

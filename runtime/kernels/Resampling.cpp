@@ -98,6 +98,8 @@ Status upsampleNearest2d(const KernelContext &ctx) {
   DUET_RETURN_IF_ERROR(attrs.status());
   Planes p;
   DUET_RETURN_IF_ERROR(readPlanes(ctx, p));
+  if (ctx.checking())
+    return Status::ok();
   // src = min(floor(dst * scale), in - 1), PyTorch's `nearest` rule, with
   // its shortcuts for an unchanged and a doubled size, which it takes
   // whatever scale is recorded.
@@ -134,10 +136,12 @@ Status upsampleBilinear2d(const KernelContext &ctx) {
   AttrReader attrs(ctx);
   std::optional<double> scaleH = attrs.getOptionalFloat("scales_h");
   std::optional<double> scaleW = attrs.getOptionalFloat("scales_w");
-  bool alignCorners = attrs.getBool("align_corners", false);
+  bool alignCorners = attrs.getBool("align_corners");
   DUET_RETURN_IF_ERROR(attrs.status());
   Planes p;
   DUET_RETURN_IF_ERROR(readPlanes(ctx, p));
+  if (ctx.checking())
+    return Status::ok();
   LinearAxis h = linearAxis(p.inH, p.outH, alignCorners, scaleH);
   LinearAxis w = linearAxis(p.inW, p.outW, alignCorners, scaleW);
   const float *in = ctx.in(0).as<const float>();

@@ -106,11 +106,14 @@ TEST_CASE("expand, slice and select", "[shape]") {
                         .setInt("step", 3),
                     {m}, {2, 3}),
                {1, 4, 7, 10, 13, 16});
-  requireClose(
-      run1("aten.slice",
-           AttrMap().setInt("dim", 0).setInt("start", 1).setInt("end", 2), {m},
-           {1, 9}),
-      {9, 10, 11, 12, 13, 14, 15, 16, 17});
+  requireClose(run1("aten.slice",
+                    AttrMap()
+                        .setInt("dim", 0)
+                        .setInt("start", 1)
+                        .setInt("end", 2)
+                        .setInt("step", 1),
+                    {m}, {1, 9}),
+               {9, 10, 11, 12, 13, 14, 15, 16, 17});
   requireClose(run1("aten.select",
                     AttrMap().setInt("dim", 1).setInt("index", 2), {m}, {2}),
                {2, 11});
@@ -121,7 +124,11 @@ TEST_CASE("expand, slice and select", "[shape]") {
         "aten.select: index 9 is out of range for size 9 of dim 1");
   std::vector<Tensor> sliced = {Tensor(DType::f32, {2, 1})};
   CHECK(runOp("aten.slice",
-              AttrMap().setInt("dim", 1).setInt("start", 5).setInt("end", 10),
+              AttrMap()
+                  .setInt("dim", 1)
+                  .setInt("start", 5)
+                  .setInt("end", 10)
+                  .setInt("step", 1),
               {m}, sliced)
             .message() ==
         "aten.slice: needs 0 <= start <= end <= 9, got start 5 and end 10");
@@ -137,8 +144,9 @@ TEST_CASE("constant_pad_nd pads from the last dim and crops with negative pads",
            AttrMap().setInts("pad", {1, -1, -1, 1}).setFloat("value", 9), {x},
            {1, 2, 3}),
       {9, 4, 5, 9, 9, 9});
-  requireClose(run1("aten.constant_pad_nd", AttrMap().setInts("pad", {0, 1}),
-                    {x}, {1, 2, 4}),
+  requireClose(run1("aten.constant_pad_nd",
+                    AttrMap().setInts("pad", {0, 1}).setFloat("value", 0), {x},
+                    {1, 2, 4}),
                {1, 2, 3, 0, 4, 5, 6, 0});
   // On integers the value converts as a cast does.
   Tensor i = Tensor::of({2}, {1, 2}, DType::i32);
@@ -152,7 +160,8 @@ TEST_CASE("constant_pad_nd pads from the last dim and crops with negative pads",
                     {1, 2, 1}),
                {7, 7});
   std::vector<Tensor> out = {Tensor(DType::f32, {1, 2, 3})};
-  CHECK(runOp("aten.constant_pad_nd", AttrMap().setInts("pad", {1, 1, 1}), {x},
+  CHECK(runOp("aten.constant_pad_nd",
+              AttrMap().setInts("pad", {1, 1, 1}).setFloat("value", 0), {x},
               out)
             .message() == "aten.constant_pad_nd: pad needs an even number of "
                           "entries, at most 6, got 3");
@@ -205,8 +214,8 @@ TEST_CASE("split_with_sizes and cat undo each other", "[shape]") {
                 AttrMap().setInts("split_sizes", {1, 1}).setInt("dim", 0), {x},
                 out)
               .message() ==
-          "aten.split_with_sizes: split sizes [1, 1] add up to 2 but dim 0 of "
-          "[3, 5, 4] has 3");
+          "aten.split_with_sizes: split sizes [1, 1] do not add up to 3, dim 0 "
+          "of [3, 5, 4]");
   }
 }
 
@@ -245,14 +254,17 @@ TEST_CASE("scaled_dot_product_attention against its definition",
   std::vector<double> noBias(batch * L * S, 0.0);
   const double defaultScale = 1 / std::sqrt(static_cast<double>(E));
   Shape out = {B, H, L, Ev};
+  const AttrMap notCausal = AttrMap().setBool("is_causal", false);
 
   SECTION("no mask, default and explicit scale") {
     requireClose(
-        run1("aten.scaled_dot_product_attention", AttrMap(), {q, k, v}, out),
+        run1("aten.scaled_dot_product_attention", notCausal, {q, k, v}, out),
         referenceAttention(q, k, v, batch, L, S, E, Ev, defaultScale, noBias));
-    requireClose(run1("aten.scaled_dot_product_attention",
-                      AttrMap().setFloat("scale", 0.3), {q, k, v}, out),
-                 referenceAttention(q, k, v, batch, L, S, E, Ev, 0.3, noBias));
+    requireClose(
+        run1("aten.scaled_dot_product_attention",
+             AttrMap().setBool("is_causal", false).setFloat("scale", 0.3),
+             {q, k, v}, out),
+        referenceAttention(q, k, v, batch, L, S, E, Ev, 0.3, noBias));
   }
   SECTION("causal masking keeps j <= i, also when L != S") {
     std::vector<double> bias(batch * L * S);
@@ -274,7 +286,7 @@ TEST_CASE("scaled_dot_product_attention against its definition",
     std::vector<double> bias(batch * L * S);
     for (int64_t i = 0; i < batch * L * S; ++i)
       bias[i] = keep[i % (L * S)] ? 0 : -INFINITY;
-    Tensor y = run1("aten.scaled_dot_product_attention", AttrMap(),
+    Tensor y = run1("aten.scaled_dot_product_attention", notCausal,
                     {q, k, v, mask}, out);
     requireClose(
         y, referenceAttention(q, k, v, batch, L, S, E, Ev, defaultScale, bias));
@@ -290,7 +302,7 @@ TEST_CASE("scaled_dot_product_attention against its definition",
           for (int64_t j = 0; j < S; ++j)
             bias[((b * H + h) * L + i) * S + j] = m[b * S + j];
     requireClose(
-        run1("aten.scaled_dot_product_attention", AttrMap(), {q, k, v, mask},
+        run1("aten.scaled_dot_product_attention", notCausal, {q, k, v, mask},
              out),
         referenceAttention(q, k, v, batch, L, S, E, Ev, defaultScale, bias));
   }
@@ -302,7 +314,7 @@ TEST_CASE("scaled_dot_product_attention against its definition",
               .message() ==
           "aten.scaled_dot_product_attention: takes either attn_mask or "
           "is_causal, not both");
-    CHECK(runOp("aten.scaled_dot_product_attention", AttrMap(), {q, v, v}, y)
+    CHECK(runOp("aten.scaled_dot_product_attention", notCausal, {q, v, v}, y)
               .message()
               .find("do not match") != std::string::npos);
   }

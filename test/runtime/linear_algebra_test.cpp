@@ -303,7 +303,9 @@ TEST_CASE("convolution refuses inconsistent shapes and attributes",
   attrs.setInts("stride", {1, 1})
       .setInts("padding", {0, 0})
       .setInts("dilation", {1, 1})
-      .setInt("groups", 2);
+      .setInts("output_padding", {0, 0})
+      .setInt("groups", 2)
+      .setBool("transposed", false);
   std::vector<Tensor> out = {Tensor(DType::f32, {1, 6, 3, 3})};
   REQUIRE(runOp("aten.convolution", attrs, {x, w}, out).isOk());
 
@@ -331,6 +333,30 @@ TEST_CASE("convolution refuses inconsistent shapes and attributes",
   Tensor wrongBias = Tensor::random({5}, 4);
   s = runOp("aten.convolution", attrs, {x, w, wrongBias}, out);
   CHECK(s.message().find("bias has shape [5]") != std::string::npos);
+
+  // in + 2 * padding - dilation * (k - 1) - 1 was a signed overflow.
+  for (const char *name : {"padding", "dilation", "stride"}) {
+    INFO(name);
+    AttrMap absurd = attrs;
+    absurd.setInts(name,
+                   {int64_t{1} << 62, std::numeric_limits<int64_t>::max()});
+    s = runOp("aten.convolution", absurd, {x, w}, out);
+    CHECK_FALSE(s.isOk());
+    CHECK(s.message().find("aten.convolution: ") == 0);
+  }
+  AttrMap absurdGroups = attrs;
+  absurdGroups.setInt("groups", std::numeric_limits<int64_t>::max());
+  CHECK(runOp("aten.convolution", absurdGroups, {x, w}, out).message() ==
+        "aten.convolution: input has 4 channels but weight [6, 2, 3, 3] "
+        "expects 2 x 9223372036854775807 groups");
+  AttrMap transposed = attrs;
+  transposed.setBool("transposed", true)
+      .setInts("padding", {int64_t{1} << 62, 0});
+  CHECK(runOp("aten.convolution", transposed,
+              {Tensor::random({1, 6, 5, 5}, 5), w}, out)
+            .message() ==
+        "aten.convolution: the output size overflows 64 bits; the attributes "
+        "or operand sizes are absurd");
 }
 
 TEST_CASE("gemm matches the triple loop for odd sizes and transposes",
@@ -439,9 +465,10 @@ TEST_CASE("linear and addmm", "[matmul]") {
   SECTION("addmm with beta 0 ignores self, NaN included") {
     Tensor self = Tensor::of({1}, {std::nan("")});
     Tensor a = Tensor::of({1, 2}, {1, 2}), b = Tensor::of({2, 1}, {3, 4});
-    requireClose(
-        run1("aten.addmm", AttrMap().setFloat("beta", 0), {self, a, b}, {1, 1}),
-        {11});
+    requireClose(run1("aten.addmm",
+                      AttrMap().setFloat("beta", 0).setFloat("alpha", 1),
+                      {self, a, b}, {1, 1}),
+                 {11});
   }
 }
 
@@ -455,7 +482,8 @@ TEST_CASE("batch_norm and layer_norm by hand", "[norm]") {
                       {x, mean, var, weight, bias}, {1, 2, 2}),
                  {-1, 1, 1, 2});
     // Without weight and bias, and with the default eps.
-    requireClose(run1("aten.batch_norm", AttrMap(), {x, mean, var}, {1, 2, 2}),
+    requireClose(run1("aten.batch_norm", AttrMap().setFloat("eps", 1e-5),
+                      {x, mean, var}, {1, 2, 2}),
                  {-0.5, 0.5, 0, 1}, 1e-5);
   }
   SECTION("layer_norm normalizes the trailing dims") {
@@ -469,7 +497,8 @@ TEST_CASE("batch_norm and layer_norm by hand", "[norm]") {
         {-1, 3, -1, 3});
     Status s;
     std::vector<Tensor> out = {Tensor(DType::f32, {2, 2})};
-    s = runOp("aten.layer_norm", AttrMap().setInts("normalized_shape", {3}),
+    s = runOp("aten.layer_norm",
+              AttrMap().setInts("normalized_shape", {3}).setFloat("eps", 1e-5),
               {x}, out);
     CHECK(s.message().find("normalized_shape [3] must be the trailing dims") !=
           std::string::npos);

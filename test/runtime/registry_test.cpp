@@ -83,7 +83,7 @@ std::vector<SmokeCase> smokeCases() {
   binary("add", AttrMap().setFloat("alpha", 0.5));
   binary("sub", AttrMap().setFloat("alpha", 2));
   binary("mul");
-  binary("div");
+  binary("div", AttrMap().setString("rounding_mode", "none"));
   binary("div", AttrMap().setString("rounding_mode", "floor"));
   c.back().continuous = false;
   binary("maximum");
@@ -119,14 +119,14 @@ std::vector<SmokeCase> smokeCases() {
                 rnd({3}, 50)},
                {{2, 3}}});
   c.push_back({"aten.any",
-               AttrMap().setInts("dim", {1}),
+               AttrMap().setInts("dim", {1}).setBool("keepdim", false),
                {Tensor::of({2, 3}, {0, 0, 1, 0, 0, 0}, DType::boolean)},
                {{2}},
                DType::boolean,
                false});
 
   c.push_back({"aten.mean",
-               AttrMap().setInts("dim", {0, 2}),
+               AttrMap().setInts("dim", {0, 2}).setBool("keepdim", false),
                {rnd({2, 3, 4}, 4)},
                {{3}}});
   c.push_back({"aten.sum",
@@ -169,10 +169,11 @@ std::vector<SmokeCase> smokeCases() {
                {rnd({2, 3, 4}, 22), rnd({3}, 23), rnd({3}, 24, 0.5, 2),
                 rnd({3}, 25), rnd({3}, 26)},
                {{2, 3, 4}}});
-  c.push_back({"aten.layer_norm",
-               AttrMap().setInts("normalized_shape", {3, 4}),
-               {rnd({2, 3, 4}, 27), rnd({3, 4}, 28), rnd({3, 4}, 29)},
-               {{2, 3, 4}}});
+  c.push_back(
+      {"aten.layer_norm",
+       AttrMap().setInts("normalized_shape", {3, 4}).setFloat("eps", 1e-5),
+       {rnd({2, 3, 4}, 27), rnd({3, 4}, 28), rnd({3, 4}, 29)},
+       {{2, 3, 4}}});
 
   c.push_back({"aten.adaptive_avg_pool2d",
                {},
@@ -192,7 +193,8 @@ std::vector<SmokeCase> smokeCases() {
                    .setInts("kernel_size", {3, 3})
                    .setInts("stride", {2, 2})
                    .setInts("padding", {1, 1})
-                   .setInts("dilation", {2, 1}),
+                   .setInts("dilation", {2, 1})
+                   .setBool("ceil_mode", false),
                {rnd({1, 2, 6, 6}, 32)},
                {{1, 2, 2, 3}}});
 
@@ -232,7 +234,7 @@ std::vector<SmokeCase> smokeCases() {
   c.push_back(
       {"aten.upsample_nearest2d", {}, {rnd({1, 2, 3, 4}, 43)}, {{1, 2, 5, 9}}});
   c.push_back({"aten.upsample_bilinear2d",
-               {},
+               AttrMap().setBool("align_corners", false),
                {rnd({1, 2, 3, 4}, 44)},
                {{1, 2, 5, 7}}});
   c.push_back(
@@ -242,7 +244,7 @@ std::vector<SmokeCase> smokeCases() {
        {{2, 3, 4}}});
   c.push_back(
       {"aten.scaled_dot_product_attention",
-       {},
+       AttrMap().setBool("is_causal", false),
        {rnd({1, 2, 3, 4}, 46), rnd({1, 2, 5, 4}, 47), rnd({1, 2, 5, 6}, 48),
         Tensor::of({3, 5}, {1, 0, 1, 1, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1},
                    DType::boolean)},

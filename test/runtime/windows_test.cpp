@@ -32,67 +32,103 @@ Tensor iota(Shape shape, double first = 1) {
   return Tensor::of(std::move(shape), v);
 }
 
+/// The attributes of a pooling window, with ceil_mode off.
 AttrMap window(Shape kernel, Shape stride, Shape padding) {
   return AttrMap()
       .setInts("kernel_size", std::move(kernel))
       .setInts("stride", std::move(stride))
-      .setInts("padding", std::move(padding));
+      .setInts("padding", std::move(padding))
+      .setBool("ceil_mode", false);
+}
+
+/// An avg_pool2d window that counts padding in the divisor.
+AttrMap avgWindow(Shape kernel, Shape stride, Shape padding) {
+  return window(std::move(kernel), std::move(stride), std::move(padding))
+      .setBool("count_include_pad", true);
 }
 
 } // namespace
 
 TEST_CASE("sum, mean and amax over dim lists", "[reduce]") {
   Tensor x = Tensor::of({2, 3}, {1, 2, 3, 4, 5, 6});
-  requireClose(run1("aten.sum", AttrMap().setInts("dim", {1}), {x}, {2}),
+  requireClose(run1("aten.sum",
+                    AttrMap().setInts("dim", {1}).setBool("keepdim", false),
+                    {x}, {2}),
                {6, 15});
   requireClose(run1("aten.mean",
                     AttrMap().setInts("dim", {0}).setBool("keepdim", true), {x},
                     {1, 3}),
                {2.5, 3.5, 4.5});
-  requireClose(run1("aten.amax", AttrMap(), {x}, {}), {6});
+  requireClose(run1("aten.amax",
+                    AttrMap().setInts("dim", {}).setBool("keepdim", false), {x},
+                    {}),
+               {6});
   requireClose(run1("aten.amax",
                     AttrMap().setInts("dim", {1, 0}).setBool("keepdim", true),
                     {x}, {1, 1}),
                {6});
   requireClose(
-      run1("aten.mean", AttrMap().setInts("dim", {0, 2}), {iota({2, 3, 2})},
-           {3}),
+      run1("aten.mean",
+           AttrMap().setInts("dim", {0, 2}).setBool("keepdim", false),
+           {iota({2, 3, 2})}, {3}),
       {(1 + 2 + 7 + 8) / 4.0, (3 + 4 + 9 + 10) / 4.0, (5 + 6 + 11 + 12) / 4.0});
 
   SECTION("NaN propagates, empty reductions follow PyTorch") {
     Tensor n = Tensor::of({3}, {1, kNaN, 2});
-    requireClose(run1("aten.amax", AttrMap(), {n}, {}), {kNaN});
-    requireClose(run1("aten.sum", AttrMap(), {n}, {}), {kNaN});
+    requireClose(run1("aten.amax",
+                      AttrMap().setInts("dim", {}).setBool("keepdim", false),
+                      {n}, {}),
+                 {kNaN});
+    requireClose(run1("aten.sum",
+                      AttrMap().setInts("dim", {}).setBool("keepdim", false),
+                      {n}, {}),
+                 {kNaN});
     Tensor empty(DType::f32, {0, 2});
-    requireClose(run1("aten.sum", AttrMap().setInts("dim", {0}), {empty}, {2}),
+    requireClose(run1("aten.sum",
+                      AttrMap().setInts("dim", {0}).setBool("keepdim", false),
+                      {empty}, {2}),
                  {0, 0});
-    requireClose(run1("aten.mean", AttrMap().setInts("dim", {0}), {empty}, {2}),
+    requireClose(run1("aten.mean",
+                      AttrMap().setInts("dim", {0}).setBool("keepdim", false),
+                      {empty}, {2}),
                  {kNaN, kNaN});
     std::vector<Tensor> out = {Tensor(DType::f32, {2})};
-    CHECK(runOp("aten.amax", AttrMap().setInts("dim", {0}), {empty}, out)
+    CHECK(runOp("aten.amax",
+                AttrMap().setInts("dim", {0}).setBool("keepdim", false),
+                {empty}, out)
               .message() ==
           "aten.amax: cannot take the maximum over 0 elements of shape [0, 2]");
   }
   SECTION("bad dims are errors") {
     std::vector<Tensor> out = {Tensor(DType::f32, {2})};
-    CHECK(runOp("aten.sum", AttrMap().setInts("dim", {1, 1}), {x}, out)
+    CHECK(runOp("aten.sum",
+                AttrMap().setInts("dim", {1, 1}).setBool("keepdim", false), {x},
+                out)
               .message() == "aten.sum: dim 1 appears twice");
     CHECK(
-        runOp("aten.sum", AttrMap().setInts("dim", {-1}), {x}, out).message() ==
+        runOp("aten.sum",
+              AttrMap().setInts("dim", {-1}).setBool("keepdim", false), {x},
+              out)
+            .message() ==
         "aten.sum: dim -1 is out of range for rank 2 (dims must be normalized "
         "to [0, 2))");
-    CHECK(
-        runOp("aten.sum", AttrMap().setInts("dim", {0}), {x}, out).message() ==
-        "aten.sum: output has shape [2] but the operands and attributes give "
-        "[3]");
+    CHECK(runOp("aten.sum",
+                AttrMap().setInts("dim", {0}).setBool("keepdim", false), {x},
+                out)
+              .message() ==
+          "aten.sum: output has shape [2] but the operands and attributes give "
+          "[3]");
   }
   SECTION("any over bools") {
     Tensor m = Tensor::of({2, 3}, {0, 0, 1, 0, 0, 0}, DType::boolean);
-    CHECK(run1("aten.any", AttrMap().setInts("dim", {1}), {m}, {2},
-               DType::boolean)
+    CHECK(run1("aten.any",
+               AttrMap().setInts("dim", {1}).setBool("keepdim", false), {m},
+               {2}, DType::boolean)
               .values() == std::vector<double>{1, 0});
-    CHECK(run1("aten.any", AttrMap(), {m}, {}, DType::boolean).values() ==
-          std::vector<double>{1});
+    CHECK(run1("aten.any",
+               AttrMap().setInts("dim", {}).setBool("keepdim", false), {m}, {},
+               DType::boolean)
+              .values() == std::vector<double>{1});
     CHECK(run1("aten.any",
                AttrMap().setInts("dim", {0}).setBool("keepdim", true), {m},
                {1, 3}, DType::boolean)
@@ -126,8 +162,9 @@ TEST_CASE("softmax and log_softmax", "[softmax]") {
         REQUIRE(std::fabs(std::log(ys[i]) - logs[i]) < 1e-4);
       Shape rest = {3, 4, 5};
       rest.erase(rest.begin() + dim);
-      Tensor total =
-          run1("aten.sum", AttrMap().setInts("dim", {dim}), {y}, rest);
+      Tensor total = run1(
+          "aten.sum", AttrMap().setInts("dim", {dim}).setBool("keepdim", false),
+          {y}, rest);
       for (double s : total.values())
         REQUIRE(std::fabs(s - 1) < 1e-5);
     }
@@ -136,7 +173,7 @@ TEST_CASE("softmax and log_softmax", "[softmax]") {
 
 TEST_CASE("avg_pool2d divisors, ceil_mode and padding", "[pool]") {
   SECTION("plain 2x2 windows") {
-    requireClose(run1("aten.avg_pool2d", window({2, 2}, {2, 2}, {0, 0}),
+    requireClose(run1("aten.avg_pool2d", avgWindow({2, 2}, {2, 2}, {0, 0}),
                       {iota({1, 1, 4, 4})}, {1, 1, 2, 2}),
                  {3.5, 5.5, 11.5, 13.5});
   }
@@ -144,36 +181,38 @@ TEST_CASE("avg_pool2d divisors, ceil_mode and padding", "[pool]") {
     // 3x3 input 1..9, 3x3 windows, stride 2, padding 1: every window covers
     // a 2x2 corner of the input and 9 cells of the padded input.
     Tensor x = iota({1, 1, 3, 3});
-    requireClose(run1("aten.avg_pool2d", window({3, 3}, {2, 2}, {1, 1}), {x},
+    requireClose(run1("aten.avg_pool2d", avgWindow({3, 3}, {2, 2}, {1, 1}), {x},
                       {1, 1, 2, 2}),
                  {12.0 / 9, 16.0 / 9, 24.0 / 9, 28.0 / 9});
+    requireClose(run1("aten.avg_pool2d",
+                      avgWindow({3, 3}, {2, 2}, {1, 1})
+                          .setBool("count_include_pad", false),
+                      {x}, {1, 1, 2, 2}),
+                 {3, 4, 6, 7});
     requireClose(
         run1("aten.avg_pool2d",
-             window({3, 3}, {2, 2}, {1, 1}).setBool("count_include_pad", false),
+             avgWindow({3, 3}, {2, 2}, {1, 1}).setInt("divisor_override", 2),
              {x}, {1, 1, 2, 2}),
-        {3, 4, 6, 7});
-    requireClose(
-        run1("aten.avg_pool2d",
-             window({3, 3}, {2, 2}, {1, 1}).setInt("divisor_override", 2), {x},
-             {1, 1, 2, 2}),
         {6, 8, 12, 14});
   }
   SECTION("ceil_mode windows past the input do not count, even as padding") {
     // 5x5 input 0..24, 2x2 windows, stride 2: ceil_mode adds a third row and
     // column of windows that hang one cell off the input.
     Tensor x = iota({1, 1, 5, 5}, 0);
-    requireClose(run1("aten.avg_pool2d",
-                      window({2, 2}, {2, 2}, {0, 0}).setBool("ceil_mode", true),
-                      {x}, {1, 1, 3, 3}),
-                 {3, 5, (4 + 9) / 2.0, 13, 15, (14 + 19) / 2.0, (20 + 21) / 2.0,
-                  (22 + 23) / 2.0, 24});
+    requireClose(
+        run1("aten.avg_pool2d",
+             avgWindow({2, 2}, {2, 2}, {0, 0}).setBool("ceil_mode", true), {x},
+             {1, 1, 3, 3}),
+        {3, 5, (4 + 9) / 2.0, 13, 15, (14 + 19) / 2.0, (20 + 21) / 2.0,
+         (22 + 23) / 2.0, 24});
   }
   SECTION("ceil_mode with padding: the divisor stops at the padded edge") {
     // 4x4 input 1..16, 3x3 windows, stride 2, padding 1, ceil_mode: 3x3
     // windows. The last window starts at input row 3 and may use one row of
     // right padding: 2 padded rows, 1 real row.
     Tensor x = iota({1, 1, 4, 4});
-    AttrMap attrs = window({3, 3}, {2, 2}, {1, 1}).setBool("ceil_mode", true);
+    AttrMap attrs =
+        avgWindow({3, 3}, {2, 2}, {1, 1}).setBool("ceil_mode", true);
     requireClose(run1("aten.avg_pool2d", attrs, {x}, {1, 1, 3, 3}),
                  {14.0 / 9, 30.0 / 9, 12.0 / 6,   // rows -1..1
                   57.0 / 9, 99.0 / 9, 36.0 / 6,   // rows 1..3
@@ -189,29 +228,29 @@ TEST_CASE("avg_pool2d divisors, ceil_mode and padding", "[pool]") {
     Tensor x = iota({1, 1, 1, 5});
     std::vector<Tensor> out = {Tensor(DType::f32, {1, 1, 1, 3})};
     REQUIRE(runOp("aten.avg_pool2d",
-                  window({1, 2}, {1, 2}, {0, 1}).setBool("ceil_mode", true),
+                  avgWindow({1, 2}, {1, 2}, {0, 1}).setBool("ceil_mode", true),
                   {x}, out)
                 .isOk());
     // Windows [-1, 1), [1, 3), [3, 5) with the padded cell counted.
     requireClose(out[0], {0.5, 2.5, 4.5});
     std::vector<Tensor> four = {Tensor(DType::f32, {1, 1, 1, 4})};
     CHECK(!runOp("aten.avg_pool2d",
-                 window({1, 2}, {1, 2}, {0, 1}).setBool("ceil_mode", true), {x},
-                 four)
+                 avgWindow({1, 2}, {1, 2}, {0, 1}).setBool("ceil_mode", true),
+                 {x}, four)
                .isOk());
   }
   SECTION("a rank-3 input pools its last two dims") {
-    requireClose(run1("aten.avg_pool2d", window({2, 2}, {2, 2}, {0, 0}),
+    requireClose(run1("aten.avg_pool2d", avgWindow({2, 2}, {2, 2}, {0, 0}),
                       {iota({2, 2, 2})}, {2, 1, 1}),
                  {2.5, 6.5});
   }
   SECTION("bad windows are errors") {
     std::vector<Tensor> out = {Tensor(DType::f32, {1, 1, 2, 2})};
-    CHECK(runOp("aten.avg_pool2d", window({2, 2}, {2, 2}, {2, 0}),
+    CHECK(runOp("aten.avg_pool2d", avgWindow({2, 2}, {2, 2}, {2, 0}),
                 {iota({1, 1, 4, 4})}, out)
               .message() ==
           "aten.avg_pool2d: padding 2 must be at most half the kernel size 2");
-    CHECK(runOp("aten.avg_pool2d", window({2, 2}, {0, 2}, {0, 0}),
+    CHECK(runOp("aten.avg_pool2d", avgWindow({2, 2}, {0, 2}, {0, 0}),
                 {iota({1, 1, 4, 4})}, out)
               .message()
               .find("must be positive") != std::string::npos);
@@ -265,7 +304,9 @@ TEST_CASE("upsample_bilinear2d 2x2 to 4x4 by hand", "[resample]") {
   SECTION("half-pixel centres, clamped at 0") {
     // Source coordinate 0.5 * (i + 0.5) - 0.5: -0.25 -> 0, 0.25, 0.75, 1.25
     // (past the last pixel: the last pixel). Rows then blend the same way.
-    requireClose(run1("aten.upsample_bilinear2d", AttrMap(), {x}, {1, 1, 4, 4}),
+    requireClose(run1("aten.upsample_bilinear2d",
+                      AttrMap().setBool("align_corners", false), {x},
+                      {1, 1, 4, 4}),
                  {1, 1.25, 1.75, 2,     //
                   1.5, 1.75, 2.25, 2.5, //
                   2.5, 2.75, 3.25, 3.5, //
@@ -285,9 +326,12 @@ TEST_CASE("upsample_bilinear2d 2x2 to 4x4 by hand", "[resample]") {
     // scale_factor 2.3 on width 2 gives 4 columns with source
     // (i + 0.5) / 2.3 - 0.5: 0, 0.1522, 0.5870, 1.0217 -> last pixel.
     Tensor row = Tensor::of({1, 1, 1, 2}, {1, 2});
-    requireClose(run1("aten.upsample_bilinear2d",
-                      AttrMap().setFloat("scales_w", 2.3), {row}, {1, 1, 1, 4}),
-                 {1, 1 + (1.5 / 2.3 - 0.5), 1 + (2.5 / 2.3 - 0.5), 2}, 1e-6);
+    requireClose(
+        run1(
+            "aten.upsample_bilinear2d",
+            AttrMap().setFloat("scales_w", 2.3).setBool("align_corners", false),
+            {row}, {1, 1, 1, 4}),
+        {1, 1 + (1.5 / 2.3 - 0.5), 1 + (2.5 / 2.3 - 0.5), 2}, 1e-6);
   }
 }
 

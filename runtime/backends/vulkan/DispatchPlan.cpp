@@ -9,6 +9,7 @@
 
 #include "runtime/backends/vulkan/DispatchPlan.h"
 
+#include "runtime/core/Escape.h"
 #include "runtime/schema/vulkan_generated.h"
 
 #include <algorithm>
@@ -94,6 +95,10 @@ public:
 
 private:
   Status readTensor(const sc::Tensor *tensor, size_t position);
+  /// The blob's inputs and outputs are the tensors of the DelegateCall, in
+  /// its order: execute() stages the call's host tensors into them, so a
+  /// mismatch would copy the wrong number of elements.
+  Status checkCall() const;
   Status checkLimits(const PlannedTensor &tensor) const;
   Status readOp(const sc::Op *op);
   Status readWeight(int32_t id, const char *what,
@@ -158,6 +163,7 @@ Status PlanBuilder::build(ByteSpan blob) {
   DUET_RETURN_IF_ERROR(readIndices(root->inputs(), plan_.inputs, "an input"));
   DUET_RETURN_IF_ERROR(
       readIndices(root->outputs(), plan_.outputs, "an output"));
+  DUET_RETURN_IF_ERROR(checkCall());
 
   // Inputs are staged in before the ops and outputs out after them.
   for (int32_t tensor : plan_.inputs) {
@@ -184,7 +190,7 @@ Status PlanBuilder::build(ByteSpan blob) {
   for (size_t i = 0; i < root->ops()->size(); ++i) {
     opIndex_ = i;
     const sc::Op *op = root->ops()->Get(i);
-    opName_ = op->name() ? op->name()->str() : "unnamed";
+    opName_ = op->name() ? escaped(op->name()->str()) : "unnamed";
     DUET_RETURN_IF_ERROR(readOp(op));
   }
   for (int32_t tensor : plan_.outputs) {
@@ -195,6 +201,34 @@ Status PlanBuilder::build(ByteSpan blob) {
                 "staging an output out"));
   }
   return Status::ok();
+}
+
+Status PlanBuilder::checkCall() const {
+  const DelegateCall *call = nullptr;
+  for (const Instruction &instruction : program_.instructions())
+    if (const auto *c = std::get_if<DelegateCall>(&instruction);
+        c && c->delegate == index_)
+      call = c;
+  if (!call)
+    return Status::error("vulkan delegate {}: no instruction calls it", index_);
+  auto match = [&](const std::vector<int32_t> &planned,
+                   const std::vector<int32_t> &called, const char *what) {
+    if (planned.size() != called.size())
+      return Status::error("vulkan delegate {}: the blob has {} {}s but the "
+                           "call passes {}",
+                           index_, planned.size(), what, called.size());
+    for (size_t i = 0; i < planned.size(); ++i)
+      if (plan_.tensors[planned[i]].programId != called[i])
+        return Status::error(
+            "vulkan delegate {}: {} {} of the blob is {}, but the call "
+            "passes {}",
+            index_, what, i,
+            program_.describeTensor(plan_.tensors[planned[i]].programId),
+            program_.describeTensor(called[i]));
+    return Status::ok();
+  };
+  DUET_RETURN_IF_ERROR(match(plan_.inputs, call->inputs, "input"));
+  return match(plan_.outputs, call->outputs, "output");
 }
 
 Status PlanBuilder::readTensor(const sc::Tensor *tensor, size_t position) {
@@ -227,8 +261,8 @@ Status PlanBuilder::readTensor(const sc::Tensor *tensor, size_t position) {
     if (size < 1)
       return Status::error("vulkan delegate {}: {} {} has an empty dim", index_,
                            name, formatSizes(planned.sizes));
-    planned.numel *= size;
-    if (planned.numel > kMaxIndex)
+    if (__builtin_mul_overflow(planned.numel, size, &planned.numel) ||
+        planned.numel > kMaxIndex)
       return Status::error("vulkan delegate {}: {} {} has more than 2^31 "
                            "elements",
                            index_, name, formatSizes(planned.sizes));
@@ -356,9 +390,8 @@ Status PlanBuilder::readWeight(int32_t id, const char *what,
                    "constant",
                    what, id);
   const TensorInfo &info = infos[id];
-  int64_t numel = 1;
-  for (int64_t size : info.sizes)
-    numel *= size;
+  const int64_t numel =
+      static_cast<int64_t>(info.nbytes / dtypeSize(info.dtype));
   if (expectedNumel && numel != *expectedNumel)
     return opError("its {} {} {} has {} elements, expected {}", what,
                    program_.describeTensor(id), formatSizes(info.sizes), numel,
@@ -828,9 +861,11 @@ Status PlanBuilder::readOp(const sc::Op *op) {
                      formatSizes(y), offsets.size());
     // Each input writes its part; the rest of the output is left alone.
     for (size_t i = 0; i < inputs.size(); ++i) {
-      if (sizes(inputs[i]).size() != y.size())
-        return opError("concatenates {} into {}", formatSizes(sizes(inputs[i])),
-                       formatSizes(y));
+      if (sizes(inputs[i]).size() != y.size() || offsets[i] < 0 ||
+          offsets[i] > y[dim])
+        return opError("concatenates {} into {} at offset {}",
+                       formatSizes(sizes(inputs[i])), formatSizes(y),
+                       offsets[i]);
       Dispatch part;
       part.family = ShaderFamily::Gather;
       part.output = Ref::tensor(outputs[0]);

@@ -2,6 +2,7 @@
 
 #include "runtime/backends/xnnpack/XnnpackDelegate.h"
 
+#include "runtime/core/Limits.h"
 #include "runtime/schema/xnnpack_generated.h"
 
 #include <pthreadpool.h>
@@ -217,12 +218,16 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
     if (spec.dims.empty() || spec.dims.size() > XNN_MAX_TENSOR_DIMS)
       return Status::error("{} has rank {}; XNNPACK takes ranks 1 to {}", name,
                            spec.dims.size(), XNN_MAX_TENSOR_DIMS);
-    uint64_t elements = 1;
+    // Every later product of dims (shape checks, host buffers) stays below
+    // this bound.
+    std::optional<uint64_t> elements = 1;
     for (size_t d : spec.dims) {
-      if (d == 0 || d > (uint64_t(1) << 40) || elements > (uint64_t(1) << 40))
-        return Status::error("{} has dims {}, which XNNPACK cannot hold", name,
-                             formatDims(spec.dims));
-      elements *= d;
+      elements = checkedMul(*elements, d);
+      if (d == 0 || !elements ||
+          *elements * hostTypeSize(spec.type) > kMaxTensorBytes)
+        return Status::error("{} has dims {}, which XNNPACK cannot hold (no "
+                             "empty dim, at most {} bytes)",
+                             name, formatDims(spec.dims), kMaxTensorBytes);
     }
     int32_t at = value->index();
     auto checkTensor = [&](int32_t tensor, const char *role) -> Status {
@@ -234,10 +239,10 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
                              program.describeTensor(tensor),
                              dtypeName(info.dtype));
       uint64_t count = info.nbytes / dtypeSize(info.dtype);
-      if (count != elements)
+      if (count != *elements)
         return Status::error("{} ({}) has dims {} ({} elements), but {} has "
                              "{}",
-                             name, role, formatDims(spec.dims), elements,
+                             name, role, formatDims(spec.dims), *elements,
                              program.describeTensor(tensor), count);
       return Status::ok();
     };
@@ -294,7 +299,7 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
   size_t stepCount = steps ? steps->size() : 0;
   if (stepCount == 0)
     return Status::error("the blob has no steps");
-  std::vector<bool> written(valueCount, false);
+  std::vector<bool> written(valueCount, false), read(valueCount, false);
   std::vector<int64_t> firstStep(valueCount, -1);
   std::vector<bool> hostMemory(valueCount, false);
   auto touch = [&](uint32_t id, size_t step, bool host) {
@@ -316,6 +321,13 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
                              what, id);
     return Status::ok();
   };
+  auto computable = [&](uint32_t id, const std::string &what) -> Status {
+    if (values_[id].type != HostType::bf16)
+      return Status::ok();
+    return Status::error("{}: value {} is bf16, which XNNPACK cannot compute; "
+                         "the compiler converts it on the host first",
+                         what, id);
+  };
   auto writable = [&](uint32_t id, const std::string &what) -> Status {
     if (id >= valueCount)
       return Status::error("{} writes value {}, but the blob has {} values",
@@ -336,6 +348,7 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
       const auto *copy = root->steps()->GetAs<fb::Copy>(s);
       DUET_RETURN_IF_ERROR(readable(copy->input(), where));
       DUET_RETURN_IF_ERROR(writable(copy->output(), where));
+      read[copy->input()] = true;
       const ValueSpec &in = values_[copy->input()];
       const ValueSpec &out = values_[copy->output()];
       std::vector<uint8_t> permutation;
@@ -387,17 +400,27 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
         if (id == kNoValue && i == 2)
           continue;
         DUET_RETURN_IF_ERROR(readable(id, what));
+        DUET_RETURN_IF_ERROR(computable(id, what));
         touch(id, s, false);
+        read[id] = true;
       }
       DUET_RETURN_IF_ERROR(writable(node->output(), what));
+      DUET_RETURN_IF_ERROR(computable(node->output(), what));
       touch(node->output(), s, false);
       DUET_RETURN_IF_ERROR(checkShapes(*node, what));
     }
   }
-  for (size_t v = 0; v < valueCount; ++v)
+  for (size_t v = 0; v < valueCount; ++v) {
     if (values_[v].kind == Kind::output && !written[v])
       return Status::error("no step writes value {} (output {})", v,
                            values_[v].index);
+    // XNNPACK gives a computed value that nothing reads no memory, and its
+    // node would then write through a null pointer.
+    if (values_[v].kind == Kind::internal && written[v] && !read[v])
+      return Status::error("value {} is computed but never read; a blob "
+                           "keeps only values that reach an output",
+                           v);
+  }
 
   // Host buffers, XNN_EXTRA_BYTES longer than the value: XNNPACK may read
   // that far past an input.
@@ -480,10 +503,6 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
       uint32_t out = XNN_INVALID_VALUE_ID;
       for (size_t i = 0; i < node->inputs()->size(); ++i) {
         uint32_t id = node->inputs()->Get(i);
-        if (id != kNoValue && values_[id].type == HostType::bf16)
-          return Status::error("{}: value {} is bf16, which XNNPACK cannot "
-                               "compute; the compiler converts it first",
-                               what, id);
         if ((status = valueId(id, false, ids[i])) != xnn_status_success)
           return Status::error("{}: defining value {} {} {}: {}", what, id,
                                typeName(values_[id].type),
@@ -491,10 +510,6 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
                                statusName(status));
       }
       uint32_t outId = node->output();
-      if (values_[outId].type == HostType::bf16)
-        return Status::error("{}: value {} is bf16, which XNNPACK cannot "
-                             "compute",
-                             what, outId);
       if ((status = valueId(outId, true, out)) != xnn_status_success)
         return Status::error("{}: defining value {} {} {}: {}", what, outId,
                              typeName(values_[outId].type),
@@ -750,22 +765,30 @@ Status XnnpackDelegate::checkShapes(const fb::Node &node,
         node.type() == fb::NodeType::DepthwiseConvolution2d) {
       uint64_t groups = window->groups(), gic = window->group_input_channels(),
                goc = window->group_output_channels();
-      Dims filter = {groups * goc, kernel->Get(0), kernel->Get(1), gic};
+      // Products that wrap could match the dims by accident, and XNNPACK
+      // would then index with the huge factors.
+      std::optional<uint64_t> outChannels = checkedMul(groups, goc);
+      std::optional<uint64_t> inChannels = checkedMul(groups, gic);
+      std::optional<uint64_t> depthwise = checkedMul(gic, goc);
+      if (!outChannels || !inChannels || !depthwise)
+        return bad(fmt::format("groups {}, group input channels {} and group "
+                               "output channels {} overflow",
+                               groups, gic, goc));
+      Dims filter = {*outChannels, kernel->Get(0), kernel->Get(1), gic};
       if (node.type() == fb::NodeType::DepthwiseConvolution2d) {
         // Input channels and depth multiplier.
-        groups = 1;
-        filter = {1, kernel->Get(0), kernel->Get(1), gic * goc};
-        channels = gic * goc;
+        filter = {1, kernel->Get(0), kernel->Get(1), *depthwise};
+        channels = *depthwise;
         if (in[3] != gic)
           return bad(fmt::format("the input has {} channels, the window "
                                  "says {}",
                                  in[3], gic));
       } else {
-        if (in[3] != groups * gic)
+        if (in[3] != *inChannels)
           return bad(fmt::format("the input has {} channels, the window "
                                  "says {} groups of {}",
                                  in[3], groups, gic));
-        channels = groups * goc;
+        channels = *outChannels;
       }
       if (dimsOf(1) != filter)
         return bad(fmt::format("the filter is {}, the window makes it {}",
@@ -779,13 +802,22 @@ Status XnnpackDelegate::checkShapes(const fb::Node &node,
     Dims expected = {in[0], 0, 0, channels};
     for (size_t axis = 0; axis < 2; ++axis) {
       if (deconvolution) {
-        size_t grown = stride->Get(axis) * (in[1 + axis] - 1) +
-                       adjustment->Get(axis) +
-                       dilation->Get(axis) * (kernel->Get(axis) - 1) + 1;
-        size_t cut = pad->Get(axis == 0 ? 0 : 3) + pad->Get(axis == 0 ? 2 : 1);
-        if (kernel->Get(axis) == 0 || stride->Get(axis) == 0 || grown <= cut)
+        // Window fields are 32-bit and a dim is below 2^32, so each product
+        // fits in 64 bits; their sum may not.
+        if (kernel->Get(axis) == 0 || stride->Get(axis) == 0)
           return bad("the window leaves no output");
-        expected[1 + axis] = grown - cut;
+        std::optional<uint64_t> grown =
+            checkedAdd(uint64_t(stride->Get(axis)) * (in[1 + axis] - 1),
+                       uint64_t(dilation->Get(axis)) * (kernel->Get(axis) - 1));
+        if (grown)
+          grown = checkedAdd(*grown, uint64_t(adjustment->Get(axis)) + 1);
+        uint64_t cut =
+            uint64_t(pad->Get(axis == 0 ? 0 : 3)) + pad->Get(axis == 0 ? 2 : 1);
+        if (!grown)
+          return bad("the output size overflows");
+        if (*grown <= cut)
+          return bad("the window leaves no output");
+        expected[1 + axis] = *grown - cut;
       } else if (!windowed(axis, in[1 + axis], withDilation,
                            expected[1 + axis])) {
         return bad("the window does not fit in the padded input");
@@ -837,8 +869,14 @@ Status XnnpackDelegate::checkShapes(const fb::Node &node,
                              node.shape() ? node.shape()->size() : 0,
                              2 * in.size(), in.size()));
     Dims expected = in;
-    for (size_t i = 0; i < in.size(); ++i)
-      expected[i] += node.shape()->Get(i) + node.shape()->Get(in.size() + i);
+    for (size_t i = 0; i < in.size(); ++i) {
+      std::optional<uint64_t> padded = checkedAdd(in[i], node.shape()->Get(i));
+      if (padded)
+        padded = checkedAdd(*padded, node.shape()->Get(in.size() + i));
+      if (!padded)
+        return bad(fmt::format("the padding of dim {} overflows", i));
+      expected[i] = *padded;
+    }
     return out == expected ? Status::ok() : mismatch(expected);
   }
   case fb::NodeType::Reshape: {

@@ -140,6 +140,18 @@ TEST_CASE("a damaged Vulkan blob is an error, never a crash",
     CHECK(status.message().find("reads tensor 7 of 2") != std::string::npos);
   }
 
+  // execute() stages the call's host tensors in and out of the blob's
+  // inputs and outputs, by position: they must be the same tensors.
+  SECTION("an output that is not the DelegateCall's") {
+    std::vector<uint8_t> blob = loaded.blob;
+    sc::GetMutableDelegate(blob.data())->mutable_outputs()->Mutate(0, 0);
+    rt::Status status = plan(loaded, blob, out);
+    REQUIRE_FALSE(status.isOk());
+    CHECK(status.message() ==
+          "vulkan delegate 0: output 0 of the blob is tensor 0 (input0), but "
+          "the call passes tensor 1 (relu)");
+  }
+
   SECTION("random byte flips") {
     std::mt19937 random(1);
     for (int trial = 0; trial < 2000; ++trial) {

@@ -3,6 +3,7 @@
 // wrong, never a crash. Also the host copies between subgraphs against
 // plainly written loops.
 
+#include "../ProgramMutation.h"
 #include "runtime/backends/xnnpack/HostCopy.h"
 #include "runtime/core/ProgramBuilder.h"
 #include "runtime/core/Runtime.h"
@@ -14,6 +15,7 @@
 
 #include <cstring>
 #include <functional>
+#include <map>
 #include <random>
 
 using namespace duet;
@@ -259,14 +261,38 @@ TEST_CASE("damaged XNNPACK blobs are refused with a reason", "[xnnpack]") {
        "the node has no window"},
       {"a node XNNPACK refuses (fp16 in a node other than convert)",
        [](BlobSpec &s) {
+         // x + c -> 3 (fp32), abs(3) -> 4 (fp16), convert(4) -> y.
+         s.values.push_back(
+             {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {2, 3}});
          s.values.push_back(
              {fb::ValueKind::Internal, -1, fb::DataType::Fp16, {2, 3}});
-         std::get<0>(s.steps[0]).push_back({fb::NodeType::Abs, {2}, 3});
-         std::get<0>(s.steps[0]).push_back({fb::NodeType::Abs, {3}, 4});
-         s.values.push_back(
-             {fb::ValueKind::Internal, -1, fb::DataType::Fp16, {2, 3}});
+         std::get<0>(s.steps[0]) = {{fb::NodeType::Add, {0, 1}, 3},
+                                    {fb::NodeType::Abs, {3}, 4},
+                                    {fb::NodeType::Convert, {4}, 2}};
        },
        "xnn_define_abs failed: invalid parameter"},
+      {"a computed value nothing reads, which XNNPACK leaves without memory",
+       [](BlobSpec &s) {
+         s.values.push_back(
+             {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {2, 3}});
+         std::get<0>(s.steps[0]) = {{fb::NodeType::Add, {0, 1}, 3},
+                                    {fb::NodeType::Multiply, {0, 1}, 2}};
+       },
+       "value 3 is computed but never read"},
+      {"a bf16 value in a node",
+       [](BlobSpec &s) {
+         s.values.push_back(
+             {fb::ValueKind::Internal, -1, fb::DataType::Bf16, {2, 3}});
+         std::get<0>(s.steps[0]) = {{fb::NodeType::Add, {0, 1}, 3},
+                                    {fb::NodeType::Abs, {3}, 2}};
+       },
+       "step 0 node 0 (Add): value 3 is bf16, which XNNPACK cannot compute"},
+      {"dims whose product overflows",
+       [](BlobSpec &s) {
+         s.values[1].dims = {uint64_t(1) << 32, uint64_t(1) << 32, 3};
+       },
+       "value 1 has dims [4294967296,4294967296,3], which XNNPACK cannot "
+       "hold"},
   };
   for (const Case &c : cases) {
     DYNAMIC_SECTION(c.what) {
@@ -360,4 +386,128 @@ TEST_CASE("host copies permute and convert like plain loops", "[xnnpack]") {
       for (size_t c = 0; c < 3; ++c)
         REQUIRE(out[c * 2 + r] == floatToHalf(in[r * 3 + c]));
   }
+}
+
+namespace {
+
+/// One random change of meaning to a blob: a value's dims, kind, position
+/// or datatype, a node's operands, output or type, or a copy's permutation.
+std::string mutateBlob(BlobSpec &spec, std::mt19937 &random) {
+  auto below = [&](size_t n) {
+    return std::uniform_int_distribution<size_t>(0, n - 1)(random);
+  };
+  std::vector<BlobSpec::Node *> nodes;
+  std::vector<BlobSpec::Copy *> copies;
+  for (auto &step : spec.steps) {
+    if (auto *copy = std::get_if<BlobSpec::Copy>(&step))
+      copies.push_back(copy);
+    else
+      for (BlobSpec::Node &node : std::get<std::vector<BlobSpec::Node>>(step))
+        nodes.push_back(&node);
+  }
+  uint32_t anyValue = static_cast<uint32_t>(below(spec.values.size() + 1));
+  BlobSpec::Value &value = spec.values[below(spec.values.size())];
+  BlobSpec::Node &node = *nodes[below(nodes.size())];
+  switch (below(7)) {
+  case 0: {
+    const uint64_t dims[] = {1, 2, 3, 6};
+    if (value.dims.size() > 1 && below(3) == 0)
+      value.dims.pop_back();
+    else if (below(3) == 0)
+      value.dims.push_back(dims[below(4)]);
+    else
+      value.dims[below(value.dims.size())] = dims[below(4)];
+    return "value dims changed";
+  }
+  case 1:
+    value.kind = static_cast<fb::ValueKind>(below(4));
+    value.index = static_cast<int32_t>(below(4)) - 1;
+    return "value kind or index changed";
+  case 2:
+    value.type = static_cast<fb::DataType>(below(3));
+    return "value datatype changed";
+  case 3:
+    if (!node.inputs.empty() && below(3) == 0)
+      node.inputs.pop_back();
+    else if (below(3) == 0)
+      node.inputs.push_back(anyValue);
+    else if (!node.inputs.empty())
+      node.inputs[below(node.inputs.size())] =
+          below(5) == 0 ? 0xFFFFFFFFu : anyValue;
+    return "node operands changed";
+  case 4:
+    node.output = anyValue;
+    return "node output changed";
+  case 5:
+    node.type = static_cast<fb::NodeType>(
+        below(static_cast<size_t>(fb::NodeType::MAX) + 1));
+    return "node type changed";
+  default:
+    if (copies.empty())
+      return "nothing changed";
+    std::vector<uint8_t> &permutation =
+        copies[below(copies.size())]->permutation;
+    if (permutation.empty() || below(3) == 0)
+      permutation.push_back(static_cast<uint8_t>(below(3)));
+    else
+      permutation[below(permutation.size())] = static_cast<uint8_t>(below(3));
+    return "copy permutation changed";
+  }
+}
+
+} // namespace
+
+// The loader's property on XNNPACK partitions: a program whose blob or
+// program-level tensors and calls are mutated is refused at load or runs,
+// and XNNPACK is never handed a value without memory or of the wrong size
+// (its asserts abort the process even in release builds).
+TEST_CASE("a mutated XNNPACK program is refused at load or runs",
+          "[xnnpack][property]") {
+  LoadOptions options;
+  options.threads = 1;
+  const std::function<void(BlobSpec &)> transpose = [](BlobSpec &spec) {
+    spec.values[2] = {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {2, 3}};
+    spec.values.push_back(
+        {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {3, 2}});
+    spec.values.push_back(
+        {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {3, 2}});
+    spec.values.push_back(
+        {fb::ValueKind::Output, 0, fb::DataType::Fp32, {2, 3}});
+    spec.steps.push_back(BlobSpec::Copy{2, 3, {1, 0}});
+    spec.steps.push_back(
+        std::vector<BlobSpec::Node>{{fb::NodeType::Abs, {3}, 4}});
+    spec.steps.push_back(BlobSpec::Copy{4, 5, {1, 0}});
+  };
+  std::mt19937 random(20261201);
+  std::map<test::Outcome, int> outcomes;
+  for (const auto &shape : {std::function<void(BlobSpec &)>(), transpose}) {
+    for (int trial = 0; trial < 150; ++trial) {
+      std::string what = fmt::format("blob mutant {}:", trial);
+      std::vector<uint8_t> file = program(addBlob([&](BlobSpec &spec) {
+        if (shape)
+          shape(spec);
+        for (size_t m = 0, count = 1 + random() % 2; m < count; ++m)
+          what += " " + mutateBlob(spec, random) + ";";
+      }));
+      ++outcomes[test::loadAndRun(file, options, what)];
+    }
+    std::unique_ptr<Program> good;
+    std::vector<uint8_t> file = program(addBlob(shape));
+    REQUIRE(Program::loadFromBytes(file.data(), file.size(), "good.duet",
+                                   options, good)
+                .isOk());
+    const test::ProgramSpec spec = test::ProgramSpec::of(*good);
+    for (int trial = 0; trial < 150; ++trial) {
+      test::ProgramSpec mutant = spec;
+      std::string what = fmt::format("program mutant {}:", trial);
+      for (size_t m = 0, count = 1 + random() % 2; m < count; ++m)
+        what += " " + test::mutate(mutant, random) + ";";
+      std::vector<uint8_t> bytes;
+      ++outcomes[mutant.serialize(bytes)
+                     ? test::loadAndRun(bytes, options, what)
+                     : test::Outcome::unwritable];
+    }
+  }
+  CHECK(outcomes[test::Outcome::refused] > 100);
+  CHECK(outcomes[test::Outcome::ran] > 20);
 }
