@@ -62,13 +62,16 @@ public:
   bool overflowed() const { return overflowed_; }
 
   friend CheckedInt operator+(CheckedInt a, CheckedInt b) {
-    return combine(a, b, __builtin_add_overflow(a.value_, b.value_, &a.value_));
+    bool overflow = __builtin_add_overflow(a.value_, b.value_, &a.value_);
+    return combine(a, b, overflow);
   }
   friend CheckedInt operator-(CheckedInt a, CheckedInt b) {
-    return combine(a, b, __builtin_sub_overflow(a.value_, b.value_, &a.value_));
+    bool overflow = __builtin_sub_overflow(a.value_, b.value_, &a.value_);
+    return combine(a, b, overflow);
   }
   friend CheckedInt operator*(CheckedInt a, CheckedInt b) {
-    return combine(a, b, __builtin_mul_overflow(a.value_, b.value_, &a.value_));
+    bool overflow = __builtin_mul_overflow(a.value_, b.value_, &a.value_);
+    return combine(a, b, overflow);
   }
   CheckedInt &operator+=(CheckedInt other) { return *this = *this + other; }
   CheckedInt &operator*=(CheckedInt other) { return *this = *this * other; }
@@ -77,6 +80,8 @@ public:
   friend CheckedInt ceilDiv(CheckedInt a, int64_t divisor);
 
 private:
+  // `overflow` is computed before the call: the order in which a call's
+  // arguments are evaluated is unspecified (gcc and clang differ).
   static CheckedInt combine(CheckedInt result, CheckedInt other,
                             bool overflow) {
     result.overflowed_ = result.overflowed_ || other.overflowed_ || overflow;
