@@ -23,6 +23,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
 namespace duet {
 
 /// What one partitioning is asked to do.
@@ -53,8 +57,18 @@ partitionModule(mlir::ModuleOp module, const PartitionOptions &options);
 /// not changed.
 PartitionReport portableReport(mlir::ModuleOp module);
 
-/// Registers `duet-partition` and `duet-vulkan-layout` for tools.
+/// Registers `duet-partition`, `duet-vulkan-layout`, `duet-xnnpack-layout`
+/// and `duet-fuse-activations` for tools.
 void registerPartitionerPasses();
+
+/// Adds the passes that lower partitions for their emitters, in order: the
+/// XNNPACK layout plan, then activation fusion. The pipeline runs them after
+/// partitioning; the emitters write what they recorded.
+void addDelegateLoweringPasses(mlir::OpPassManager &pm);
+
+/// Runs addDelegateLoweringPasses on `module` (for callers that partition
+/// and emit without the pipeline, as the backend tests do).
+mlir::LogicalResult lowerDelegates(mlir::ModuleOp module);
 
 } // namespace duet
 

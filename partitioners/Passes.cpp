@@ -1,14 +1,19 @@
-//===- Passes.cpp - duet-partition and duet-vulkan-layout -----------------===//
+//===- Passes.cpp - the partitioner's passes ------------------------------===//
 
 #include "partitioners/Partitioner.h"
 
+#include "partitioners/common/ActivationFusion.h"
+#include "partitioners/common/FusionDialect.h"
 #include "partitioners/vulkan/LayoutPlanner.h"
+#include "partitioners/xnnpack/XnnDialect.h"
+#include "partitioners/xnnpack/XnnpackLayout.h"
 
 #include "dialects/duet/DuetDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -17,6 +22,8 @@ namespace duet {
 #define GEN_PASS_DECL
 #define GEN_PASS_DEF_PARTITIONPASS
 #define GEN_PASS_DEF_VULKANLAYOUTPASS
+#define GEN_PASS_DEF_XNNPACKLAYOUTPASS
+#define GEN_PASS_DEF_FUSEACTIVATIONSPASS
 #define GEN_PASS_REGISTRATION
 #include "partitioners/Passes.h.inc"
 
@@ -116,8 +123,66 @@ struct VulkanLayoutPass : impl::VulkanLayoutPassBase<VulkanLayoutPass> {
   }
 };
 
+struct XnnpackLayoutPass : impl::XnnpackLayoutPassBase<XnnpackLayoutPass> {
+  using XnnpackLayoutPassBase::XnnpackLayoutPassBase;
+
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](DelegateOp delegate) {
+      if (delegate.getBackend() != Backend::xnnpack ||
+          partition::hasXnnpackLayouts(delegate))
+        return WalkResult::advance();
+      FailureOr<partition::XnnpackLayoutPlan> plan =
+          partition::planXnnpackLayouts(delegate);
+      if (failed(plan))
+        return WalkResult::interrupt();
+      numReshapes += plan->reshapes;
+      numHostCopies += plan->hostCopies;
+      numRepacks += plan->repacks;
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+struct FuseActivationsPass
+    : impl::FuseActivationsPassBase<FuseActivationsPass> {
+  using FuseActivationsPassBase::FuseActivationsPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (const std::string &name : backends) {
+      if (!symbolizeBackend(name)) {
+        module.emitError() << "unknown backend \"" << name
+                           << "\"; backends are vulkan and xnnpack";
+        return signalPassFailure();
+      }
+    }
+    module.walk([&](DelegateOp delegate) {
+      Backend backend = delegate.getBackend();
+      const partition::FusionTarget *target = partition::fusionTarget(backend);
+      if (!target ||
+          (!backends.empty() &&
+           !llvm::is_contained(backends, stringifyBackend(backend).str())))
+        return;
+      numFolded += partition::fuseActivations(delegate, *target);
+    });
+  }
+};
+
 } // namespace
 
 void registerPartitionerPasses() { registerDuetPartitionerPasses(); }
+
+void addDelegateLoweringPasses(OpPassManager &pm) {
+  pm.addPass(createXnnpackLayoutPass());
+  pm.addPass(createFuseActivationsPass());
+}
+
+LogicalResult lowerDelegates(ModuleOp module) {
+  PassManager pm(module.getContext());
+  addDelegateLoweringPasses(pm);
+  return pm.run(module);
+}
 
 } // namespace duet

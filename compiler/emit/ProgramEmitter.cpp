@@ -6,6 +6,7 @@
 #include "compiler/emit/MemoryPlan.h"
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
+#include "partitioners/xnnpack/XnnDialect.h"
 #include "runtime/core/ProgramBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -155,6 +156,16 @@ SmallVector<Value> operandSlots(Operation *op) {
   while (slots.size() < expected)
     slots.push_back(Value());
   return slots;
+}
+
+/// The value an XNNPACK layout change holds in another layout: in aten form
+/// they are one value, since the XNNPACK blob refers to its own values and
+/// needs no program tensor for the changed one (a Vulkan layout_convert,
+/// whose blob names program tensors, gets one).
+Value throughLayoutChanges(Value value) {
+  while (auto change = value.getDefiningOp<xnn::LayoutChangeOp>())
+    value = change.getInput();
+  return value;
 }
 
 void addInstruction(rt::ProgramBuilder &builder, rt::KernelCall call) {
@@ -320,8 +331,10 @@ FailureOr<rt::KernelCall> Emitter::recordOp(Operation *op, bool internal) {
   NamedAttrList attrs(op->getAttrDictionary());
   op->getName().populateDefaultAttrs(attrs);
   for (NamedAttribute attr : attrs) {
+    // Dialect attributes (`duet.`, `xnn.`, `fusion.`: layouts, fusions)
+    // record how a backend lowers the op, not what it computes.
     StringRef name = attr.getName().strref();
-    if (name == "operandSegmentSizes" || name.starts_with("duet."))
+    if (name == "operandSegmentSizes" || name.contains('.'))
       continue;
     auto value = toAttrValue(op, name, attr.getValue());
     if (failed(value))
@@ -402,7 +415,9 @@ LogicalResult Emitter::emitDelegate(DelegateOp op) {
   // The delegate's results are ordinary activations; the region values it
   // yields are bound to them, so its recorded ops write them directly.
   auto yield = cast<YieldOp>(body.getTerminator());
-  for (auto [result, yielded] : llvm::zip(op.getResults(), yield.getValues())) {
+  for (auto [result, yieldedValue] :
+       llvm::zip(op.getResults(), yield.getValues())) {
+    Value yielded = throughLayoutChanges(yieldedValue);
     Operation *producer = yielded.getDefiningOp();
     if (!producer || isa<arith::ConstantOp>(producer) || ids_.count(yielded))
       return op.emitError() << "a delegate must compute each result it "
@@ -416,6 +431,7 @@ LogicalResult Emitter::emitDelegate(DelegateOp op) {
     if (failed(id))
       return failure();
     ids_[yielded] = *id;
+    ids_[yieldedValue] = *id;
     call.outputs.push_back(*id);
   }
   rt::DelegateSpec spec;
@@ -424,6 +440,14 @@ LogicalResult Emitter::emitDelegate(DelegateOp op) {
     if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
       if (failed(emitConstant(constant)))
         return failure();
+      continue;
+    }
+    if (auto change = dyn_cast<xnn::LayoutChangeOp>(inner)) {
+      auto id = ids_.find(throughLayoutChanges(change.getResult()));
+      if (id == ids_.end())
+        return inner.emitError() << "operand is not a program value (is the "
+                                    "function in program order?)";
+      ids_[change.getResult()] = id->second;
       continue;
     }
     if (auto convert = dyn_cast<LayoutConvertOp>(inner)) {

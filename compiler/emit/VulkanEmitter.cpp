@@ -9,12 +9,12 @@
 
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
+#include "partitioners/common/FusionDialect.h"
 #include "passes/BatchNormAffine.h"
 #include "runtime/schema/vulkan_generated.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -99,27 +99,6 @@ std::optional<vk::UnaryOp> unaryOpOf(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
-/// The bounds a relu, hardtanh or clamp keeps values in.
-std::optional<std::pair<float, float>> clampBounds(Operation *op) {
-  constexpr float inf = std::numeric_limits<float>::infinity();
-  return llvm::TypeSwitch<Operation *, std::optional<std::pair<float, float>>>(
-             op)
-      .Case<aten::ReluOp>([&](auto) { return std::make_pair(0.f, inf); })
-      .Case<aten::HardtanhOp>([](aten::HardtanhOp op) {
-        return std::make_pair(
-            static_cast<float>(op.getMinVal().convertToDouble()),
-            static_cast<float>(op.getMaxVal().convertToDouble()));
-      })
-      .Case<aten::ClampOp>([&](aten::ClampOp op) {
-        return std::make_pair(
-            op.getMin() ? static_cast<float>(op.getMin()->convertToDouble())
-                        : -inf,
-            op.getMax() ? static_cast<float>(op.getMax()->convertToDouble())
-                        : inf);
-      })
-      .Default([](Operation *) { return std::nullopt; });
-}
-
 class BlobWriter {
 public:
   BlobWriter(DelegateOp delegate, DelegateEmitContext &context)
@@ -162,8 +141,6 @@ private:
   llvm::DenseMap<Value, int32_t> index_;
   std::vector<fb::Offset<vk::Tensor>> tensors_;
   std::vector<fb::Offset<vk::Op>> ops_;
-  /// Activations folded into the convolution before them.
-  llvm::DenseSet<Operation *> fused_;
   /// The placements recorded, by program tensor id.
   llvm::DenseMap<int32_t, rt::Placement> placements_;
 };
@@ -328,32 +305,17 @@ LogicalResult BlobWriter::addGather(Operation *op, Value input, Value output,
 }
 
 LogicalResult BlobWriter::emitConvolution(aten::ConvolutionOp conv) {
-  constexpr float inf = std::numeric_limits<float>::infinity();
-  std::pair<float, float> bounds = {-inf, inf};
-  Value output = conv.getResult();
-  // The activation is fused when nothing else reads the convolution and it
-  // writes the same layout, so the convolution can write its tensor.
-  if (conv->hasOneUse()) {
-    Operation *user = *conv->getUsers().begin();
-    if (auto userBounds = clampBounds(user)) {
-      FailureOr<VkLayoutAttr> convLayout = layoutOf(output, conv);
-      FailureOr<VkLayoutAttr> userLayout = layoutOf(user->getResult(0), user);
-      if (succeeded(convLayout) && succeeded(userLayout) &&
-          *convLayout == *userLayout) {
-        bounds = *userBounds;
-        output = user->getResult(0);
-        fused_.insert(user);
-      }
-    }
-  }
+  // An activation folded into the convolution (duet-fuse-activations) is
+  // its clamp, and the convolution writes the activation's tensor.
+  fusion::Bounds bounds = fusion::outputBounds(conv).value_or(fusion::Bounds());
+  Value output = fusion::foldedResult(conv.getResult());
   auto stride = toInts(conv.getStride());
   auto padding = toInts(conv.getPadding());
   auto dilation = toInts(conv.getDilation());
   auto args = vk::CreateConvolutionDirect(
       fbb_, &stride, &padding, &dilation,
       static_cast<int32_t>(conv.getGroups()), conv.getTransposed(),
-      weight(conv.getWeight()), weight(conv.getBias()), bounds.first,
-      bounds.second);
+      weight(conv.getWeight()), weight(conv.getBias()), bounds.lo, bounds.hi);
   if (failed(addOp(conv, conv.getInput(), output, vk::OpArgs::Convolution,
                    args.Union())))
     return failure();
@@ -391,9 +353,10 @@ LogicalResult BlobWriter::emitUnary(Operation *op, vk::UnaryOp kind) {
   auto f = [](const APFloat &value) {
     return static_cast<float>(value.convertToDouble());
   };
-  if (auto bounds = clampBounds(op); bounds && kind == vk::UnaryOp::Clamp) {
-    a = bounds->first;
-    b = bounds->second;
+  if (auto bounds = fusion::activationBounds(op);
+      bounds && kind == vk::UnaryOp::Clamp) {
+    a = bounds->lo;
+    b = bounds->hi;
   } else if (auto shrink = dyn_cast<aten::HardshrinkOp>(op)) {
     a = f(shrink.getLambd());
   } else if (auto leaky = dyn_cast<aten::LeakyReluOp>(op)) {
@@ -676,7 +639,8 @@ LogicalResult BlobWriter::run(std::vector<uint8_t> &blob) {
     inputs.push_back(*index);
   }
   for (Operation &op : body.without_terminator()) {
-    if (isa<arith::ConstantOp>(op) || fused_.contains(&op))
+    // A folded activation is written by the convolution before it.
+    if (isa<arith::ConstantOp>(op) || fusion::isFolded(&op))
       continue;
     if (auto convert = dyn_cast<LayoutConvertOp>(op)) {
       if (failed(addGather(&op, convert.getInput(), convert.getResult(),

@@ -5,8 +5,10 @@
 // tensors with their storage, packing and extents, and the ops with their
 // arguments in the form the shaders read them. Work the runtime would repeat
 // at every load is done here: batch norm becomes a per-channel scale and
-// shift, data movement becomes one affine gather, a relu/hardtanh/clamp
-// right after a convolution is fused into it.
+// shift, data movement becomes one affine gather. Layouts are the planner's
+// (`#duet.vk_layout`, `duet.layout_convert`) and a relu/hardtanh/clamp
+// folded into a convolution is duet-fuse-activations' (`fusion.folded`):
+// the emitter writes them, it does not choose them.
 //
 //===----------------------------------------------------------------------===//
 

@@ -120,6 +120,15 @@ llvm::Expected<CompileResult> compileModel(llvm::StringRef path,
                        path.str() + ": partitioning failed: " +
                            diagnostics.text("no diagnostic"));
     result.report = std::move(*report);
+    // Lowering for the emitters: the decisions they write (XNNPACK layouts
+    // and subgraphs, then activation fusion, which compares the layouts)
+    // are recorded in the IR here, so that duet-opt shows and tests them.
+    mlir::PassManager lowering(&ctx);
+    addDelegateLoweringPasses(lowering);
+    if (mlir::failed(lowering.run(module)))
+      return makeError(CompileErrorKind::internal, errorKind,
+                       path.str() + ": lowering the partitions failed: " +
+                           diagnostics.text("no diagnostic"));
   } else {
     result.report = portableReport(module);
   }

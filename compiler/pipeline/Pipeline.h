@@ -1,8 +1,9 @@
 //===- Pipeline.h - .pt2 in, .duet out ---------------------------*- C++ -*-===//
 //
 // The whole compiler as one call: import, the graph passes, partitioning and
-// per-backend legalization, then the program emitter. The CLI and the library
-// API are thin layers over this.
+// per-backend legalization, the lowering of each partition for its emitter
+// (duet-xnnpack-layout, duet-fuse-activations), then the program emitter.
+// The CLI and the library API are thin layers over this.
 //
 //===----------------------------------------------------------------------===//
 

@@ -98,7 +98,12 @@ std::string reportToJson(const PartitionReport &report) {
   for (const TensorPlacement &tensor : report.vulkanTensors)
     tensors.push_back(tensorToJson(tensor));
   out["vulkan_tensors"] = std::move(tensors);
-  return out.dump(2) + "\n";
+  // Names come from the model (node names, locations) and need not be
+  // UTF-8; dump() would throw on one, which without exceptions aborts, so
+  // an invalid sequence is written as U+FFFD instead.
+  return out.dump(2, ' ', /*ensure_ascii=*/false,
+                  ordered_json::error_handler_t::replace) +
+         "\n";
 }
 
 std::string reportToTable(const PartitionReport &report) {

@@ -443,6 +443,16 @@ XnnpackRules::unsupportedOps() {
   return kUnsupported;
 }
 
+bool XnnpackRules::takesOutputBounds(Operation *op) {
+  // convolution_2d, depthwise_convolution_2d, deconvolution_2d,
+  // fully_connected, add2, subtract, multiply2, divide, clamp and the three
+  // poolings; maximum2, minimum2 and the unary nodes other than clamp have
+  // no bounds.
+  return isa<ConvolutionOp, LinearOp, AddmmOp, MmOp, MatmulOp, AddOp, SubOp,
+             MulOp, DivOp, ReluOp, HardtanhOp, ClampOp, MeanOp,
+             AdaptiveAvgPool2dOp, AvgPool2dOp, MaxPool2dOp>(op);
+}
+
 XnnpackRules::XnnpackRules(MLIRContext *context, bool enableBf16)
     : enableBf16(enableBf16), native([] {
         llvm::StringSet<> names;

@@ -57,6 +57,10 @@ public:
   /// Ops the backend never runs, each with the reason, for documentation.
   static llvm::ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
   unsupportedOps();
+  /// Whether the node `op` becomes takes output bounds (its xnn_define_*
+  /// call has output_min and output_max), so that an activation after it
+  /// can be folded into it.
+  static bool takesOutputBounds(mlir::Operation *op);
 
 private:
   /// Rank, element type and predicate checks of `rule` on `op`.

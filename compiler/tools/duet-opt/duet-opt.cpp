@@ -2,8 +2,10 @@
 
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
-#include "passes/Passes.h"
 #include "partitioners/Partitioner.h"
+#include "partitioners/common/FusionDialect.h"
+#include "partitioners/xnnpack/XnnDialect.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -14,6 +16,7 @@
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<duet::aten::AtenDialect, duet::DuetDialect,
+                  duet::fusion::FusionDialect, duet::xnn::XnnDialect,
                   mlir::arith::ArithDialect, mlir::func::FuncDialect>();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

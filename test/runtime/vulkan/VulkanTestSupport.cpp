@@ -45,6 +45,11 @@ Compiled compileMlir(const std::string &mlir,
     REQUIRE(mlir::succeeded(report));
     compiled.report = std::move(*report);
   }
+  // As the pipeline does after partitioning: record the fusions (and any
+  // XNNPACK layouts) the emitters write.
+  bool lowered = mlir::succeeded(lowerDelegates(*module));
+  INFO(diagnostics);
+  REQUIRE(lowered);
   auto funcs = module->getOps<mlir::func::FuncOp>();
   REQUIRE(std::distance(funcs.begin(), funcs.end()) == 1);
   EmitStats stats;

@@ -365,6 +365,11 @@ std::vector<uint8_t> compileSample(const Sample &sample, uint32_t seed) {
                 << (op.rejections.empty() ? "" : op.rejections.front().reason));
     CHECK(op.backend == "xnnpack");
   }
+  // As the pipeline does after partitioning: the layout plan and the
+  // fusions the emitter writes.
+  bool lowered = succeeded(lowerDelegates(*module));
+  INFO(diagnostics);
+  REQUIRE(lowered);
   auto func = *module->getOps<func::FuncOp>().begin();
   std::vector<uint8_t> bytes;
   EmitStats stats;
