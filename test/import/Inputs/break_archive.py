@@ -145,6 +145,49 @@ def main():
         for name in names:
             if name.endswith(".json"):
                 files[name] = files[name].replace(b'"conv1.weight"', b'"0.weight"')
+    elif kind == "huge-groups":
+        # 4 x 2^62 groups overflows int64 in the convolution's channel check.
+        def edit(d):
+            node = first_node(d, "torch.ops.aten.convolution.default")
+            for arg in node["inputs"]:
+                if arg["name"] == "groups":
+                    arg["arg"] = {"as_int": 4611686018427387904}
+        edit_json(files, "models/model.json", edit)
+    elif kind == "huge-upsample":
+        # An upsampled H of 2^32 rows: a 618 GB tensor (upsample fixture).
+        edit_json(files, "models/model.json",
+                  lambda d: d["graph_module"]["graph"]["tensor_values"]["upsample_nearest2d"]
+                  ["sizes"][2].update(as_int=4294967296))
+    elif kind == "huge-arena":
+        # Five outputs of 4294901760 bytes each (just under the 4 GiB tensor
+        # limit), all alive at the end: a 20 GiB arena (upsample fixture).
+        def edit(d):
+            gm = d["graph_module"]
+            graph = gm["graph"]
+            values = graph["tensor_values"]
+            node = first_node(d, "torch.ops.aten.upsample_nearest2d.vec")
+            for i in range(2):
+                name = f"upsample_copy_{i}"
+                copy = json.loads(json.dumps(node))
+                copy["name"] = name
+                copy["outputs"] = [{"as_tensor": {"name": name}}]
+                graph["nodes"].append(copy)
+                values[name] = json.loads(json.dumps(values["upsample_nearest2d"]))
+                graph["outputs"].append({"as_tensor": {"name": name}})
+                gm["signature"]["output_specs"].append(
+                    {"user_output": {"arg": {"as_tensor": {"name": name}}}})
+            for name, meta in values.items():
+                if name != "x":
+                    meta["sizes"][2] = {"as_int": 16384}
+                    meta["sizes"][3] = {"as_int": 21845}
+        edit_json(files, "models/model.json", edit)
+    elif kind == "no-graph-outputs":
+        edit_json(files, "models/model.json",
+                  lambda d: d["graph_module"]["graph"].update(outputs=[]))
+    elif kind == "undefined-graph-output":
+        edit_json(files, "models/model.json",
+                  lambda d: d["graph_module"]["graph"]["outputs"][0].update(
+                      as_tensor={"name": "nothing_defines_this"}))
     elif kind == "strided":
         strided(files)
     elif kind == "deflate":
