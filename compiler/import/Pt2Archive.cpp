@@ -239,6 +239,19 @@ Expected<EntryBytes> Pt2Archive::read(StringRef relPath) {
     return EntryBytes{{data + offset, entry.size}, true};
   }
 
+  // The sizes come from the zip directory, and the inflated size is
+  // allocated before anything is inflated: a deflate stream expands its
+  // input at most 1032 times (RFC 1951's longest match per 2-bit code), so
+  // a larger claim is refused instead of allocated.
+  if (entry.compressedSize > size ||
+      entry.size > entry.compressedSize * 1032 + 1024) {
+    unzCloseCurrentFile(zip);
+    return importError("entry '" + name + "' claims " +
+                       llvm::Twine(entry.size) + " bytes inflated from " +
+                       llvm::Twine(entry.compressedSize) +
+                       " compressed bytes, more than deflate can produce; the "
+                       "zip directory is corrupt, re-export the model");
+  }
   // Weights are read as arrays of their element type, so the inflated copy is
   // aligned as the file mapping would be.
   std::unique_ptr<llvm::WritableMemoryBuffer> buffer =

@@ -201,6 +201,8 @@ def main():
         strided(files)
     elif kind == "deflate":
         compression = zipfile.ZIP_DEFLATED
+    elif kind == "inflated-size":
+        compression = zipfile.ZIP_DEFLATED
     else:
         sys.exit(f"break_archive.py: unknown kind {kind}")
 
@@ -208,6 +210,28 @@ def main():
         for name in names:
             if name in files:
                 z.writestr(name, files[name])
+    if kind == "inflated-size":
+        claim_inflated_size(target, entry(names, "models/model.json"), 0xFFFFFF00)
+
+
+def claim_inflated_size(path, name, size):
+    """Rewrites the uncompressed size of entry `name`, in its local header and
+    in the central directory, to `size`; the data stays as it is."""
+    with zipfile.ZipFile(path) as z:
+        local = z.getinfo(name).header_offset
+    data = bytearray(open(path, "rb").read())
+    struct.pack_into("<I", data, local + 22, size)
+    at = 0
+    while True:
+        at = data.find(b"PK\x01\x02", at)
+        if at < 0:
+            sys.exit(f"break_archive.py: no central directory entry for {name}")
+        length = struct.unpack_from("<H", data, at + 28)[0]
+        if data[at + 46:at + 46 + length] == name.encode():
+            struct.pack_into("<I", data, at + 24, size)
+            break
+        at += 46
+    open(path, "wb").write(bytes(data))
 
 
 if __name__ == "__main__":
