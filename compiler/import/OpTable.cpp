@@ -180,8 +180,9 @@ void buildConvPaddingMode(NodeContext &ctx) {
       std::optional<int64_t> total =
           llvm::checkedMul<int64_t>(dilation[i], kernel[i] - 1);
       if (!total)
-        return ctx.fail("dilation " + Twine(dilation[i]) + " times kernel " +
-                        Twine(kernel[i]) + " overflows int64");
+        return ctx.fail("dilation " + Twine(dilation[i]) +
+                        " times the kernel size " + Twine(kernel[i]) +
+                        " minus 1 overflows int64");
       padding[i] = *total / 2;
       int64_t high = *total - 2 * padding[i];
       extra.append({0, high});

@@ -332,8 +332,8 @@ Error ProgramBuilder::checkGraphOutputs(const JsonView &graph,
                        " is empty: the program returns nothing; duet "
                        "compiles models that return at least one tensor");
   if (outputs.size() != userOutputs.size())
-    return importError(outputsField.path() + " lists " +
-                       Twine(outputs.size()) + " outputs but the signature " +
+    return importError(outputsField.path() + " lists " + Twine(outputs.size()) +
+                       " outputs but the signature " +
                        Twine(userOutputs.size()) + " output specs" + corrupt);
   for (auto [output, specName] : llvm::zip(outputs, userOutputs)) {
     DUET_TRY(kase, output.unionCase());

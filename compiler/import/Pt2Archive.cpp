@@ -234,8 +234,8 @@ Expected<EntryBytes> Pt2Archive::read(StringRef relPath) {
         entry.size > size - offset)
       return importError("entry '" + name + "' (" + llvm::Twine(entry.size) +
                          " bytes at offset " + llvm::Twine(offset) +
-                         ") runs past the end of the " +
-                         llvm::Twine(size) + "-byte file");
+                         ") runs past the end of the " + llvm::Twine(size) +
+                         "-byte file");
     return EntryBytes{{data + offset, entry.size}, true};
   }
 

@@ -83,8 +83,8 @@ const ImportStats &ImportedProgram::stats() const {
 
 namespace {
 
-/// Imports the archive in `storage` (opened, or the error of opening it);
-/// `name` is the file name errors start with.
+/// Imports `archive` (or reports the error of opening it), which `storage`
+/// keeps with the weights' memory; `name` is the file name errors start with.
 Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 importArchive(Expected<std::unique_ptr<Pt2Archive>> archive,
               ImportedProgram::Storage &storage, StringRef name,

@@ -117,11 +117,10 @@ Expected<TensorMeta> duet::import::readTensorMeta(const JsonView &meta,
   for (int64_t size : out.sizes)
     shape += (shape.empty() ? "" : ", ") + std::to_string(size);
   if (out.sizes.size() > duet::rt::kMaxTensorRank)
-    return importError("its shape [" + shape + "] has " +
-                       llvm::Twine(out.sizes.size()) +
-                       " dims, over duet's limit of " +
-                       llvm::Twine(duet::rt::kMaxTensorRank) +
-                       " (kMaxTensorRank, runtime/core/Limits.h)");
+    return importError(
+        "its shape [" + shape + "] has " + llvm::Twine(out.sizes.size()) +
+        " dims, over duet's limit of " + llvm::Twine(duet::rt::kMaxTensorRank) +
+        " (kMaxTensorRank, runtime/core/Limits.h)");
   // Computed dim by dim, as the loader's tensorBytes (runtime/core/DType.h)
   // does, so that every tensor the compiler accepts also loads: a zero dim
   // after dims whose product overflows does not save the shape.
@@ -130,8 +129,8 @@ Expected<TensorMeta> duet::import::readTensorMeta(const JsonView &meta,
     if (bytes)
       bytes = llvm::checkedMul(*bytes, size);
   if (!bytes || static_cast<uint64_t>(*bytes) > duet::rt::kMaxTensorBytes) {
-    std::string needs = bytes ? std::to_string(*bytes) + " bytes"
-                              : "a byte count over int64";
+    std::string needs =
+        bytes ? std::to_string(*bytes) + " bytes" : "a byte count over int64";
     return importError("its shape [" + shape + "] of " +
                        llvm::Twine(out.elementBytes) + "-byte elements needs " +
                        needs + ", over duet's limit of " +

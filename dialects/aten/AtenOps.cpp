@@ -270,8 +270,8 @@ LogicalResult ConvolutionOp::verify() {
       return emitOpError() << "output channels " << outChannels
                            << " are not divisible by groups " << groups;
     for (size_t i = 0; i < spatial; ++i) {
-      std::optional<int64_t> span = windowSpan(
-          in[2 + i], w[2 + i], getPadding()[i], getDilation()[i]);
+      std::optional<int64_t> span =
+          windowSpan(in[2 + i], w[2 + i], getPadding()[i], getDilation()[i]);
       if (!span)
         return overflowError(op, "output dim " + Twine(2 + i));
       // span / stride + 1 cannot overflow: stride >= 1 and span < INT64_MAX.
@@ -614,8 +614,7 @@ LogicalResult ViewOp::verify() {
   if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
     return failure();
   auto in = getSelf().getType().getShape(), out = getType().getShape();
-  std::optional<int64_t> inCount = numElements(in),
-                         outCount = numElements(out);
+  std::optional<int64_t> inCount = numElements(in), outCount = numElements(out);
   if (!inCount || !outCount)
     return overflowError(*this, "the element count");
   if (*inCount != *outCount)
@@ -707,8 +706,7 @@ LogicalResult ConstantPadNdOp::verify() {
     if (padded)
       padded = llvm::checkedAdd(*padded, pad[2 * i + 1]);
     if (!padded)
-      return overflowError(*this, "the padded dim " +
-                                      Twine(in.size() - 1 - i));
+      return overflowError(*this, "the padded dim " + Twine(in.size() - 1 - i));
     d = *padded;
     if (d < 0)
       return emitOpError() << "padding makes dim " << in.size() - 1 - i

@@ -33,7 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Status copied = copyNpyInto(array, "fuzz.npy", "input 0", array.dtype,
                               array.sizes, copy.data(), notice);
   if (!copied.isOk()) {
-    std::fprintf(stderr, "a parsed array does not copy into its own shape: %s\n",
+    std::fprintf(stderr,
+                 "a parsed array does not copy into its own shape: %s\n",
                  copied.message().c_str());
     std::abort();
   }

@@ -111,7 +111,8 @@ bool hasHugeAttribute(const Program &program) {
       std::vector<int64_t> values;
       if (const auto *v = std::get_if<int64_t>(&attr.value))
         values.push_back(*v);
-      else if (const auto *list = std::get_if<std::vector<int64_t>>(&attr.value))
+      else if (const auto *list =
+                   std::get_if<std::vector<int64_t>>(&attr.value))
         values = *list;
       for (int64_t v : values)
         if (v > INT32_MAX || v < INT32_MIN)
@@ -120,7 +121,8 @@ bool hasHugeAttribute(const Program &program) {
     return false;
   };
   for (const Instruction &instruction : program.instructions())
-    if (const auto *call = std::get_if<KernelCall>(&instruction); call && huge(*call))
+    if (const auto *call = std::get_if<KernelCall>(&instruction);
+        call && huge(*call))
       return true;
   for (const DelegateInfo &delegate : program.delegates())
     for (const KernelCall &call : delegate.ops)
@@ -157,7 +159,8 @@ bool misalignedInVulkan(const flatbuffers::Vector<uint8_t> &blob) {
         return true;
   if (root->ops())
     for (const sc::Op *op : *root->ops())
-      if (const sc::Cat *cat = op->args_as_Cat(); cat && misaligned(cat->offsets()))
+      if (const sc::Cat *cat = op->args_as_Cat();
+          cat && misaligned(cat->offsets()))
         return true;
   return false;
 }
@@ -224,8 +227,8 @@ bool hasMisalignedWideVector(const uint8_t *data, size_t size) {
         for (const sc::KernelCall *call : *d->ops())
           if (misalignedIn(call))
             return true;
-      if (d->blob() && (misalignedInVulkan(*d->blob()) ||
-                        misalignedInXnnpack(*d->blob())))
+      if (d->blob() &&
+          (misalignedInVulkan(*d->blob()) || misalignedInXnnpack(*d->blob())))
         return true;
     }
   return false;
@@ -249,8 +252,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   options.reference = true;
   options.threads = 1;
   std::unique_ptr<Program> program;
-  if (!Program::loadFromBytes(data, size, "fuzz.duet", options, program)
-           .isOk())
+  if (!Program::loadFromBytes(data, size, "fuzz.duet", options, program).isOk())
     return 0;
   checkDelegates(*program);
   if (!duet::fuzz::strict() &&

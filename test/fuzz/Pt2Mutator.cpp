@@ -156,8 +156,8 @@ public:
     graph = member(graphModule, "graph");
     signature = member(graphModule, "signature");
     nodes = member(graph, "nodes");
-    if (json *values = member(graph, "tensor_values"); values &&
-                                                       values->is_object())
+    if (json *values = member(graph, "tensor_values");
+        values && values->is_object())
       for (auto it = values->begin(); it != values->end(); ++it)
         tensorNames.push_back(it.key());
   }
@@ -222,8 +222,7 @@ private:
     if (rng() % 4 == 0) {
       // Another weight's storage file: sizes and storage disagree.
       json *path = member(&*it, "path_name");
-      json *other = member(&*std::next(config->begin(),
-                                       rng() % config->size()),
+      json *other = member(&*std::next(config->begin(), rng() % config->size()),
                            "path_name");
       if (path && other)
         *path = *other;
@@ -304,8 +303,8 @@ private:
     std::string kind = arg->begin().key();
     json &value = arg->begin().value();
     if (kind == "as_int") {
-      value = boundaryInt(rng, value.is_number_integer() ? value.get<int64_t>()
-                                                         : 0);
+      value = boundaryInt(rng,
+                          value.is_number_integer() ? value.get<int64_t>() : 0);
     } else if (kind == "as_ints" && value.is_array()) {
       if (value.empty() || rng() % 4 == 0) {
         if (rng() % 2 || value.empty())
@@ -339,7 +338,7 @@ private:
       value = strings[rng() % std::size(strings)];
     } else {
       // Another kind altogether: a builder that expects one kind gets another.
-      static const char *kinds[] = {"as_int", "as_ints", "as_float",
+      static const char *kinds[] = {"as_int",  "as_ints",   "as_float",
                                     "as_bool", "as_tensor", "as_none"};
       *arg = {{kinds[rng() % std::size(kinds)], json::array()}};
     }
@@ -499,8 +498,7 @@ std::string dump(const json &doc) {
 
 } // namespace
 
-std::optional<std::vector<ZipEntry>> readZip(const uint8_t *data,
-                                             size_t size) {
+std::optional<std::vector<ZipEntry>> readZip(const uint8_t *data, size_t size) {
   if (size < 22)
     return std::nullopt;
   // The end-of-directory record, searched back over a comment of up to 64K.
@@ -529,15 +527,15 @@ std::optional<std::vector<ZipEntry>> readZip(const uint8_t *data,
     at += 46 + nameBytes + extraBytes + commentBytes;
     if (local + 30 > size || read32(data + local) != kLocalHeader)
       return std::nullopt;
-    uint64_t start = local + 30 + read16(data + local + 26) +
-                     read16(data + local + 28);
+    uint64_t start =
+        local + 30 + read16(data + local + 26) + read16(data + local + 28);
     if (start > size || compressed > size - start)
       return std::nullopt;
     const uint8_t *bytes = data + start;
     if (method == 0 && compressed == uncompressed) {
-      entries.emplace_back(std::move(name),
-                           std::string(reinterpret_cast<const char *>(bytes),
-                                       compressed));
+      entries.emplace_back(
+          std::move(name),
+          std::string(reinterpret_cast<const char *>(bytes), compressed));
     } else if (method == Z_DEFLATED) {
       std::optional<std::string> inflated =
           inflateRaw(bytes, compressed, uncompressed);

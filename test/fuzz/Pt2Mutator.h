@@ -1,4 +1,5 @@
-//===- Pt2Mutator.h - structure-aware mutations of .pt2 archives -*- C++ -*-===//
+//===- Pt2Mutator.h - structure-aware mutations of .pt2 archives -*- C++
+//-*-===//
 //
 // Random bytes almost never get past the zip directory and the JSON parser,
 // so the importer's fuzz target mutates archives as archives: it unzips the

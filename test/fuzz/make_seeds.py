@@ -50,7 +50,15 @@ def compile_one(duet, model, backends, target):
 
 def program_seeds(duet, out):
     if not duet or not os.access(duet, os.X_OK):
-        sys.exit("make_seeds.py: fuzz-program seeds need a duet binary (--duet PATH)")
+        # A machine the fuzz binaries were copied to may have the seeds
+        # compiled elsewhere, but no duet.
+        made = files(out, ".duet")
+        if made:
+            print(f"make_seeds.py: no duet binary; keeping the {len(made)} compiled seeds "
+                  f"in {out}", file=sys.stderr)
+            return len(made)
+        sys.exit("make_seeds.py: fuzz-program seeds need a duet binary (--duet PATH), "
+                 "or seeds compiled elsewhere in OUT_DIR")
     env_opts = os.environ.get("ASAN_OPTIONS", "")
     # The instrumented duet leaks nothing, but its leak check costs time here.
     os.environ["ASAN_OPTIONS"] = "allow_user_poisoning=0:detect_leaks=0" + (

@@ -190,6 +190,33 @@ def main():
             args = {a["name"]: a for a in norms[1]["inputs"]}
             args["running_mean"]["arg"] = json.loads(json.dumps(args["weight"]["arg"]))
         edit_json(files, "models/model.json", edit)
+    elif kind == "huge-chunks":
+        # chunk into INT64_MAX pieces: ceil(size / chunks) overflowed as
+        # (size + chunks - 1) / chunks (shapes fixture, training IR).
+        def edit(d):
+            node = first_node(d, "torch.ops.aten.chunk.default")
+            for arg in node["inputs"]:
+                if arg["name"] == "chunks":
+                    arg["arg"] = {"as_int": 9223372036854775807}
+        edit_json(files, "models/model.json", edit)
+    elif kind == "huge-arange-step":
+        # arange(0, 8, step=2^62): the third value overflows int64
+        # (transformer_block fixture, ATen IR).
+        edit_json(files, "models/model.json",
+                  lambda d: first_node(d, "torch.ops.aten.arange.start_step")["inputs"].append(
+                      {"name": "step", "arg": {"as_int": 4611686018427387904}, "kind": 1}))
+    elif kind == "same-padding-dilation":
+        # conv2d(padding="same") with a dilation of 2^62: the total padding,
+        # dilation * (kernel - 1), overflows int64.
+        def edit(d):
+            node = first_node(d, "torch.ops.aten.conv2d.default")
+            node["target"] = "torch.ops.aten.conv2d.padding"
+            node["inputs"] = [a for a in node["inputs"]
+                              if a["name"] not in ("padding", "dilation")]
+            node["inputs"] += [
+                {"name": "padding", "arg": {"as_string": "same"}, "kind": 1},
+                {"name": "dilation", "arg": {"as_ints": [4611686018427387904, 1]}, "kind": 1}]
+        edit_json(files, "models/model.json", edit)
     elif kind == "no-graph-outputs":
         edit_json(files, "models/model.json",
                   lambda d: d["graph_module"]["graph"].update(outputs=[]))
