@@ -11,6 +11,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace duet {
 #define GEN_PASS_DEF_FOLDBATCHNORMPASS
@@ -139,15 +140,20 @@ Outcome tryFold(RewriterBase &rewriter, BatchNormOp norm) {
   state.addTypes(norm.getType());
   state.addAttributes(producer->getAttrs());
   Operation *folded = rewriter.create(state);
-  SmallVector<Value> replaced(producer->getOperands().drop_front());
-  llvm::append_range(replaced, norm->getOperands().drop_front());
+  // The old weight, bias and statistics are dead unless shared. One constant
+  // may feed several of these operands (a statistic that is also the
+  // weight), so each is collected once and erased once.
+  llvm::SetVector<Operation *> replaced;
+  for (Operation *op : {producer, norm.getOperation()})
+    for (Value value : op->getOperands().drop_front())
+      if (Operation *constant = value.getDefiningOp())
+        if (isa<arith::ConstantOp>(constant))
+          replaced.insert(constant);
   rewriter.replaceOp(norm, folded->getResults());
   rewriter.eraseOp(producer);
-  // The old weight, bias and statistics are dead unless shared.
-  for (Value value : replaced)
-    if (Operation *constant = value.getDefiningOp())
-      if (isa<arith::ConstantOp>(constant) && constant->use_empty())
-        rewriter.eraseOp(constant);
+  for (Operation *constant : replaced)
+    if (constant->use_empty())
+      rewriter.eraseOp(constant);
   return Outcome::Folded;
 }
 

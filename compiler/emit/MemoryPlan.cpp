@@ -2,6 +2,8 @@
 
 #include "compiler/emit/MemoryPlan.h"
 
+#include "runtime/core/Limits.h"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -115,6 +117,41 @@ MemoryPlan planMemory(const std::vector<PlanRequest> &requests,
     }
   }
   return plan;
+}
+
+std::optional<std::string>
+planMemoryWithinLimits(const std::vector<PlanRequest> &requests,
+                       uint64_t alignment, MemoryPlan &plan) {
+  // The importer refuses tensors over the limit, but passes and delegate
+  // emitters make tensors of their own; checking before planning also keeps
+  // the planner's sums far from overflowing (each request is at most 4 GiB).
+  for (const PlanRequest &r : requests)
+    if (r.bytes > rt::kMaxTensorBytes)
+      return "tensor '" + r.name + "' needs " + std::to_string(r.bytes) +
+             " bytes, over duet's limit of " +
+             std::to_string(rt::kMaxTensorBytes) +
+             " bytes (4 GiB) per tensor (kMaxTensorBytes, "
+             "runtime/core/Limits.h); export the model with smaller shapes";
+  plan = planMemory(requests, alignment);
+  // The arena exists only once planned, so this is the earliest place that
+  // can check it.
+  if (plan.arenaBytes <= rt::kMaxArenaBytes)
+    return std::nullopt;
+  std::vector<size_t> largest(requests.size());
+  std::iota(largest.begin(), largest.end(), 0);
+  std::stable_sort(largest.begin(), largest.end(), [&](size_t a, size_t b) {
+    return requests[a].bytes > requests[b].bytes;
+  });
+  largest.resize(std::min<size_t>(largest.size(), 3));
+  std::string names;
+  for (size_t i : largest)
+    names += (names.empty() ? "" : ", ") + ("'" + requests[i].name + "' (") +
+             std::to_string(requests[i].bytes) + " bytes)";
+  return "the program's memory arena needs " + std::to_string(plan.arenaBytes) +
+         " bytes, over duet's limit of " + std::to_string(rt::kMaxArenaBytes) +
+         " bytes (16 GiB, kMaxArenaBytes in runtime/core/Limits.h); its "
+         "largest tensors are " +
+         names + "; export the model with smaller shapes";
 }
 
 } // namespace duet

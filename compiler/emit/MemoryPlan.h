@@ -12,6 +12,8 @@
 #define DUET_COMPILER_EMIT_MEMORYPLAN_H
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace duet {
@@ -22,6 +24,8 @@ struct PlanRequest {
   uint64_t bytes = 0;
   int64_t firstStep = 0;
   int64_t lastStep = 0;
+  /// The tensor's name, for errors.
+  std::string name;
 };
 
 struct MemoryPlan {
@@ -35,6 +39,14 @@ struct MemoryPlan {
 /// Places every request at an offset aligned to `alignment` (a power of two).
 MemoryPlan planMemory(const std::vector<PlanRequest> &requests,
                       uint64_t alignment = 64);
+
+/// Plans `requests` as planMemory does, for a program that must load: no
+/// buffer over kMaxTensorBytes and no arena over kMaxArenaBytes
+/// (runtime/core/Limits.h). Returns why not, naming the tensor or the
+/// arena's largest tensors and the limit; nothing when `plan` was made.
+std::optional<std::string>
+planMemoryWithinLimits(const std::vector<PlanRequest> &requests,
+                       uint64_t alignment, MemoryPlan &plan);
 
 } // namespace duet
 

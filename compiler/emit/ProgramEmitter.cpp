@@ -541,9 +541,13 @@ LogicalResult Emitter::run(func::FuncOp func, std::vector<uint8_t> &bytes,
   std::vector<int32_t> planned;
   for (auto &[id, life] : lifetimes_) {
     requests.push_back(life);
+    requests.back().name = infos_[id].name;
     planned.push_back(id);
   }
-  MemoryPlan plan = planMemory(requests, rt::kConstantAlignment);
+  MemoryPlan plan;
+  if (std::optional<std::string> error =
+          planMemoryWithinLimits(requests, rt::kConstantAlignment, plan))
+    return func.emitError() << *error;
   for (auto [index, id] : llvm::enumerate(planned))
     infos_[id].arenaOffset = static_cast<int64_t>(plan.offsets[index]);
 

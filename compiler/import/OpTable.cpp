@@ -19,9 +19,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 using namespace duet::import;
 using namespace duet::aten;
@@ -173,9 +175,16 @@ void buildConvPaddingMode(NodeContext &ctx) {
     SmallVector<int64_t> extra, paddedShape(in.getShape());
     bool asymmetric = false;
     for (size_t i = n; i-- > 0;) {
-      int64_t total = dilation[i] * (kernel[i] - 1);
-      padding[i] = total / 2;
-      int64_t high = total - 2 * padding[i];
+      // dilation comes from the file; the convolution's verifier refuses
+      // a non-positive one, this product must not overflow before it does.
+      std::optional<int64_t> total =
+          llvm::checkedMul<int64_t>(dilation[i], kernel[i] - 1);
+      if (!total)
+        return ctx.fail("dilation " + Twine(dilation[i]) +
+                        " times the kernel size " + Twine(kernel[i]) +
+                        " minus 1 overflows int64");
+      padding[i] = *total / 2;
+      int64_t high = *total - 2 * padding[i];
       extra.append({0, high});
       paddedShape[2 + i] += high;
       asymmetric |= high != 0;
@@ -1023,13 +1032,20 @@ std::pair<Value, int64_t> splitInput(NodeContext &ctx, int64_t &dim) {
   return {self, in.getDimSize(dim)};
 }
 
-/// Pieces of `chunk` elements, the last one smaller when it does not divide.
-SmallVector<int64_t> evenSizes(int64_t size, int64_t chunk) {
+/// Pieces of `chunk` (positive) elements, the last one smaller when it does
+/// not divide; a failure unless there are as many as the node has outputs,
+/// checked first so that a huge dim split finely allocates nothing.
+SmallVector<int64_t> evenSizes(NodeContext &ctx, int64_t size, int64_t chunk) {
+  // ceil(size / chunk), at least 1, without the sum that overflows.
+  int64_t pieces = size == 0 ? 1 : (size - 1) / chunk + 1;
+  if (static_cast<uint64_t>(pieces) != ctx.numResults()) {
+    ctx.fail("the split makes " + Twine(pieces) + " pieces but the node has " +
+             Twine(ctx.numResults()) + " outputs");
+    return {};
+  }
   SmallVector<int64_t> sizes;
-  for (int64_t done = 0; done < size; done += chunk)
-    sizes.push_back(std::min(chunk, size - done));
-  if (sizes.empty())
-    sizes.push_back(0);
+  for (int64_t i = 0; i < pieces; ++i)
+    sizes.push_back(std::min(chunk, size - i * chunk));
   return sizes;
 }
 
@@ -1049,7 +1065,9 @@ void buildSplit(NodeContext &ctx) {
     return;
   if (chunk < 1)
     return ctx.fail("split_size must be positive, got " + Twine(chunk));
-  emitSplit(ctx, self, evenSizes(size, chunk), dim);
+  SmallVector<int64_t> sizes = evenSizes(ctx, size, chunk);
+  if (ctx.ok())
+    emitSplit(ctx, self, sizes, dim);
 }
 
 void buildChunk(NodeContext &ctx) {
@@ -1060,9 +1078,11 @@ void buildChunk(NodeContext &ctx) {
     return;
   if (chunks < 1)
     return ctx.fail("chunks must be positive, got " + Twine(chunks));
-  emitSplit(ctx, self,
-            evenSizes(size, std::max<int64_t>(1, (size + chunks - 1) / chunks)),
-            dim);
+  // Pieces of ceil(size / chunks), without the sum that overflows.
+  int64_t chunk = size == 0 ? 1 : (size - 1) / chunks + 1;
+  SmallVector<int64_t> sizes = evenSizes(ctx, size, chunk);
+  if (ctx.ok())
+    emitSplit(ctx, self, sizes, dim);
 }
 
 /// unbind: size-1 pieces, each viewed without the split dim.
@@ -1179,11 +1199,16 @@ void emitArange(NodeContext &ctx, Scalar start, Scalar step) {
     if (!start.isInteger || !step.isInteger)
       return ctx.fail("integer arange with non-integer start or step");
     SmallVector<APInt> values;
-    for (int64_t i = 0; i < n; ++i)
-      values.emplace_back(
-          intType.getWidth(),
-          static_cast<uint64_t>(start.integer + i * step.integer),
-          /*isSigned=*/true);
+    for (int64_t i = 0; i < n; ++i) {
+      std::optional<int64_t> v = llvm::checkedMul(i, step.integer);
+      if (v)
+        v = llvm::checkedAdd(start.integer, *v);
+      if (!v)
+        return ctx.fail("arange from " + Twine(start.integer) + " by " +
+                        Twine(step.integer) + " overflows int64");
+      values.emplace_back(intType.getWidth(), static_cast<uint64_t>(*v),
+                          /*isSigned=*/true);
+    }
     attr = DenseElementsAttr::get(type, values);
   } else {
     return ctx.fail("arange of an unsupported element type");

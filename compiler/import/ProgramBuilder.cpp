@@ -126,6 +126,8 @@ private:
                    SmallVectorImpl<std::pair<std::string, Type>> &userInputs);
   Error readOutputs(const JsonView &signature,
                     SmallVectorImpl<std::string> &userOutputs);
+  Error checkGraphOutputs(const JsonView &graph,
+                          ArrayRef<std::string> userOutputs);
   Error importNode(const JsonView &node, size_t index);
   Expected<Value> use(StringRef name);
   Expected<Value> materializeWeight(StringRef name, Binding &binding);
@@ -311,6 +313,42 @@ Error ProgramBuilder::readOutputs(const JsonView &signature,
     DUET_TRY(nameField, arg.second.field("name"));
     DUET_TRY(name, nameField.string());
     userOutputs.push_back(name.str());
+  }
+  return Error::success();
+}
+
+/// The function returns what the output specs name, so graph.outputs is not
+/// needed to build it; but torch.export writes one graph output per spec, in
+/// order, and an archive whose graph outputs disagree with the specs (or
+/// name nothing, or a value nothing defines) is corrupt. Checked once the
+/// nodes have defined their values.
+Error ProgramBuilder::checkGraphOutputs(const JsonView &graph,
+                                        ArrayRef<std::string> userOutputs) {
+  DUET_TRY(outputsField, graph.field("outputs"));
+  DUET_TRY(outputs, outputsField.elements());
+  const char *corrupt = "; the archive is corrupt, re-export it";
+  if (outputs.empty())
+    return importError(outputsField.path() +
+                       " is empty: the program returns nothing; duet "
+                       "compiles models that return at least one tensor");
+  if (outputs.size() != userOutputs.size())
+    return importError(outputsField.path() + " lists " + Twine(outputs.size()) +
+                       " outputs but the signature " +
+                       Twine(userOutputs.size()) + " output specs" + corrupt);
+  for (auto [output, specName] : llvm::zip(outputs, userOutputs)) {
+    DUET_TRY(kase, output.unionCase());
+    if (kase.first != "as_tensor")
+      return importError(output.path() + " is not a tensor (" + kase.first +
+                         "); duet programs return tensors only");
+    DUET_TRY(nameField, kase.second.field("name"));
+    DUET_TRY(name, nameField.string());
+    if (!values.count(name))
+      return importError(output.path() + " names '" + name +
+                         "', which no graph input or node defines" + corrupt);
+    if (name != specName)
+      return importError(output.path() + " names '" + name +
+                         "' but its output spec names '" + specName + "'" +
+                         corrupt);
   }
   return Error::success();
 }
@@ -602,6 +640,8 @@ Expected<OwningOpRef<ModuleOp>> ProgramBuilder::build() {
   for (auto [i, node] : llvm::enumerate(nodes))
     if (Error err = importNode(node, i))
       return err;
+  if (Error err = checkGraphOutputs(graph, userOutputs))
+    return err;
 
   SmallVector<Value> results;
   for (const std::string &name : userOutputs) {

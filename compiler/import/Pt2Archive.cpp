@@ -19,8 +19,8 @@ using llvm::StringRef;
 
 namespace duet::import {
 
-/// The mapped file as minizip reads it: it sees the same bytes the entries are
-/// later viewed in, so the data offsets it reports index the mapping.
+/// The archive's memory as minizip reads it: it sees the same bytes the
+/// entries are later viewed in, so the data offsets it reports index them.
 struct ZipCursor {
   const char *data = nullptr;
   uint64_t size = 0;
@@ -119,10 +119,37 @@ Expected<std::unique_ptr<Pt2Archive>> Pt2Archive::open(StringRef path) {
         "file written by torch.export.save");
   if (ec)
     return importError("cannot map the file: " + ec.message());
+  archive->data = archive->mapping.const_data();
+  archive->size = archive->mapping.size();
+  if (Error err = archive->openZip())
+    return err;
+  return archive;
+}
 
-  archive->cursor = std::make_unique<ZipCursor>();
-  archive->cursor->data = archive->mapping.const_data();
-  archive->cursor->size = archive->mapping.size();
+Expected<std::unique_ptr<Pt2Archive>>
+Pt2Archive::openBytes(llvm::ArrayRef<char> bytes) {
+  if (bytes.size() < 22)
+    return importError(
+        "not a zip archive (the data is too short); expected a .pt2 "
+        "file written by torch.export.save");
+  std::unique_ptr<Pt2Archive> archive(new Pt2Archive());
+  archive->copy = llvm::WritableMemoryBuffer::getNewUninitMemBuffer(
+      bytes.size(), "", llvm::Align(64));
+  if (!archive->copy)
+    return importError("cannot allocate " + llvm::Twine(bytes.size()) +
+                       " bytes for the archive");
+  std::memcpy(archive->copy->getBufferStart(), bytes.data(), bytes.size());
+  archive->data = archive->copy->getBufferStart();
+  archive->size = bytes.size();
+  if (Error err = archive->openZip())
+    return err;
+  return archive;
+}
+
+Error Pt2Archive::openZip() {
+  cursor = std::make_unique<ZipCursor>();
+  cursor->data = data;
+  cursor->size = size;
   zlib_filefunc64_def io = {};
   io.zopen64_file = openCursor;
   io.zread_file = readCursor;
@@ -131,14 +158,13 @@ Expected<std::unique_ptr<Pt2Archive>> Pt2Archive::open(StringRef path) {
   io.zseek64_file = seekCursor;
   io.zclose_file = closeCursor;
   io.zerror_file = errorCursor;
-  io.opaque = archive->cursor.get();
-  archive->zip = unzOpen2_64(path.str().c_str(), &io);
-  if (!archive->zip)
+  io.opaque = cursor.get();
+  // The name is only handed back to openCursor, which ignores it.
+  zip = unzOpen2_64("", &io);
+  if (!zip)
     return importError("not a zip archive; expected a .pt2 file written by "
                        "torch.export.save");
-  if (Error err = archive->indexEntries())
-    return err;
-  return archive;
+  return indexEntries();
 }
 
 Error Pt2Archive::indexEntries() {
@@ -204,15 +230,28 @@ Expected<EntryBytes> Pt2Archive::read(StringRef relPath) {
   if (entry.method == 0) {
     uint64_t offset = unzGetCurrentFileZStreamPos64(zip);
     unzCloseCurrentFile(zip);
-    if (entry.compressedSize != entry.size || offset > mapping.size() ||
-        entry.size > mapping.size() - offset)
+    if (entry.compressedSize != entry.size || offset > size ||
+        entry.size > size - offset)
       return importError("entry '" + name + "' (" + llvm::Twine(entry.size) +
                          " bytes at offset " + llvm::Twine(offset) +
-                         ") runs past the end of the " +
-                         llvm::Twine(mapping.size()) + "-byte file");
-    return EntryBytes{{mapping.const_data() + offset, entry.size}, true};
+                         ") runs past the end of the " + llvm::Twine(size) +
+                         "-byte file");
+    return EntryBytes{{data + offset, entry.size}, true};
   }
 
+  // The sizes come from the zip directory, and the inflated size is
+  // allocated before anything is inflated: a deflate stream expands its
+  // input at most 1032 times (RFC 1951's longest match per 2-bit code), so
+  // a larger claim is refused instead of allocated.
+  if (entry.compressedSize > size ||
+      entry.size > entry.compressedSize * 1032 + 1024) {
+    unzCloseCurrentFile(zip);
+    return importError("entry '" + name + "' claims " +
+                       llvm::Twine(entry.size) + " bytes inflated from " +
+                       llvm::Twine(entry.compressedSize) +
+                       " compressed bytes, more than deflate can produce; the "
+                       "zip directory is corrupt, re-export the model");
+  }
   // Weights are read as arrays of their element type, so the inflated copy is
   // aligned as the file mapping would be.
   std::unique_ptr<llvm::WritableMemoryBuffer> buffer =

@@ -1,9 +1,10 @@
 //===- Pt2Archive.h - the zip container of a .pt2 file ----------*- C++ -*-===//
 //
 // A `.pt2` file is a zip whose entries sit under one root folder. The whole
-// file is memory-mapped once and the zip directory is read from that mapping,
-// so a stored (uncompressed) entry is handed out as a view into the mapping
-// and only a compressed entry is inflated into memory the archive owns.
+// file is memory-mapped once (or, for an archive given as bytes, copied once)
+// and the zip directory is read from that memory, so a stored (uncompressed)
+// entry is handed out as a view into it and only a compressed entry is
+// inflated into memory the archive owns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,8 +29,9 @@ struct ZipCursor;
 /// The bytes of one archive entry.
 struct EntryBytes {
   llvm::ArrayRef<char> bytes;
-  /// True when `bytes` points into the file mapping (the entry is stored
-  /// uncompressed); false when the entry was inflated into an owned buffer.
+  /// True when `bytes` points into the archive's memory (the file mapping or
+  /// the copy of the bytes; the entry is stored uncompressed); false when the
+  /// entry was inflated into an owned buffer.
   bool mapped = false;
 };
 
@@ -40,6 +42,10 @@ public:
   /// Maps `path` and reads its zip directory. Fails when the file cannot be
   /// read or is not a zip with at least one entry.
   static llvm::Expected<std::unique_ptr<Pt2Archive>> open(llvm::StringRef path);
+  /// Reads the zip directory of a copy of `bytes` (aligned to 64, so that
+  /// entries are aligned as in a mapped file). Fails as open() does.
+  static llvm::Expected<std::unique_ptr<Pt2Archive>>
+  openBytes(llvm::ArrayRef<char> bytes);
 
   ~Pt2Archive();
   Pt2Archive(const Pt2Archive &) = delete;
@@ -56,15 +62,21 @@ public:
   /// entry, otherwise the inflated bytes in a buffer the archive keeps.
   llvm::Expected<EntryBytes> read(llvm::StringRef relPath);
 
-  /// The size of the mapped file in bytes.
-  size_t fileSize() const { return mapping.size(); }
+  /// The size of the archive in bytes.
+  size_t fileSize() const { return size; }
 
 private:
   struct Entry;
   Pt2Archive() = default;
+  /// Opens the zip directory of the `size` bytes at `data`.
+  llvm::Error openZip();
   llvm::Error indexEntries();
 
+  /// The archive's bytes: in `mapping` for a file, in `copy` for bytes.
+  const char *data = nullptr;
+  size_t size = 0;
   llvm::sys::fs::mapped_file_region mapping;
+  std::unique_ptr<llvm::WritableMemoryBuffer> copy;
   /// The read position minizip moves through its I/O callbacks.
   std::unique_ptr<ZipCursor> cursor;
   void *zip = nullptr;

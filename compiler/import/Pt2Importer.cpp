@@ -81,8 +81,14 @@ const ImportStats &ImportedProgram::stats() const {
   return storage->memory.stats;
 }
 
-Expected<ImportedProgram> duet::import::importPt2(StringRef path,
-                                                  mlir::MLIRContext &ctx) {
+namespace {
+
+/// Imports `archive` (or reports the error of opening it), which `storage`
+/// keeps with the weights' memory; `name` is the file name errors start with.
+Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+importArchive(Expected<std::unique_ptr<Pt2Archive>> archive,
+              ImportedProgram::Storage &storage, StringRef name,
+              mlir::MLIRContext &ctx) {
   auto prefixed = [&](Error err) {
     bool unsupported = false;
     std::string message;
@@ -90,17 +96,14 @@ Expected<ImportedProgram> duet::import::importPt2(StringRef path,
       unsupported |= isUnsupported(info.convertToErrorCode());
       message += (message.empty() ? "" : "; ") + info.message();
     });
-    std::string line = oneLine((path + ": " + message).str());
+    std::string line = oneLine((name + ": " + message).str());
     return unsupported ? unsupportedError(line) : importError(line);
   };
-  auto storage = std::make_unique<ImportedProgram::Storage>();
-  Expected<std::unique_ptr<Pt2Archive>> archive = Pt2Archive::open(path);
   if (!archive)
     return prefixed(archive.takeError());
-  storage->archive = std::move(*archive);
-  Pt2Archive &zip = *storage->archive;
-  storage->memory.archive = &zip;
-
+  storage.archive = std::move(*archive);
+  Pt2Archive &zip = *storage.archive;
+  storage.memory.archive = &zip;
   if (!zip.contains(kModelEntry))
     return prefixed(
         importError("the archive has no '" + zip.root() + "/" + kModelEntry +
@@ -139,8 +142,31 @@ Expected<ImportedProgram> duet::import::importPt2(StringRef path,
   }
 
   Expected<mlir::OwningOpRef<mlir::ModuleOp>> module =
-      buildProgram(ctx, path, json, storage->memory);
+      buildProgram(ctx, name, json, storage.memory);
   if (!module)
     return prefixed(module.takeError());
+  return std::move(*module);
+}
+
+} // namespace
+
+Expected<ImportedProgram> duet::import::importPt2(StringRef path,
+                                                  mlir::MLIRContext &ctx) {
+  auto storage = std::make_unique<ImportedProgram::Storage>();
+  Expected<mlir::OwningOpRef<mlir::ModuleOp>> module =
+      importArchive(Pt2Archive::open(path), *storage, path, ctx);
+  if (!module)
+    return module.takeError();
+  return ImportedProgram(std::move(storage), std::move(*module));
+}
+
+Expected<ImportedProgram>
+duet::import::importPt2FromMemory(llvm::ArrayRef<char> bytes, StringRef name,
+                                  mlir::MLIRContext &ctx) {
+  auto storage = std::make_unique<ImportedProgram::Storage>();
+  Expected<mlir::OwningOpRef<mlir::ModuleOp>> module =
+      importArchive(Pt2Archive::openBytes(bytes), *storage, name, ctx);
+  if (!module)
+    return module.takeError();
   return ImportedProgram(std::move(storage), std::move(*module));
 }

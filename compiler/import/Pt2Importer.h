@@ -57,6 +57,9 @@ public:
 private:
   friend llvm::Expected<ImportedProgram> importPt2(llvm::StringRef path,
                                                    mlir::MLIRContext &ctx);
+  friend llvm::Expected<ImportedProgram>
+  importPt2FromMemory(llvm::ArrayRef<char> bytes, llvm::StringRef name,
+                      mlir::MLIRContext &ctx);
   ImportedProgram(std::unique_ptr<Storage> storage,
                   mlir::OwningOpRef<mlir::ModuleOp> moduleOp);
 
@@ -70,6 +73,13 @@ private:
 /// the op or the entry at fault and what to do.
 llvm::Expected<ImportedProgram> importPt2(llvm::StringRef path,
                                           mlir::MLIRContext &ctx);
+
+/// Imports an archive given as bytes (a model in memory, a fuzzer's input):
+/// as importPt2, with `name` standing for the file in errors and locations.
+/// The bytes are copied, so they need not outlive the call.
+llvm::Expected<ImportedProgram> importPt2FromMemory(llvm::ArrayRef<char> bytes,
+                                                    llvm::StringRef name,
+                                                    mlir::MLIRContext &ctx);
 
 } // namespace duet::import
 

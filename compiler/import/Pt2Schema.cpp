@@ -4,13 +4,14 @@
 
 #include "compiler/import/ImportError.h"
 
+#include "runtime/core/Limits.h"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace duet::import;
 using llvm::Expected;
-
-namespace {} // namespace
 
 llvm::StringRef duet::import::dynamicShapeAdvice() {
   return "duet compiles static shapes only; export without dynamic_shapes "
@@ -107,6 +108,37 @@ Expected<TensorMeta> duet::import::readTensorMeta(const JsonView &meta,
     return importError(meta.path() + ": " + llvm::Twine(out.sizes.size()) +
                        " sizes but " + llvm::Twine(out.strides.size()) +
                        " strides");
+  // Every tensor of the program (input, weight, node output) has its
+  // metadata read here before any node is built, so this is the earliest
+  // place to refuse one that no duet program may hold: the error names the
+  // tensor, nothing has been allocated for it, and no shape arithmetic
+  // downstream sees its sizes.
+  std::string shape;
+  for (int64_t size : out.sizes)
+    shape += (shape.empty() ? "" : ", ") + std::to_string(size);
+  if (out.sizes.size() > duet::rt::kMaxTensorRank)
+    return importError(
+        "its shape [" + shape + "] has " + llvm::Twine(out.sizes.size()) +
+        " dims, over duet's limit of " + llvm::Twine(duet::rt::kMaxTensorRank) +
+        " (kMaxTensorRank, runtime/core/Limits.h)");
+  // Computed dim by dim, as the loader's tensorBytes (runtime/core/DType.h)
+  // does, so that every tensor the compiler accepts also loads: a zero dim
+  // after dims whose product overflows does not save the shape.
+  std::optional<int64_t> bytes = out.elementBytes;
+  for (int64_t size : out.sizes)
+    if (bytes)
+      bytes = llvm::checkedMul(*bytes, size);
+  if (!bytes || static_cast<uint64_t>(*bytes) > duet::rt::kMaxTensorBytes) {
+    std::string needs =
+        bytes ? std::to_string(*bytes) + " bytes" : "a byte count over int64";
+    return importError("its shape [" + shape + "] of " +
+                       llvm::Twine(out.elementBytes) + "-byte elements needs " +
+                       needs + ", over duet's limit of " +
+                       llvm::Twine(duet::rt::kMaxTensorBytes) +
+                       " bytes (4 GiB) per tensor (kMaxTensorBytes, "
+                       "runtime/core/Limits.h); export the model with "
+                       "smaller shapes");
+  }
   if (std::optional<JsonView> offset = meta.optionalField("storage_offset")) {
     Expected<int64_t> v = readStaticSymInt(*offset, "the storage offset");
     if (!v)

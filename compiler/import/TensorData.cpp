@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Alignment.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <cstring>
 
@@ -57,28 +58,36 @@ void gather(const char *storage, const TensorMeta &meta, int64_t numel,
 Expected<TensorBytes> duet::import::tensorBytes(
     const EntryBytes &storage, const TensorMeta &meta,
     std::vector<std::unique_ptr<llvm::WritableMemoryBuffer>> &owned) {
-  int64_t numel = 1;
+  // readTensorMeta bounded the byte count, so the element count fits; it is
+  // checked all the same, being the product of sizes from the file.
+  std::optional<int64_t> count = 1;
   for (int64_t size : meta.sizes)
-    if (__builtin_mul_overflow(numel, size, &numel))
-      return importError("its element count overflows 64 bits");
+    if (count)
+      count = llvm::checkedMul(*count, size);
+  if (!count)
+    return importError("its element count overflows 64 bits");
+  int64_t numel = *count;
   TensorBytes out;
   if (numel == 0)
     return out;
 
-  // The last element the view reads, in elements from the storage start.
-  int64_t last = meta.storageOffset;
-  bool overflow = last < 0;
+  // The last element the view reads, in elements from the storage start; the
+  // offset and the strides come from the file.
+  std::optional<int64_t> last;
+  if (meta.storageOffset >= 0)
+    last = meta.storageOffset;
   for (auto [size, stride] : llvm::zip(meta.sizes, meta.strides)) {
-    int64_t extent;
-    overflow |= stride < 0 ||
-                __builtin_mul_overflow(size - 1, stride, &extent) ||
-                __builtin_add_overflow(last, extent, &last);
+    std::optional<int64_t> extent;
+    if (stride >= 0)
+      extent = llvm::checkedMul<int64_t>(size - 1, stride);
+    last = last && extent ? llvm::checkedAdd(*last, *extent) : std::nullopt;
   }
-  int64_t needed;
-  overflow |=
-      __builtin_add_overflow(last, 1, &needed) ||
-      __builtin_mul_overflow(needed, int64_t(meta.elementBytes), &needed);
-  if (overflow || static_cast<uint64_t>(needed) > storage.bytes.size()) {
+  std::optional<int64_t> needed =
+      last ? llvm::checkedAdd<int64_t>(*last, 1) : std::nullopt;
+  if (needed)
+    needed = llvm::checkedMul<int64_t>(*needed, meta.elementBytes);
+  bool overflow = !needed;
+  if (overflow || static_cast<uint64_t>(*needed) > storage.bytes.size()) {
     std::string view =
         "offset " + std::to_string(meta.storageOffset) + ", strides [";
     for (auto [i, stride] : llvm::enumerate(meta.strides))
@@ -87,7 +96,7 @@ Expected<TensorBytes> duet::import::tensorBytes(
     return importError(
         "its view (" + view + ") " +
         (overflow ? llvm::Twine("is invalid")
-                  : "needs " + llvm::Twine(needed) + " bytes") +
+                  : "needs " + llvm::Twine(*needed) + " bytes") +
         " but its storage holds " + llvm::Twine(storage.bytes.size()) +
         " bytes; the archive is truncated or corrupt, re-export it");
   }

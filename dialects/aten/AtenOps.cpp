@@ -2,7 +2,10 @@
 //
 // Every verifier recomputes the result shape from the operands and attributes
 // the way PyTorch does, so an importer bug or a bad rewrite is caught where it
-// happens instead of as wrong numbers at run time.
+// happens instead of as wrong numbers at run time. Sizes and attributes come
+// from the imported file, so all shape arithmetic is checked for overflow
+// (llvm::checkedMul and friends): an op whose shape cannot be computed in
+// int64 fails to verify instead of wrapping around.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +16,11 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+#include <optional>
 #include <string>
 
 using namespace mlir;
@@ -107,18 +113,65 @@ LogicalResult checkBroadcast(Operation *op, ArrayRef<int64_t> a,
                            << formatShape(b) << " do not broadcast";
 }
 
+/// Reports on `op` that the shape of `what` does not fit in int64.
+LogicalResult overflowError(Operation *op, const Twine &what) {
+  return op->emitOpError() << "the size of " << what
+                           << " overflows int64; the sizes or attributes are "
+                              "out of range";
+}
+
+/// The product of `shape`, or nothing when it overflows int64 (a zero dim
+/// makes it 0 whatever the others are).
+std::optional<int64_t> numElements(ArrayRef<int64_t> shape) {
+  if (llvm::is_contained(shape, 0))
+    return 0;
+  std::optional<int64_t> n = 1;
+  for (int64_t d : shape)
+    if (!(n = llvm::checkedMul(*n, d)))
+      return std::nullopt;
+  return n;
+}
+
+/// in + 2 * pad - dilation * (kernel - 1) - 1: what a window can slide over
+/// in a padded dim, minus one; nothing on overflow.
+std::optional<int64_t> windowSpan(int64_t in, int64_t kernel, int64_t pad,
+                                  int64_t dilation) {
+  std::optional<int64_t> padded = llvm::checkedMul<int64_t>(pad, 2);
+  if (padded)
+    padded = llvm::checkedAdd(in, *padded);
+  std::optional<int64_t> reach = llvm::checkedSub<int64_t>(kernel, 1);
+  if (reach)
+    reach = llvm::checkedMul(dilation, *reach);
+  if (!padded || !reach)
+    return std::nullopt;
+  std::optional<int64_t> span = llvm::checkedSub(*padded, *reach);
+  return span ? llvm::checkedSub<int64_t>(*span, 1) : std::nullopt;
+}
+
 /// Output length of a sliding window, as PyTorch computes it for pooling. The
 /// division rounds toward -infinity so that a window larger than the padded
-/// input gives a length below 1 instead of 1.
-int64_t pooledSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
-                   int64_t dilation, bool ceilMode) {
-  int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
-  int64_t out = (ceilMode ? llvm::divideCeilSigned(span, stride)
-                          : llvm::divideFloorSigned(span, stride)) +
-                1;
+/// input gives a length below 1 instead of 1. Nothing on overflow.
+std::optional<int64_t> pooledSize(int64_t in, int64_t kernel, int64_t stride,
+                                  int64_t pad, int64_t dilation,
+                                  bool ceilMode) {
+  std::optional<int64_t> span = windowSpan(in, kernel, pad, dilation);
+  if (!span)
+    return std::nullopt;
+  // Both roundings of span / stride (stride >= 1) lie within [span - 1, span].
+  int64_t out = (ceilMode ? llvm::divideCeilSigned(*span, stride)
+                          : llvm::divideFloorSigned(*span, stride));
+  if (out == std::numeric_limits<int64_t>::max())
+    return std::nullopt;
+  ++out;
   // With ceil_mode the last window must start inside the input or left padding.
-  if (ceilMode && (out - 1) * stride >= in + pad)
-    --out;
+  if (ceilMode) {
+    std::optional<int64_t> start = llvm::checkedMul(out - 1, stride);
+    std::optional<int64_t> limit = llvm::checkedAdd(in, pad);
+    if (!start || !limit)
+      return std::nullopt;
+    if (*start >= *limit)
+      --out;
+  }
   return out;
 }
 
@@ -138,7 +191,7 @@ LogicalResult checkWindowAttrs(Operation *op, ArrayRef<int64_t> kernel,
     if (kernel[i] < 1 || stride[i] < 1 || dilation[i] < 1 || padding[i] < 0)
       return op->emitOpError() << "kernel_size, stride and dilation must be "
                                   "positive and padding non-negative";
-    if (padding[i] * 2 > kernel[i])
+    if (padding[i] > kernel[i] / 2)
       return op->emitOpError()
              << "padding " << padding[i]
              << " must be at most half the kernel size " << kernel[i];
@@ -158,12 +211,14 @@ LogicalResult verifyPool(Operation *op, Value input, Type result,
   SmallVector<int64_t> expected(in.begin(), in.end());
   size_t h = in.size() - 2;
   for (int i = 0; i < 2; ++i) {
-    int64_t out = pooledSize(in[h + i], kernel[i], stride[i], padding[i],
-                             dilation[i], ceilMode);
-    if (out < 1)
+    std::optional<int64_t> out = pooledSize(in[h + i], kernel[i], stride[i],
+                                            padding[i], dilation[i], ceilMode);
+    if (!out)
+      return overflowError(op, "the pooled dim " + Twine(h + i));
+    if (*out < 1)
       return op->emitOpError() << "window does not fit the input "
                                << formatShape(in);
-    expected[h + i] = out;
+    expected[h + i] = *out;
   }
   return checkResultShape(op, expected, result);
 }
@@ -205,7 +260,8 @@ LogicalResult ConvolutionOp::verify() {
   int64_t channels = in[1], outChannels;
   SmallVector<int64_t> expected = {in[0], 0};
   if (!getTransposed()) {
-    if (channels != w[1] * groups)
+    std::optional<int64_t> weightChannels = llvm::checkedMul(w[1], groups);
+    if (channels != weightChannels)
       return emitOpError() << "input has " << channels
                            << " channels but weight expects " << w[1] << " x "
                            << groups << " groups";
@@ -213,27 +269,48 @@ LogicalResult ConvolutionOp::verify() {
     if (outChannels % groups)
       return emitOpError() << "output channels " << outChannels
                            << " are not divisible by groups " << groups;
-    for (size_t i = 0; i < spatial; ++i)
-      expected.push_back(
-          llvm::divideFloorSigned(in[2 + i] + 2 * getPadding()[i] -
-                                      getDilation()[i] * (w[2 + i] - 1) - 1,
-                                  getStride()[i]) +
-          1);
+    for (size_t i = 0; i < spatial; ++i) {
+      std::optional<int64_t> span =
+          windowSpan(in[2 + i], w[2 + i], getPadding()[i], getDilation()[i]);
+      if (!span)
+        return overflowError(op, "output dim " + Twine(2 + i));
+      // span / stride + 1 cannot overflow: stride >= 1 and span < INT64_MAX.
+      expected.push_back(llvm::divideFloorSigned(*span, getStride()[i]) + 1);
+    }
   } else {
     if (channels != w[0] || channels % groups)
       return emitOpError() << "transposed convolution: input has " << channels
                            << " channels but weight has " << w[0]
                            << " (must match and divide by groups " << groups
                            << ")";
-    outChannels = w[1] * groups;
+    std::optional<int64_t> total = llvm::checkedMul(w[1], groups);
+    if (!total)
+      return overflowError(op, "output dim 1 (" + Twine(w[1]) + " x " +
+                                   Twine(groups) + " groups)");
+    outChannels = *total;
     for (size_t i = 0; i < spatial; ++i) {
       if (getOutputPadding()[i] >= std::max(getStride()[i], getDilation()[i]))
         return emitOpError()
                << "output_padding must be smaller than stride or dilation";
-      expected.push_back((in[2 + i] - 1) * getStride()[i] -
-                         2 * getPadding()[i] +
-                         getDilation()[i] * (w[2 + i] - 1) +
-                         getOutputPadding()[i] + 1);
+      // (in - 1) * stride - 2 * padding + dilation * (kernel - 1) +
+      // output_padding + 1, every step checked.
+      std::optional<int64_t> size =
+          llvm::checkedMul<int64_t>(in[2 + i] - 1, getStride()[i]);
+      std::optional<int64_t> pad =
+          llvm::checkedMul<int64_t>(getPadding()[i], 2);
+      std::optional<int64_t> reach =
+          llvm::checkedMul<int64_t>(getDilation()[i], w[2 + i] - 1);
+      if (size && pad)
+        size = llvm::checkedSub(*size, *pad);
+      if (size && reach)
+        size = llvm::checkedAdd(*size, *reach);
+      if (size)
+        size = llvm::checkedAdd<int64_t>(*size, getOutputPadding()[i]);
+      if (size)
+        size = llvm::checkedAdd<int64_t>(*size, 1);
+      if (!size || !pad || !reach)
+        return overflowError(op, "output dim " + Twine(2 + i));
+      expected.push_back(*size);
     }
   }
   expected[1] = outChannels;
@@ -536,12 +613,14 @@ LogicalResult LogSoftmaxOp::verify() {
 LogicalResult ViewOp::verify() {
   if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
     return failure();
-  auto in = getSelf().getType(), out = getType();
-  if (in.getNumElements() != out.getNumElements())
-    return emitOpError() << "cannot view " << formatShape(in.getShape())
-                         << " (" << in.getNumElements() << " elements) as "
-                         << formatShape(out.getShape()) << " ("
-                         << out.getNumElements() << " elements)";
+  auto in = getSelf().getType().getShape(), out = getType().getShape();
+  std::optional<int64_t> inCount = numElements(in), outCount = numElements(out);
+  if (!inCount || !outCount)
+    return overflowError(*this, "the element count");
+  if (*inCount != *outCount)
+    return emitOpError() << "cannot view " << formatShape(in) << " ("
+                         << *inCount << " elements) as " << formatShape(out)
+                         << " (" << *outCount << " elements)";
   return success();
 }
 
@@ -590,7 +669,10 @@ LogicalResult SliceOp::verify() {
     return emitOpError() << "needs 0 <= start <= end <= " << in[dim]
                          << ", got start " << start << " and end " << end;
   SmallVector<int64_t> expected(in);
-  expected[dim] = (end - start + step - 1) / step;
+  // ceil((end - start) / step), without the sum that overflows for a huge
+  // step.
+  int64_t length = end - start;
+  expected[dim] = length == 0 ? 0 : (length - 1) / step + 1;
   return checkResultShape(*this, expected, getType());
 }
 
@@ -620,7 +702,12 @@ LogicalResult ConstantPadNdOp::verify() {
   SmallVector<int64_t> expected(in);
   for (size_t i = 0; i < pad.size() / 2; ++i) {
     int64_t &d = expected[in.size() - 1 - i];
-    d += pad[2 * i] + pad[2 * i + 1];
+    std::optional<int64_t> padded = llvm::checkedAdd(d, pad[2 * i]);
+    if (padded)
+      padded = llvm::checkedAdd(*padded, pad[2 * i + 1]);
+    if (!padded)
+      return overflowError(*this, "the padded dim " + Twine(in.size() - 1 - i));
+    d = *padded;
     if (d < 0)
       return emitOpError() << "padding makes dim " << in.size() - 1 - i
                            << " negative";
@@ -649,7 +736,10 @@ LogicalResult CatOp::verify() {
         return emitOpError() << "cannot concatenate " << formatShape(first)
                              << " and " << formatShape(shape) << " along dim "
                              << dim;
-    expected[dim] += shape[dim];
+    std::optional<int64_t> total = llvm::checkedAdd(expected[dim], shape[dim]);
+    if (!total)
+      return overflowError(*this, "the concatenated dim " + Twine(dim));
+    expected[dim] = *total;
   }
   return checkResultShape(*this, expected, getType());
 }
@@ -672,7 +762,10 @@ LogicalResult SplitWithSizesOp::verify() {
     if (failed(checkResultShape(*this, expected, result.getType())) ||
         failed(checkSameElementType(*this, {getSelf(), result})))
       return failure();
-    total += size;
+    std::optional<int64_t> sum = llvm::checkedAdd(total, size);
+    if (!sum)
+      return overflowError(*this, "the split sizes' sum");
+    total = *sum;
   }
   if (total != in[dim])
     return emitOpError() << "split sizes add up to " << total

@@ -145,9 +145,90 @@ def main():
         for name in names:
             if name.endswith(".json"):
                 files[name] = files[name].replace(b'"conv1.weight"', b'"0.weight"')
+    elif kind == "huge-groups":
+        # 4 x 2^62 groups overflows int64 in the convolution's channel check.
+        def edit(d):
+            node = first_node(d, "torch.ops.aten.convolution.default")
+            for arg in node["inputs"]:
+                if arg["name"] == "groups":
+                    arg["arg"] = {"as_int": 4611686018427387904}
+        edit_json(files, "models/model.json", edit)
+    elif kind == "huge-upsample":
+        # An upsampled H of 2^32 rows: a 618 GB tensor (upsample fixture).
+        edit_json(files, "models/model.json",
+                  lambda d: d["graph_module"]["graph"]["tensor_values"]["upsample_nearest2d"]
+                  ["sizes"][2].update(as_int=4294967296))
+    elif kind == "huge-arena":
+        # Five outputs of 4294901760 bytes each (just under the 4 GiB tensor
+        # limit), all alive at the end: a 20 GiB arena (upsample fixture).
+        def edit(d):
+            gm = d["graph_module"]
+            graph = gm["graph"]
+            values = graph["tensor_values"]
+            node = first_node(d, "torch.ops.aten.upsample_nearest2d.vec")
+            for i in range(2):
+                name = f"upsample_copy_{i}"
+                copy = json.loads(json.dumps(node))
+                copy["name"] = name
+                copy["outputs"] = [{"as_tensor": {"name": name}}]
+                graph["nodes"].append(copy)
+                values[name] = json.loads(json.dumps(values["upsample_nearest2d"]))
+                graph["outputs"].append({"as_tensor": {"name": name}})
+                gm["signature"]["output_specs"].append(
+                    {"user_output": {"arg": {"as_tensor": {"name": name}}}})
+            for name, meta in values.items():
+                if name != "x":
+                    meta["sizes"][2] = {"as_int": 16384}
+                    meta["sizes"][3] = {"as_int": 21845}
+        edit_json(files, "models/model.json", edit)
+    elif kind == "shared-statistic":
+        # The second batch norm reads its weight as its running mean too: one
+        # constant feeds two operands of the op FoldBatchNorm folds away.
+        def edit(d):
+            norms = [n for n in d["graph_module"]["graph"]["nodes"]
+                     if n["target"] == "torch.ops.aten.batch_norm.default"]
+            args = {a["name"]: a for a in norms[1]["inputs"]}
+            args["running_mean"]["arg"] = json.loads(json.dumps(args["weight"]["arg"]))
+        edit_json(files, "models/model.json", edit)
+    elif kind == "huge-chunks":
+        # chunk into INT64_MAX pieces: ceil(size / chunks) overflowed as
+        # (size + chunks - 1) / chunks (shapes fixture, training IR).
+        def edit(d):
+            node = first_node(d, "torch.ops.aten.chunk.default")
+            for arg in node["inputs"]:
+                if arg["name"] == "chunks":
+                    arg["arg"] = {"as_int": 9223372036854775807}
+        edit_json(files, "models/model.json", edit)
+    elif kind == "huge-arange-step":
+        # arange(0, 8, step=2^62): the third value overflows int64
+        # (transformer_block fixture, ATen IR).
+        edit_json(files, "models/model.json",
+                  lambda d: first_node(d, "torch.ops.aten.arange.start_step")["inputs"].append(
+                      {"name": "step", "arg": {"as_int": 4611686018427387904}, "kind": 1}))
+    elif kind == "same-padding-dilation":
+        # conv2d(padding="same") with a dilation of 2^62: the total padding,
+        # dilation * (kernel - 1), overflows int64.
+        def edit(d):
+            node = first_node(d, "torch.ops.aten.conv2d.default")
+            node["target"] = "torch.ops.aten.conv2d.padding"
+            node["inputs"] = [a for a in node["inputs"]
+                              if a["name"] not in ("padding", "dilation")]
+            node["inputs"] += [
+                {"name": "padding", "arg": {"as_string": "same"}, "kind": 1},
+                {"name": "dilation", "arg": {"as_ints": [4611686018427387904, 1]}, "kind": 1}]
+        edit_json(files, "models/model.json", edit)
+    elif kind == "no-graph-outputs":
+        edit_json(files, "models/model.json",
+                  lambda d: d["graph_module"]["graph"].update(outputs=[]))
+    elif kind == "undefined-graph-output":
+        edit_json(files, "models/model.json",
+                  lambda d: d["graph_module"]["graph"]["outputs"][0].update(
+                      as_tensor={"name": "nothing_defines_this"}))
     elif kind == "strided":
         strided(files)
     elif kind == "deflate":
+        compression = zipfile.ZIP_DEFLATED
+    elif kind == "inflated-size":
         compression = zipfile.ZIP_DEFLATED
     else:
         sys.exit(f"break_archive.py: unknown kind {kind}")
@@ -156,6 +237,28 @@ def main():
         for name in names:
             if name in files:
                 z.writestr(name, files[name])
+    if kind == "inflated-size":
+        claim_inflated_size(target, entry(names, "models/model.json"), 0xFFFFFF00)
+
+
+def claim_inflated_size(path, name, size):
+    """Rewrites the uncompressed size of entry `name`, in its local header and
+    in the central directory, to `size`; the data stays as it is."""
+    with zipfile.ZipFile(path) as z:
+        local = z.getinfo(name).header_offset
+    data = bytearray(open(path, "rb").read())
+    struct.pack_into("<I", data, local + 22, size)
+    at = 0
+    while True:
+        at = data.find(b"PK\x01\x02", at)
+        if at < 0:
+            sys.exit(f"break_archive.py: no central directory entry for {name}")
+        length = struct.unpack_from("<H", data, at + 28)[0]
+        if data[at + 46:at + 46 + length] == name.encode():
+            struct.pack_into("<I", data, at + 24, size)
+            break
+        at += 46
+    open(path, "wb").write(bytes(data))
 
 
 if __name__ == "__main__":
