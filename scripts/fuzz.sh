@@ -5,9 +5,8 @@
 # For each target it makes the seed corpus from the repository's fixtures
 # (test/fuzz/make_seeds.py) into BUILD_DIR/fuzz/<target>/seeds, replays the
 # reproducers of fixed findings (test/fuzz/regressions/<target>/, each must
-# pass) and of open ones (regressions/<target>/open/, reported only), then
-# fuzzes for SECONDS, growing BUILD_DIR/fuzz/<target>/corpus, with crash
-# reproducers written to BUILD_DIR/fuzz/<target>/artifacts. It prints each
+# pass), then fuzzes for SECONDS, growing BUILD_DIR/fuzz/<target>/corpus,
+# with crash reproducers written to BUILD_DIR/fuzz/<target>/artifacts. It prints each
 # target's execs, corpus size and coverage, and exits non-zero when a
 # target crashed or a fixed finding is back.
 #
@@ -62,17 +61,6 @@ for target in $targets; do
       tail -n 30 "$work/regressions.log" >&2
       failed=1
     fi
-  fi
-  if [ -d "$regressions/open" ]; then
-    for f in "$regressions"/open/*; do
-      [ -f "$f" ] || continue
-      if DUET_FUZZ_STRICT=1 "$binary" "$f" >/dev/null 2>&1; then
-        echo "$target: open finding $(basename "$f") no longer fails: move it" \
-             "up into regressions/$target/ and delete its guard in the target"
-      else
-        echo "$target: open finding $(basename "$f") still fails (guarded)"
-      fi
-    done
   fi
 
   log=$work/fuzz.log

@@ -55,6 +55,14 @@ bool isFloat(DType dtype) {
          dtype == DType::f64;
 }
 
+std::optional<uint64_t> firstInvalidBool(const void *bytes, uint64_t count) {
+  const auto *p = static_cast<const uint8_t *>(bytes);
+  for (uint64_t i = 0; i < count; ++i)
+    if (p[i] > 1)
+      return i;
+  return std::nullopt;
+}
+
 bool tensorBytes(DType dtype, const std::vector<int64_t> &sizes,
                  uint64_t &bytes) {
   int64_t total = static_cast<int64_t>(dtypeSize(dtype));

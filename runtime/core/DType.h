@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -39,6 +40,12 @@ bool isFloat(DType dtype);
 /// can ask for and no memory can hold.
 bool tensorBytes(DType dtype, const std::vector<int64_t> &sizes,
                  uint64_t &bytes);
+
+/// The index of the first byte of `bytes` that is neither 0 nor 1, which a
+/// bool element cannot hold (C++ reads such a byte as bool with undefined
+/// behaviour); nothing when every byte is a valid bool. Bool data from a file
+/// or a caller is checked with this before any kernel reads it.
+std::optional<uint64_t> firstInvalidBool(const void *bytes, uint64_t count);
 
 /// IEEE half and bfloat16 conversions (round to nearest even).
 float halfToFloat(uint16_t h);

@@ -298,9 +298,14 @@ Status parseNpy(const uint8_t *data, size_t size, const std::string &name,
                          name, available - bodyBytes,
                          formatNpyShape(shape->ints));
 
+  const uint8_t *body = data + headerStart + headerBytes;
+  if (*dtype == DType::boolean)
+    if (std::optional<uint64_t> bad = firstInvalidBool(body, bodyBytes))
+      return Status::error("{}: bool element {} holds the byte {}, not 0 or "
+                           "1; the file is corrupt",
+                           name, *bad, body[*bad]);
   array.dtype = *dtype;
   array.sizes = shape->ints;
-  const uint8_t *body = data + headerStart + headerBytes;
   array.data.assign(body, body + bodyBytes);
   return Status::ok();
 }
@@ -331,7 +336,9 @@ Status copyNpyInto(const NpyArray &array, const std::string &name,
                          name, formatNpyShape(array.sizes), what,
                          formatNpyShape(sizes));
   if (array.dtype == dtype) {
-    std::memcpy(dst, array.data.data(), array.data.size());
+    // An empty array has no buffer: memcpy must not see its null pointer.
+    if (!array.data.empty())
+      std::memcpy(dst, array.data.data(), array.data.size());
     return Status::ok();
   }
   bool toHalf = dtype == DType::f16 || dtype == DType::bf16;

@@ -3,6 +3,7 @@
 #include "runtime/core/Program.h"
 
 #include "runtime/core/Escape.h"
+#include "runtime/core/FlatVectors.h"
 
 #include "runtime/schema/program_generated.h"
 
@@ -25,9 +26,7 @@ namespace {
 constexpr size_t kHeaderBytes = 12;
 
 template <typename T> std::vector<T> toVector(const fb::Vector<T> *vector) {
-  if (!vector)
-    return {};
-  return std::vector<T>(vector->begin(), vector->end());
+  return copyVector(vector);
 }
 
 std::string toString(const fb::String *string) {

@@ -294,6 +294,13 @@ Status Program::check() const {
                              tensor, t.constantOffset, *end,
                              segmentBytes_ - *end, segmentBytes_,
                              kConstantTailBytes);
+      if (t.dtype == DType::boolean)
+        if (std::optional<uint64_t> bad = firstInvalidBool(
+                data_ + segmentOffset_ + t.constantOffset, t.nbytes))
+          return Status::error("{}: bool element {} holds the byte {}, not 0 "
+                               "or 1; the file is corrupt",
+                               tensor, *bad,
+                               data_[segmentOffset_ + t.constantOffset + *bad]);
     } else if (isArenaKind(t.kind)) {
       if (t.arenaOffset < 0)
         return Status::error("{}: {} tensor has no arena offset; the file is "

@@ -71,6 +71,12 @@ Status Runtime::setInput(size_t index, const TensorView &value) {
   if (!value.present() && info.nbytes)
     return Status::error("{}: the value given for {} has no data",
                          program_->name(), describeInput(index));
+  if (info.dtype == DType::boolean)
+    if (std::optional<uint64_t> bad = firstInvalidBool(value.data, info.nbytes))
+      return Status::error("{}: bool element {} of the value given for {} "
+                           "holds the byte {}, not 0 or 1",
+                           program_->name(), *bad, describeInput(index),
+                           static_cast<const uint8_t *>(value.data)[*bad]);
   if (info.nbytes)
     std::memcpy(executor_->view(program_->inputs()[index]).data, value.data,
                 info.nbytes);

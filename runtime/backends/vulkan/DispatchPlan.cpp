@@ -10,6 +10,7 @@
 #include "runtime/backends/vulkan/DispatchPlan.h"
 
 #include "runtime/core/Escape.h"
+#include "runtime/core/FlatVectors.h"
 #include "runtime/schema/vulkan_generated.h"
 
 #include <algorithm>
@@ -80,8 +81,7 @@ bool broadcasts(const std::vector<int64_t> &input,
 
 template <typename T>
 std::vector<T> toVector(const flatbuffers::Vector<T> *values) {
-  return values ? std::vector<T>(values->begin(), values->end())
-                : std::vector<T>();
+  return copyVector(values);
 }
 
 class PlanBuilder {

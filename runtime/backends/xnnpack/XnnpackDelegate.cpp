@@ -2,6 +2,7 @@
 
 #include "runtime/backends/xnnpack/XnnpackDelegate.h"
 
+#include "runtime/core/FlatVectors.h"
 #include "runtime/core/Limits.h"
 #include "runtime/schema/xnnpack_generated.h"
 
@@ -170,7 +171,9 @@ Status XnnpackDelegate::create(const Program &program, uint32_t index,
 Status XnnpackDelegate::load(const Program &program, uint32_t index,
                              ByteSpan blob) {
   flatbuffers::Verifier verifier(blob.data, blob.size);
-  if (!fb::DelegateBufferHasIdentifier(blob.data) ||
+  // The identifier sits at bytes [4, 8): a shorter blob has none to read.
+  if (!blob.data || blob.size < 8 ||
+      !fb::DelegateBufferHasIdentifier(blob.data) ||
       !fb::VerifyDelegateBuffer(verifier))
     return Status::error("the blob is not an XNNPACK delegate (identifier "
                          "DXNN, runtime/schema/xnnpack.fbs) or is damaged; "
@@ -213,8 +216,8 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
                            "know",
                            name, static_cast<int>(value->datatype()));
     }
-    if (value->dims())
-      spec.dims.assign(value->dims()->begin(), value->dims()->end());
+    std::vector<uint64_t> dims = copyVector(value->dims());
+    spec.dims.assign(dims.begin(), dims.end());
     if (spec.dims.empty() || spec.dims.size() > XNN_MAX_TENSOR_DIMS)
       return Status::error("{} has rank {}; XNNPACK takes ranks 1 to {}", name,
                            spec.dims.size(), XNN_MAX_TENSOR_DIMS);
@@ -389,6 +392,11 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
         return Status::error("{} node {} has a type this runtime does not "
                              "know",
                              where, n);
+      // Node shapes are read in place below and when the subgraph is defined.
+      if (!isAligned(node->shape()))
+        return Status::error("{} has a shape vector off its 8-byte alignment; "
+                             "the file is corrupt",
+                             what);
       auto [least, most] = operandCount(node->type());
       size_t count = node->inputs() ? node->inputs()->size() : 0;
       if (count < least || count > most)

@@ -462,3 +462,60 @@ TEST_CASE("a mutated program is refused at load or runs",
   }
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
 }
+
+// fuzz-program finding (regressions/fuzz-program/bool-constant-byte.duet): a
+// bool constant byte other than 0 or 1 reached the kernels, which read it as
+// bool (undefined behaviour); the loader refuses it and names the element.
+TEST_CASE("a bool constant holding a byte other than 0 or 1 is refused",
+          "[load-checks]") {
+  ProgramBuilder builder = addReluProgram();
+  builder.addConstant(tensor("flag", DType::boolean, {4}, TensorKind::constant),
+                      std::vector<uint8_t>{0, 1, 1, 7});
+  CHECK(loadError(serialize(builder), anyKernelOptions(nullptr)) ==
+        "test.duet: tensor 4 (flag): bool element 3 holds the byte 7, not 0 "
+        "or 1; the file is corrupt");
+}
+
+// A bool input from a caller is checked the same way before a kernel reads it.
+TEST_CASE("a bool input holding a byte other than 0 or 1 is refused",
+          "[load-checks]") {
+  ProgramBuilder builder;
+  int32_t x = builder.addTensor(
+      tensor("x", DType::boolean, {3}, TensorKind::input, 0));
+  int32_t y = builder.addTensor(
+      tensor("y", DType::boolean, {3}, TensorKind::output, 64));
+  builder.setInputs({x});
+  builder.setOutputs({y});
+  builder.addKernelCall({"aten.clone", {}, {x}, {y}});
+  builder.setMemoryPlan({128, 128});
+  std::vector<uint8_t> bytes = serialize(builder);
+  std::unique_ptr<Runtime> runtime;
+  REQUIRE(Runtime::loadFromBytes(bytes.data(), bytes.size(), "test.duet",
+                                 LoadOptions(), runtime)
+              .isOk());
+  std::vector<uint8_t> good = {1, 0, 1}, bad = {1, 3, 0};
+  CHECK(runtime->setInput(0, TensorView{DType::boolean, {3}, good.data()})
+            .isOk());
+  Status status =
+      runtime->setInput(0, TensorView{DType::boolean, {3}, bad.data()});
+  CHECK(status.message() == "test.duet: bool element 1 of the value given "
+                            "for input 0 (x) holds the byte 3, not 0 or 1");
+}
+
+// fuzz-program finding (regressions/fuzz-program/misaligned-int64-vector.duet):
+// the FlatBuffers verifier does not check the alignment of 8-byte vectors, so
+// a damaged file can put tensor sizes off their alignment; the loader copies
+// them bytewise (UBSan in the sanitizer suite reported the misaligned read).
+TEST_CASE("a program whose 8-byte vectors are misaligned loads safely",
+          "[load-checks]") {
+  std::string path = std::string(DUET_FUZZ_REGRESSIONS) +
+                     "/fuzz-program/misaligned-int64-vector.duet";
+  std::unique_ptr<Program> program;
+  LoadOptions options;
+  options.reference = true;
+  Status status = Program::load(path, options, program);
+  // The sizes, read without the misaligned access, are then refused.
+  CHECK(status.message().find("tensor 15 (constant): sizes [8317708032792330248, "
+                              "1953390964] hold a negative size or a byte "
+                              "count that overflows") != std::string::npos);
+}

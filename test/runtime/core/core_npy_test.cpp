@@ -331,3 +331,29 @@ TEST_CASE("npy files written by NumPy", "[npy]") {
         inputs + "/np_big_endian_3.npy: dtype '>f4' is big-endian; save the "
                  "array little-endian (a.astype(a.dtype.newbyteorder('<')))");
 }
+
+// fuzz-npy finding: a bool byte other than 0 or 1 cannot be read as bool, so
+// the reader refuses it and names the element.
+TEST_CASE("npy bool bytes other than 0 and 1 are refused", "[npy]") {
+  std::vector<uint8_t> body = {1, 0, 2};
+  CHECK(parseError(npyFile(
+            "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
+            body)) == "a.npy: bool element 2 holds the byte 2, not 0 or 1; "
+                      "the file is corrupt");
+}
+
+// fuzz-npy finding (regressions/fuzz-npy/empty-array.npy): an empty array has
+// no buffer, and copying it must not hand memcpy a null pointer (UBSan in the
+// sanitizer suite).
+TEST_CASE("npy an empty array copies into an empty input", "[npy]") {
+  NpyArray array;
+  std::vector<uint8_t> bytes = npyFile(
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }", {});
+  REQUIRE(parseNpy(bytes.data(), bytes.size(), "a.npy", array).isOk());
+  REQUIRE(array.data.empty());
+  uint8_t dst = 0;
+  std::string notice;
+  CHECK(copyNpyInto(array, "a.npy", "input 0", DType::f32, {0, 3}, &dst,
+                    notice)
+            .isOk());
+}

@@ -52,6 +52,10 @@ struct Fixture {
     constantsEnd = info.constantOffset + bytes;
     tensors.push_back(info);
     constantBytes.push_back(pattern(bytes, seed));
+    // A bool holds 0 or 1; the loader refuses any other byte.
+    if (info.dtype == DType::boolean)
+      for (uint8_t &byte : constantBytes.back())
+        byte &= 1;
     return builder.addConstant(info, constantBytes.back());
   }
 
