@@ -8,6 +8,7 @@
 #include "dialects/duet/DuetDialect.h"
 #include "partitioners/xnnpack/XnnDialect.h"
 #include "runtime/core/ProgramBuilder.h"
+#include "runtime/kernels/Kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -192,6 +193,9 @@ private:
   /// Records `op` as a kernel call; with `internal`, its results are
   /// delegate-internal tensors except those in `bound`.
   FailureOr<rt::KernelCall> recordOp(Operation *op, bool internal);
+  /// Fails at `op` when its portable kernel would refuse `call` at load.
+  LogicalResult checkWithKernel(Operation *op,
+                                const rt::KernelCall &call) const;
   /// Records a `duet.layout_convert` in its aten form, `aten.clone`.
   FailureOr<rt::KernelCall> recordLayoutConvert(LayoutConvertOp op);
   LogicalResult emitKernelCall(Operation *op);
@@ -356,7 +360,40 @@ FailureOr<rt::KernelCall> Emitter::recordOp(Operation *op, bool internal) {
       return failure();
     call.outputs.push_back(*id);
   }
+  if (failed(checkWithKernel(op, call)))
+    return failure();
   return call;
+}
+
+LogicalResult Emitter::checkWithKernel(Operation *op,
+                                       const rt::KernelCall &call) const {
+  // The loader checks every recorded op against its portable kernel (they
+  // are the fallback and the reference of delegated ops): a call the kernel
+  // refuses is refused here, at the op's node, instead of at load.
+  auto viewOf = [&](int32_t id) {
+    rt::TensorView view;
+    if (id >= 0) {
+      view.dtype = infos_[id].dtype;
+      view.sizes = infos_[id].sizes;
+    }
+    return view;
+  };
+  std::vector<rt::TensorView> inputs, outputs;
+  std::vector<bool> given;
+  for (int32_t id : call.inputs) {
+    inputs.push_back(viewOf(id));
+    given.push_back(id >= 0);
+  }
+  for (int32_t id : call.outputs)
+    outputs.push_back(viewOf(id));
+  rt::Status status = rt::checkKernelCall(call.op, rt::attributeMap(call),
+                                          inputs, given, outputs);
+  if (status.isOk())
+    return success();
+  return op->emitError() << "the portable kernel of " << call.op
+                         << ", which runs this op (or is its reference when "
+                            "a delegate runs it), cannot: "
+                         << status.message();
 }
 
 FailureOr<rt::KernelCall> Emitter::recordLayoutConvert(LayoutConvertOp op) {
