@@ -112,7 +112,7 @@ private:
   /// The index of `value` in the blob's tensors, added on first use.
   FailureOr<int32_t> tensor(Value value, Operation *at);
   /// Records where the device keeps program tensor `id`.
-  void recordPlacement(int32_t id, bool texture, rt::Layout layout,
+  void recordPlacement(int32_t id, rt::Storage storage, rt::Layout layout,
                        ArrayRef<uint32_t> extents);
   /// The program tensor id of a weight operand, or -1 for an absent one.
   int32_t weight(Value value) const {
@@ -169,11 +169,12 @@ FailureOr<VkLayoutAttr> BlobWriter::layoutOf(Value value, Operation *at) {
                             "of partitioning; was the IR edited after it?)";
 }
 
-void BlobWriter::recordPlacement(int32_t id, bool texture, rt::Layout layout,
+void BlobWriter::recordPlacement(int32_t id, rt::Storage storage,
+                                 rt::Layout layout,
                                  ArrayRef<uint32_t> extents) {
   rt::Placement placement;
   placement.backend = "vulkan";
-  placement.storage = texture ? rt::Storage::texture3d : rt::Storage::buffer;
+  placement.storage = storage;
   placement.layout = layout;
   for (size_t axis = 0; axis < extents.size() && axis < 3; ++axis)
     placement.extents[axis] = extents[axis];
@@ -221,25 +222,9 @@ FailureOr<int32_t> BlobWriter::tensor(Value value, Operation *at) {
       extents.push_back(static_cast<uint32_t>(extent));
     }
   }
-  vk::Packing packing = vk::Packing::Contiguous;
-  rt::Layout placementLayout = rt::Layout::contiguous;
-  switch (layout->getPacking()) {
-  case PackedDim::width_packed:
-    packing = vk::Packing::Width;
-    placementLayout = rt::Layout::widthPacked;
-    break;
-  case PackedDim::height_packed:
-    packing = vk::Packing::Height;
-    placementLayout = rt::Layout::heightPacked;
-    break;
-  case PackedDim::channels_packed:
-    packing = vk::Packing::Channels;
-    placementLayout = rt::Layout::channelsPacked;
-    break;
-  case PackedDim::contiguous:
-    break;
-  }
-  if (texture == (packing == vk::Packing::Contiguous))
+  rt::Storage storage = toRuntime(layout->getStorage());
+  rt::Layout packing = toRuntime(layout->getPacking());
+  if (texture == (packing == rt::Layout::contiguous))
     return at->emitError() << "layout " << *layout
                            << " pairs a storage with a packing it cannot have";
 
@@ -250,12 +235,11 @@ FailureOr<int32_t> BlobWriter::tensor(Value value, Operation *at) {
     role = vk::TensorRole::Constant;
 
   std::vector<int64_t> sizes(type.getShape().begin(), type.getShape().end());
-  tensors_.push_back(vk::CreateTensorDirect(
-      fbb_, id, static_cast<uint8_t>(dtype), &sizes,
-      texture ? vk::Storage::Texture3D : vk::Storage::Buffer, packing,
-      texture ? &extents : nullptr, role));
+  tensors_.push_back(
+      vk::CreateTensorDirect(fbb_, id, dtype, &sizes, storage, packing,
+                             texture ? &extents : nullptr, role));
 
-  recordPlacement(id, texture, placementLayout, extents);
+  recordPlacement(id, storage, packing, extents);
   int32_t index = static_cast<int32_t>(tensors_.size() - 1);
   index_[value] = index;
   return index;

@@ -2,6 +2,8 @@
 
 #include "dialects/duet/DuetDialect.h"
 
+#include "runtime/backends/vulkan/TextureExtents.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -50,23 +52,9 @@ LogicalResult VkLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 SmallVector<int64_t, 3> duet::textureExtents(ArrayRef<int64_t> shape,
                                              PackedDim packing) {
-  auto dim = [&](size_t fromBack) -> int64_t {
-    return fromBack < shape.size() ? shape[shape.size() - 1 - fromBack] : 1;
-  };
-  int64_t w = dim(0), h = dim(1), c = dim(2);
-  int64_t n = shape.size() >= 4 ? dim(3) : 1;
-  auto texels = [](int64_t size) -> int64_t { return (size + 3) / 4; };
-  switch (packing) {
-  case PackedDim::width_packed:
-    return {texels(w), h, c * n};
-  case PackedDim::height_packed:
-    return {w, texels(h), c * n};
-  case PackedDim::channels_packed:
-    return {w, h, texels(c) * n};
-  case PackedDim::contiguous:
-    break;
-  }
-  return {};
+  std::array<int64_t, 3> extents = rt::vulkan::textureExtents(
+      shape.data(), shape.size(), toRuntime(packing));
+  return {extents.begin(), extents.end()};
 }
 
 /// Checks that `layout` can hold a tensor of `type`: a texture holds at most

@@ -12,37 +12,15 @@ namespace duet::partition {
 
 namespace {
 
-/// A layout as a small code: a buffer, or a texture of one packing.
-enum Layout : uint8_t { kBuffer, kWidth, kHeight, kChannels };
-/// A set of layouts, bit (1 << Layout).
-using LayoutSet = uint8_t;
+// A layout is a PackedDim: contiguous is a buffer, the others are textures.
+// A set of layouts is a PackingSet, the contiguous bit standing for a buffer.
 
-constexpr Layout kTextures[] = {kWidth, kHeight, kChannels};
+constexpr PackingSet kBufferBit = packingBit(PackedDim::contiguous);
 
-LayoutSet bit(Layout layout) { return LayoutSet(1) << layout; }
-
-PackedDim packingOf(Layout layout) {
-  switch (layout) {
-  case kWidth:
-    return PackedDim::width_packed;
-  case kHeight:
-    return PackedDim::height_packed;
-  case kChannels:
-    return PackedDim::channels_packed;
-  case kBuffer:
-    break;
-  }
-  return PackedDim::contiguous;
-}
-
-/// The texture layouts in a packing set.
-LayoutSet texturesOf(PackingSet packings) {
-  LayoutSet set = 0;
-  for (Layout layout : kTextures)
-    if (packings & packingBit(packingOf(layout)))
-      set |= bit(layout);
-  return set;
-}
+/// Every layout, in the order ties go: width, height, channels, buffer.
+constexpr PackedDim kLayouts[] = {
+    PackedDim::width_packed, PackedDim::height_packed,
+    PackedDim::channels_packed, PackedDim::contiguous};
 
 ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
@@ -50,26 +28,24 @@ ArrayRef<int64_t> shapeOf(Value value) {
 
 /// Cost for tie-breaking: a texture costs its texel count, a buffer more than
 /// any texture.
-int64_t cost(Value value, Layout layout) {
-  if (layout == kBuffer)
+int64_t cost(Value value, PackedDim layout) {
+  if (layout == PackedDim::contiguous)
     return std::numeric_limits<int64_t>::max() / 4;
-  SmallVector<int64_t, 3> extents =
-      textureExtents(shapeOf(value), packingOf(layout));
+  SmallVector<int64_t, 3> extents = textureExtents(shapeOf(value), layout);
   return extents[0] * extents[1] * extents[2];
 }
 
-VkLayoutAttr toAttr(MLIRContext *context, Value value, Layout layout) {
-  if (layout == kBuffer)
+VkLayoutAttr toAttr(MLIRContext *context, Value value, PackedDim layout) {
+  if (layout == PackedDim::contiguous)
     return VkLayoutAttr::get(context, Storage::buffer, PackedDim::contiguous);
-  PackedDim packing = packingOf(layout);
-  return VkLayoutAttr::get(context, Storage::texture3d, packing,
-                           textureExtents(shapeOf(value), packing));
+  return VkLayoutAttr::get(context, Storage::texture3d, layout,
+                           textureExtents(shapeOf(value), layout));
 }
 
 /// What one use of a value reads.
 struct Demand {
   OpOperand *use;
-  LayoutSet accepts;
+  PackingSet accepts;
 };
 
 class Planner {
@@ -130,19 +106,18 @@ public:
 private:
   /// The layouts a partition input or a constant can take: the textures that
   /// fit, and a buffer.
-  LayoutSet freeLayouts(Value value) {
+  PackingSet freeLayouts(Value value) {
     auto type = cast<RankedTensorType>(value.getType());
-    LayoutSet set = bit(kBuffer);
+    PackingSet set = kBufferBit;
     if (type.getRank() > kMaxTextureRank)
       return set;
-    for (Layout layout : kTextures) {
-      SmallVector<int64_t, 3> extents =
-          textureExtents(type.getShape(), packingOf(layout));
+    for (PackedDim layout : texturePackings()) {
+      SmallVector<int64_t, 3> extents = textureExtents(type.getShape(), layout);
       bool fits = true;
       for (int axis = 0; axis < 3; ++axis)
         fits &= extents[axis] <= rules.limits().maxExtent[axis];
       if (fits)
-        set |= bit(layout);
+        set |= packingBit(layout);
     }
     return set;
   }
@@ -175,16 +150,16 @@ private:
       FailureOr<StorageOptions> options = optionsOf(op);
       if (failed(options))
         return failure();
-      LayoutSet bufferBit = options->buffer ? bit(kBuffer) : 0;
+      PackingSet bufferBit = options->buffer ? kBufferBit : 0;
       if (options->kind == LayoutKind::Independent) {
         for (const StorageOptions::Tensor &tensor : options->tensors)
           if (tensor.isResult)
             lean[tensor.value] =
-                (options->texture ? texturesOf(tensor.fits) : 0) | bufferBit;
+                (options->texture ? tensor.fits : 0) | bufferBit;
         continue;
       }
-      LayoutSet narrowed =
-          (options->texture ? texturesOf(options->shared) : 0) | bufferBit;
+      PackingSet narrowed =
+          (options->texture ? options->shared : 0) | bufferBit;
       for (const StorageOptions::Tensor &tensor : options->tensors)
         if (!tensor.isResult && (narrowed & lean.lookup(tensor.value)))
           narrowed &= lean.lookup(tensor.value);
@@ -196,19 +171,19 @@ private:
   }
 
   /// How many recorded uses of `value` read `layout`.
-  unsigned satisfied(Value value, Layout layout) {
+  unsigned satisfied(Value value, PackedDim layout) {
     unsigned count = 0;
     for (const Demand &demand : demands.lookup(value))
-      count += (demand.accepts & bit(layout)) != 0;
+      count += (demand.accepts & packingBit(layout)) != 0;
     return count;
   }
 
   /// The layout in `options` that the most uses of `value` read; ties by
-  /// cost, then by the order width, height, channels, buffer.
-  Layout bestFor(Value value, LayoutSet options) {
-    std::optional<Layout> best;
-    for (Layout layout : {kWidth, kHeight, kChannels, kBuffer}) {
-      if (!(options & bit(layout)))
+  /// cost, then by the order of kLayouts.
+  PackedDim bestFor(Value value, PackingSet options) {
+    std::optional<PackedDim> best;
+    for (PackedDim layout : kLayouts) {
+      if (!(options & packingBit(layout)))
         continue;
       if (!best)
         best = layout;
@@ -220,17 +195,17 @@ private:
   }
 
   /// Records `value`'s layout and converts it for the uses that read another.
-  void place(Value value, Layout layout) {
+  void place(Value value, PackedDim layout) {
     chosen[value] = layout;
-    llvm::MapVector<Layout, SmallVector<OpOperand *>> unmet;
+    llvm::MapVector<PackedDim, SmallVector<OpOperand *>> unmet;
     for (const Demand &demand : demands.lookup(value)) {
-      if (demand.accepts & bit(layout))
+      if (demand.accepts & packingBit(layout))
         continue;
-      Layout wanted = kBuffer;
+      PackedDim wanted = PackedDim::contiguous;
       int64_t wantedCost = 0;
       bool found = false;
-      for (Layout candidate : {kWidth, kHeight, kChannels, kBuffer}) {
-        if (!(demand.accepts & bit(candidate)))
+      for (PackedDim candidate : kLayouts) {
+        if (!(demand.accepts & packingBit(candidate)))
           continue;
         int64_t c = cost(value, candidate);
         if (!found || c < wantedCost) {
@@ -267,33 +242,33 @@ private:
     // packing gives one variant per packing; independent packings one
     // variant where each tensor picks; the buffer kernel one more.
     struct Variant {
-      SmallVector<LayoutSet> layouts;
+      SmallVector<PackingSet> layouts;
     };
     SmallVector<Variant> variants;
     if (options->texture && options->kind == LayoutKind::Shared) {
-      for (Layout layout : kTextures)
-        if (options->shared & packingBit(packingOf(layout)))
-          variants.push_back(
-              {SmallVector<LayoutSet>(options->tensors.size(), bit(layout))});
+      for (PackedDim layout : texturePackings())
+        if (options->shared & packingBit(layout))
+          variants.push_back({SmallVector<PackingSet>(options->tensors.size(),
+                                                      packingBit(layout))});
     } else if (options->texture) {
       Variant variant;
       for (const StorageOptions::Tensor &tensor : options->tensors)
-        variant.layouts.push_back(texturesOf(tensor.fits));
+        variant.layouts.push_back(tensor.fits);
       variants.push_back(variant);
     }
     if (options->buffer)
       variants.push_back(
-          {SmallVector<LayoutSet>(options->tensors.size(), bit(kBuffer))});
+          {SmallVector<PackingSet>(options->tensors.size(), kBufferBit)});
 
     // Score each variant by the conversions it avoids: one point per
     // consumer its results satisfy, one per input whose producer can write
     // the layout it reads.
     std::optional<size_t> best;
-    SmallVector<Layout> bestResults;
+    SmallVector<PackedDim> bestResults;
     unsigned bestScore = 0;
     int64_t bestCost = 0;
     for (auto [index, variant] : llvm::enumerate(variants)) {
-      SmallVector<Layout> results;
+      SmallVector<PackedDim> results;
       unsigned score = 0;
       int64_t total = 0;
       for (auto [tensor, layouts] :
@@ -302,7 +277,7 @@ private:
           score += (lean.lookup(tensor.value) & layouts) != 0;
           continue;
         }
-        Layout layout = bestFor(tensor.value, layouts);
+        PackedDim layout = bestFor(tensor.value, layouts);
         results.push_back(layout);
         score += satisfied(tensor.value, layout);
         total += cost(tensor.value, layout);
@@ -322,7 +297,7 @@ private:
     for (auto [tensor, layouts] :
          llvm::zip(options->tensors, variant.layouts)) {
       if (tensor.isResult) {
-        Layout layout = bestResults[resultIndex++];
+        PackedDim layout = bestResults[resultIndex++];
         resultLayouts.push_back(toAttr(context, tensor.value, layout));
         place(tensor.value, layout);
       } else {
@@ -339,8 +314,8 @@ private:
   const VulkanRules &rules;
   MLIRContext *context;
   DenseMap<Value, SmallVector<Demand>> demands;
-  DenseMap<Value, Layout> chosen;
-  DenseMap<Value, LayoutSet> lean;
+  DenseMap<Value, PackedDim> chosen;
+  DenseMap<Value, PackingSet> lean;
   unsigned conversions = 0;
 };
 

@@ -314,20 +314,6 @@ ArrayRef<PackedDim> texturePackings() {
   return kOrder;
 }
 
-PackingSet packingBit(PackedDim packing) {
-  switch (packing) {
-  case PackedDim::width_packed:
-    return kWidthPacked;
-  case PackedDim::height_packed:
-    return kHeightPacked;
-  case PackedDim::channels_packed:
-    return kChannelsPacked;
-  case PackedDim::contiguous:
-    break;
-  }
-  return 0;
-}
-
 ArrayRef<VulkanRule> VulkanRules::table() { return kRules; }
 
 ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>

@@ -20,21 +20,26 @@
 
 namespace duet::partition {
 
-/// Texture packings as a bit set: which dim is packed four to a texel.
+/// A set of packings, bit `1 << packing` for each PackedDim in it: the
+/// texture packings an op's kernels read and write (the layout planner also
+/// sets the contiguous bit, for a buffer).
 using PackingSet = uint8_t;
+
+/// The bit of `packing` in a PackingSet.
+constexpr PackingSet packingBit(PackedDim packing) {
+  return static_cast<PackingSet>(1u << static_cast<unsigned>(packing));
+}
+
 enum PackingBit : PackingSet {
-  kWidthPacked = 1 << 0,
-  kHeightPacked = 1 << 1,
-  kChannelsPacked = 1 << 2,
+  kWidthPacked = packingBit(PackedDim::width_packed),
+  kHeightPacked = packingBit(PackedDim::height_packed),
+  kChannelsPacked = packingBit(PackedDim::channels_packed),
   kAnyPacking = kWidthPacked | kHeightPacked | kChannelsPacked,
 };
 
 /// The three texture packings, in the order reasons list them and ties are
 /// broken: width, height, channels.
 llvm::ArrayRef<PackedDim> texturePackings();
-
-/// The bit of a texture packing.
-PackingSet packingBit(PackedDim packing);
 
 /// Textures hold at most four dims (N, C, H, W).
 constexpr int64_t kMaxTextureRank = 4;

@@ -3,6 +3,8 @@
 #ifndef DUET_RUNTIME_CORE_DTYPE_H
 #define DUET_RUNTIME_CORE_DTYPE_H
 
+#include "runtime/schema/types_generated.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -12,22 +14,11 @@
 
 namespace duet::rt {
 
-/// Element types a program can hold. The numbering is part of the program
-/// format: append, never renumber.
-enum class DType : uint8_t {
-  f32 = 0,
-  f16 = 1,
-  bf16 = 2,
-  f64 = 3,
-  i64 = 4,
-  i32 = 5,
-  i16 = 6,
-  i8 = 7,
-  u8 = 8,
-  boolean = 9,
-};
+// DType, the element types a program can hold, is generated into this
+// namespace from runtime/schema/types.fbs, which numbers it for the files.
+
 /// One past the largest DType number; a stored number below it is a DType.
-inline constexpr uint8_t kDTypeCount = 10;
+inline constexpr uint8_t kDTypeCount = static_cast<uint8_t>(DType::MAX) + 1;
 
 /// Bytes per element.
 size_t dtypeSize(DType dtype);

@@ -213,24 +213,30 @@ Status Program::decode(const void *rootPointer) {
       size_t id = tensors_.size();
       TensorInfo info;
       info.name = toString(t->name());
-      if (t->dtype() >= kDTypeCount)
+      if (t->dtype() > DType::MAX)
         return Status::error("tensor {} ({}): dtype number {} is unknown to "
                              "this runtime; the file is corrupt or from a "
                              "newer duet",
-                             id, escaped(info.name), t->dtype());
-      info.dtype = static_cast<DType>(t->dtype());
+                             id, escaped(info.name),
+                             static_cast<int>(t->dtype()));
+      info.dtype = t->dtype();
       info.sizes = toVector(t->sizes());
-      if (t->kind() > sc::TensorKind::MAX)
+      if (t->kind() > TensorKind::MAX)
         return Status::error("tensor {} ({}): kind number {} is unknown; the "
                              "file is corrupt or from a newer duet",
                              id, escaped(info.name),
                              static_cast<int>(t->kind()));
-      info.kind = static_cast<TensorKind>(t->kind());
+      info.kind = t->kind();
       info.nbytes = t->nbytes();
       info.constantOffset = t->constant_offset();
       info.arenaOffset = t->arena_offset();
       if (const sc::Placement *p = t->placement()) {
-        if (p->storage() > sc::Storage::MAX || p->layout() > sc::Layout::MAX)
+        if (formatVersion_ < kOldestPlacementFormatVersion)
+          return Status::error("tensor {} ({}): its placement is numbered as "
+                               "in format version {}, which this runtime "
+                               "reads otherwise; recompile the model",
+                               id, escaped(info.name), formatVersion_);
+        if (p->storage() > Storage::MAX || p->layout() > Layout::MAX)
           return Status::error("tensor {} ({}): placement storage {} or "
                                "layout {} is unknown; the file is corrupt or "
                                "from a newer duet",
@@ -239,8 +245,8 @@ Status Program::decode(const void *rootPointer) {
                                static_cast<int>(p->layout()));
         Placement placement;
         placement.backend = toString(p->backend());
-        placement.storage = static_cast<Storage>(p->storage());
-        placement.layout = static_cast<Layout>(p->layout());
+        placement.storage = p->storage();
+        placement.layout = p->layout();
         if (const sc::Extents *e = p->extents())
           placement.extents = {e->x(), e->y(), e->z()};
         info.placement = std::move(placement);

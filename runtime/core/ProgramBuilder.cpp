@@ -65,11 +65,9 @@ fb::Offset<sc::Tensor> writeTensor(fb::FlatBufferBuilder &fbb,
     auto backend = fbb.CreateString(p.backend);
     sc::Extents extents(p.extents[0], p.extents[1], p.extents[2]);
     placement =
-        sc::CreatePlacement(fbb, backend, static_cast<sc::Storage>(p.storage),
-                            static_cast<sc::Layout>(p.layout), &extents);
+        sc::CreatePlacement(fbb, backend, p.storage, p.layout, &extents);
   }
-  return sc::CreateTensor(fbb, name, static_cast<uint8_t>(tensor.dtype), sizes,
-                          static_cast<sc::TensorKind>(tensor.kind),
+  return sc::CreateTensor(fbb, name, tensor.dtype, sizes, tensor.kind,
                           tensor.nbytes, tensor.constantOffset,
                           tensor.arenaOffset, placement);
 }

@@ -40,8 +40,6 @@ std::string_view tensorKindName(TensorKind kind) {
 
 std::string_view storageName(Storage storage) {
   switch (storage) {
-  case Storage::host:
-    return "host";
   case Storage::buffer:
     return "buffer";
   case Storage::texture3d:

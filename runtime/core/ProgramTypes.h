@@ -11,6 +11,7 @@
 
 #include "runtime/core/DType.h"
 #include "runtime/kernels/AttrMap.h"
+#include "runtime/schema/types_generated.h"
 
 #include <array>
 #include <cstddef>
@@ -24,7 +25,10 @@
 namespace duet::rt {
 
 /// The format version this runtime writes and the newest it reads.
-inline constexpr uint32_t kProgramFormatVersion = 1;
+inline constexpr uint32_t kProgramFormatVersion = 2;
+/// The oldest format version whose placements this runtime reads: version 1
+/// numbered Placement's storage and layout otherwise than types.fbs does.
+inline constexpr uint32_t kOldestPlacementFormatVersion = 2;
 /// Alignment of the constant segment and of every constant in it.
 inline constexpr size_t kConstantAlignment = 64;
 /// Zero bytes the writer puts after the last constant. XNNPACK may read up
@@ -40,25 +44,10 @@ inline uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-/// Where a tensor's bytes come from (schema TensorKind; same numbering).
-enum class TensorKind : uint8_t {
-  input = 0,
-  output = 1,
-  constant = 2,
-  activation = 3,
-  delegateInternal = 4,
-};
-
-/// How a delegate stores a tensor (schema Storage).
-enum class Storage : uint8_t { host = 0, buffer = 1, texture3d = 2 };
-
-/// Which dimension is packed four to a texel (schema Layout).
-enum class Layout : uint8_t {
-  contiguous = 0,
-  widthPacked = 1,
-  heightPacked = 2,
-  channelsPacked = 3,
-};
+// TensorKind (where a tensor's bytes come from), Storage (how a delegate
+// stores a tensor) and Layout (the dim a texture packs four to a texel) are
+// generated into this namespace from runtime/schema/types.fbs: one numbering
+// for the program file, the Vulkan blob, the duet dialect and the shaders.
 
 std::string_view tensorKindName(TensorKind kind);
 std::string_view storageName(Storage storage);
@@ -67,7 +56,7 @@ std::string_view layoutName(Layout layout);
 /// Where a delegate keeps a tensor.
 struct Placement {
   std::string backend;
-  Storage storage = Storage::host;
+  Storage storage = Storage::buffer;
   Layout layout = Layout::contiguous;
   std::array<uint32_t, 3> extents = {0, 0, 0};
 

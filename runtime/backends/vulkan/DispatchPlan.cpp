@@ -9,6 +9,7 @@
 
 #include "runtime/backends/vulkan/DispatchPlan.h"
 
+#include "runtime/backends/vulkan/TextureExtents.h"
 #include "runtime/core/Escape.h"
 #include "runtime/core/FlatVectors.h"
 #include "runtime/schema/vulkan_generated.h"
@@ -24,42 +25,27 @@ namespace {
 namespace sc = ::duet::vulkan::schema;
 
 constexpr int64_t kMaxIndex = std::numeric_limits<int32_t>::max();
+/// The gather shader's op for staging copies, layout conversions and the
+/// parts of a concatenation.
+constexpr int32_t kAffineGather = static_cast<int32_t>(sc::GatherKind::Affine);
 
 std::string formatSizes(const std::vector<int64_t> &sizes) {
   return fmt::format("[{}]", fmt::join(sizes, ","));
 }
 
-const char *packingName(Packing packing) {
+/// A texture's packing in messages.
+const char *packingName(Layout packing) {
   switch (packing) {
-  case Packing::width:
+  case Layout::widthPacked:
     return "width-packed";
-  case Packing::height:
+  case Layout::heightPacked:
     return "height-packed";
-  case Packing::channels:
+  case Layout::channelsPacked:
     return "channels-packed";
-  case Packing::none:
+  case Layout::contiguous:
     break;
   }
   return "buffer";
-}
-
-/// A texture's extents for `sizes` (duet::textureExtents in the compiler).
-std::array<int64_t, 3> textureExtents(const std::vector<int64_t> &sizes,
-                                      Packing packing) {
-  auto dim = [&](size_t fromBack) -> int64_t {
-    return fromBack < sizes.size() ? sizes[sizes.size() - 1 - fromBack] : 1;
-  };
-  int64_t w = dim(0), h = dim(1), c = dim(2);
-  int64_t n = sizes.size() >= 4 ? dim(3) : 1;
-  auto texels = [](int64_t size) { return (size + 3) / 4; };
-  switch (packing) {
-  case Packing::width:
-    return {texels(w), h, c * n};
-  case Packing::height:
-    return {w, texels(h), c * n};
-  default:
-    return {w, h, texels(c) * n};
-  }
 }
 
 /// The 8-dim position of dim `dim` of a tensor of rank `rank`.
@@ -243,12 +229,11 @@ Status PlanBuilder::readTensor(const sc::Tensor *tensor, size_t position) {
   const TensorInfo &info = infos[planned.programId];
   std::string name = program_.describeTensor(planned.programId);
   planned.sizes = toVector(tensor->sizes());
-  if (planned.sizes != info.sizes ||
-      tensor->dtype() != static_cast<uint8_t>(info.dtype))
+  if (planned.sizes != info.sizes || tensor->dtype() != info.dtype)
     return Status::error("vulkan delegate {}: {} has sizes {} or dtype {} "
                          "that differ from the program's",
                          index_, name, formatSizes(planned.sizes),
-                         tensor->dtype());
+                         static_cast<int>(tensor->dtype()));
   planned.dtype = info.dtype;
   if (planned.dtype != DType::f32 && planned.dtype != DType::f16)
     return Status::error("vulkan delegate {}: {} is {}; the Vulkan delegate "
@@ -286,22 +271,10 @@ Status PlanBuilder::readTensor(const sc::Tensor *tensor, size_t position) {
                          name);
   }
 
-  planned.texture = tensor->storage() == sc::Storage::Texture3D;
-  switch (tensor->packing()) {
-  case sc::Packing::Width:
-    planned.packing = Packing::width;
-    break;
-  case sc::Packing::Height:
-    planned.packing = Packing::height;
-    break;
-  case sc::Packing::Channels:
-    planned.packing = Packing::channels;
-    break;
-  default:
-    planned.packing = Packing::none;
-  }
-  if (planned.texture != (planned.packing != Packing::none) ||
-      (!planned.texture && tensor->storage() != sc::Storage::Buffer))
+  planned.texture = tensor->storage() == Storage::texture3d;
+  planned.packing = tensor->packing();
+  if (tensor->storage() > Storage::MAX || planned.packing > Layout::MAX ||
+      planned.texture != (planned.packing != Layout::contiguous))
     return Status::error("vulkan delegate {}: {} has storage {} with packing "
                          "{}",
                          index_, name, static_cast<int>(tensor->storage()),
@@ -312,8 +285,8 @@ Status PlanBuilder::readTensor(const sc::Tensor *tensor, size_t position) {
                            "{} > 4",
                            index_, name, formatSizes(planned.sizes),
                            planned.sizes.size());
-    std::array<int64_t, 3> expected =
-        textureExtents(planned.sizes, planned.packing);
+    std::array<int64_t, 3> expected = textureExtents(
+        planned.sizes.data(), planned.sizes.size(), planned.packing);
     std::vector<uint32_t> recorded = toVector(tensor->extents());
     if (recorded.size() != 3 ||
         !std::equal(recorded.begin(), recorded.end(), expected.begin()))
@@ -436,7 +409,8 @@ Status PlanBuilder::add(std::vector<Dispatch> &list, Dispatch dispatch) {
     return ref.kind == Ref::Kind::staging || !tensorOf(ref).texture;
   };
   auto packingOf = [&](Ref ref) {
-    return inBuffer(ref) ? 0 : static_cast<int32_t>(tensorOf(ref).packing);
+    return static_cast<int32_t>(inBuffer(ref) ? Layout::contiguous
+                                              : tensorOf(ref).packing);
   };
   dispatch.outputInBuffer = inBuffer(dispatch.output);
   dispatch.params.t[0] = describe(dispatch.output);
@@ -497,7 +471,7 @@ Status PlanBuilder::addCopy(std::vector<Dispatch> &list, Ref from, Ref to,
   copy.op = std::move(op);
   copy.output = to;
   copy.inputs[0] = from;
-  copy.spec[4] = 1; // affine
+  copy.spec[4] = kAffineGather;
   for (int d = 0; d < kMaxRank; ++d) {
     copy.params.iarg[d / 4][d % 4] = d;
     copy.params.iarg[2 + d / 4][d % 4] = 1;
@@ -805,8 +779,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     if (!std::isfinite(args->ratio_h()) || !std::isfinite(args->ratio_w()))
       return opError("has a source ratio that is not finite");
     dispatch.family = ShaderFamily::Upsample;
-    dispatch.spec[4] = args->bilinear();
     dispatch.spec[5] = args->align_corners();
+    dispatch.spec[6] = args->bilinear();
     dispatch.params.farg[0][0] = args->ratio_h();
     dispatch.params.farg[0][1] = args->ratio_w();
     break;
@@ -817,6 +791,7 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     const std::vector<int64_t> &x = sizes(inputs[0]);
     const std::vector<int64_t> &y = sizes(outputs[0]);
     dispatch.family = ShaderFamily::Gather;
+    dispatch.spec[4] = static_cast<int32_t>(args->kind());
     if (args->kind() == sc::GatherKind::Reshape) {
       if (plan_.tensors[inputs[0]].numel != plan_.tensors[outputs[0]].numel)
         return opError("views {} as {}", formatSizes(x), formatSizes(y));
@@ -831,7 +806,6 @@ Status PlanBuilder::readOp(const sc::Op *op) {
         offset.size() != x.size())
       return opError("maps {} dims of an input of rank {}", source.size(),
                      x.size());
-    dispatch.spec[4] = 1;
     dispatch.params.farg[0][0] = args->pad_value();
     for (size_t d = 0; d < x.size(); ++d) {
       if (source[d] < -1 || source[d] >= static_cast<int32_t>(y.size()))
@@ -870,7 +844,7 @@ Status PlanBuilder::readOp(const sc::Op *op) {
       part.family = ShaderFamily::Gather;
       part.output = Ref::tensor(outputs[0]);
       part.inputs[0] = Ref::tensor(inputs[i]);
-      part.spec[4] = 1;
+      part.spec[4] = kAffineGather;
       part.spec[5] = 1;
       for (int d = 0; d < kMaxRank; ++d) {
         part.params.iarg[d / 4][d % 4] = d;

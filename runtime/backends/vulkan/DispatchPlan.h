@@ -27,9 +27,6 @@ inline constexpr int kMaxRank = 8;
 /// Invocations per workgroup (local_size_x in tensor.glsl).
 inline constexpr uint32_t kWorkGroupSize = 64;
 
-/// Packing numbers as the shaders use them; buffers have none.
-enum class Packing : int32_t { width = 0, height = 1, channels = 2, none = -1 };
-
 /// A tensor the delegate keeps on the device (fp32 whatever its dtype).
 struct PlannedTensor {
   enum class Role : uint8_t { computed, input, constant };
@@ -37,7 +34,9 @@ struct PlannedTensor {
   DType dtype = DType::f32;
   std::vector<int64_t> sizes;
   bool texture = false;
-  Packing packing = Packing::none;
+  /// A texture's packing, contiguous for a buffer; the shaders take it as a
+  /// specialization constant.
+  Layout packing = Layout::contiguous;
   std::array<uint32_t, 3> extents = {0, 0, 0};
   Role role = Role::computed;
   int64_t numel = 1;

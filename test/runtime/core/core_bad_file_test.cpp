@@ -199,14 +199,15 @@ TEST_CASE("bad tensor records", "[bad-file]") {
                               "has no arena offset; the file is corrupt");
   }
   SECTION("unknown dtype") {
-    REQUIRE(tensors->GetMutableObject(2)->mutate_dtype(200));
+    REQUIRE(
+        tensors->GetMutableObject(2)->mutate_dtype(static_cast<DType>(200)));
     CHECK(loadError(bytes) ==
           "test.duet: tensor 2 (s): dtype number 200 is unknown to this "
           "runtime; the file is corrupt or from a newer duet");
   }
   SECTION("unknown kind") {
-    REQUIRE(tensors->GetMutableObject(2)->mutate_kind(
-        static_cast<duet::schema::TensorKind>(9)));
+    REQUIRE(
+        tensors->GetMutableObject(2)->mutate_kind(static_cast<TensorKind>(9)));
     CHECK(loadError(bytes).find("kind number 9 is unknown") !=
           std::string::npos);
   }
@@ -216,6 +217,51 @@ TEST_CASE("bad tensor records", "[bad-file]") {
                               "smaller than its 500 bytes alive at once; the "
                               "plan is corrupt");
   }
+}
+
+// Placement numbers outside types.fbs's enums, or numbered as version 1 did.
+TEST_CASE("bad placements", "[bad-file]") {
+  ProgramBuilder builder = addReluProgram();
+  TensorInfo placed =
+      tensor("p", DType::f32, {2, 3}, TensorKind::activation, 192);
+  placed.placement =
+      Placement{"vulkan", Storage::buffer, Layout::contiguous, {0, 0, 0}};
+  builder.addTensor(placed);
+  builder.setMemoryPlan({256, 192});
+  std::vector<uint8_t> bytes = serialize(builder);
+  auto *placement = mutableRoot(bytes)
+                        ->mutable_tensors()
+                        ->GetMutableObject(4)
+                        ->mutable_placement();
+  SECTION("unknown storage") {
+    REQUIRE(placement->mutate_storage(static_cast<Storage>(7)));
+    CHECK(loadError(bytes) ==
+          "test.duet: tensor 4 (p): placement storage 7 or layout 3 is "
+          "unknown; the file is corrupt or from a newer duet");
+  }
+  SECTION("unknown layout") {
+    REQUIRE(placement->mutate_layout(static_cast<Layout>(4)));
+    CHECK(loadError(bytes) ==
+          "test.duet: tensor 4 (p): placement storage 1 or layout 4 is "
+          "unknown; the file is corrupt or from a newer duet");
+  }
+  SECTION("a placement of format version 1") {
+    REQUIRE(mutableRoot(bytes)->mutate_format_version(1));
+    CHECK(loadError(bytes) ==
+          "test.duet: tensor 4 (p): its placement is numbered as in format "
+          "version 1, which this runtime reads otherwise; recompile the "
+          "model");
+  }
+}
+
+// Version 1 differs from 2 only in its placements: a file without any loads.
+TEST_CASE("format version 1 without placements", "[bad-file]") {
+  std::vector<uint8_t> bytes = serialize(addReluProgram());
+  REQUIRE(mutableRoot(bytes)->mutate_format_version(1));
+  std::unique_ptr<Program> program;
+  Status status = loadBytes(bytes, anyKernelOptions(nullptr), program);
+  INFO(status.message());
+  CHECK(status.isOk());
 }
 
 // Instructions that name tensors that do not exist, or misuse them.

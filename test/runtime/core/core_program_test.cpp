@@ -225,7 +225,7 @@ TEST_CASE("program file layout", "[program]") {
   for (uint64_t i = segment + fixture.constantsEnd; i < bytes.size(); ++i)
     CHECK(bytes[i] == 0);
   const auto *root = duet::schema::GetSizePrefixedProgram(bytes.data());
-  CHECK(root->format_version() == 1);
+  CHECK(root->format_version() == 2);
   CHECK(root->constant_segment_bytes() == fixture.segmentBytes());
   for (size_t i = 0; i < fixture.tensors.size(); ++i) {
     if (fixture.tensors[i].kind != TensorKind::constant)

@@ -82,7 +82,7 @@ TEST_CASE("a convolution with a relu plans as one fused dispatch",
   CHECK(out.weights.size() == 1);
   CHECK(out.tensors.size() == 2);
   CHECK(out.tensors[0].texture);
-  CHECK(out.tensors[0].packing == vk::Packing::channels);
+  CHECK(out.tensors[0].packing == rt::Layout::channelsPacked);
 }
 
 TEST_CASE("a damaged Vulkan blob is an error, never a crash",

@@ -1,13 +1,10 @@
 // binary.comp - elementwise functions of two tensors with NumPy
-// broadcasting. OP is vulkan.fbs's BinaryOp; farg[0].x is alpha.
+// broadcasting. OP is vulkan.fbs's BinaryOp (BINARY_OP_*); farg[0].x is alpha.
 #version 450
 #include "tensor.glsl"
 
 TENSOR_INPUT(lhs, 1, 2, IN0_PACKING)
 TENSOR_INPUT(rhs, 2, 3, IN1_PACKING)
-
-const int ADD = 0, SUB = 1, MUL = 2, DIV = 3, DIV_TRUNC = 4, DIV_FLOOR = 5,
-          MAXIMUM = 6, MINIMUM = 7;
 
 // Floor division as PyTorch computes it for floats.
 float floorDivide(float a, float b) {
@@ -33,14 +30,14 @@ bool element(int idx[8], out float value) {
   float b = rhs_load(at);
   float alpha = P.farg[0].x;
   switch (OP) {
-  case ADD: value = a + alpha * b; break;
-  case SUB: value = a - alpha * b; break;
-  case MUL: value = a * b; break;
-  case DIV: value = a / b; break;
-  case DIV_TRUNC: value = trunc(a / b); break;
-  case DIV_FLOOR: value = floorDivide(a, b); break;
-  case MAXIMUM: value = isnan(a) || isnan(b) ? a + b : max(a, b); break;
-  case MINIMUM: value = isnan(a) || isnan(b) ? a + b : min(a, b); break;
+  case BINARY_OP_ADD: value = a + alpha * b; break;
+  case BINARY_OP_SUB: value = a - alpha * b; break;
+  case BINARY_OP_MUL: value = a * b; break;
+  case BINARY_OP_DIV: value = a / b; break;
+  case BINARY_OP_DIV_TRUNC: value = trunc(a / b); break;
+  case BINARY_OP_DIV_FLOOR: value = floorDivide(a, b); break;
+  case BINARY_OP_MAXIMUM: value = isnan(a) || isnan(b) ? a + b : max(a, b); break;
+  case BINARY_OP_MINIMUM: value = isnan(a) || isnan(b) ? a + b : min(a, b); break;
   }
   return true;
 }

@@ -4,7 +4,7 @@
 // a part of a concatenation, a layout conversion, staging to and from the
 // host) maps each input dim affinely from one output dim.
 //
-// OP: 0 reshape, 1 affine. FLAG0: what an index outside the input gives:
+// OP: vulkan.fbs's GatherKind. FLAG0: what an index outside the input gives:
 // 0 the pad value, 1 nothing (the output element is left as it is).
 // iarg[0..1]: per input dim, the output dim it follows (-1: none);
 // iarg[2..3]: the scale; iarg[4..5]: the offset; farg[0].x: the pad value.
@@ -15,7 +15,7 @@ TENSOR_INPUT(src, 1, 2, IN0_PACKING)
 
 bool element(int idx[8], out float value) {
   int at[8];
-  if (OP == 0) {
+  if (OP == GATHER_KIND_RESHAPE) {
     delinearize(1, offsetOf(0, idx), at);
   } else {
     for (int d = 0; d < 8; ++d) {

@@ -24,7 +24,7 @@ bool outputIndex(int item, int lane, out int idx[8]) {
   int x = item % P.t[0].geom.x;
   int y = (item / P.t[0].geom.x) % P.t[0].geom.y;
   int z = item / (P.t[0].geom.x * P.t[0].geom.y);
-  if (OUT_PACKING == CHANNELS_PACKED) {
+  if (OUT_PACKING == LAYOUT_CHANNELS_PACKED) {
     int texels = P.t[0].geom.z;
     idx[4] = z / texels;
     idx[5] = (z % texels) * 4 + lane;
@@ -33,8 +33,8 @@ bool outputIndex(int item, int lane, out int idx[8]) {
   } else {
     idx[4] = z / size(0, 5);
     idx[5] = z % size(0, 5);
-    idx[6] = OUT_PACKING == HEIGHT_PACKED ? y * 4 + lane : y;
-    idx[7] = OUT_PACKING == WIDTH_PACKED ? x * 4 + lane : x;
+    idx[6] = OUT_PACKING == LAYOUT_HEIGHT_PACKED ? y * 4 + lane : y;
+    idx[7] = OUT_PACKING == LAYOUT_WIDTH_PACKED ? x * 4 + lane : x;
   }
   return idx[5] < size(0, 5) && idx[6] < size(0, 6) && idx[7] < size(0, 7);
 #endif

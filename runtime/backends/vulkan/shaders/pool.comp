@@ -1,5 +1,5 @@
 // pool.comp - 2-D pooling of [N, C, H, W] with PyTorch's windows and
-// divisors. OP: 0 average, 1 max, 2 adaptive average.
+// divisors. OP: vulkan.fbs's PoolKind.
 // iarg[0]: kernel h, w, stride h, w; iarg[1]: padding h, w, dilation h, w;
 // iarg[2]: count_include_pad, divisor_override (0: none).
 #version 450
@@ -12,7 +12,7 @@ bool element(int idx[8], out float value) {
   int oh = idx[6], ow = idx[7];
   int at[8] = idx;
   ivec4 ks = P.iarg[0], pd = P.iarg[1];
-  if (OP == 1) {
+  if (OP == POOL_KIND_MAX) {
     float best = uintBitsToFloat(0xff800000u);
     for (int i = 0; i < ks.x; ++i) {
       int ih = oh * ks.z - pd.x + i * pd.z;
@@ -33,7 +33,7 @@ bool element(int idx[8], out float value) {
     return true;
   }
   int h0, h1, w0, w1, divisor;
-  if (OP == 2) {
+  if (OP == POOL_KIND_ADAPTIVE_AVERAGE) {
     int outH = size(0, 6), outW = size(0, 7);
     h0 = oh * inH / outH;
     h1 = ((oh + 1) * inH + outH - 1) / outH;

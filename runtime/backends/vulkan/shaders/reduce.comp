@@ -1,5 +1,5 @@
-// reduce.comp - mean, sum or max over one or two dims. OP: 0 mean, 1 sum,
-// 2 amax. iarg[0..1]: per input dim, the output dim it follows (-1: a
+// reduce.comp - mean, sum or max over one or two dims. OP: vulkan.fbs's
+// ReduceOp. iarg[0..1]: per input dim, the output dim it follows (-1: a
 // reduced dim); iarg[2].xy: the reduced input dims (y -1 when only one).
 #version 450
 #include "tensor.glsl"
@@ -15,20 +15,20 @@ bool element(int idx[8], out float value) {
   int first = P.iarg[2].x, second = P.iarg[2].y;
   int outer = size(1, first);
   int inner = second >= 0 ? size(1, second) : 1;
-  float result = OP == 2 ? uintBitsToFloat(0xff800000u) : 0.0;
+  float result = OP == REDUCE_OP_AMAX ? uintBitsToFloat(0xff800000u) : 0.0;
   for (int i = 0; i < outer; ++i) {
     at[first] = i;
     for (int j = 0; j < inner; ++j) {
       if (second >= 0)
         at[second] = j;
       float x = src_load(at);
-      if (OP == 2)
+      if (OP == REDUCE_OP_AMAX)
         result = isnan(x) || x > result ? x : result;
       else
         result += x;
     }
   }
-  value = OP == 0 ? result / float(outer * inner) : result;
+  value = OP == REDUCE_OP_MEAN ? result / float(outer * inner) : result;
   return true;
 }
 

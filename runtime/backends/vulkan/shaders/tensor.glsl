@@ -11,20 +11,20 @@
 //
 // Storage is chosen per build variant (-DINPUT_BUFFER, -DOUTPUT_BUFFER),
 // packing per pipeline (specialization constants), the op's own switches too.
+// Packings and op ids are the schema's numbers, from duet_enums.glsl (written
+// at build time from runtime/schema; LAYOUT_*, UNARY_OP_*, ...).
 // Images are rgba32f unless built with -DIMAGE_FORMAT=rgba16f (--force-fp16):
 // only storage narrows, loads and stores convert and the math stays fp32.
 
 #extension GL_GOOGLE_include_directive : require
+
+#include "duet_enums.glsl"
 
 #ifndef IMAGE_FORMAT
 #define IMAGE_FORMAT rgba32f
 #endif
 
 layout(local_size_x = 64) in;
-
-const int WIDTH_PACKED = 0;
-const int HEIGHT_PACKED = 1;
-const int CHANNELS_PACKED = 2;
 
 // Sizes of up to eight dims and, for textures, the image geometry.
 struct TensorDesc {
@@ -42,10 +42,10 @@ layout(std140, set = 0, binding = 0) uniform Params {
   ivec4 work;     // x: work items
 } P;
 
-layout(constant_id = 0) const int OUT_PACKING = 0;
-layout(constant_id = 1) const int IN0_PACKING = 0;
-layout(constant_id = 2) const int IN1_PACKING = 0;
-layout(constant_id = 3) const int IN2_PACKING = 0;
+layout(constant_id = 0) const int OUT_PACKING = LAYOUT_WIDTH_PACKED;
+layout(constant_id = 1) const int IN0_PACKING = LAYOUT_WIDTH_PACKED;
+layout(constant_id = 2) const int IN1_PACKING = LAYOUT_WIDTH_PACKED;
+layout(constant_id = 3) const int IN2_PACKING = LAYOUT_WIDTH_PACKED;
 // The op within the shader's family, and two switches it defines.
 layout(constant_id = 4) const int OP = 0;
 layout(constant_id = 5) const int FLAG0 = 0;
@@ -77,9 +77,9 @@ void delinearize(int k, int linear, out int idx[8]) {
 // The texel (xyz) and lane (w) of element `idx` of texture k.
 ivec4 texelOf(int k, int packing, int idx[8]) {
   int n = idx[4], c = idx[5], h = idx[6], w = idx[7];
-  if (packing == WIDTH_PACKED)
+  if (packing == LAYOUT_WIDTH_PACKED)
     return ivec4(w >> 2, h, n * size(k, 5) + c, w & 3);
-  if (packing == HEIGHT_PACKED)
+  if (packing == LAYOUT_HEIGHT_PACKED)
     return ivec4(w, h >> 2, n * size(k, 5) + c, h & 3);
   return ivec4(w, h, n * P.t[k].geom.z + (c >> 2), c & 3);
 }

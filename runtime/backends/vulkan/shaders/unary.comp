@@ -1,16 +1,11 @@
 // unary.comp - elementwise functions of one tensor, each with its own
 // formula (hardswish, hardsigmoid, silu and hardshrink included: they are
-// never decomposed on Vulkan). OP is vulkan.fbs's UnaryOp; farg[0].xyz are
-// its parameters a, b, c.
+// never decomposed on Vulkan). OP is vulkan.fbs's UnaryOp (UNARY_OP_*);
+// farg[0].xyz are its parameters a, b, c.
 #version 450
 #include "tensor.glsl"
 
 TENSOR_INPUT(src, 1, 2, IN0_PACKING)
-
-const int RELU = 0, HARDSWISH = 1, HARDSIGMOID = 2, SILU = 3, SIGMOID = 4,
-          TANH = 5, ABS = 6, NEG = 7, EXP = 8, LOG = 9, SQRT = 10, RSQRT = 11,
-          CLAMP = 12, HARDSHRINK = 13, GELU_ERF = 14, GELU_TANH = 15,
-          LEAKY_RELU = 16, ELU = 17, POW = 18;
 
 // tanh without the inf/inf that exp-based formulas give for large |x|.
 float stableTanh(float x) {
@@ -45,27 +40,27 @@ float power(float x, float e) {
 float apply(float x) {
   vec4 a = P.farg[0];
   switch (OP) {
-  case RELU: return x < 0.0 ? 0.0 : x;
-  case HARDSWISH: return x * min(max(x + 3.0, 0.0), 6.0) / 6.0;
-  case HARDSIGMOID: return min(max(x + 3.0, 0.0), 6.0) / 6.0;
-  case SILU: return x / (1.0 + exp(-x));
-  case SIGMOID: return 1.0 / (1.0 + exp(-x));
-  case TANH: return stableTanh(x);
-  case ABS: return abs(x);
-  case NEG: return -x;
-  case EXP: return exp(x);
-  case LOG: return log(x);
-  case SQRT: return sqrt(x);
-  case RSQRT: return 1.0 / sqrt(x);
-  case CLAMP: return min(max(x, a.x), a.y);
-  case HARDSHRINK: return x >= -a.x && x <= a.x ? 0.0 : x;
-  case GELU_ERF: return 0.5 * x * (1.0 + erfApprox(x * 0.7071067811865476));
-  case GELU_TANH:
+  case UNARY_OP_RELU: return x < 0.0 ? 0.0 : x;
+  case UNARY_OP_HARDSWISH: return x * min(max(x + 3.0, 0.0), 6.0) / 6.0;
+  case UNARY_OP_HARDSIGMOID: return min(max(x + 3.0, 0.0), 6.0) / 6.0;
+  case UNARY_OP_SILU: return x / (1.0 + exp(-x));
+  case UNARY_OP_SIGMOID: return 1.0 / (1.0 + exp(-x));
+  case UNARY_OP_TANH: return stableTanh(x);
+  case UNARY_OP_ABS: return abs(x);
+  case UNARY_OP_NEG: return -x;
+  case UNARY_OP_EXP: return exp(x);
+  case UNARY_OP_LOG: return log(x);
+  case UNARY_OP_SQRT: return sqrt(x);
+  case UNARY_OP_RSQRT: return 1.0 / sqrt(x);
+  case UNARY_OP_CLAMP: return min(max(x, a.x), a.y);
+  case UNARY_OP_HARDSHRINK: return x >= -a.x && x <= a.x ? 0.0 : x;
+  case UNARY_OP_GELU_ERF: return 0.5 * x * (1.0 + erfApprox(x * 0.7071067811865476));
+  case UNARY_OP_GELU_TANH:
     return 0.5 * x * (1.0 + stableTanh(0.7978845608028654 *
                                        (x + 0.044715 * x * x * x)));
-  case LEAKY_RELU: return x > 0.0 ? x : x * a.x;
-  case ELU: return x <= 0.0 ? (exp(x * a.z) - 1.0) * a.x * a.y : x * a.y;
-  case POW: return power(x, a.x);
+  case UNARY_OP_LEAKY_RELU: return x > 0.0 ? x : x * a.x;
+  case UNARY_OP_ELU: return x <= 0.0 ? (exp(x * a.z) - 1.0) * a.x * a.y : x * a.y;
+  case UNARY_OP_POW: return power(x, a.x);
   }
   return x;
 }

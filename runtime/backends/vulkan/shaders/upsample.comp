@@ -1,4 +1,4 @@
-// upsample.comp - nearest (OP 0) or bilinear (OP 1) 2-D upsampling of
+// upsample.comp - nearest or (FLAG1) bilinear 2-D upsampling of
 // [N, C, H, W], with PyTorch's source coordinates: farg[0].xy are the
 // source-per-destination ratios (h, w) the compiler computed as PyTorch
 // does; FLAG0: bilinear with aligned corners.
@@ -38,7 +38,7 @@ void linearSource(int i, int inSize, int outSize, float ratio, out int first,
 bool element(int idx[8], out float value) {
   int inH = size(1, 6), inW = size(1, 7), outH = size(0, 6), outW = size(0, 7);
   int at[8] = idx;
-  if (OP == 0) {
+  if (FLAG1 == 0) {
     at[6] = nearestSource(idx[6], inH, outH, P.farg[0].x);
     at[7] = nearestSource(idx[7], inW, outW, P.farg[0].y);
     value = src_load(at);
