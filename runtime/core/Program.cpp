@@ -42,7 +42,12 @@ Status decodeKernelCall(const sc::KernelCall &call, const std::string &where,
     return Status::ok();
   for (const sc::Attribute *attr : *call.attributes()) {
     Attribute decoded;
-    decoded.name = attr->name()->str();
+    decoded.name = toString(attr->name());
+    // A union's kind without its table verifies, but has nothing to read.
+    if (attr->value_type() != sc::AttrValue::NONE && !attr->value())
+      return Status::error("{} ({}): attribute '{}' has a kind but no value; "
+                           "the file is corrupt",
+                           where, escaped(out.op), escaped(decoded.name));
     switch (attr->value_type()) {
     case sc::AttrValue::IntValue:
       decoded.value = attr->value_as_IntValue()->value();

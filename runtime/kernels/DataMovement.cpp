@@ -112,7 +112,11 @@ Status slice(const KernelContext &ctx) {
     return Status::ok();
   size_t element = dtypeSize(x.dtype);
   const void *first = advance(x.data, start * strides[dim], element);
-  strides[dim] *= step;
+  // With two or more elements taken, step < end - start <= sizes[dim], so
+  // the product stays inside the tensor; with one, the stride is never used
+  // (and a step from the file can be as large as int64 allows).
+  if (sizes[dim] > 1)
+    strides[dim] *= step;
   copyStrided(y.data, contiguousStrides(sizes), first, strides, sizes, element);
   return Status::ok();
 }

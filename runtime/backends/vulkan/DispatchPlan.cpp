@@ -504,6 +504,11 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     return Status::ok();
   };
 
+  // A union's kind without its table verifies, but has nothing to read.
+  if (op->args_type() != sc::OpArgs::NONE && !op->args())
+    return opError("has arguments of kind {} but no arguments; the blob is "
+                   "corrupt",
+                   static_cast<int>(op->args_type()));
   Dispatch dispatch;
   switch (op->args_type()) {
   case sc::OpArgs::Unary: {
