@@ -1,15 +1,12 @@
-//===- Partitioner.cpp - placing ops on Vulkan, XNNPACK or portable -------===//
+//===- Partitioner.cpp - placing ops on the delegate backends -------------===//
 
 #include "partitioners/Partitioner.h"
 
 #include "partitioners/common/Grouping.h"
-#include "partitioners/vulkan/LayoutPlanner.h"
-#include "partitioners/vulkan/VulkanRules.h"
-#include "partitioners/xnnpack/XnnpackRules.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/raw_ostream.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <memory>
 
@@ -71,13 +68,6 @@ private:
   DenseMap<Operation *, std::string> nodes;
 };
 
-std::string typeText(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << type;
-  return text;
-}
-
 /// Whether `op` is placed at all: constants are copied into the partitions
 /// that read them, and existing delegates are left as they are.
 bool isPlaceable(Operation *op) {
@@ -116,10 +106,54 @@ OpDecision portableDecision(Operation &op, func::FuncOp function,
 
 } // namespace
 
-std::vector<std::string> knownBackends() { return {"vulkan", "xnnpack"}; }
+namespace partition {
+
+std::string backendNames(llvm::StringRef separator, llvm::StringRef last) {
+  std::string out;
+  ArrayRef<const DelegateBackend *> backends = delegateBackends();
+  for (auto [index, backend] : llvm::enumerate(backends)) {
+    if (index)
+      out += (index + 1 == backends.size() ? last : separator).str();
+    out += backend->name().str();
+  }
+  return out;
+}
+
+llvm::Error checkBackendOptions(const BackendOptions &options) {
+  for (const auto &[name, value] : options.values()) {
+    const OptionSpec *spec = nullptr;
+    std::string known;
+    for (const DelegateBackend *backend : delegateBackends())
+      for (const OptionSpec &option : backend->options()) {
+        if (option.name == name)
+          spec = &option;
+        known += (known.empty() ? "" : ", ") + option.name.str();
+      }
+    if (!spec)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "unknown backend option '" + name +
+                                         "'; the options are " + known);
+    if (spec->isFlag() && value != "true" && value != "false")
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     name + " takes true or false, got '" +
+                                         value + "'");
+  }
+  return llvm::Error::success();
+}
+
+} // namespace partition
+
+std::vector<std::string> knownBackends() {
+  std::vector<std::string> names;
+  for (const DelegateBackend *backend : delegateBackends())
+    names.push_back(backend->name().str());
+  return names;
+}
 
 PartitionReport portableReport(ModuleOp module) {
   PartitionReport report;
+  for (const DelegateBackend *backend : delegateBackends())
+    report.sections.push_back(backend->unconfiguredReport());
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal())
       continue;
@@ -138,41 +172,34 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
   context->getOrLoadDialect<DuetDialect>();
 
   PartitionReport report;
-  report.enableBf16 = options.enableBf16;
   report.backends =
       options.backends.empty() ? knownBackends() : options.backends;
   for (auto [index, name] : llvm::enumerate(report.backends)) {
-    if (!symbolizeBackend(name))
+    if (!findDelegateBackend(name))
       return module.emitError()
-             << "unknown backend \"" << name
-             << "\"; backends are vulkan and xnnpack, in priority order";
+             << "unknown backend \"" << name << "\"; backends are "
+             << backendNames(", ", " and ") << ", in priority order";
     if (llvm::is_contained(ArrayRef(report.backends).take_front(index), name))
       return module.emitError() << "backend \"" << name << "\" is listed twice";
   }
+  if (llvm::Error error = checkBackendOptions(options.backendOptions))
+    return module.emitError() << llvm::toString(std::move(error));
 
-  llvm::Expected<VulkanLimits> limits =
-      resolveVulkanLimits(options.targetProfile, options.textureLimits);
-  if (!limits)
-    return module.emitError() << llvm::toString(limits.takeError());
-  report.textureLimits = limits->maxExtent;
-  report.maxStorageBufferRange = limits->maxStorageBufferRange;
-  report.limitsOrigin = limits->origin;
-
-  // One rule table per requested backend, in priority order.
-  std::unique_ptr<VulkanRules> vulkan;
-  std::unique_ptr<XnnpackRules> xnnpack;
-  SmallVector<BackendRules *> backends;
+  // Every backend of the build, set up under the options.
+  llvm::StringMap<std::unique_ptr<ConfiguredBackend>> configured;
+  for (const DelegateBackend *backend : delegateBackends()) {
+    auto setUp = backend->configure(context, options.backendOptions);
+    if (!setUp)
+      return module.emitError() << llvm::toString(setUp.takeError());
+    report.sections.push_back((*setUp)->report());
+    configured[backend->name()] = std::move(*setUp);
+  }
+  // The ones asked, in priority order.
+  SmallVector<ConfiguredBackend *> backends;
   SmallVector<Backend> kinds;
   for (const std::string &name : report.backends) {
-    Backend kind = *symbolizeBackend(name);
-    kinds.push_back(kind);
-    if (kind == Backend::vulkan) {
-      vulkan = std::make_unique<VulkanRules>(context, *limits);
-      backends.push_back(vulkan.get());
-    } else {
-      xnnpack = std::make_unique<XnnpackRules>(context, options.enableBf16);
-      backends.push_back(xnnpack.get());
-    }
+    backends.push_back(configured[name].get());
+    kinds.push_back(findDelegateBackend(name)->kind());
   }
 
   FailureOr<SmallVector<func::FuncOp>> functions = functionsOf(module);
@@ -193,13 +220,14 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
         continue;
       OpDecision decision = portableDecision(op, function, index++);
       for (auto [rank, backend] : llvm::enumerate(backends)) {
-        Verdict verdict = backend->check(&op);
+        BackendRules &rules = backend->rules();
+        Verdict verdict = rules.check(&op);
         if (!verdict.claimed) {
           decision.rejections.push_back(
-              {backend->name().str(), std::move(verdict.reason)});
+              {rules.name().str(), std::move(verdict.reason)});
           continue;
         }
-        decision.backend = backend->name().str();
+        decision.backend = rules.name().str();
         decision.decomposedInto.assign(verdict.decomposedInto.begin(),
                                        verdict.decomposedInto.end());
         assignment[&op] = rank;
@@ -236,37 +264,10 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
       PartitionInfo &info = report.partitions[firstId + offset];
       info.inputs = delegate.getInputs().size();
       info.outputs = delegate.getNumResults();
-      BackendRules *backend = backends[partitions[offset].backend];
-      Decomposer &decomposer = backend == vulkan.get() ? vulkan->decomposer()
-                                                       : xnnpack->decomposer();
-      if (failed(decomposer.legalize(delegate)))
+      ConfiguredBackend *backend = backends[partitions[offset].backend];
+      if (failed(backend->rules().legalize(delegate)) ||
+          failed(backend->plan(delegate, info, names)))
         return failure();
-      if (delegate.getBackend() != Backend::vulkan)
-        continue;
-      FailureOr<LayoutPlan> plan = planVulkanLayouts(delegate, *vulkan);
-      if (failed(plan))
-        return failure();
-      info.layoutConversions = plan->conversions;
-      for (auto [value, layout] : plan->tensors) {
-        TensorPlacement tensor;
-        tensor.partition = info.id;
-        auto type = cast<RankedTensorType>(value.getType());
-        if (auto arg = dyn_cast<BlockArgument>(value)) {
-          tensor.tensor = names(delegate.getInputs()[arg.getArgNumber()]);
-          tensor.producer = "input";
-        } else {
-          tensor.tensor = names(value);
-          tensor.producer = value.getDefiningOp()->getName().getStringRef();
-        }
-        tensor.shape.assign(type.getShape().begin(), type.getShape().end());
-        tensor.dtype = typeText(type.getElementType());
-        tensor.storage = stringifyStorage(layout.getStorage()).str();
-        tensor.packing = stringifyPackedDim(layout.getPacking()).str();
-        tensor.extents.assign(layout.getExtents().begin(),
-                              layout.getExtents().end());
-        tensor.bytes = bufferBytes(type);
-        report.vulkanTensors.push_back(std::move(tensor));
-      }
     }
   }
   return report;

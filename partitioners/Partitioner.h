@@ -1,29 +1,30 @@
-//===- Partitioner.h - placing ops on Vulkan, XNNPACK or portable -*- C++
-//-*-===//
+//===- Partitioner.h - placing ops on the delegate backends -----*- C++ -*-===//
 //
-// The partitioner's library API. `partitionModule` asks the backends, in
-// priority order, whether they can run each op; groups the claimed ops into
-// acyclic partitions wrapped in `duet.delegate`; legalizes each partition
-// with the decomposition library for its backend's native ops; plans the
-// storage and packing of every Vulkan tensor; and returns the report that
-// explains each decision. The `duet-partition` pass runs the same.
+// The partitioner's library API. `partitionModule` asks the registered
+// backends (partitioners/common/DelegateBackend.h), in priority order,
+// whether they can run each op; groups the claimed ops into acyclic
+// partitions wrapped in `duet.delegate`; legalizes each partition with the
+// decomposition library for its backend's native ops; lets its backend plan
+// it (Vulkan: the storage and packing of every tensor); and returns the
+// report that explains each decision. The `duet-partition` pass runs the
+// same.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef DUET_PARTITIONERS_PARTITIONER_H
 #define DUET_PARTITIONERS_PARTITIONER_H
 
+#include "partitioners/common/DelegateBackend.h"
 #include "partitioners/common/Report.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LogicalResult.h"
 
-#include <array>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace mlir {
+class DialectRegistry;
 class OpPassManager;
 } // namespace mlir
 
@@ -31,24 +32,22 @@ namespace duet {
 
 /// What one partitioning is asked to do.
 struct PartitionOptions {
-  /// Backends in priority order ("vulkan", "xnnpack", any order or subset);
-  /// empty means {"vulkan", "xnnpack"}.
+  /// Backends in priority order (any order or subset of knownBackends());
+  /// empty means all of them, in the default order.
   std::vector<std::string> backends;
-  /// Vulkan image extents (x, y, z) that replace the profile's.
-  std::optional<std::array<int64_t, 3>> textureLimits;
-  /// A built-in device profile name or a profile file path; empty: "generic".
-  std::string targetProfile;
-  /// Let XNNPACK take bf16 ops that it can compute in fp32 (per op).
-  bool enableBf16 = false;
+  /// The backends' options by name (DelegateBackend::options).
+  partition::BackendOptions backendOptions;
 };
 
 /// The backend names, in the default priority order.
 std::vector<std::string> knownBackends();
 
 /// Partitions every function of `module` in place and returns the report.
-/// Fails, with an error on the module, for an unknown or repeated backend, an
-/// unknown or bad device profile, bad texture limits, or a function whose
-/// body is not a single block.
+/// Every registered backend is set up, asked or not, so that its options
+/// are checked and the report has its section. Fails, with an error on the
+/// module, for an unknown or repeated backend, an unknown or bad option
+/// (a device profile, texture limits), or a function whose body is not a
+/// single block.
 mlir::FailureOr<PartitionReport>
 partitionModule(mlir::ModuleOp module, const PartitionOptions &options);
 
@@ -57,13 +56,18 @@ partitionModule(mlir::ModuleOp module, const PartitionOptions &options);
 /// not changed.
 PartitionReport portableReport(mlir::ModuleOp module);
 
-/// Registers `duet-partition`, `duet-vulkan-layout`, `duet-xnnpack-layout`
-/// and `duet-fuse-activations` for tools.
+/// Registers `duet-partition`, `duet-fuse-activations` and every backend's
+/// passes for tools.
 void registerPartitionerPasses();
 
-/// Adds the passes that lower partitions for their emitters, in order: the
-/// XNNPACK layout plan, then activation fusion. The pipeline runs them after
-/// partitioning; the emitters write what they recorded.
+/// Registers the dialects the partitioner and the backends' lowering write
+/// (`fusion`, and the backends' own), for tools.
+void registerPartitionerDialects(mlir::DialectRegistry &registry);
+
+/// Adds the passes that lower partitions for their emitters, in order: every
+/// backend's own (the XNNPACK layout plan), then activation fusion. The
+/// pipeline runs them after partitioning; the emitters write what they
+/// recorded.
 void addDelegateLoweringPasses(mlir::OpPassManager &pm);
 
 /// Runs addDelegateLoweringPasses on `module` (for callers that partition

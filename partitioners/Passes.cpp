@@ -3,15 +3,14 @@
 #include "partitioners/Partitioner.h"
 
 #include "partitioners/common/ActivationFusion.h"
+#include "partitioners/common/BackendPassOptions.h"
 #include "partitioners/common/FusionDialect.h"
-#include "partitioners/vulkan/LayoutPlanner.h"
-#include "partitioners/xnnpack/XnnDialect.h"
-#include "partitioners/xnnpack/XnnpackLayout.h"
 
 #include "dialects/duet/DuetDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
@@ -21,8 +20,6 @@ namespace duet {
 
 #define GEN_PASS_DECL
 #define GEN_PASS_DEF_PARTITIONPASS
-#define GEN_PASS_DEF_VULKANLAYOUTPASS
-#define GEN_PASS_DEF_XNNPACKLAYOUTPASS
 #define GEN_PASS_DEF_FUSEACTIVATIONSPASS
 #define GEN_PASS_REGISTRATION
 #include "partitioners/Passes.h.inc"
@@ -30,20 +27,6 @@ namespace duet {
 namespace {
 
 using namespace mlir;
-
-/// The texture-limits option as three limits; an error on `module` unless it
-/// is empty or has exactly three entries.
-FailureOr<std::optional<std::array<int64_t, 3>>>
-textureLimitsOption(ModuleOp module, ArrayRef<int64_t> values) {
-  if (values.empty())
-    return std::optional<std::array<int64_t, 3>>();
-  if (values.size() != 3)
-    return module.emitError() << "texture-limits takes three numbers X,Y,Z, "
-                                 "got "
-                              << values.size();
-  return std::optional<std::array<int64_t, 3>>(
-      std::array<int64_t, 3>{values[0], values[1], values[2]});
-}
 
 LogicalResult writeText(ModuleOp module, StringRef path, StringRef text) {
   if (path == "-") {
@@ -60,18 +43,20 @@ LogicalResult writeText(ModuleOp module, StringRef path, StringRef text) {
 }
 
 struct PartitionPass : impl::PartitionPassBase<PartitionPass> {
-  using PartitionPassBase::PartitionPassBase;
+  PartitionPass() { addBackendOptions(); }
+  PartitionPass(const PartitionPassOptions &options)
+      : PartitionPassBase(options) {
+    addBackendOptions();
+  }
+  PartitionPass(const PartitionPass &other) : PartitionPassBase(other) {
+    addBackendOptions();
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto limits = textureLimitsOption(module, textureLimits);
-    if (failed(limits))
-      return signalPassFailure();
     PartitionOptions options;
     options.backends.assign(backends.begin(), backends.end());
-    options.textureLimits = *limits;
-    options.targetProfile = targetProfile;
-    options.enableBf16 = enableBf16;
+    options.backendOptions = backendOptions.values();
     FailureOr<PartitionReport> report = partitionModule(module, options);
     if (failed(report))
       return signalPassFailure();
@@ -93,56 +78,14 @@ struct PartitionPass : impl::PartitionPassBase<PartitionPass> {
       return signalPassFailure();
     }
   }
-};
 
-struct VulkanLayoutPass : impl::VulkanLayoutPassBase<VulkanLayoutPass> {
-  using VulkanLayoutPassBase::VulkanLayoutPassBase;
-
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    auto textureLimitValues = textureLimitsOption(module, textureLimits);
-    if (failed(textureLimitValues))
-      return signalPassFailure();
-    llvm::Expected<partition::VulkanLimits> limits =
-        partition::resolveVulkanLimits(targetProfile, *textureLimitValues);
-    if (!limits) {
-      module.emitError() << llvm::toString(limits.takeError());
-      return signalPassFailure();
-    }
-    partition::VulkanRules rules(&getContext(), *limits);
-    WalkResult result = module.walk([&](DelegateOp delegate) {
-      if (delegate.getBackend() != Backend::vulkan ||
-          delegate->hasAttr(DuetDialect::kVkArgLayoutsAttrName))
-        return WalkResult::advance();
-      if (failed(partition::planVulkanLayouts(delegate, rules)))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (result.wasInterrupted())
-      signalPassFailure();
+  void addBackendOptions() {
+    for (const partition::DelegateBackend *backend :
+         partition::delegateBackends())
+      backendOptions.add(*this, backend->options());
   }
-};
 
-struct XnnpackLayoutPass : impl::XnnpackLayoutPassBase<XnnpackLayoutPass> {
-  using XnnpackLayoutPassBase::XnnpackLayoutPassBase;
-
-  void runOnOperation() override {
-    WalkResult result = getOperation().walk([&](DelegateOp delegate) {
-      if (delegate.getBackend() != Backend::xnnpack ||
-          partition::hasXnnpackLayouts(delegate))
-        return WalkResult::advance();
-      FailureOr<partition::XnnpackLayoutPlan> plan =
-          partition::planXnnpackLayouts(delegate);
-      if (failed(plan))
-        return WalkResult::interrupt();
-      numReshapes += plan->reshapes;
-      numHostCopies += plan->hostCopies;
-      numRepacks += plan->repacks;
-      return WalkResult::advance();
-    });
-    if (result.wasInterrupted())
-      signalPassFailure();
-  }
+  partition::BackendPassOptions backendOptions;
 };
 
 struct FuseActivationsPass
@@ -152,18 +95,19 @@ struct FuseActivationsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (const std::string &name : backends) {
-      if (!symbolizeBackend(name)) {
+      if (!partition::findDelegateBackend(name)) {
         module.emitError() << "unknown backend \"" << name
-                           << "\"; backends are vulkan and xnnpack";
+                           << "\"; backends are "
+                           << partition::backendNames(", ", " and ");
         return signalPassFailure();
       }
     }
     module.walk([&](DelegateOp delegate) {
-      Backend backend = delegate.getBackend();
-      const partition::FusionTarget *target = partition::fusionTarget(backend);
-      if (!target ||
-          (!backends.empty() &&
-           !llvm::is_contained(backends, stringifyBackend(backend).str())))
+      const partition::DelegateBackend &backend =
+          partition::delegateBackend(delegate.getBackend());
+      const partition::FusionTarget *target = backend.fusionTarget();
+      if (!target || (!backends.empty() &&
+                      !llvm::is_contained(backends, backend.name().str())))
         return;
       numFolded += partition::fuseActivations(delegate, *target);
     });
@@ -172,10 +116,24 @@ struct FuseActivationsPass
 
 } // namespace
 
-void registerPartitionerPasses() { registerDuetPartitionerPasses(); }
+void registerPartitionerPasses() {
+  registerDuetPartitionerPasses();
+  for (const partition::DelegateBackend *backend :
+       partition::delegateBackends())
+    backend->registerPasses();
+}
+
+void registerPartitionerDialects(DialectRegistry &registry) {
+  registry.insert<fusion::FusionDialect>();
+  for (const partition::DelegateBackend *backend :
+       partition::delegateBackends())
+    backend->registerDialects(registry);
+}
 
 void addDelegateLoweringPasses(OpPassManager &pm) {
-  pm.addPass(createXnnpackLayoutPass());
+  for (const partition::DelegateBackend *backend :
+       partition::delegateBackends())
+    backend->addLoweringPasses(pm);
   pm.addPass(createFuseActivationsPass());
 }
 

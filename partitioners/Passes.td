@@ -1,11 +1,12 @@
 //===- Passes.td - the partitioner's passes -------------------------------===//
 //
 // `duet-partition` is the partition, legalize and plan steps of the pipeline
-// in one pass (they share the placement decisions and the report);
-// `duet-vulkan-layout` runs the Vulkan layout planning alone on partitions
-// that already exist. docs/partitioning.md describes the rules and the report.
-// `duet-xnnpack-layout` and `duet-fuse-activations` lower the partitions for
-// their emitters, in that order, after partitioning (docs/architecture.md).
+// in one pass (they share the placement decisions and the report); its
+// options include every backend's (DelegateBackend::options), added when the
+// pass is made. docs/partitioning.md describes the rules and the report.
+// `duet-fuse-activations` lowers the partitions for their emitters after
+// each backend's own lowering passes (<backend>/*Passes.td;
+// docs/architecture.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,13 +46,7 @@ def PartitionPass : Pass<"duet-partition", "::mlir::ModuleOp"> {
   }];
   let options = [
     ListOption<"backends", "backends", "std::string",
-               "Backends in priority order (default vulkan,xnnpack)">,
-    ListOption<"textureLimits", "texture-limits", "int64_t",
-               "Vulkan 3-D image limits X,Y,Z in texels (default: the profile's)">,
-    Option<"targetProfile", "target-profile", "std::string", "\"generic\"",
-           "Vulkan device profile: a built-in name or a .json path">,
-    Option<"enableBf16", "enable-bf16", "bool", "false",
-           "Let XNNPACK take bf16 ops it computes in fp32 (per op)">,
+               "Backends in priority order (default: every backend, in the default order)">,
     Option<"reportPath", "report", "std::string", "\"\"",
            "Write the JSON report to this file ('-' for stdout)">,
     Option<"explain", "explain", "bool", "false",
@@ -67,74 +62,6 @@ def PartitionPass : Pass<"duet-partition", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
-def VulkanLayoutPass : Pass<"duet-vulkan-layout", "::mlir::ModuleOp"> {
-  let summary = "Plans storage and packing of every tensor in Vulkan partitions";
-  let description = [{
-    For each `duet.delegate <vulkan>` without `duet.vk_arg_layouts`, picks one
-    (storage, packing) per tensor within the texture limits, preferring what
-    its consumers read, records it as `duet.vk_layouts` (per result) and
-    `duet.vk_arg_layouts` (per input), and inserts `duet.layout_convert`
-    where a producer and a consumer disagree. `duet-partition` runs this
-    itself; the pass exists to plan hand-written partitions.
-
-    ```mlir
-    // after
-    %0 = aten.linear %a, %w, %b {duet.vk_layouts = [#duet.vk_layout<texture3d, width_packed, [2, 4, 1]>]} : ...
-    %1 = duet.layout_convert %0 from <texture3d, width_packed, [2, 4, 1]>
-        to <texture3d, channels_packed, [8, 4, 1]> : tensor<4x8xf32>
-    ```
-  }];
-  let options = [
-    ListOption<"textureLimits", "texture-limits", "int64_t",
-               "Vulkan 3-D image limits X,Y,Z in texels (default: the profile's)">,
-    Option<"targetProfile", "target-profile", "std::string", "\"generic\"",
-           "Vulkan device profile: a built-in name or a .json path">,
-  ];
-  let dependentDialects = ["::duet::DuetDialect"];
-}
-
-def XnnpackLayoutPass : Pass<"duet-xnnpack-layout", "::mlir::ModuleOp"> {
-  let summary = "Chooses NCHW or NHWC for every value of XNNPACK partitions and splits them into subgraphs at host copies";
-  let description = [{
-    For each `duet.delegate <xnnpack>` not planned yet, visits the ops in
-    program order and records the layout of each result as `xnn.layout`:
-    NHWC for convolutions, pools and resizing, plain for fully connected,
-    softmax and view, the operand's for elementwise ops, and for a binary op
-    the layout that costs fewer host copies (ties to NHWC when an operand is
-    NHWC already). Where a value is read in the other layout it inserts one
-    `xnn.layout_change` before the first such reader: `by reshape` when both
-    layouts order the elements the same way, `by host_copy` otherwise, `by
-    repack` for a constant; results yielded in NHWC (or bf16) are copied out
-    to the plain output. Each node and host copy gets `xnn.subgraph`: the
-    partition runs as subgraphs split at its host copies.
-    partitioners/xnnpack/XnnpackLayout.h gives the rules, docs/xnnpack.md
-    the reasons.
-
-    ```mlir
-    // before
-    %r = duet.delegate <xnnpack> (%a = %x : tensor<1x3x8x8xf32>) -> (tensor<1x8x8x8xf32>) {
-      %w = arith.constant ... : tensor<8x3x3x3xf32>
-      %0 = aten.convolution %a, %w {...} : ... -> tensor<1x8x8x8xf32>
-      duet.yield %0 : tensor<1x8x8x8xf32>
-    }
-    // after
-    %r = duet.delegate <xnnpack> (%a = %x : tensor<1x3x8x8xf32>) -> (tensor<1x8x8x8xf32>) {
-      %w = arith.constant ... : tensor<8x3x3x3xf32>
-      %0 = xnn.layout_change %a from plain to nhwc by host_copy {xnn.subgraph = 0 : i64} : tensor<1x3x8x8xf32>
-      %1 = aten.convolution %0, %w {..., xnn.layout = #xnn.layout<nhwc>, xnn.subgraph = 0 : i64} : ...
-      %2 = xnn.layout_change %1 from nhwc to plain by host_copy {xnn.subgraph = 1 : i64} : tensor<1x8x8x8xf32>
-      duet.yield %2 : tensor<1x8x8x8xf32>
-    }
-    ```
-  }];
-  let statistics = [
-    Statistic<"numReshapes", "reshapes", "layout changes by reshape nodes">,
-    Statistic<"numHostCopies", "host-copies", "layout changes by host copies">,
-    Statistic<"numRepacks", "repacks", "constants repacked to NHWC">,
-  ];
-  let dependentDialects = ["::duet::xnn::XnnDialect"];
-}
-
 def FuseActivationsPass : Pass<"duet-fuse-activations", "::mlir::ModuleOp"> {
   let summary = "Folds relu, hardtanh and clamp into the output bounds of the node before them";
   let description = [{
@@ -144,7 +71,7 @@ def FuseActivationsPass : Pass<"duet-fuse-activations", "::mlir::ModuleOp"> {
     output bounds: the producer gets `fusion.output_bounds`, the activation
     `fusion.folded`, and it stays in the region (the program records the
     partition's aten form). The rule is one; what each backend takes is its
-    FusionTarget (partitioners/common/ActivationFusion.cpp): XNNPACK folds
+    FusionTarget (its DelegateBackend's fusionTarget()): XNNPACK folds
     into every node with output_min/output_max and intersects successive
     activations while min < max, Vulkan folds one activation into a
     convolution. Run it after the layouts are planned (`duet-partition`

@@ -10,9 +10,6 @@
 
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/aten/AtenDialect.h"
-#include "partitioners/vulkan/DeviceProfile.h"
-#include "partitioners/vulkan/VulkanRules.h"
-#include "partitioners/xnnpack/XnnpackRules.h"
 #include "runtime/kernels/Kernel.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -54,10 +51,8 @@ Status compilePath(const std::string &path, const std::string &shownAs,
   result = Result();
   CompileOptions pipeline;
   pipeline.backends = options.backends;
-  pipeline.partition.targetProfile = options.targetProfile;
-  pipeline.partition.textureLimits = options.textureLimits;
-  pipeline.partition.enableBf16 = options.enableBf16;
-  pipeline.forceFp16 = options.forceFp16;
+  for (const auto &[name, value] : options.backendOptions)
+    pipeline.partition.backendOptions.set(name, value);
 
   CompileErrorKind kind = CompileErrorKind::internal;
   llvm::Expected<CompileResult> compiled = compileModel(path, pipeline, &kind);
@@ -69,10 +64,10 @@ Status compilePath(const std::string &path, const std::string &shownAs,
   result.reportJson = reportToJson(compiled->report);
   result.backends = compiled->backends;
   result.ops = compiled->report.ops.size();
-  BackendCounts counts = countByBackend(compiled->report);
-  result.vulkanOps = counts.vulkan;
-  result.xnnpackOps = counts.xnnpack;
-  result.portableOps = counts.portable;
+  // The counts end with the portable one.
+  result.backendOps = countByBackend(compiled->report);
+  result.portableOps = result.backendOps.back().second;
+  result.backendOps.pop_back();
   result.delegatePartitions = compiled->report.partitions.size();
   result.portableOpReasons = portableOps(compiled->report);
 
@@ -123,72 +118,14 @@ public:
   std::string path;
 };
 
-/// The decomposition pieces as "aten.sigmoid, aten.mul".
-std::string joinPieces(llvm::ArrayRef<llvm::StringLiteral> pieces) {
-  std::string out;
-  for (llvm::StringLiteral piece : pieces)
-    out += (out.empty() ? "" : ", ") + piece.str();
-  return out;
-}
-
-std::string describePackings(partition::PackingSet set) {
-  if (set == partition::kAnyPacking)
-    return "any packing";
-  std::string out;
-  if (set & partition::kWidthPacked)
-    out += "width";
-  if (set & partition::kHeightPacked)
-    out += std::string(out.empty() ? "" : "/") + "height";
-  if (set & partition::kChannelsPacked)
-    out += std::string(out.empty() ? "" : "/") + "channels";
-  return out + "-packed";
-}
-
-/// "constant operands 1, 2" for a bit set of operands that must be
-/// constants.
-std::string describeWeights(unsigned mask) {
-  std::string list;
-  unsigned count = 0;
-  for (unsigned bit = 0; bit < 32; ++bit)
-    if (mask & (1u << bit)) {
-      list += (list.empty() ? "" : ", ") + std::to_string(bit);
-      ++count;
-    }
-  return (count == 1 ? "constant operand " : "constant operands ") + list;
-}
-
-OpSupport vulkanSupport(const partition::VulkanRule &rule) {
+OpSupport supportOf(const partition::OpDoc &doc) {
   OpSupport support;
-  support.conditional = rule.predicate != nullptr;
-  if (rule.lowering == partition::Lowering::Decomposed) {
-    support.how = OpSupport::How::decomposed;
-    support.detail = "as " + joinPieces(rule.decomposesInto);
-    return support;
-  }
-  support.how = OpSupport::How::native;
-  support.detail = describePackings(rule.packings);
-  if (rule.layout == partition::LayoutKind::Independent)
-    support.detail += " (per tensor)";
-  support.detail += rule.bufferKernel ? "; buffer kernel" : "; textures only";
-  if (rule.weights)
-    support.detail += "; " + describeWeights(rule.weights);
-  return support;
-}
-
-OpSupport xnnpackSupport(const partition::XnnpackRule &rule) {
-  OpSupport support;
-  support.conditional = rule.predicate != nullptr;
-  if (rule.lowering == partition::Lowering::Decomposed) {
-    support.how = OpSupport::How::decomposed;
-    support.detail = "as " + joinPieces(rule.decomposesInto);
-  } else {
-    support.how = OpSupport::How::native;
-    support.detail = rule.node.str();
-  }
-  if (rule.weights)
-    support.detail += "; " + describeWeights(rule.weights);
-  if (rule.bf16)
-    support.detail += "; bf16 with enable-bf16";
+  if (doc.lowering)
+    support.how = *doc.lowering == partition::Lowering::Native
+                      ? OpSupport::How::native
+                      : OpSupport::How::decomposed;
+  support.conditional = doc.conditional;
+  support.detail = doc.detail;
   return support;
 }
 
@@ -214,13 +151,25 @@ Status compileBuffer(const void *data, size_t size, const Options &options,
 
 std::vector<std::string> availableBackends() { return emittableBackends(); }
 
-std::vector<std::string> builtinProfiles() {
-  return partition::builtinProfileNames();
+std::vector<BackendInfo> knownBackends() {
+  std::vector<BackendInfo> backends;
+  for (const partition::DelegateBackend *backend :
+       partition::delegateBackends()) {
+    BackendInfo &info = backends.emplace_back();
+    info.name = backend->name().str();
+    info.title = backend->title().str();
+    for (const partition::OptionSpec &spec : backend->options())
+      info.options.push_back(
+          {spec.name.str(), spec.value.str(), spec.help.str()});
+  }
+  return backends;
 }
 
 std::vector<OpRow> opSupportTable() {
   mlir::MLIRContext ctx;
   ctx.loadDialect<aten::AtenDialect>();
+  llvm::ArrayRef<const partition::DelegateBackend *> backends =
+      partition::delegateBackends();
   llvm::StringMap<OpRow> rows;
   for (mlir::RegisteredOperationName name : ctx.getRegisteredOperations()) {
     if (name.getDialectNamespace() != aten::AtenDialect::getDialectNamespace())
@@ -228,19 +177,12 @@ std::vector<OpRow> opSupportTable() {
     OpRow &row = rows[name.getStringRef()];
     row.op = name.getStringRef().str();
     row.portable = rt::findKernel(row.op) != nullptr;
+    row.backends.resize(backends.size());
   }
-  for (const partition::VulkanRule &rule : partition::VulkanRules::table())
-    if (rows.count(rule.op))
-      rows[rule.op].vulkan = vulkanSupport(rule);
-  for (auto [op, why] : partition::VulkanRules::unsupportedOps())
-    if (rows.count(op))
-      rows[op].vulkan.detail = why.str();
-  for (const partition::XnnpackRule &rule : partition::XnnpackRules::table())
-    if (rows.count(rule.op))
-      rows[rule.op].xnnpack = xnnpackSupport(rule);
-  for (auto [op, why] : partition::XnnpackRules::unsupportedOps())
-    if (rows.count(op))
-      rows[op].xnnpack.detail = why.str();
+  for (auto [index, backend] : llvm::enumerate(backends))
+    for (const partition::OpDoc &doc : backend->describeOps())
+      if (rows.count(doc.op))
+        rows[doc.op].backends[index] = supportOf(doc);
 
   std::vector<OpRow> sorted;
   for (auto &entry : rows)

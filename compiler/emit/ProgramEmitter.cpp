@@ -2,11 +2,10 @@
 
 #include "compiler/emit/ProgramEmitter.h"
 
-#include "compiler/emit/DelegateEmitter.h"
 #include "compiler/emit/MemoryPlan.h"
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
-#include "partitioners/xnnpack/XnnDialect.h"
+#include "partitioners/common/DelegateEmitter.h"
 #include "runtime/core/ProgramBuilder.h"
 #include "runtime/kernels/Kernel.h"
 
@@ -159,13 +158,16 @@ SmallVector<Value> operandSlots(Operation *op) {
   return slots;
 }
 
-/// The value an XNNPACK layout change holds in another layout: in aten form
-/// they are one value, since the XNNPACK blob refers to its own values and
-/// needs no program tensor for the changed one (a Vulkan layout_convert,
-/// whose blob names program tensors, gets one).
-Value throughLayoutChanges(Value value) {
-  while (auto change = value.getDefiningOp<xnn::LayoutChangeOp>())
-    value = change.getInput();
+/// The value whose program tensor `value` shares: itself, or what the ops
+/// that produce it hold another way inside `backend`'s blob
+/// (DelegateEmitter::heldValue). In aten form they are one value.
+Value programValue(const DelegateEmitter &backend, Value value) {
+  while (Operation *producer = value.getDefiningOp()) {
+    Value held = backend.heldValue(producer);
+    if (!held)
+      break;
+    value = held;
+  }
   return value;
 }
 
@@ -244,7 +246,9 @@ public:
     if (!info.placement)
       info.placement = std::move(placement);
   }
-  bool forceFp16() const override { return emitter_.options_.forceFp16; }
+  const partition::BackendOptions &options() const override {
+    return emitter_.options_.backendOptions;
+  }
 
 private:
   Emitter &emitter_;
@@ -433,7 +437,8 @@ LogicalResult Emitter::emitKernelCall(Operation *op) {
 }
 
 LogicalResult Emitter::emitDelegate(DelegateOp op) {
-  DelegateEmitter *backend = findDelegateEmitter(op.getBackend());
+  DelegateEmitter *backend =
+      partition::delegateBackend(op.getBackend()).emitter();
   if (!backend)
     return op.emitError() << "no program emitter is built for the '"
                           << stringifyBackend(op.getBackend())
@@ -454,7 +459,7 @@ LogicalResult Emitter::emitDelegate(DelegateOp op) {
   auto yield = cast<YieldOp>(body.getTerminator());
   for (auto [result, yieldedValue] :
        llvm::zip(op.getResults(), yield.getValues())) {
-    Value yielded = throughLayoutChanges(yieldedValue);
+    Value yielded = programValue(*backend, yieldedValue);
     Operation *producer = yielded.getDefiningOp();
     if (!producer || isa<arith::ConstantOp>(producer) || ids_.count(yielded))
       return op.emitError() << "a delegate must compute each result it "
@@ -479,12 +484,12 @@ LogicalResult Emitter::emitDelegate(DelegateOp op) {
         return failure();
       continue;
     }
-    if (auto change = dyn_cast<xnn::LayoutChangeOp>(inner)) {
-      auto id = ids_.find(throughLayoutChanges(change.getResult()));
+    if (Value held = backend->heldValue(&inner)) {
+      auto id = ids_.find(programValue(*backend, held));
       if (id == ids_.end())
         return inner.emitError() << "operand is not a program value (is the "
                                     "function in program order?)";
-      ids_[change.getResult()] = id->second;
+      ids_[inner.getResult(0)] = id->second;
       continue;
     }
     if (auto convert = dyn_cast<LayoutConvertOp>(inner)) {

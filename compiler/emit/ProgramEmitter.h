@@ -11,6 +11,8 @@
 #ifndef DUET_COMPILER_EMIT_PROGRAMEMITTER_H
 #define DUET_COMPILER_EMIT_PROGRAMEMITTER_H
 
+#include "partitioners/common/DelegateBackend.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/LogicalResult.h"
 
@@ -30,9 +32,9 @@ struct EmitStats {
 
 /// Choices the delegate emitters honour.
 struct EmitOptions {
-  /// Vulkan: keep textures in RGBA16F images instead of RGBA32F
-  /// (`duet compile --force-fp16`).
-  bool forceFp16 = false;
+  /// The backend options of the compilation; each emitter reads its own
+  /// (Vulkan's force-fp16).
+  partition::BackendOptions backendOptions;
 };
 
 /// Writes `func` as a program into `bytes`. Errors are emitted as diagnostics

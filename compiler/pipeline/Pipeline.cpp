@@ -2,7 +2,6 @@
 
 #include "compiler/pipeline/Pipeline.h"
 
-#include "compiler/emit/DelegateEmitter.h"
 #include "compiler/import/ImportError.h"
 #include "passes/Passes.h"
 
@@ -16,9 +15,10 @@ namespace duet {
 
 std::vector<std::string> emittableBackends() {
   std::vector<std::string> names;
-  for (Backend backend : {Backend::vulkan, Backend::xnnpack})
-    if (findDelegateEmitter(backend))
-      names.push_back(stringifyBackend(backend).str());
+  for (const partition::DelegateBackend *backend :
+       partition::delegateBackends())
+    if (backend->emitter())
+      names.push_back(backend->name().str());
   return names;
 }
 
@@ -68,10 +68,10 @@ llvm::Expected<CompileResult> compileModel(llvm::StringRef path,
   for (const std::string &backend : options.backends) {
     if (backend == "portable")
       continue;
-    if (!llvm::is_contained(knownBackends(), backend))
+    if (!partition::findDelegateBackend(backend))
       return makeError(CompileErrorKind::badInput, errorKind,
-                       "unknown backend '" + backend +
-                           "'; choose from vulkan, xnnpack, portable");
+                       "unknown backend '" + backend + "'; choose from " +
+                           partition::backendNames(", ", ", ") + ", portable");
     if (!llvm::is_contained(available, backend))
       return makeError(CompileErrorKind::unsupported, errorKind,
                        "backend '" + backend +
@@ -81,6 +81,10 @@ llvm::Expected<CompileResult> compileModel(llvm::StringRef path,
   }
   if (options.backends.empty())
     result.backends = available;
+  if (llvm::Error error =
+          partition::checkBackendOptions(options.partition.backendOptions))
+    return makeError(CompileErrorKind::badInput, errorKind,
+                     llvm::toString(std::move(error)));
 
   mlir::MLIRContext ctx;
   auto imported = import::importPt2(path, ctx);
@@ -120,9 +124,10 @@ llvm::Expected<CompileResult> compileModel(llvm::StringRef path,
                        path.str() + ": partitioning failed: " +
                            diagnostics.text("no diagnostic"));
     result.report = std::move(*report);
-    // Lowering for the emitters: the decisions they write (XNNPACK layouts
-    // and subgraphs, then activation fusion, which compares the layouts)
-    // are recorded in the IR here, so that duet-opt shows and tests them.
+    // Lowering for the emitters: the decisions they write (each backend's
+    // own, such as the XNNPACK layouts and subgraphs, then activation
+    // fusion, which compares the layouts) are recorded in the IR here, so
+    // that duet-opt shows and tests them.
     mlir::PassManager lowering(&ctx);
     addDelegateLoweringPasses(lowering);
     if (mlir::failed(lowering.run(module)))
@@ -138,7 +143,7 @@ llvm::Expected<CompileResult> compileModel(llvm::StringRef path,
     return makeError(CompileErrorKind::internal, errorKind,
                      path.str() + ": expected one function after import");
   EmitOptions emit;
-  emit.forceFp16 = options.forceFp16;
+  emit.backendOptions = options.partition.backendOptions;
   if (mlir::failed(
           emitProgram(*funcs.begin(), result.program, result.emitStats, emit)))
     return makeError(CompileErrorKind::unsupported, errorKind,

@@ -1,8 +1,9 @@
-//===- Pipeline.h - .pt2 in, .duet out ---------------------------*- C++ -*-===//
+//===- Pipeline.h - .pt2 in, .duet out --------------------------*- C++ -*-===//
 //
 // The whole compiler as one call: import, the graph passes, partitioning and
 // per-backend legalization, the lowering of each partition for its emitter
-// (duet-xnnpack-layout, duet-fuse-activations), then the program emitter.
+// (its backend's passes, then duet-fuse-activations), then the program
+// emitter.
 // The CLI and the library API are thin layers over this.
 //
 //===----------------------------------------------------------------------===//
@@ -29,9 +30,9 @@ struct CompileOptions {
   /// Delegate backends in priority order; "portable" entries are dropped (it
   /// is always the last resort). Empty: emittableBackends().
   std::vector<std::string> backends;
+  /// The backends' options (partition.backendOptions) go to partitioning
+  /// and to the emitters alike; partition.backends is set from `backends`.
   PartitionOptions partition;
-  /// Vulkan textures as RGBA16F images (fp32 math, fp16 storage).
-  bool forceFp16 = false;
 };
 
 /// Why a compile failed, for distinct exit codes.

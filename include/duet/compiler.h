@@ -6,6 +6,7 @@
 //
 //   duet::compiler::Options options;
 //   options.backends = {"xnnpack"};
+//   options.backendOptions = {{"enable-bf16", "true"}};
 //   options.strict = true;
 //   duet::compiler::Result result;
 //   duet::Status status = duet::compiler::compileFile("model.pt2", options,
@@ -24,33 +25,28 @@
 
 #include "duet/status.h"
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace duet::compiler {
 
 /// What one compilation is asked to do (the options of `duet compile`).
 struct Options {
-  /// Delegate backends in priority order ("vulkan", "xnnpack"); "portable"
-  /// entries are ignored, as the portable kernels are always the last
-  /// resort, and {"portable"} alone means no delegate. Empty: every delegate
-  /// backend this build can write (availableBackends()).
+  /// Delegate backends in priority order (names of knownBackends());
+  /// "portable" entries are ignored, as the portable kernels are always the
+  /// last resort, and {"portable"} alone means no delegate. Empty: every
+  /// delegate backend this build can write (availableBackends()).
   std::vector<std::string> backends;
-  /// A built-in Vulkan device profile name (builtinProfiles()) or the path of
-  /// a profile .json file (docs/profiles.md). Empty: "generic".
-  std::string targetProfile;
-  /// Vulkan 3-D image extent limits (x, y, z) that replace the profile's.
-  std::optional<std::array<int64_t, 3>> textureLimits;
-  /// Let XNNPACK take bf16 ops it can compute in fp32 (decided per op).
-  bool enableBf16 = false;
-  /// Keep Vulkan textures in RGBA16F images instead of RGBA32F (fp16
-  /// storage, fp32 math in the shaders; inputs and outputs keep their
-  /// dtypes). A device without RGBA16F storage images refuses the program.
-  bool forceFp16 = false;
+  /// Options of the delegate backends, by the names `duet compile` gives
+  /// them without the dashes (knownBackends() lists each backend's, and
+  /// docs/cli.md says what they do): {"target-profile", "mali"},
+  /// {"texture-limits", "4096,4096,4096"}, {"enable-bf16", "true"}. A flag
+  /// takes "true" or "false". An unknown name or a bad value is
+  /// ErrorCode::badInput.
+  std::vector<std::pair<std::string, std::string>> backendOptions;
   /// Fail with ErrorCode::strictFallback when any op falls to the portable
   /// kernels. The Result is filled all the same, so the report says why.
   bool strict = false;
@@ -64,11 +60,12 @@ struct Result {
   std::string reportJson;
   /// The delegate backends used, in priority order.
   std::vector<std::string> backends;
-  /// Ops of the model, and how many went to each of "vulkan", "xnnpack" and
-  /// "portable".
+  /// Ops of the model.
   size_t ops = 0;
-  size_t vulkanOps = 0;
-  size_t xnnpackOps = 0;
+  /// How many ops each delegate backend took: every backend of
+  /// knownBackends(), in that order, asked or not (the report's summary).
+  std::vector<std::pair<std::string, size_t>> backendOps;
+  /// How many ops fell to the portable kernels.
   size_t portableOps = 0;
   /// Delegate partitions (each one call into its backend at run time).
   size_t delegatePartitions = 0;
@@ -92,15 +89,34 @@ Status compileBuffer(const void *data, size_t size, const Options &options,
 /// priority order.
 std::vector<std::string> availableBackends();
 
-/// The names of the built-in Vulkan device profiles, sorted.
-std::vector<std::string> builtinProfiles();
+/// An option of a delegate backend (Options::backendOptions).
+struct BackendOption {
+  /// "target-profile".
+  std::string name;
+  /// What the value is ("NAME|FILE"); empty for a flag.
+  std::string value;
+  std::string help;
+};
+
+/// A delegate backend the compiler knows.
+struct BackendInfo {
+  /// Its name: how options, reports and programs name it.
+  std::string name;
+  /// Its title, as docs write it.
+  std::string title;
+  std::vector<BackendOption> options;
+};
+
+/// Every delegate backend the compiler knows, in the default priority order
+/// (availableBackends() says which this build can write).
+std::vector<BackendInfo> knownBackends();
 
 /// How one backend runs one op, from its rule table.
 struct OpSupport {
   enum class How {
     /// No rule: the backend never takes the op.
     no,
-    /// A kernel (or XNNPACK node) of its own.
+    /// A kernel (or node) of its own.
     native,
     /// Rewritten inside the partition into ops the backend runs natively.
     decomposed,
@@ -109,8 +125,8 @@ struct OpSupport {
   /// The rule has an argument predicate: some calls of the op are refused,
   /// and the report's reason names the argument.
   bool conditional = false;
-  /// Details: the XNNPACK node(s), the Vulkan packings and buffer kernel,
-  /// the pieces of a decomposition, or why the op is not supported.
+  /// Details from the backend's rule table (its node or kernel, the pieces
+  /// of a decomposition), or why the op is not supported.
   std::string detail;
 };
 
@@ -120,8 +136,8 @@ struct OpRow {
   std::string op;
   /// Whether the portable kernels (the fallback) run it.
   bool portable = false;
-  OpSupport vulkan;
-  OpSupport xnnpack;
+  /// How each backend of knownBackends() runs it, in that order.
+  std::vector<OpSupport> backends;
 };
 
 /// Every op of the aten dialect with its support per backend, sorted by op

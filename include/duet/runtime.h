@@ -148,8 +148,9 @@ Status readNpy(const std::string &path, Tensor &tensor);
 /// The elements of `tensor` converted to float32.
 Status toFloat32(const TensorView &tensor, std::vector<float> &values);
 
-/// The delegate backends this runtime can run ("xnnpack", "vulkan"); a
-/// program using another loads only with LoadOptions::reference.
+/// The delegate backends this runtime can run (runtime/backends/, as the
+/// build configured them); a program using another loads only with
+/// LoadOptions::reference.
 std::vector<std::string> availableBackends();
 
 } // namespace duet::runtime

@@ -3,49 +3,10 @@
 #include "partitioners/common/ActivationFusion.h"
 
 #include "partitioners/common/FusionDialect.h"
-#include "partitioners/xnnpack/XnnDialect.h"
-#include "partitioners/xnnpack/XnnpackRules.h"
-
-#include "dialects/aten/AtenDialect.h"
 
 using namespace mlir;
 
 namespace duet::partition {
-
-namespace {
-
-bool isConvolution(Operation *op) { return isa<aten::ConvolutionOp>(op); }
-
-// XNNPACK: every node whose xnn_define_* call takes output_min/output_max
-// (the rule table knows which node each op becomes). Successive activations
-// intersect into one pair of bounds, exact because XNNPACK needs min < max
-// anyway (its clamp and every bound it fuses); a pair that would break that
-// stays a clamp node of its own. The layouts are duet-xnnpack-layout's.
-const FusionTarget kXnnpack = {&XnnpackRules::takesOutputBounds,
-                               /*chains=*/true, /*needsMinBelowMax=*/true,
-                               xnn::XnnDialect::kLayoutAttrName};
-
-// Vulkan: the convolution shader's clamp_min/clamp_max, and no other
-// shader's. One activation per convolution: the shader clamps as PyTorch
-// does for any bounds, min >= max included, where an intersection of two
-// clamps would not be exact; a second activation stays a unary dispatch.
-// The layouts are the planner's (partitioners/vulkan/LayoutPlanner.h): the
-// convolution writes the activation's tensor, so both must be the same.
-const FusionTarget kVulkan = {&isConvolution, /*chains=*/false,
-                              /*needsMinBelowMax=*/false,
-                              DuetDialect::kVkLayoutsAttrName};
-
-} // namespace
-
-const FusionTarget *fusionTarget(Backend backend) {
-  switch (backend) {
-  case Backend::xnnpack:
-    return &kXnnpack;
-  case Backend::vulkan:
-    return &kVulkan;
-  }
-  return nullptr;
-}
 
 unsigned fuseActivations(DelegateOp delegate, const FusionTarget &target) {
   unsigned folded = 0;

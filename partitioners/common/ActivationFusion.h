@@ -11,8 +11,9 @@
 // - and the backend's node for the producer takes output bounds.
 //
 // That rule is one for every backend; what a backend's nodes can take is a
-// FusionTarget. The fusion is recorded with the `fusion` dialect
-// (FusionDialect.h) and the delegate emitters read it.
+// FusionTarget, its DelegateBackend's fusionTarget(). The fusion is recorded
+// with the `fusion` dialect (FusionDialect.h) and the delegate emitters read
+// it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,9 +39,6 @@ struct FusionTarget {
   /// producer and the activation must both have it, equal.
   llvm::StringLiteral layoutAttrName;
 };
-
-/// The fusion parameters of `backend`; nullptr for one that folds nothing.
-const FusionTarget *fusionTarget(Backend backend);
 
 /// Folds the activations of `delegate` that `target` allows, in program
 /// order (so a chain folds from its first activation on); returns how many.

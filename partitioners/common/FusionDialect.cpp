@@ -3,6 +3,7 @@
 #include "partitioners/common/FusionDialect.h"
 
 #include "partitioners/common/ActivationFusion.h"
+#include "partitioners/common/DelegateBackend.h"
 
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
@@ -95,7 +96,7 @@ static LogicalResult verifyOutputBounds(Operation *op, Attribute value) {
                              << " belongs on an op of one result inside a "
                                 "duet.delegate";
   const partition::FusionTarget *target =
-      partition::fusionTarget(delegate.getBackend());
+      partition::delegateBackend(delegate.getBackend()).fusionTarget();
   if (!target || !target->takesBounds(op))
     return op->emitOpError()
            << "has " << FusionDialect::kOutputBoundsAttrName << ", but its "
@@ -117,7 +118,9 @@ static LogicalResult verifyFolded(Operation *op, Attribute value) {
                                 "clamp";
   auto delegate = op->getParentOfType<DelegateOp>();
   const partition::FusionTarget *target =
-      delegate ? partition::fusionTarget(delegate.getBackend()) : nullptr;
+      delegate
+          ? partition::delegateBackend(delegate.getBackend()).fusionTarget()
+          : nullptr;
   if (!target)
     return op->emitOpError() << FusionDialect::kFoldedAttrName
                              << " belongs inside a duet.delegate of a backend "

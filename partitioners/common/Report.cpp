@@ -37,50 +37,27 @@ ordered_json opToJson(const OpDecision &op) {
   return out;
 }
 
-ordered_json tensorToJson(const TensorPlacement &tensor) {
-  ordered_json out;
-  out["partition"] = tensor.partition;
-  out["tensor"] = tensor.tensor;
-  out["producer"] = tensor.producer;
-  out["shape"] = tensor.shape;
-  out["dtype"] = tensor.dtype;
-  out["storage"] = tensor.storage;
-  out["packing"] = tensor.packing;
-  if (!tensor.extents.empty())
-    out["extents"] = tensor.extents;
-  out["bytes"] = tensor.bytes;
-  return out;
-}
-
-std::string join(const std::vector<int64_t> &values, const char *separator) {
-  std::string out;
-  for (size_t i = 0; i < values.size(); ++i)
-    out += (i ? separator : "") + std::to_string(values[i]);
-  return out;
-}
-
 } // namespace
 
 std::string reportToJson(const PartitionReport &report) {
   ordered_json out;
   out["backends"] = report.backends;
-  out["enable_bf16"] = report.enableBf16;
-  out["vulkan_limits"] = {
-      {"max_image_extent", report.textureLimits},
-      {"max_storage_buffer_range", report.maxStorageBufferRange},
-      {"origin", report.limitsOrigin}};
+  auto addParts = [&](ReportSection::Part part) {
+    for (const auto &section : report.sections)
+      section->addJson(part, out);
+  };
+  addParts(ReportSection::Part::options);
+  addParts(ReportSection::Part::target);
 
-  int64_t counts[3] = {0, 0, 0};
   ordered_json ops = ordered_json::array();
-  for (const OpDecision &op : report.ops) {
+  for (const OpDecision &op : report.ops)
     ops.push_back(opToJson(op));
-    counts[op.backend == "vulkan" ? 0 : op.backend == "xnnpack" ? 1 : 2]++;
-  }
-  out["summary"] = {{"ops", report.ops.size()},
-                    {"vulkan", counts[0]},
-                    {"xnnpack", counts[1]},
-                    {"portable", counts[2]},
-                    {"partitions", report.partitions.size()}};
+  ordered_json summary;
+  summary["ops"] = report.ops.size();
+  for (const auto &[backend, count] : countByBackend(report))
+    summary[backend] = count;
+  summary["partitions"] = report.partitions.size();
+  out["summary"] = std::move(summary);
   out["ops"] = std::move(ops);
 
   ordered_json partitions = ordered_json::array();
@@ -93,11 +70,7 @@ std::string reportToJson(const PartitionReport &report) {
                           {"outputs", partition.outputs},
                           {"layout_conversions", partition.layoutConversions}});
   out["partitions"] = std::move(partitions);
-
-  ordered_json tensors = ordered_json::array();
-  for (const TensorPlacement &tensor : report.vulkanTensors)
-    tensors.push_back(tensorToJson(tensor));
-  out["vulkan_tensors"] = std::move(tensors);
+  addParts(ReportSection::Part::plans);
   // Names come from the model (node names, locations) and need not be
   // UTF-8; dump() would throw on one, which without exceptions aborts, so
   // an invalid sequence is written as U+FFFD instead.
@@ -117,13 +90,18 @@ std::string reportToTable(const PartitionReport &report) {
     return text +
            std::string(width > text.size() ? width - text.size() : 0, ' ');
   };
+  auto addParts = [&](ReportSection::Part part) {
+    std::string text;
+    for (const auto &section : report.sections)
+      section->addText(part, text);
+    os << text;
+  };
   os << "backends (in priority order): ";
   for (size_t i = 0; i < report.backends.size(); ++i)
     os << (i ? ", " : "") << report.backends[i];
-  os << "\nvulkan limits: image extent (" << report.textureLimits[0] << ","
-     << report.textureLimits[1] << "," << report.textureLimits[2]
-     << "), storage buffer " << report.maxStorageBufferRange << " bytes; "
-     << report.limitsOrigin << "\n\n";
+  os << "\n";
+  addParts(ReportSection::Part::target);
+  os << "\n";
   os << pad("node", nodeWidth) << "  " << pad("op", opWidth)
      << "  backend   partition\n";
   for (const OpDecision &op : report.ops) {
@@ -150,32 +128,19 @@ std::string reportToTable(const PartitionReport &report) {
       os << ", " << partition.layoutConversions << " layout conversions";
     os << "\n";
   }
-  if (!report.vulkanTensors.empty()) {
-    os << "\nvulkan tensors:\n";
-    for (const TensorPlacement &tensor : report.vulkanTensors) {
-      os << "  " << tensor.partition << " " << tensor.tensor << " ("
-         << tensor.producer << ") [" << join(tensor.shape, ",") << "] "
-         << tensor.dtype << ": " << tensor.storage;
-      if (tensor.extents.empty())
-        os << ", " << tensor.bytes << " bytes\n";
-      else
-        os << " " << tensor.packing << " (" << join(tensor.extents, ",")
-           << ")\n";
-    }
-  }
+  addParts(ReportSection::Part::plans);
   return os.str();
 }
 
-BackendCounts countByBackend(const PartitionReport &report) {
-  BackendCounts counts;
-  for (const OpDecision &op : report.ops) {
-    if (op.backend == "vulkan")
-      ++counts.vulkan;
-    else if (op.backend == "xnnpack")
-      ++counts.xnnpack;
-    else
-      ++counts.portable;
-  }
+std::vector<std::pair<std::string, size_t>>
+countByBackend(const PartitionReport &report) {
+  std::vector<std::pair<std::string, size_t>> counts;
+  for (const auto &section : report.sections)
+    counts.emplace_back(section->backend, 0);
+  counts.emplace_back("portable", 0);
+  for (const OpDecision &op : report.ops)
+    for (auto &[backend, count] : counts)
+      count += op.backend == backend;
   return counts;
 }
 

@@ -2,17 +2,22 @@
 //
 // The partitioner explains itself: for each op, where it went and, for every
 // backend of higher priority that said no, why (the rule and the numbers);
-// for each partition, its ops; for each Vulkan tensor, its storage, packing
-// and image extents. docs/partitioning.md describes the JSON form.
+// for each partition, its ops; and, in each backend's own section, the
+// settings it planned under and what it planned (the Vulkan tensors'
+// storage, packing and image extents). docs/partitioning.md describes the
+// JSON form.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef DUET_PARTITIONERS_COMMON_REPORT_H
 #define DUET_PARTITIONERS_COMMON_REPORT_H
 
-#include <array>
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace duet {
@@ -34,7 +39,7 @@ struct OpDecision {
   int64_t index = 0;
   /// "aten.linear".
   std::string op;
-  /// "vulkan", "xnnpack" or "portable".
+  /// The backend that took it, or "portable".
   std::string backend;
   /// The partition it is in; -1 when portable.
   int64_t partition = -1;
@@ -54,43 +59,49 @@ struct PartitionInfo {
   std::vector<std::string> nodes;
   int64_t inputs = 0;
   int64_t outputs = 0;
-  /// Layout conversions the Vulkan planner inserted (0 for XNNPACK).
+  /// Layout conversions its backend's planner inserted (Vulkan's; 0 for a
+  /// backend that plans none).
   int64_t layoutConversions = 0;
 };
 
-/// The placement of one tensor inside a Vulkan partition.
-struct TensorPlacement {
-  int64_t partition = 0;
-  /// The node that produces it (an outer value's name for a partition
-  /// input), with "#<result>" for an op of several results.
-  std::string tensor;
-  /// The op that produces it inside the partition ("input" for a partition
-  /// input, "duet.layout_convert" for a conversion).
-  std::string producer;
-  std::vector<int64_t> shape;
-  std::string dtype;
-  /// "texture3d" or "buffer".
-  std::string storage;
-  /// "width_packed", "height_packed", "channels_packed" or "contiguous".
-  std::string packing;
-  /// Image extents [x, y, z] in texels; empty for a buffer.
-  std::vector<int64_t> extents;
-  /// Size in bytes as a buffer (elements times element size).
-  int64_t bytes = 0;
+/// What one backend adds to the report beside its ops and partitions. Every
+/// backend of the build has a section in every report, asked for or not, so
+/// that the fields of a report do not depend on --backends.
+class ReportSection {
+public:
+  /// Where the fields of a section go, in this order.
+  enum class Part {
+    /// The options it was given that nothing else in the report shows,
+    /// after "backends" ("enable_bf16").
+    options,
+    /// What it planned against, after every backend's options
+    /// ("vulkan_limits"); in the table, a line under the backends.
+    target,
+    /// What it planned for its tensors, after the partitions
+    /// ("vulkan_tensors"); in the table, a section at the end.
+    plans,
+  };
+
+  explicit ReportSection(std::string backend) : backend(std::move(backend)) {}
+  virtual ~ReportSection() = default;
+
+  /// The backend's name.
+  const std::string backend;
+  /// Adds its fields of `part` to the report object.
+  virtual void addJson(Part part, nlohmann::ordered_json &report) const = 0;
+  /// Appends its lines of `part` to the table (`reportToTable`).
+  virtual void addText(Part part, std::string &table) const = 0;
 };
 
 /// Everything the partitioner decided for one module.
 struct PartitionReport {
   /// Backends in the priority order they were asked.
   std::vector<std::string> backends;
-  bool enableBf16 = false;
-  /// The Vulkan limits planned against.
-  std::array<int64_t, 3> textureLimits = {0, 0, 0};
-  int64_t maxStorageBufferRange = 0;
-  std::string limitsOrigin;
   std::vector<OpDecision> ops;
   std::vector<PartitionInfo> partitions;
-  std::vector<TensorPlacement> vulkanTensors;
+  /// One per backend of the build, in registration order (the order of the
+  /// per-backend counts too).
+  std::vector<std::shared_ptr<const ReportSection>> sections;
 };
 
 /// The report as JSON (docs/partitioning.md), two-space indented.
@@ -98,16 +109,13 @@ std::string reportToJson(const PartitionReport &report);
 
 /// The report as a table for people (`--explain`): one line per op with its
 /// backend and, indented below, the reasons of the backends that said no;
-/// then the partitions and the Vulkan tensors.
+/// then the partitions and what each backend planned.
 std::string reportToTable(const PartitionReport &report);
 
-/// How many ops each backend took.
-struct BackendCounts {
-  size_t vulkan = 0;
-  size_t xnnpack = 0;
-  size_t portable = 0;
-};
-BackendCounts countByBackend(const PartitionReport &report);
+/// How many ops each backend took: every backend of the report's sections,
+/// in their order, then "portable".
+std::vector<std::pair<std::string, size_t>>
+countByBackend(const PartitionReport &report);
 
 /// The ops that fell to portable, one line each ("node (op): reason; reason"),
 /// for `--strict`; empty when every op went to a delegate.

@@ -122,13 +122,44 @@ std::optional<std::string> checkConstantOperands(Operation *op,
   return std::nullopt;
 }
 
-bool touchesBF16(Operation *op) {
-  auto isBF16 = [](Type type) {
+namespace {
+/// "constant operands 1, 2" for a set of operands that must be constants.
+std::string describeWeights(unsigned mask) {
+  std::string list;
+  unsigned count = 0;
+  for (unsigned bit = 0; bit < 32; ++bit)
+    if (mask & (1u << bit)) {
+      list += (list.empty() ? "" : ", ") + std::to_string(bit);
+      ++count;
+    }
+  return (count == 1 ? "constant operand " : "constant operands ") + list;
+}
+} // namespace
+
+OpDoc describeRule(const RuleFacts &rule, std::string nativeDetail) {
+  OpDoc doc;
+  doc.op = rule.op;
+  doc.lowering = rule.lowering;
+  doc.conditional = rule.predicate != nullptr;
+  if (rule.lowering == Lowering::Decomposed) {
+    doc.detail = "as ";
+    llvm::raw_string_ostream os(doc.detail);
+    llvm::interleave(rule.decomposesInto, os, ", ");
+  } else {
+    doc.detail = std::move(nativeDetail);
+  }
+  if (rule.weights)
+    doc.detail += "; " + describeWeights(rule.weights);
+  return doc;
+}
+
+bool touchesDTypes(Operation *op, DTypeSet set) {
+  auto inSet = [&](Type type) {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.getElementType().isBF16();
+    return tensor && (dtypeBit(tensor.getElementType()) & set);
   };
-  return llvm::any_of(op->getOperandTypes(), isBF16) ||
-         llvm::any_of(op->getResultTypes(), isBF16);
+  return llvm::any_of(op->getOperandTypes(), inSet) ||
+         llvm::any_of(op->getResultTypes(), inSet);
 }
 
 } // namespace duet::partition

@@ -1,10 +1,12 @@
 //===- Rules.h - what every backend's rule table is made of -----*- C++ -*-===//
 //
-// The vocabulary shared by the per-backend rule tables (vulkan/, xnnpack/):
-// element-type sets, how an op is lowered, the verdict a backend gives for an
-// op, and the checks every table applies the same way (rank, element types,
-// constant weights). Each backend keeps its own table; this file only holds
-// what they have in common, so no check is written twice.
+// The vocabulary shared by the per-backend rule tables
+// (partitioners/<backend>/): element-type sets, how an op is lowered, the facts
+// every rule states, the verdict a backend gives for an op, and the checks
+// every table applies the same way (rank, element types, constant weights).
+// Each backend keeps its own table; this file only holds what they have in
+// common, so no check is written twice. RuleTable.h is the check() every table
+// runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +61,27 @@ enum class Lowering {
 /// is wrong, naming the argument and its value (without the backend prefix).
 using Predicate = std::optional<std::string> (*)(mlir::Operation *op);
 
+/// Operand masks of the weights a rule names (bit i: operand i).
+constexpr unsigned kNoWeights = 0;
+/// weight (operand 1) and bias (operand 2).
+constexpr unsigned kWeightAndBias = 0b110;
+/// running_mean, running_var, weight, bias (operands 1 to 4).
+constexpr unsigned kNormParams = 0b11110;
+
+/// What every rule of every table states about its op; a table's rule type
+/// derives from it and adds the backend's own facts.
+struct RuleFacts {
+  llvm::StringLiteral op;
+  Lowering lowering;
+  /// Operands (bit i: operand i) that must be constants: weights the backend
+  /// packs at load.
+  unsigned weights;
+  /// Argument predicate, or null.
+  Predicate predicate;
+  /// For a decomposed op: the native ops the decomposition produces.
+  llvm::ArrayRef<llvm::StringLiteral> decomposesInto;
+};
+
 /// A backend's answer for one op.
 struct Verdict {
   bool claimed = false;
@@ -79,14 +102,33 @@ public:
   virtual ~BackendRules() = default;
   /// The backend, as the dialect's `duet.delegate` names it.
   virtual Backend kind() const = 0;
-  /// "vulkan", "xnnpack".
+  /// Its name, as the dialect spells it.
   llvm::StringRef name() const { return stringifyBackend(kind()); }
   /// Whether this backend can run `op`, natively or through decomposition.
   virtual Verdict check(mlir::Operation *op) = 0;
   /// The names of the ops this backend runs natively: legalization inside
   /// its partitions never decomposes them.
   virtual const llvm::StringSet<> &nativeOps() const = 0;
+  /// Decomposes, in place, the ops of `delegate` (one of this backend's
+  /// partitions) that the backend does not run natively.
+  virtual mlir::LogicalResult legalize(DelegateOp delegate) = 0;
 };
+
+/// How a backend runs one op, for the ops table of docs/ops.md.
+struct OpDoc {
+  llvm::StringRef op;
+  /// How it runs there; nothing for an op the backend never runs, when
+  /// `detail` says why.
+  std::optional<Lowering> lowering;
+  /// The rule has an argument predicate: some calls of the op are refused.
+  bool conditional = false;
+  std::string detail;
+};
+
+/// The row of `rule`: its lowering and predicate, and as detail
+/// `nativeDetail` (a native op: what runs it) or the pieces of a
+/// decomposition, then its constant operands.
+OpDoc describeRule(const RuleFacts &rule, std::string nativeDetail);
 
 //===----------------------------------------------------------------------===//
 // Checks every table applies
@@ -114,8 +156,8 @@ bool isConstant(mlir::Value value);
 std::optional<std::string> checkConstantOperands(mlir::Operation *op,
                                                  unsigned operandMask);
 
-/// Whether `op` has an element type of bf16 among its tensors.
-bool touchesBF16(mlir::Operation *op);
+/// Whether an input or output of `op` has an element type in `set`.
+bool touchesDTypes(mlir::Operation *op, DTypeSet set);
 
 } // namespace duet::partition
 

@@ -106,12 +106,6 @@ std::optional<std::string> padArgs(Operation *op) {
 // The table
 //===----------------------------------------------------------------------===//
 
-constexpr unsigned kNoWeights = 0;
-/// weight (operand 1) and bias (operand 2).
-constexpr unsigned kWeightAndBias = 0b110;
-/// running_mean, running_var, weight, bias (operands 1 to 4).
-constexpr unsigned kNormParams = 0b11110;
-
 constexpr llvm::StringLiteral kAttentionPieces[] = {
     "aten.matmul", "aten.permute", "aten.mul", "aten.add", "aten.softmax"};
 
@@ -119,8 +113,28 @@ constexpr llvm::StringLiteral kAttentionPieces[] = {
 constexpr VulkanRule shared(llvm::StringLiteral op, PackingSet packings,
                             bool bufferKernel, unsigned weights = kNoWeights,
                             Predicate predicate = nullptr) {
-  return {op,           Lowering::Native, LayoutKind::Shared, packings,
-          bufferKernel, weights,          predicate,          {}};
+  return {{op, Lowering::Native, weights, predicate, {}},
+          LayoutKind::Shared,
+          packings,
+          bufferKernel};
+}
+
+/// An op that re-indexes every element: any packing for each tensor, and a
+/// buffer kernel.
+constexpr VulkanRule independent(llvm::StringLiteral op) {
+  return {{op, Lowering::Native, kNoWeights, nullptr, {}},
+          LayoutKind::Independent,
+          kAnyPacking,
+          true};
+}
+
+/// An op that runs as `pieces`.
+constexpr VulkanRule decomposed(llvm::StringLiteral op,
+                                llvm::ArrayRef<llvm::StringLiteral> pieces) {
+  return {{op, Lowering::Decomposed, kNoWeights, nullptr, pieces},
+          LayoutKind::Shared,
+          kAnyPacking,
+          false};
 }
 
 /// An elementwise op: any packing, shared by its tensors, and a buffer kernel.
@@ -188,22 +202,8 @@ const VulkanRule kRules[] = {
            rank4Only),
     // Data movement. view and permute re-index every element, so input and
     // output packings are independent; buffers hold any rank up to 8.
-    {"aten.view",
-     Lowering::Native,
-     LayoutKind::Independent,
-     kAnyPacking,
-     true,
-     kNoWeights,
-     nullptr,
-     {}},
-    {"aten.permute",
-     Lowering::Native,
-     LayoutKind::Independent,
-     kAnyPacking,
-     true,
-     kNoWeights,
-     nullptr,
-     {}},
+    independent("aten.view"),
+    independent("aten.permute"),
     // On buffers these are copies, so each has a buffer kernel: a detection
     // head's [1,84,8400] concatenation stays on the GPU when no texture
     // holds it.
@@ -214,9 +214,7 @@ const VulkanRule kRules[] = {
     shared("aten.cat", kAnyPacking, true),
     shared("aten.split_with_sizes", kAnyPacking, true),
     // Attention runs as its pieces.
-    {"aten.scaled_dot_product_attention", Lowering::Decomposed,
-     LayoutKind::Shared, kAnyPacking, false, kNoWeights, nullptr,
-     kAttentionPieces},
+    decomposed("aten.scaled_dot_product_attention", kAttentionPieces),
 };
 
 /// Ops the Vulkan delegate does not run, with the reason.
@@ -227,6 +225,9 @@ constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral> kUnsupported[] = {
     {"aten.cast", "the Vulkan delegate computes in one float type per model "
                   "(fp32, or fp16 with force-fp16) and has no conversion"},
 };
+
+constexpr TableFacts kTable = {kMaxBufferRank, "Vulkan kernel", "Vulkan kernel",
+                               DecomposedCheck::predicate, kUnsupported};
 
 std::string formatExtents(ArrayRef<int64_t> extents) {
   return "(" + std::to_string(extents[0]) + "," + std::to_string(extents[1]) +
@@ -322,24 +323,14 @@ VulkanRules::unsupportedOps() {
 }
 
 VulkanRules::VulkanRules(MLIRContext *context, VulkanLimits limits)
-    : limitsInUse(std::move(limits)), native([] {
-        llvm::StringSet<> names;
-        for (const VulkanRule &rule : kRules)
-          if (rule.lowering == Lowering::Native)
-            names.insert(rule.op);
-        return names;
-      }()),
-      decompositions(context, native) {
-  for (const VulkanRule &rule : kRules)
-    rules[rule.op] = &rule;
-}
+    : RuleTable(context, kTable, kRules), limitsInUse(std::move(limits)) {}
 
 std::optional<StorageOptions> VulkanRules::storageOptions(Operation *op) const {
-  auto found = rules.find(op->getName().getStringRef());
-  if (found == rules.end() || found->second->lowering != Lowering::Native)
-    return std::nullopt;
-  const VulkanRule &rule = *found->second;
   StringRef opName = op->getName().getStringRef();
+  const VulkanRule *found = find(opName);
+  if (!found || found->lowering != Lowering::Native)
+    return std::nullopt;
+  const VulkanRule &rule = *found;
 
   StorageOptions options;
   options.kind = rule.layout;
@@ -402,51 +393,14 @@ std::optional<StorageOptions> VulkanRules::storageOptions(Operation *op) const {
   return options;
 }
 
-std::optional<std::string> VulkanRules::whyNotNative(Operation *op) const {
-  StringRef opName = op->getName().getStringRef();
-  for (auto [name, why] : kUnsupported)
-    if (opName == name)
-      return opName.str() + ": " + why.str();
-  auto found = rules.find(opName);
-  if (found == rules.end())
-    return "no Vulkan kernel for " + opName.str();
-  const VulkanRule &rule = *found->second;
-  if (rule.lowering != Lowering::Native)
-    return opName.str() + " has no Vulkan kernel of its own";
-  if (auto why = checkMaxRank(op, kMaxBufferRank))
-    return why;
-  if (auto why = checkConstantOperands(op, rule.weights))
-    return why;
-  if (rule.predicate)
-    if (auto why = rule.predicate(op))
-      return why;
+std::optional<std::string> VulkanRules::checkTensors(Operation *op,
+                                                     const VulkanRule &) const {
   if (auto why = checkDTypes(op, kF32 | kF16))
     return why;
   std::optional<StorageOptions> storage = storageOptions(op);
   if (!storage->texture && !storage->buffer)
     return storage->whyNeither;
   return std::nullopt;
-}
-
-Verdict VulkanRules::check(Operation *op) {
-  auto found = rules.find(op->getName().getStringRef());
-  if (found == rules.end() || found->second->lowering == Lowering::Native) {
-    if (auto why = whyNotNative(op))
-      return Verdict::reject("vulkan: " + *why);
-    return Verdict::claim();
-  }
-  // Element types are checked on the pieces: a boolean attention mask, for
-  // one, becomes an additive float constant.
-  const VulkanRule &rule = *found->second;
-  if (rule.predicate)
-    if (auto why = rule.predicate(op))
-      return Verdict::reject("vulkan: " + *why);
-  Verdict verdict = Verdict::claim();
-  if (auto why = decompositions.trial(
-          op, name(), [&](Operation *piece) { return whyNotNative(piece); },
-          verdict.decomposedInto))
-    return Verdict::reject(*why);
-  return verdict;
 }
 
 } // namespace duet::partition

@@ -12,11 +12,8 @@
 #ifndef DUET_PARTITIONERS_VULKAN_VULKANRULES_H
 #define DUET_PARTITIONERS_VULKAN_VULKANRULES_H
 
-#include "partitioners/common/Legalize.h"
-#include "partitioners/common/Rules.h"
+#include "partitioners/common/RuleTable.h"
 #include "partitioners/vulkan/DeviceProfile.h"
-
-#include "llvm/ADT/StringMap.h"
 
 namespace duet::partition {
 
@@ -58,22 +55,14 @@ enum class LayoutKind {
   Independent,
 };
 
-/// One entry of the Vulkan rule table.
-struct VulkanRule {
-  llvm::StringLiteral op;
-  Lowering lowering;
+/// One entry of the Vulkan rule table. Its weights are outside layout
+/// planning.
+struct VulkanRule : RuleFacts {
   LayoutKind layout;
   /// The texture packings the kernels read and write.
   PackingSet packings;
   /// Whether a buffer kernel exists (used when no texture layout fits).
   bool bufferKernel;
-  /// Operands (bit i: operand i) that are weights: constants packed at load,
-  /// outside layout planning.
-  unsigned weights;
-  /// Argument predicate, or null.
-  Predicate predicate;
-  /// For a decomposed op: the native ops the decomposition produces.
-  llvm::ArrayRef<llvm::StringLiteral> decomposesInto;
 };
 
 /// The storage one native op's tensors can take under the limits.
@@ -99,20 +88,17 @@ struct StorageOptions {
 };
 
 /// The Vulkan backend's rules under one set of limits.
-class VulkanRules : public BackendRules {
+class VulkanRules : public RuleTable<VulkanRule> {
 public:
   VulkanRules(mlir::MLIRContext *context, VulkanLimits limits);
 
   Backend kind() const override { return Backend::vulkan; }
-  Verdict check(mlir::Operation *op) override;
-  const llvm::StringSet<> &nativeOps() const override { return native; }
 
   /// The storage options of a native op; std::nullopt for an op without a
   /// native rule.
   std::optional<StorageOptions> storageOptions(mlir::Operation *op) const;
 
   const VulkanLimits &limits() const { return limitsInUse; }
-  Decomposer &decomposer() { return decompositions; }
 
   /// The whole table, for documentation and tests.
   static llvm::ArrayRef<VulkanRule> table();
@@ -121,13 +107,11 @@ public:
   unsupportedOps();
 
 private:
-  /// Why `op` cannot run natively, unprefixed; nothing when it can.
-  std::optional<std::string> whyNotNative(mlir::Operation *op) const;
+  /// Element types, then whether the tensors fit a texture or a buffer.
+  std::optional<std::string>
+  checkTensors(mlir::Operation *op, const VulkanRule &rule) const override;
 
   VulkanLimits limitsInUse;
-  llvm::StringMap<const VulkanRule *> rules;
-  llvm::StringSet<> native;
-  Decomposer decompositions;
 };
 
 } // namespace duet::partition

@@ -303,15 +303,6 @@ std::optional<std::string> bilinearArgs(Operation *op) {
   return std::nullopt;
 }
 
-bool touchesF16(Operation *op) {
-  auto isF16 = [](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.getElementType().isF16();
-  };
-  return llvm::any_of(op->getOperandTypes(), isF16) ||
-         llvm::any_of(op->getResultTypes(), isF16);
-}
-
 /// A tensor without elements, which XNNPACK values cannot describe.
 std::optional<std::string> emptyTensor(Type type, bool isResult,
                                        unsigned index) {
@@ -337,12 +328,6 @@ std::optional<std::string> castArgs(Operation *op) {
 // The table
 //===----------------------------------------------------------------------===//
 
-constexpr unsigned kNoWeights = 0;
-/// weight (operand 1) and bias (operand 2).
-constexpr unsigned kWeightAndBias = 0b110;
-/// running_mean, running_var, weight, bias (operands 1 to 4).
-constexpr unsigned kNormParams = 0b11110;
-
 constexpr llvm::StringLiteral kSiluPieces[] = {"aten.sigmoid", "aten.mul"};
 constexpr llvm::StringLiteral kHardsigmoidPieces[] = {"aten.add", "aten.clamp",
                                                       "aten.div"};
@@ -352,14 +337,15 @@ constexpr llvm::StringLiteral kBatchNormPieces[] = {"aten.mul", "aten.add"};
 constexpr XnnpackRule node(llvm::StringLiteral op, llvm::StringLiteral node,
                            bool bf16, unsigned weights = kNoWeights,
                            Predicate predicate = nullptr) {
-  return {op, Lowering::Native, node, bf16, false, weights, predicate, {}};
+  return {{op, Lowering::Native, weights, predicate, {}}, node, bf16, false};
 }
 
 /// An op the decomposition library rewrites into native ops.
 constexpr XnnpackRule decomposed(llvm::StringLiteral op, bool bf16,
                                  llvm::ArrayRef<llvm::StringLiteral> pieces,
                                  unsigned weights = kNoWeights) {
-  return {op, Lowering::Decomposed, "", bf16, false, weights, nullptr, pieces};
+  return {
+      {op, Lowering::Decomposed, weights, nullptr, pieces}, "", bf16, false};
 }
 
 /// A native op that may also be fp16.
@@ -434,6 +420,10 @@ constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral> kUnsupported[] = {
      "this XNNPACK resizes bilinearly only (static_resize_bilinear_2d)"},
 };
 
+constexpr TableFacts kTable = {kXnnpackMaxRank, "XNNPACK subgraph node",
+                               "XNNPACK node", DecomposedCheck::whole,
+                               kUnsupported};
+
 } // namespace
 
 ArrayRef<XnnpackRule> XnnpackRules::table() { return kRules; }
@@ -454,30 +444,14 @@ bool XnnpackRules::takesOutputBounds(Operation *op) {
 }
 
 XnnpackRules::XnnpackRules(MLIRContext *context, bool enableBf16)
-    : enableBf16(enableBf16), native([] {
-        llvm::StringSet<> names;
-        for (const XnnpackRule &rule : kRules)
-          if (rule.lowering == Lowering::Native)
-            names.insert(rule.op);
-        return names;
-      }()),
-      decompositions(context, native) {
-  for (const XnnpackRule &rule : kRules)
-    rules[rule.op] = &rule;
-}
+    : RuleTable(context, kTable, kRules), enableBf16(enableBf16) {}
 
-std::optional<std::string> XnnpackRules::whyNot(Operation *op,
-                                                const XnnpackRule &rule) const {
+std::optional<std::string>
+XnnpackRules::checkTensors(Operation *op, const XnnpackRule &rule) const {
+  // What the subgraph API cannot express (the predicate, before this) comes
+  // before the bf16 gate, so that enable-bf16 is never suggested for an op
+  // it would not help.
   StringRef opName = op->getName().getStringRef();
-  if (auto why = checkMaxRank(op, kXnnpackMaxRank))
-    return why;
-  if (auto why = checkConstantOperands(op, rule.weights))
-    return why;
-  // What the subgraph API cannot express comes before the bf16 gate, so
-  // that enable-bf16 is never suggested for an op it would not help.
-  if (rule.predicate)
-    if (auto why = rule.predicate(op))
-      return why;
   for (auto [index, type] : llvm::enumerate(op->getOperandTypes()))
     if (auto why = emptyTensor(type, false, index))
       return why;
@@ -487,11 +461,11 @@ std::optional<std::string> XnnpackRules::whyNot(Operation *op,
   DTypeSet allowed = kF32;
   if (rule.fp16)
     allowed |= kF16;
-  else if (touchesF16(op))
+  else if (touchesDTypes(op, kF16))
     return "f16 " + opName.str() +
            ": this XNNPACK computes fp32 only, fp16 only in convert "
            "(aten.cast)";
-  if (touchesBF16(op)) {
+  if (touchesDTypes(op, kBF16)) {
     if (!rule.bf16)
       return "bf16 " + opName.str() +
              " not supported by this XNNPACK (enable-bf16 is per op)";
@@ -504,36 +478,6 @@ std::optional<std::string> XnnpackRules::whyNot(Operation *op,
   if (auto why = checkDTypes(op, allowed))
     return why;
   return std::nullopt;
-}
-
-std::optional<std::string> XnnpackRules::whyNotNative(Operation *op) const {
-  StringRef opName = op->getName().getStringRef();
-  for (auto [name, why] : kUnsupported)
-    if (opName == name)
-      return opName.str() + ": " + why.str();
-  auto found = rules.find(opName);
-  if (found == rules.end())
-    return "no XNNPACK subgraph node for " + opName.str();
-  if (found->second->lowering != Lowering::Native)
-    return opName.str() + " has no XNNPACK node of its own";
-  return whyNot(op, *found->second);
-}
-
-Verdict XnnpackRules::check(Operation *op) {
-  auto found = rules.find(op->getName().getStringRef());
-  if (found == rules.end() || found->second->lowering == Lowering::Native) {
-    if (auto why = whyNotNative(op))
-      return Verdict::reject("xnnpack: " + *why);
-    return Verdict::claim();
-  }
-  if (auto why = whyNot(op, *found->second))
-    return Verdict::reject("xnnpack: " + *why);
-  Verdict verdict = Verdict::claim();
-  if (auto why = decompositions.trial(
-          op, name(), [&](Operation *piece) { return whyNotNative(piece); },
-          verdict.decomposedInto))
-    return Verdict::reject(*why);
-  return verdict;
 }
 
 } // namespace duet::partition

@@ -11,20 +11,16 @@
 #ifndef DUET_PARTITIONERS_XNNPACK_XNNPACKRULES_H
 #define DUET_PARTITIONERS_XNNPACK_XNNPACKRULES_H
 
-#include "partitioners/common/Legalize.h"
-#include "partitioners/common/Rules.h"
-
-#include "llvm/ADT/StringMap.h"
+#include "partitioners/common/RuleTable.h"
 
 namespace duet::partition {
 
 /// XNN_MAX_TENSOR_DIMS of the XNNPACK duet links.
 constexpr int64_t kXnnpackMaxRank = 6;
 
-/// One entry of the XNNPACK rule table.
-struct XnnpackRule {
-  llvm::StringLiteral op;
-  Lowering lowering;
+/// One entry of the XNNPACK rule table. Its weights are packed by the
+/// nodes that read them.
+struct XnnpackRule : RuleFacts {
   /// The `xnn_define_*` node(s) a native op becomes.
   llvm::StringLiteral node;
   /// Whether the op may be bf16 under enable-bf16: this XNNPACK has no bf16
@@ -34,23 +30,14 @@ struct XnnpackRule {
   /// Whether the op may be fp16: this XNNPACK's subgraph nodes compute fp32
   /// only, except convert, which converts between fp32 and fp16.
   bool fp16;
-  /// Operands (bit i: operand i) that must be constants (packed weights).
-  unsigned weights;
-  /// Argument predicate, or null.
-  Predicate predicate;
-  /// For a decomposed op: the native ops the decomposition produces.
-  llvm::ArrayRef<llvm::StringLiteral> decomposesInto;
 };
 
 /// The XNNPACK backend's rules.
-class XnnpackRules : public BackendRules {
+class XnnpackRules : public RuleTable<XnnpackRule> {
 public:
   XnnpackRules(mlir::MLIRContext *context, bool enableBf16);
 
   Backend kind() const override { return Backend::xnnpack; }
-  Verdict check(mlir::Operation *op) override;
-  const llvm::StringSet<> &nativeOps() const override { return native; }
-  Decomposer &decomposer() { return decompositions; }
 
   /// The whole table, for documentation and tests.
   static llvm::ArrayRef<XnnpackRule> table();
@@ -63,16 +50,12 @@ public:
   static bool takesOutputBounds(mlir::Operation *op);
 
 private:
-  /// Rank, element type and predicate checks of `rule` on `op`.
-  std::optional<std::string> whyNot(mlir::Operation *op,
-                                    const XnnpackRule &rule) const;
-  /// Why `op` cannot run natively, unprefixed; nothing when it can.
-  std::optional<std::string> whyNotNative(mlir::Operation *op) const;
+  /// Empty tensors, then the element types: fp16 and bf16 as `rule` and
+  /// enable-bf16 allow.
+  std::optional<std::string>
+  checkTensors(mlir::Operation *op, const XnnpackRule &rule) const override;
 
   bool enableBf16;
-  llvm::StringMap<const XnnpackRule *> rules;
-  llvm::StringSet<> native;
-  Decomposer decompositions;
 };
 
 } // namespace duet::partition

@@ -1,9 +1,10 @@
 //===- Backend.h - delegates and the registry of backends -------*- C++ -*-===//
 //
-// A backend (vulkan, xnnpack) turns a delegate blob into something it can run
-// and runs it. Backends are registered by name; the loader refuses a program
-// whose delegate names a backend that is not registered, unless it runs in
-// reference mode.
+// A backend (runtime/backends/<name>/) turns a delegate blob into something
+// it can run and runs it; one that runs on devices lists them for `duet
+// devices`. Backends are registered by name (runtime/backends/
+// BuiltinBackends.cpp); the loader refuses a program whose delegate names a
+// backend that is not registered, unless it runs in reference mode.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,9 +15,13 @@
 #include "runtime/core/ProgramTypes.h"
 #include "runtime/core/Status.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace duet::rt {
@@ -30,12 +35,54 @@ public:
   virtual ~PreparedDelegate() = default;
 };
 
+/// One fact about a device: a number, a yes or no, or text.
+using DeviceFact =
+    std::pair<std::string, std::variant<uint64_t, bool, std::string>>;
+
+/// A device a backend can run on, as `duet devices` shows it.
+struct DeviceInfo {
+  uint32_t index = 0;
+  std::string name;
+  /// What kind of device it is, shown after the name in parentheses
+  /// ("discrete GPU, Vulkan 1.3.230").
+  std::string kind;
+  /// The same as facts, for `--json` ("type", "api_version").
+  std::vector<DeviceFact> kindFacts;
+  /// Why duet cannot use it; empty when it can.
+  std::string unusable;
+  /// The limits and features duet plans for, in the driver's names.
+  std::vector<DeviceFact> limits;
+  /// The device as a target profile of the compiler (`duet compile
+  /// --target-profile`), field by field; empty when the backend has none.
+  std::vector<DeviceFact> profile;
+};
+
+/// A backend's devices and the one its delegates run on.
+struct DeviceList {
+  std::vector<DeviceInfo> devices;
+  /// The index of that device; nothing when none fits (`whyNone` says why).
+  std::optional<uint32_t> selected;
+  std::string whyNone;
+  /// What `duet devices` says under the list when one is selected: how it
+  /// was chosen and how to choose another.
+  std::string selectedNote;
+};
+
 class Backend {
 public:
   virtual ~Backend() = default;
 
-  /// The name delegates are recorded under ("vulkan", "xnnpack").
+  /// The name delegates are recorded under.
   virtual std::string_view name() const = 0;
+
+  /// Whether it runs on devices it can list (listDevices).
+  virtual bool listsDevices() const { return false; }
+  /// Lists its devices into `list` and selects the one `wanted` names (an
+  /// index or a part of a name; empty: the one its delegates would run
+  /// on). An error when the devices cannot be listed.
+  virtual Status listDevices(const std::string &wanted, DeviceList &list) {
+    return Status::ok();
+  }
 
   /// Prepares delegate `index` of `program` from `blob` (its bytes in the
   /// program file). Constant tensors the blob names by id are read through

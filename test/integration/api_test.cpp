@@ -48,8 +48,17 @@ TEST_CASE("compileFile returns the program and a report that adds up",
   REQUIRE(report.contains("ops"));
   CHECK(report["ops"].size() == result.ops);
   CHECK(result.ops > 0);
-  CHECK(result.vulkanOps + result.xnnpackOps + result.portableOps ==
-        result.ops);
+  // Every known backend is counted, in order, as in the report's summary.
+  std::vector<duet::compiler::BackendInfo> known =
+      duet::compiler::knownBackends();
+  REQUIRE(result.backendOps.size() == known.size());
+  size_t counted = result.portableOps;
+  for (size_t i = 0; i < known.size(); ++i) {
+    CHECK(result.backendOps[i].first == known[i].name);
+    CHECK(report["summary"][known[i].name] == result.backendOps[i].second);
+    counted += result.backendOps[i].second;
+  }
+  CHECK(counted == result.ops);
   CHECK(result.portableOpReasons.size() == result.portableOps);
 }
 
@@ -101,10 +110,21 @@ TEST_CASE("compile errors are values with the CLI's exit codes",
   CHECK(status.message().find("unknown backend 'tpu'") != std::string::npos);
 
   options.backends = {};
-  options.targetProfile = "no-such-gpu";
+  options.backendOptions = {{"target-profile", "no-such-gpu"}};
   status = duet::compiler::compileFile(kModel, options, result);
   if (!duet::compiler::availableBackends().empty())
     CHECK(!status.isOk());
+
+  // Backend options are checked by name and, for a flag, by value.
+  options.backendOptions = {{"no-such-option", "1"}};
+  status = duet::compiler::compileFile(kModel, options, result);
+  CHECK(status.code() == duet::ErrorCode::badInput);
+  CHECK(status.message().find("unknown backend option 'no-such-option'") !=
+        std::string::npos);
+  options.backendOptions = {{"enable-bf16", "yes"}};
+  status = duet::compiler::compileFile(kModel, options, result);
+  CHECK(status.code() == duet::ErrorCode::badInput);
+  CHECK(status.message().find("takes true or false") != std::string::npos);
 }
 
 TEST_CASE("strict compilation fails on a portable op but still reports",
@@ -226,7 +246,26 @@ TEST_CASE("the op support table lists every dialect op once, sorted",
   });
   REQUIRE(conv != rows.end());
   CHECK(conv->portable);
-  CHECK(conv->xnnpack.how == duet::compiler::OpSupport::How::native);
-  CHECK(conv->xnnpack.conditional);
-  CHECK(!duet::compiler::builtinProfiles().empty());
+  std::vector<duet::compiler::BackendInfo> known =
+      duet::compiler::knownBackends();
+  REQUIRE(conv->backends.size() == known.size());
+  auto xnnpack = std::find_if(known.begin(), known.end(), [](const auto &b) {
+    return b.name == "xnnpack";
+  });
+  REQUIRE(xnnpack != known.end());
+  const duet::compiler::OpSupport &support =
+      conv->backends[xnnpack - known.begin()];
+  CHECK(support.how == duet::compiler::OpSupport::How::native);
+  CHECK(support.conditional);
+}
+
+TEST_CASE("every known backend has a title and documented options",
+          "[api][compiler]") {
+  for (const duet::compiler::BackendInfo &backend :
+       duet::compiler::knownBackends()) {
+    INFO(backend.name);
+    CHECK(!backend.title.empty());
+    for (const duet::compiler::BackendOption &option : backend.options)
+      CHECK(!option.help.empty());
+  }
 }

@@ -5,6 +5,8 @@
 // RUN: not duet-opt --duet-partition="target-profile=%S/Inputs/missing.json" %s 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not duet-opt --duet-partition="texture-limits=2048,2048" %s 2>&1 | FileCheck %s --check-prefix=LIMITS
 // RUN: not duet-opt --duet-partition="texture-limits=2048,0,2048" %s 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not duet-opt --duet-partition="texture-limits=2048,wide,2048" %s 2>&1 | FileCheck %s --check-prefix=NUMBER
+// RUN: not duet-opt --duet-partition="enable-bf16=maybe" %s 2>&1 | FileCheck %s --check-prefix=FLAG
 // RUN: not duet-opt --duet-partition="backends=vulkan,metal" %s 2>&1 | FileCheck %s --check-prefix=BACKEND
 // RUN: not duet-opt --duet-partition="backends=xnnpack,xnnpack" %s 2>&1 | FileCheck %s --check-prefix=TWICE
 // RUN: not duet-opt --duet-partition="report=%S/Inputs/no-such-dir/r.json" %s 2>&1 | FileCheck %s --check-prefix=REPORT
@@ -21,6 +23,8 @@
 // MISSING: error: cannot read device profile {{.*}}missing.json: No such file or directory
 // LIMITS: error: texture-limits takes three numbers X,Y,Z, got 2
 // ZERO: error: texture-limits must be three whole numbers from 1 to 4294967295, got 0
+// NUMBER: error: texture-limits takes three numbers X,Y,Z, got '2048,wide,2048'
+// FLAG: error: enable-bf16 takes true or false, got 'maybe'
 // BACKEND: error: unknown backend "metal"; backends are vulkan and xnnpack, in priority order
 // TWICE: error: backend "xnnpack" is listed twice
 // REPORT: error: cannot write the partition report to {{.*}}no-such-dir/r.json: No such file or directory

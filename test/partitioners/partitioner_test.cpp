@@ -1,6 +1,7 @@
 // The partitioner's parts as C++ users see them: texture extents, device
-// profiles, the consistency of each backend's rule table, and the grouping's
-// promise that partitions are convex, on many random graphs.
+// profiles, the registered backends, the consistency of each backend's rule
+// table, and the grouping's promise that partitions are convex, on many
+// random graphs.
 
 #include "partitioners/Partitioner.h"
 #include "partitioners/common/Grouping.h"
@@ -308,6 +309,38 @@ TEST_CASE("partitions are connected, of one backend, acyclic once "
     CHECK(delegates->size() == partitions.size());
     CHECK(succeeded(verify(*module)));
   }
+}
+
+TEST_CASE("every backend of the dialect is registered once, with a title, "
+          "options of distinct names and rows of registered ops",
+          "[backends]") {
+  MLIRContext &ctx = context();
+  for (uint32_t value = 0; value <= getMaxEnumValForBackend(); ++value) {
+    std::optional<Backend> kind = symbolizeBackend(value);
+    REQUIRE(kind);
+    const DelegateBackend *backend =
+        findDelegateBackend(stringifyBackend(*kind));
+    REQUIRE(backend);
+    CHECK(backend->kind() == *kind);
+  }
+  llvm::StringSet<> names, options;
+  for (const DelegateBackend *backend : delegateBackends()) {
+    INFO(backend->name().str());
+    CHECK(names.insert(backend->name()).second);
+    CHECK(!backend->title().empty());
+    // Every option is a flag of `duet compile`, so names are distinct
+    // across backends.
+    for (const OptionSpec &spec : backend->options()) {
+      INFO(spec.name.str());
+      CHECK(options.insert(spec.name).second);
+      CHECK(!spec.help.empty());
+    }
+    for (const OpDoc &doc : backend->describeOps()) {
+      INFO(doc.op.str());
+      CHECK(RegisteredOperationName::lookup(doc.op, &ctx).has_value());
+    }
+  }
+  CHECK(names.size() == knownBackends().size());
 }
 
 TEST_CASE("docs/partitioning.md lists every op of each rule table in its "

@@ -1,17 +1,20 @@
 //===- duet-docgen.cpp - the generated parts of duet's docs --------------===//
 //
-//   duet-docgen ops|profiles             print the generated section
-//   duet-docgen ops|profiles --check F   exit 1 when F's section differs
-//   duet-docgen ops|profiles --update F  replace F's section
+//   duet-docgen SECTION             print the generated section
+//   duet-docgen SECTION --check F   exit 1 when F's section differs
+//   duet-docgen SECTION --update F  replace F's section
 //
-// A generated section sits between "<!-- BEGIN GENERATED: duet-docgen X -->"
-// and "<!-- END GENERATED -->" lines; the prose around it is written by hand.
+// SECTION is `ops` (docs/ops.md, from every backend's rule table and the
+// portable kernel registry) or a section a backend generates
+// (DelegateBackend::docSections: `profiles`, docs/profiles.md). A generated
+// section sits between "<!-- BEGIN GENERATED: duet-docgen X -->" and
+// "<!-- END GENERATED -->" lines; the prose around it is written by hand.
 // Tables generated from the code cannot drift from it: a test runs --check.
 //
 //===----------------------------------------------------------------------===//
 
 #include "duet/compiler.h"
-#include "partitioners/vulkan/DeviceProfile.h"
+#include "partitioners/common/DelegateBackend.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -22,17 +25,6 @@
 using namespace duet;
 
 namespace {
-
-/// Text for a Markdown table cell.
-std::string cell(const std::string &text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|')
-      out += '\\';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out;
-}
 
 std::string supportCell(const compiler::OpSupport &support) {
   std::string how;
@@ -50,52 +42,57 @@ std::string supportCell(const compiler::OpSupport &support) {
   if (support.conditional)
     how += "\\*";
   if (!support.detail.empty())
-    how += ": " + cell(support.detail);
+    how += ": " + partition::markdownCell(support.detail);
   return how;
 }
 
 std::string opsSection() {
+  std::vector<compiler::BackendInfo> backends = compiler::knownBackends();
   std::vector<compiler::OpRow> rows = compiler::opSupportTable();
-  size_t portable = 0, vulkan = 0, xnnpack = 0;
-  std::string table = "| op | portable | vulkan | xnnpack |\n"
-                      "|---|---|---|---|\n";
+  size_t portable = 0;
+  std::vector<size_t> taken(backends.size());
+  std::string table = "| op | portable |";
+  std::string rule = "|---|---|";
+  for (const compiler::BackendInfo &backend : backends) {
+    table += " " + backend.name + " |";
+    rule += "---|";
+  }
+  table += "\n" + rule + "\n";
   for (const compiler::OpRow &row : rows) {
     portable += row.portable;
-    vulkan += row.vulkan.how != compiler::OpSupport::How::no;
-    xnnpack += row.xnnpack.how != compiler::OpSupport::How::no;
-    table += "| `" + row.op + "` | " + (row.portable ? "yes" : "no") + " | " +
-             supportCell(row.vulkan) + " | " + supportCell(row.xnnpack) +
-             " |\n";
+    table += "| `" + row.op + "` | " + (row.portable ? "yes" : "no") + " |";
+    for (auto [index, support] : llvm::enumerate(row.backends)) {
+      taken[index] += support.how != compiler::OpSupport::How::no;
+      table += " " + supportCell(support) + " |";
+    }
+    table += "\n";
   }
-  return std::to_string(rows.size()) +
-         " ops in the aten dialect: " + std::to_string(portable) +
-         " with a portable kernel, " + std::to_string(vulkan) +
-         " Vulkan can take, " + std::to_string(xnnpack) +
-         " XNNPACK can take.\n\n" + table;
+  std::string summary =
+      std::to_string(rows.size()) +
+      " ops in the aten dialect: " + std::to_string(portable) +
+      " with a portable kernel";
+  for (auto [index, backend] : llvm::enumerate(backends))
+    summary +=
+        ", " + std::to_string(taken[index]) + " " + backend.title + " can take";
+  return summary + ".\n\n" + table;
 }
 
-std::string profilesSection() {
-  std::string table = "| profile | devices | maxImageDimension3D | "
-                      "maxStorageBufferRange | source |\n"
-                      "|---|---|---|---|---|\n";
-  for (const std::string &name : compiler::builtinProfiles()) {
-    auto profile = partition::loadDeviceProfile(name);
-    if (!profile) {
-      llvm::errs() << "error: built-in profile " << name << ": "
-                   << llvm::toString(profile.takeError()) << "\n";
-      return {};
-    }
-    table += "| `" + profile->name + "` | " + cell(profile->device) + " | " +
-             std::to_string(profile->maxImageDimension3D) + " | " +
-             std::to_string(profile->maxStorageBufferRange) + " | " +
-             cell(profile->source) + " |\n";
-  }
-  return table;
+/// The backend that generates section `name`, or nullptr.
+const partition::DelegateBackend *sectionOwner(llvm::StringRef name) {
+  for (const partition::DelegateBackend *backend :
+       partition::delegateBackends())
+    if (llvm::is_contained(backend->docSections(), name))
+      return backend;
+  return nullptr;
 }
 
 int usage() {
-  llvm::errs() << "usage: duet-docgen ops|profiles [--check FILE | --update "
-                  "FILE]\n";
+  llvm::errs() << "usage: duet-docgen ops";
+  for (const partition::DelegateBackend *backend :
+       partition::delegateBackends())
+    for (llvm::StringRef section : backend->docSections())
+      llvm::errs() << "|" << section;
+  llvm::errs() << " [--check FILE | --update FILE]\n";
   return 2;
 }
 
@@ -106,14 +103,18 @@ int main(int argc, char **argv) {
     return usage();
   std::string what = argv[1];
   std::string section;
-  if (what == "ops")
+  if (what == "ops") {
     section = opsSection();
-  else if (what == "profiles")
-    section = profilesSection();
-  else
+  } else if (const partition::DelegateBackend *owner = sectionOwner(what)) {
+    llvm::Expected<std::string> text = owner->docSection(what);
+    if (!text) {
+      llvm::errs() << "error: " << llvm::toString(text.takeError()) << "\n";
+      return 1;
+    }
+    section = std::move(*text);
+  } else {
     return usage();
-  if (section.empty())
-    return 1;
+  }
   if (argc == 2) {
     llvm::outs() << section;
     return 0;

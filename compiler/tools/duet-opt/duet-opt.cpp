@@ -3,8 +3,6 @@
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
 #include "partitioners/Partitioner.h"
-#include "partitioners/common/FusionDialect.h"
-#include "partitioners/xnnpack/XnnDialect.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -16,8 +14,8 @@
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<duet::aten::AtenDialect, duet::DuetDialect,
-                  duet::fusion::FusionDialect, duet::xnn::XnnDialect,
                   mlir::arith::ArithDialect, mlir::func::FuncDialect>();
+  duet::registerPartitionerDialects(registry);
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   duet::registerDuetPasses();

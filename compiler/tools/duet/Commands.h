@@ -33,7 +33,7 @@ Runner addCompileCommand(CLI::App &app);
 Runner addRunCommand(CLI::App &app);
 Runner addInspectCommand(CLI::App &app);
 Runner addBenchCommand(CLI::App &app);
-/// `duet devices`, in builds with the Vulkan backend (DUET_HAVE_VULKAN).
+/// `duet devices`, in builds with a runtime backend that runs on devices.
 Runner addDevicesCommand(CLI::App &app);
 
 /// Whether messages may use colour: stderr is a terminal and NO_COLOR is unset.

@@ -8,65 +8,51 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <deque>
 #include <memory>
-#include <sstream>
 
 namespace duet::cli {
 namespace {
+
+/// A backend option as a flag of `duet compile`.
+struct BackendFlag {
+  const partition::OptionSpec *spec;
+  /// What CLI11 parsed into.
+  CLI::Option *option = nullptr;
+  std::string text;
+  bool set = false;
+};
 
 struct CompileArgs {
   std::string input;
   std::string output;
   std::vector<std::string> backends;
-  std::string textureLimits;
-  std::string targetProfile;
-  bool enableBf16 = false;
-  bool forceFp16 = false;
+  /// Every option of every backend (CLI11 keeps pointers into them).
+  std::deque<BackendFlag> backendFlags;
   std::string report;
   bool explain = false;
   bool strict = false;
   bool quiet = false;
 };
 
-bool parseLimits(const std::string &text, std::array<int64_t, 3> &limits) {
-  std::istringstream in(text);
-  std::string part;
-  for (int i = 0; i < 3; ++i) {
-    if (!std::getline(in, part, ','))
-      return false;
-    try {
-      size_t used = 0;
-      long long value = std::stoll(part, &used);
-      if (used != part.size() || value < 1)
-        return false;
-      limits[i] = value;
-    } catch (const std::exception &) {
-      return false;
-    }
-  }
-  return !std::getline(in, part, ',');
-}
-
 int runCompile(const CompileArgs &args) {
   CompileOptions options;
   options.backends = args.backends;
-  options.partition.enableBf16 = args.enableBf16;
-  options.partition.targetProfile = args.targetProfile;
-  options.forceFp16 = args.forceFp16;
-  if (!args.textureLimits.empty()) {
-    std::array<int64_t, 3> limits;
-    if (!parseLimits(args.textureLimits, limits)) {
-      printError("--texture-limits takes three positive integers X,Y,Z, got '" +
-                 args.textureLimits + "'");
-      return kBadInput;
-    }
-    options.partition.textureLimits = limits;
-  }
   CommandFiles files;
   files.addInput("the model", args.input);
-  // A profile name that is no file's path matches no output.
-  if (!args.targetProfile.empty())
-    files.addInput("--target-profile", args.targetProfile);
+  for (const BackendFlag &flag : args.backendFlags) {
+    if (!flag.option->count())
+      continue;
+    llvm::StringRef name = flag.spec->name;
+    if (flag.spec->isFlag()) {
+      options.partition.backendOptions.setFlag(name, flag.set);
+      continue;
+    }
+    options.partition.backendOptions.set(name, flag.text);
+    // A value that is no file's path (a profile name) matches no output.
+    if (flag.spec->readsFile)
+      files.addInput("--" + name.str(), flag.text);
+  }
   files.addOutput("-o", args.output);
   if (!args.report.empty())
     files.addOutput("--report", args.report);
@@ -100,17 +86,18 @@ int runCompile(const CompileArgs &args) {
   if (args.explain)
     fmt::print("{}", reportToTable(result->report));
 
-  BackendCounts counts = countByBackend(result->report);
   if (!args.quiet) {
+    std::string counts;
+    for (const auto &[backend, count] : countByBackend(result->report))
+      counts +=
+          fmt::format("{}{} {}", counts.empty() ? "" : ", ", backend, count);
     const EmitStats &e = result->emitStats;
     fmt::print(stderr,
-               "duet: {} -> {}: {} ops (vulkan {}, xnnpack {}, portable {}), "
-               "{} partitions; constants {:.1f} KiB, arena {:.1f} KiB (lower "
-               "bound {:.1f} KiB); {:.1f} ms\n",
-               args.input, args.output, result->report.ops.size(), counts.vulkan,
-               counts.xnnpack, counts.portable, result->report.partitions.size(),
-               e.constantBytes / 1024.0, e.arenaBytes / 1024.0,
-               e.arenaLowerBoundBytes / 1024.0, ms);
+               "duet: {} -> {}: {} ops ({}), {} partitions; constants {:.1f} "
+               "KiB, arena {:.1f} KiB (lower bound {:.1f} KiB); {:.1f} ms\n",
+               args.input, args.output, result->report.ops.size(), counts,
+               result->report.partitions.size(), e.constantBytes / 1024.0,
+               e.arenaBytes / 1024.0, e.arenaLowerBoundBytes / 1024.0, ms);
   }
   if (args.strict) {
     std::vector<std::string> fallen = portableOps(result->report);
@@ -142,25 +129,23 @@ Runner addCompileCommand(CLI::App &app) {
   cmd->add_option("-o,--output", args->output, "the program file to write")
       ->required();
   cmd->add_option("--backends", args->backends,
-                  "delegate backends in priority order, comma separated: "
-                  "vulkan, xnnpack, portable (portable is always the last "
-                  "resort; 'portable' alone means no delegate). Default: every "
-                  "delegate backend this build can write")
+                  "delegate backends in priority order, comma separated: " +
+                      partition::backendNames(", ", ", ") +
+                      ", portable (portable is always the last resort; "
+                      "'portable' alone means no delegate). Default: every "
+                      "delegate backend this build can write")
       ->delimiter(',');
-  cmd->add_option("--texture-limits", args->textureLimits,
-                  "Vulkan 3-D image extent limits X,Y,Z (overrides the "
-                  "profile's)");
-  cmd->add_option("--target-profile", args->targetProfile,
-                  "a device profile name (generic, lavapipe, "
-                  "nvidia-desktop, adreno, mali, powervr-dxt-48-1536) or a "
-                  "profile .json file");
-  cmd->add_flag("--enable-bf16", args->enableBf16,
-                "let XNNPACK take bf16 ops it can compute in fp32 (decided "
-                "per op)");
-  cmd->add_flag("--force-fp16", args->forceFp16,
-                "keep Vulkan textures in RGBA16F images instead of RGBA32F "
-                "(fp16 storage, fp32 math; inputs and outputs keep their "
-                "dtypes)");
+  // Each backend's options, in the backends' order.
+  for (const partition::DelegateBackend *backend :
+       partition::delegateBackends())
+    for (const partition::OptionSpec &spec : backend->options()) {
+      BackendFlag &flag = args->backendFlags.emplace_back();
+      flag.spec = &spec;
+      std::string name = "--" + spec.name.str();
+      flag.option = spec.isFlag()
+                        ? cmd->add_flag(name, flag.set, spec.help.str())
+                        : cmd->add_option(name, flag.text, spec.help.str());
+    }
   cmd->add_option("--report", args->report,
                   "write the placement report as JSON to this file");
   cmd->add_flag("--explain", args->explain,

@@ -1,9 +1,9 @@
 //===- DevicesCommand.cpp - duet devices ---------------------------------===//
 //
-// Lists the Vulkan devices with the limits that decide how duet plans for
-// them, marks the one `duet run` would use, and writes a device profile that
-// `duet compile --target-profile` reads (partitioners/vulkan/DeviceProfile.h
-// describes the format).
+// Lists the devices of every backend of the runtime that runs on devices
+// (rt::Backend::listDevices), with the limits that decide how duet plans for
+// them, marks the one its delegates would run on, and writes a device
+// profile that `duet compile --target-profile` reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,19 +11,16 @@
 #include "compiler/tools/duet/OutputFiles.h"
 #include "compiler/tools/duet/PrintableText.h"
 
-#include "runtime/backends/vulkan/VulkanDevice.h"
+#include "runtime/core/Backend.h"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <cctype>
-#include <cstdlib>
 #include <memory>
 
 namespace duet::cli {
 namespace {
 
-namespace vk = rt::vulkan;
 using nlohmann::ordered_json;
 
 struct DevicesArgs {
@@ -32,38 +29,37 @@ struct DevicesArgs {
   std::string device;
 };
 
-/// "nvidia-h200" from "NVIDIA H200": a profile name.
-std::string slug(const std::string &name) {
-  std::string out;
-  for (char c : name) {
-    if (std::isalnum(static_cast<unsigned char>(c)))
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    else if (!out.empty() && out.back() != '-')
-      out += '-';
-    if (c == '(')
-      break;
-  }
-  while (!out.empty() && out.back() == '-')
-    out.pop_back();
-  return out.empty() ? "vulkan-device" : out;
+void addFacts(ordered_json &out, const std::vector<rt::DeviceFact> &facts) {
+  for (const auto &[name, value] : facts)
+    std::visit([&, &name = name](const auto &v) { out[name] = v; }, value);
 }
 
-ordered_json deviceJson(const vk::DeviceInfo &info, bool selected) {
+/// "maxImageDimension3D 16384, shaderFloat16 yes".
+std::string factsText(const std::vector<rt::DeviceFact> &facts) {
+  std::string out;
+  for (const auto &[name, value] : facts) {
+    std::string text;
+    if (const auto *number = std::get_if<uint64_t>(&value))
+      text = std::to_string(*number);
+    else if (const auto *flag = std::get_if<bool>(&value))
+      text = *flag ? "yes" : "no";
+    else
+      text = std::get<std::string>(value);
+    out += (out.empty() ? "" : ", ") + name + " " + text;
+  }
+  return out;
+}
+
+ordered_json deviceJson(const rt::DeviceInfo &info, bool selected) {
   ordered_json out;
   out["index"] = info.index;
   out["name"] = info.name;
-  out["type"] = info.type;
-  out["api_version"] = info.apiVersion;
+  addFacts(out, info.kindFacts);
   out["selected"] = selected;
-  out["usable"] = info.unsuitable.empty();
-  if (!info.unsuitable.empty())
-    out["unusable_because"] = info.unsuitable;
-  out["maxImageDimension3D"] = info.limits.maxImageDimension3D;
-  out["maxStorageBufferRange"] = info.limits.maxStorageBufferRange;
-  out["maxComputeWorkGroupInvocations"] =
-      info.limits.maxComputeWorkGroupInvocations;
-  out["shaderFloat16"] = info.shaderFloat16;
-  out["storageBuffer16BitAccess"] = info.storageBuffer16BitAccess;
+  out["usable"] = info.unusable.empty();
+  if (!info.unusable.empty())
+    out["unusable_because"] = info.unusable;
+  addFacts(out, info.limits);
   return out;
 }
 
@@ -74,69 +70,65 @@ int runDevices(const DevicesArgs &args) {
     if (int code = files.check())
       return code;
   }
-  std::vector<vk::DeviceInfo> devices;
-  rt::Status status = vk::listDevices(devices);
-  if (!status.isOk()) {
-    printError(status.message());
-    return kUnsupported;
+  // Every backend that runs on devices, with the one --device names (or its
+  // own choice) selected.
+  std::vector<rt::DeviceList> lists;
+  rt::BackendRegistry &registry = rt::defaultBackends();
+  for (const std::string &name : registry.names()) {
+    rt::Backend *backend = registry.find(name);
+    if (!backend->listsDevices())
+      continue;
+    rt::DeviceList &list = lists.emplace_back();
+    rt::Status status = backend->listDevices(args.device, list);
+    if (!status.isOk()) {
+      printError(status.message());
+      return kUnsupported;
+    }
+    if (!list.selected && (!args.profileOut.empty() || !args.device.empty())) {
+      printError(list.whyNone);
+      return kUnsupported;
+    }
   }
-  // The device `duet run` would use, or the one --device names.
-  std::string wanted = args.device;
-  if (wanted.empty())
-    if (const char *env = std::getenv(vk::kDeviceVariable))
-      wanted = env;
-  uint32_t chosen = 0;
-  rt::Status selection = vk::selectDevice(devices, wanted, chosen);
-  if (!selection.isOk() && (!args.profileOut.empty() || !args.device.empty())) {
-    printError(selection.message());
-    return kUnsupported;
-  }
-  bool haveChoice = selection.isOk();
 
   if (args.json) {
-    ordered_json list = ordered_json::array();
-    for (const vk::DeviceInfo &info : devices)
-      list.push_back(deviceJson(info, haveChoice && info.index == chosen));
-    fmt::print("{}\n", dumpJson(list, 2));
+    ordered_json all = ordered_json::array();
+    for (const rt::DeviceList &list : lists)
+      for (const rt::DeviceInfo &info : list.devices)
+        all.push_back(deviceJson(info, list.selected == info.index));
+    fmt::print("{}\n", dumpJson(all, 2));
   } else {
-    for (const vk::DeviceInfo &info : devices) {
-      bool selected = haveChoice && info.index == chosen;
-      fmt::print("{}{}: {} ({}, Vulkan {}){}\n", selected ? "* " : "  ",
-                 info.index, info.name, info.type, info.apiVersion,
-                 info.unsuitable.empty() ? ""
-                                         : " unusable: " + info.unsuitable);
-      fmt::print("     maxImageDimension3D {}, maxStorageBufferRange {}, "
-                 "maxComputeWorkGroupInvocations {}, shaderFloat16 {}, "
-                 "storageBuffer16BitAccess {}\n",
-                 info.limits.maxImageDimension3D,
-                 info.limits.maxStorageBufferRange,
-                 info.limits.maxComputeWorkGroupInvocations,
-                 info.shaderFloat16 ? "yes" : "no",
-                 info.storageBuffer16BitAccess ? "yes" : "no");
+    for (const rt::DeviceList &list : lists) {
+      for (const rt::DeviceInfo &info : list.devices) {
+        fmt::print("{}{}: {} ({}){}\n",
+                   list.selected == info.index ? "* " : "  ", info.index,
+                   info.name, info.kind,
+                   info.unusable.empty() ? "" : " unusable: " + info.unusable);
+        fmt::print("     {}\n", factsText(info.limits));
+      }
+      if (list.selected)
+        fmt::print("* {}\n", list.selectedNote);
     }
-    if (haveChoice)
-      fmt::print("* duet runs Vulkan delegates on this device (choose another "
-                 "with {}=<index or part of its name>)\n",
-                 vk::kDeviceVariable);
   }
 
   if (args.profileOut.empty())
     return kOk;
-  const vk::DeviceInfo &info = devices[chosen];
-  ordered_json profile;
-  profile["name"] = slug(info.name);
-  profile["device"] =
-      fmt::format("{} ({}, Vulkan {})", info.name, info.type, info.apiVersion);
-  profile["maxImageDimension3D"] = info.limits.maxImageDimension3D;
-  profile["maxStorageBufferRange"] = info.limits.maxStorageBufferRange;
-  profile["source"] = "Read from the device's Vulkan driver by `duet devices "
-                      "--profile-out`.";
-  std::string text = dumpJson(profile, 2) + "\n";
-  if (int code = writeOutputs({{args.profileOut, text}}))
-    return code;
-  fmt::print(stderr, "duet: wrote the profile of device {} ({}) to {}\n",
-             info.index, info.name, args.profileOut);
-  return kOk;
+  // The selected device of the first backend whose devices are profiles.
+  for (const rt::DeviceList &list : lists) {
+    const rt::DeviceInfo &info = list.devices[*list.selected];
+    if (info.profile.empty())
+      continue;
+    ordered_json profile;
+    addFacts(profile, info.profile);
+    std::string text = dumpJson(profile, 2) + "\n";
+    if (int code = writeOutputs({{args.profileOut, text}}))
+      return code;
+    fmt::print(stderr, "duet: wrote the profile of device {} ({}) to {}\n",
+               info.index, info.name, args.profileOut);
+    return kOk;
+  }
+  printError("--profile-out: no backend of this build describes its devices "
+             "as target profiles");
+  return kUnsupported;
 }
 
 } // namespace

@@ -13,8 +13,8 @@
 #include "compiler/tools/duet/OutputFiles.h"
 #include "compiler/tools/duet/PrintableText.h"
 
+#include "partitioners/common/DelegateBackend.h"
 #include "runtime/core/Program.h"
-#include "runtime/schema/vulkan_generated.h"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -80,16 +80,12 @@ json partitionsJson(const rt::Program &program) {
                           {"inputs", call.inputs},
                           {"outputs", call.outputs},
                           {"ops", ops}});
-    if (delegate.backend == "vulkan") {
-      // The image format is the blob's (--force-fp16); a blob that does not
-      // verify is left for the loader to report.
-      flatbuffers::Verifier verifier(delegate.blob.data, delegate.blob.size);
-      if (duet::vulkan::schema::VerifyDelegateBuffer(verifier))
-        partitions.back()["image_format"] =
-            duet::vulkan::schema::GetDelegate(delegate.blob.data)->fp16_images()
-                ? "rgba16f"
-                : "rgba32f";
-    }
+    // What the blob says of itself (Vulkan: its image format).
+    if (const partition::DelegateBackend *backend =
+            partition::findDelegateBackend(delegate.backend))
+      for (const auto &[key, value] : backend->describeBlob(
+               llvm::ArrayRef(delegate.blob.data, delegate.blob.size)))
+        partitions.back()[key] = value;
     portable = nullptr;
   }
   return partitions;
@@ -123,13 +119,13 @@ json tensorJson(const rt::Program &program, int32_t id) {
 // The program as a graph
 //===----------------------------------------------------------------------===//
 
-/// Fill and border colour of a partition of `backend`.
-std::pair<const char *, const char *>
-backendColors(const std::string &backend) {
-  if (backend == "vulkan")
-    return {"#fde3cf", "#c05621"};
-  if (backend == "xnnpack")
-    return {"#dbeafe", "#1d4ed8"};
+/// Fill and border colour of a partition of `backend` (grey for portable).
+std::pair<std::string, std::string> backendColors(const std::string &backend) {
+  if (const partition::DelegateBackend *known =
+          partition::findDelegateBackend(backend)) {
+    auto [fill, border] = known->colors();
+    return {fill.str(), border.str()};
+  }
   return {"#ececec", "#6b7280"};
 }
 
@@ -145,17 +141,16 @@ std::string dotEscape(const std::string &text) {
 }
 
 /// Whether `call` in a partition of `backend` is a recorded layout
-/// conversion: the emitter writes each `duet.layout_convert` of a Vulkan
-/// partition as an aten.clone between tensors stored differently.
+/// conversion: an emitter writes each `duet.layout_convert` (Vulkan's) as an
+/// aten.clone between two tensors its backend stores differently.
 bool isLayoutConversion(const rt::Program &program, const std::string &backend,
                         const rt::KernelCall &call) {
-  if (backend != "vulkan" || call.op != "aten.clone" ||
-      call.inputs.size() != 1 || call.outputs.size() != 1 ||
-      call.inputs[0] < 0 || call.outputs[0] < 0)
+  if (call.op != "aten.clone" || call.inputs.size() != 1 ||
+      call.outputs.size() != 1 || call.inputs[0] < 0 || call.outputs[0] < 0)
     return false;
   const auto &from = program.tensors()[call.inputs[0]].placement;
   const auto &to = program.tensors()[call.outputs[0]].placement;
-  return from && to &&
+  return from && to && from->backend == backend && to->backend == backend &&
          (from->storage != to->storage || from->layout != to->layout);
 }
 
@@ -188,7 +183,7 @@ std::string programToDot(const rt::Program &program, const json &partitions) {
                     rt::dtypeName(t.dtype), shape);
     bool io =
         t.kind == rt::TensorKind::input || t.kind == rt::TensorKind::output;
-    if (t.placement && t.placement->backend == "vulkan")
+    if (t.placement)
       label += "\\n" + storageText(t);
     return fmt::format("    t{} [shape=ellipse, label=\"{}\"{}];\n", id, label,
                        io ? ", style=\"bold,filled\", fillcolor=white" : "");

@@ -9,6 +9,8 @@
 #include "compiler/tools/duet/Commands.h"
 #include "compiler/tools/duet/PrintableText.h"
 
+#include "runtime/core/Backend.h"
+
 #include <fmt/core.h>
 
 #include <cstdio>
@@ -47,9 +49,12 @@ int main(int argc, char **argv) {
       {"inspect", addInspectCommand(app)},
       {"bench", addBenchCommand(app)},
   };
-#if DUET_HAVE_VULKAN
-  runners.emplace("devices", addDevicesCommand(app));
-#endif
+  duet::rt::BackendRegistry &runtime = duet::rt::defaultBackends();
+  for (const std::string &name : runtime.names())
+    if (runtime.find(name)->listsDevices()) {
+      runners.emplace("devices", addDevicesCommand(app));
+      break;
+    }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

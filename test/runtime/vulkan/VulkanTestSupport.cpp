@@ -20,6 +20,20 @@
 
 namespace duet::test {
 
+namespace {
+/// The backend options of a test compilation: texture-limits when given.
+partition::BackendOptions
+limitsOption(std::optional<std::array<int64_t, 3>> textureLimits) {
+  partition::BackendOptions options;
+  if (textureLimits)
+    options.set("texture-limits", std::to_string((*textureLimits)[0]) + "," +
+                                      std::to_string((*textureLimits)[1]) +
+                                      "," +
+                                      std::to_string((*textureLimits)[2]));
+  return options;
+}
+} // namespace
+
 Compiled compileMlir(const std::string &mlir,
                      std::optional<std::array<int64_t, 3>> textureLimits,
                      bool partition, bool forceFp16) {
@@ -39,7 +53,7 @@ Compiled compileMlir(const std::string &mlir,
   if (partition) {
     PartitionOptions options;
     options.backends = {"vulkan"};
-    options.textureLimits = textureLimits;
+    options.backendOptions = limitsOption(textureLimits);
     mlir::FailureOr<PartitionReport> report = partitionModule(*module, options);
     INFO(diagnostics);
     REQUIRE(mlir::succeeded(report));
@@ -54,7 +68,7 @@ Compiled compileMlir(const std::string &mlir,
   REQUIRE(std::distance(funcs.begin(), funcs.end()) == 1);
   EmitStats stats;
   EmitOptions emit;
-  emit.forceFp16 = forceFp16;
+  emit.backendOptions.setFlag("force-fp16", forceFp16);
   bool emitted = mlir::succeeded(
       emitProgram(*funcs.begin(), compiled.program, stats, emit));
   INFO(diagnostics);
@@ -72,7 +86,7 @@ compileFixture(const std::string &file,
                std::optional<std::array<int64_t, 3>> textureLimits) {
   CompileOptions options;
   options.backends = backends;
-  options.partition.textureLimits = textureLimits;
+  options.partition.backendOptions = limitsOption(textureLimits);
   llvm::Expected<CompileResult> result = compileModel(modelPath(file), options);
   if (!result) {
     std::string message = llvm::toString(result.takeError());

@@ -7,6 +7,7 @@
 
 #include "VulkanTestSupport.h"
 
+#include "partitioners/vulkan/VulkanBackend.h"
 #include "partitioners/vulkan/VulkanRules.h"
 
 #include <catch2/catch.hpp>
@@ -342,7 +343,8 @@ TEST_CASE("the op cases exercise every storage and packing", "[vulkan][ops]") {
     for (const Compiled &compiled :
          {compileMlir(mlir),
           compileMlir(mlir, std::array<int64_t, 3>{1, 1, 1})})
-      for (const TensorPlacement &tensor : compiled.report.vulkanTensors)
+      for (const partition::TensorPlacement &tensor :
+           partition::vulkanTensors(compiled.report))
         layouts.insert(tensor.storage + " " + tensor.packing);
   }
   CHECK(layouts == std::set<std::string>{

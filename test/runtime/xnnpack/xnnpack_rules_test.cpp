@@ -355,7 +355,7 @@ std::vector<uint8_t> compileSample(const Sample &sample, uint32_t seed) {
   REQUIRE(module);
   PartitionOptions options;
   options.backends = {"xnnpack"};
-  options.enableBf16 = sample.enableBf16;
+  options.backendOptions.setFlag("enable-bf16", sample.enableBf16);
   auto report = partitionModule(*module, options);
   INFO(diagnostics);
   REQUIRE(succeeded(report));

@@ -39,10 +39,13 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "error: %s\n", status.message().c_str());
     return static_cast<int>(status.code());
   }
-  std::printf("compiled %zu ops (vulkan %zu, xnnpack %zu, portable %zu) into "
-              "%zu bytes; output 0 has %zu values\n",
-              compiled.ops, compiled.vulkanOps, compiled.xnnpackOps,
-              compiled.portableOps, compiled.program.size(), out.size());
+  std::string counts;
+  for (const auto &[backend, count] : compiled.backendOps)
+    counts += backend + " " + std::to_string(count) + ", ";
+  std::printf("compiled %zu ops (%sportable %zu) into %zu bytes; output 0 "
+              "has %zu values\n",
+              compiled.ops, counts.c_str(), compiled.portableOps,
+              compiled.program.size(), out.size());
 
   const char garbage[] = "not a model";
   status = duet::compiler::compileBuffer(garbage, sizeof garbage, {}, compiled,

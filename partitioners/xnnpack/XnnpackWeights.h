@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_COMPILER_EMIT_XNNPACKWEIGHTS_H
-#define DUET_COMPILER_EMIT_XNNPACKWEIGHTS_H
+#ifndef DUET_PARTITIONERS_XNNPACK_XNNPACKWEIGHTS_H
+#define DUET_PARTITIONERS_XNNPACK_XNNPACKWEIGHTS_H
 
 #include "llvm/ADT/ArrayRef.h"
 
@@ -41,4 +41,4 @@ std::vector<float> transpose2d(llvm::ArrayRef<float> data, int64_t rows,
 
 } // namespace duet::xnnpack
 
-#endif // DUET_COMPILER_EMIT_XNNPACKWEIGHTS_H
+#endif // DUET_PARTITIONERS_XNNPACK_XNNPACKWEIGHTS_H

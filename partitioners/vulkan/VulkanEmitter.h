@@ -12,16 +12,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_COMPILER_EMIT_VULKANEMITTER_H
-#define DUET_COMPILER_EMIT_VULKANEMITTER_H
+#ifndef DUET_PARTITIONERS_VULKAN_VULKANEMITTER_H
+#define DUET_PARTITIONERS_VULKAN_VULKANEMITTER_H
 
-#include "compiler/emit/DelegateEmitter.h"
+#include "partitioners/common/DelegateEmitter.h"
 
 namespace duet {
 
 /// The emitter of Vulkan delegate blobs.
 DelegateEmitter &vulkanEmitter();
 
+/// The flag that keeps textures in RGBA16F images (fp32 math, fp16 storage).
+constexpr llvm::StringLiteral kForceFp16Option = "force-fp16";
+
 } // namespace duet
 
-#endif // DUET_COMPILER_EMIT_VULKANEMITTER_H
+#endif // DUET_PARTITIONERS_VULKAN_VULKANEMITTER_H

@@ -2,17 +2,19 @@
 //
 // The program emitter writes what every delegate has in common (its inputs,
 // outputs, constants and its ops in aten form, for `duet run --reference` and
-// `duet inspect`); a backend's DelegateEmitter writes the blob in the
-// backend's own format (runtime/schema/<backend>.fbs) and may add constants
-// it prepared (weights repacked into the layout its kernels read), so that
-// loading does no work the compiler could have done.
+// `duet inspect`); a backend's DelegateEmitter (its DelegateBackend's
+// emitter()) writes the blob in the backend's own format
+// (runtime/schema/<backend>.fbs) and may add constants it prepared (weights
+// repacked into the layout its kernels read), so that loading does no work
+// the compiler could have done.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_COMPILER_EMIT_DELEGATEEMITTER_H
-#define DUET_COMPILER_EMIT_DELEGATEEMITTER_H
+#ifndef DUET_PARTITIONERS_COMMON_DELEGATEEMITTER_H
+#define DUET_PARTITIONERS_COMMON_DELEGATEEMITTER_H
 
 #include "dialects/duet/DuetDialect.h"
+#include "partitioners/common/DelegateBackend.h"
 #include "runtime/core/DType.h"
 #include "runtime/core/ProgramTypes.h"
 
@@ -40,24 +42,25 @@ public:
   /// Records where the delegate keeps tensor `id` (`duet inspect` shows it).
   /// A tensor two delegates read keeps the placement recorded first.
   virtual void setPlacement(int32_t id, rt::Placement placement) = 0;
-  /// Whether the program keeps Vulkan textures in fp16 (--force-fp16).
-  virtual bool forceFp16() const { return false; }
+  /// The backend options of the compilation (a backend's emitOnly options
+  /// among them).
+  virtual const partition::BackendOptions &options() const = 0;
 };
 
 class DelegateEmitter {
 public:
   virtual ~DelegateEmitter() = default;
-  /// The backend it writes for, as in `duet.delegate <backend>`.
-  virtual Backend backend() const = 0;
   /// Writes the blob of `op`. An op the backend cannot take is a partitioner
   /// bug: report it as an error on that op naming the rule that let it in.
   virtual mlir::LogicalResult emit(DelegateOp op, DelegateEmitContext &context,
                                    std::vector<uint8_t> &blob) = 0;
+  /// For an op of its partitions that has no aten form because it only
+  /// holds a value of the region another way inside the blob (an XNNPACK
+  /// layout change): that value, whose program tensor it shares. Null for
+  /// any other op.
+  virtual mlir::Value heldValue(mlir::Operation *op) const { return {}; }
 };
-
-/// The emitter for `backend`, or nullptr when this build has none.
-DelegateEmitter *findDelegateEmitter(Backend backend);
 
 } // namespace duet
 
-#endif // DUET_COMPILER_EMIT_DELEGATEEMITTER_H
+#endif // DUET_PARTITIONERS_COMMON_DELEGATEEMITTER_H

@@ -10,13 +10,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/emit/XnnpackEmitter.h"
+#include "partitioners/xnnpack/XnnpackEmitter.h"
 
-#include "compiler/emit/XnnpackBlob.h"
-#include "compiler/emit/XnnpackWeights.h"
 #include "dialects/aten/AtenDialect.h"
 #include "partitioners/common/FusionDialect.h"
 #include "partitioners/xnnpack/XnnDialect.h"
+#include "partitioners/xnnpack/XnnpackBlob.h"
+#include "partitioners/xnnpack/XnnpackWeights.h"
 #include "passes/ConstantUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -722,10 +722,16 @@ LogicalResult BlobWriter::run(std::vector<uint8_t> &blob) {
 
 class XnnpackEmitter : public DelegateEmitter {
 public:
-  Backend backend() const override { return Backend::xnnpack; }
   LogicalResult emit(DelegateOp op, DelegateEmitContext &context,
                      std::vector<uint8_t> &blob) override {
     return BlobWriter(op, context).run(blob);
+  }
+  // The blob numbers its own values, so the value a layout change holds in
+  // another layout needs no program tensor of its own.
+  Value heldValue(Operation *op) const override {
+    if (auto change = dyn_cast<xnn::LayoutChangeOp>(op))
+      return change.getInput();
+    return {};
   }
 };
 

@@ -1,6 +1,6 @@
 //===- XnnpackWeights.cpp - constants in the layouts XNNPACK reads --------===//
 
-#include "compiler/emit/XnnpackWeights.h"
+#include "partitioners/xnnpack/XnnpackWeights.h"
 
 namespace duet::xnnpack {
 

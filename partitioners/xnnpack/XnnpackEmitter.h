@@ -19,10 +19,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_COMPILER_EMIT_XNNPACKEMITTER_H
-#define DUET_COMPILER_EMIT_XNNPACKEMITTER_H
+#ifndef DUET_PARTITIONERS_XNNPACK_XNNPACKEMITTER_H
+#define DUET_PARTITIONERS_XNNPACK_XNNPACKEMITTER_H
 
-#include "compiler/emit/DelegateEmitter.h"
+#include "partitioners/common/DelegateEmitter.h"
 
 namespace duet {
 
@@ -31,4 +31,4 @@ DelegateEmitter &xnnpackEmitter();
 
 } // namespace duet
 
-#endif // DUET_COMPILER_EMIT_XNNPACKEMITTER_H
+#endif // DUET_PARTITIONERS_XNNPACK_XNNPACKEMITTER_H

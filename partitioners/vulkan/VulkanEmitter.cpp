@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/emit/VulkanEmitter.h"
+#include "partitioners/vulkan/VulkanEmitter.h"
 
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
@@ -642,8 +642,9 @@ LogicalResult BlobWriter::run(std::vector<uint8_t> &blob) {
       return failure();
     outputs.push_back(*index);
   }
-  auto root = vk::CreateDelegateDirect(fbb_, &tensors_, &inputs, &outputs,
-                                       &ops_, context_.forceFp16());
+  auto root =
+      vk::CreateDelegateDirect(fbb_, &tensors_, &inputs, &outputs, &ops_,
+                               context_.options().flag(kForceFp16Option));
   vk::FinishDelegateBuffer(fbb_, root);
   blob.assign(fbb_.GetBufferPointer(),
               fbb_.GetBufferPointer() + fbb_.GetSize());
@@ -652,7 +653,6 @@ LogicalResult BlobWriter::run(std::vector<uint8_t> &blob) {
 
 class VulkanEmitter : public DelegateEmitter {
 public:
-  Backend backend() const override { return Backend::vulkan; }
   LogicalResult emit(DelegateOp op, DelegateEmitContext &context,
                      std::vector<uint8_t> &blob) override {
     return BlobWriter(op, context).run(blob);

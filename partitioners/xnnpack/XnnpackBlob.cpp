@@ -1,6 +1,6 @@
 //===- XnnpackBlob.cpp - the records of an XNNPACK partition blob ---------===//
 
-#include "compiler/emit/XnnpackBlob.h"
+#include "partitioners/xnnpack/XnnpackBlob.h"
 
 #include <algorithm>
 

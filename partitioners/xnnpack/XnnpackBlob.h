@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_COMPILER_EMIT_XNNPACKBLOB_H
-#define DUET_COMPILER_EMIT_XNNPACKBLOB_H
+#ifndef DUET_PARTITIONERS_XNNPACK_XNNPACKBLOB_H
+#define DUET_PARTITIONERS_XNNPACK_XNNPACKBLOB_H
 
 #include "runtime/schema/xnnpack_generated.h"
 
@@ -91,4 +91,4 @@ private:
 
 } // namespace duet::xnnpack
 
-#endif // DUET_COMPILER_EMIT_XNNPACKBLOB_H
+#endif // DUET_PARTITIONERS_XNNPACK_XNNPACKBLOB_H

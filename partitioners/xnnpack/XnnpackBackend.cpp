@@ -1,0 +1,120 @@
+//===- XnnpackBackend.cpp - the XNNPACK backend, compiler side ------------===//
+
+#include "partitioners/xnnpack/XnnpackBackend.h"
+
+#include "partitioners/common/ActivationFusion.h"
+#include "partitioners/xnnpack/XnnDialect.h"
+#include "partitioners/xnnpack/XnnpackEmitter.h"
+#include "partitioners/xnnpack/XnnpackRules.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+#include <nlohmann/json.hpp>
+
+using namespace mlir;
+
+namespace duet::partition {
+
+namespace {
+
+constexpr llvm::StringLiteral kEnableBf16 = "enable-bf16";
+
+constexpr OptionSpec kOptions[] = {
+    {kEnableBf16, "",
+     "let XNNPACK take bf16 ops it can compute in fp32 (decided per op)"},
+};
+
+/// Whether enable-bf16 was given ("enable_bf16").
+class XnnpackReport : public ReportSection {
+public:
+  explicit XnnpackReport(bool enableBf16)
+      : ReportSection(stringifyBackend(Backend::xnnpack).str()),
+        enableBf16(enableBf16) {}
+
+  void addJson(Part part, nlohmann::ordered_json &report) const override {
+    if (part == Part::options)
+      report["enable_bf16"] = enableBf16;
+  }
+  void addText(Part, std::string &) const override {}
+
+private:
+  bool enableBf16;
+};
+
+class ConfiguredXnnpack : public ConfiguredBackend {
+public:
+  ConfiguredXnnpack(MLIRContext *context, bool enableBf16)
+      : table(context, enableBf16),
+        section(std::make_shared<XnnpackReport>(enableBf16)) {}
+
+  BackendRules &rules() override { return table; }
+  std::shared_ptr<const ReportSection> report() const override {
+    return section;
+  }
+
+private:
+  XnnpackRules table;
+  std::shared_ptr<const XnnpackReport> section;
+};
+
+// Every node whose xnn_define_* call takes output_min/output_max (the rule
+// table knows which node each op becomes). Successive activations intersect
+// into one pair of bounds, exact because XNNPACK needs min < max anyway (its
+// clamp and every bound it fuses); a pair that would break that stays a
+// clamp node of its own. The layouts are duet-xnnpack-layout's.
+const FusionTarget kFusion = {&XnnpackRules::takesOutputBounds,
+                              /*chains=*/true, /*needsMinBelowMax=*/true,
+                              xnn::XnnDialect::kLayoutAttrName};
+
+class Xnnpack : public DelegateBackend {
+public:
+  Backend kind() const override { return Backend::xnnpack; }
+  StringRef title() const override { return "XNNPACK"; }
+  std::pair<StringRef, StringRef> colors() const override {
+    return {"#dbeafe", "#1d4ed8"};
+  }
+  ArrayRef<OptionSpec> options() const override { return kOptions; }
+
+  llvm::Expected<std::unique_ptr<ConfiguredBackend>>
+  configure(MLIRContext *context,
+            const BackendOptions &options) const override {
+    return std::make_unique<ConfiguredXnnpack>(context,
+                                               options.flag(kEnableBf16));
+  }
+
+  std::shared_ptr<const ReportSection> unconfiguredReport() const override {
+    return std::make_shared<XnnpackReport>(false);
+  }
+
+  void registerDialects(DialectRegistry &registry) const override {
+    registry.insert<xnn::XnnDialect>();
+  }
+  void registerPasses() const override { registerXnnpackPasses(); }
+  void addLoweringPasses(OpPassManager &pm) const override {
+    addXnnpackLayoutPass(pm);
+  }
+  const FusionTarget *fusionTarget() const override { return &kFusion; }
+  DelegateEmitter *emitter() const override { return &xnnpackEmitter(); }
+
+  std::vector<OpDoc> describeOps() const override {
+    std::vector<OpDoc> docs;
+    for (const XnnpackRule &rule : XnnpackRules::table()) {
+      OpDoc doc = describeRule(rule, rule.node.str());
+      if (rule.bf16)
+        doc.detail += "; bf16 with enable-bf16";
+      docs.push_back(std::move(doc));
+    }
+    for (auto [op, why] : XnnpackRules::unsupportedOps())
+      docs.push_back({op, std::nullopt, false, why.str()});
+    return docs;
+  }
+};
+
+} // namespace
+
+const DelegateBackend &xnnpackBackend() {
+  static const Xnnpack backend;
+  return backend;
+}
+
+} // namespace duet::partition
