@@ -374,24 +374,7 @@ LogicalResult Emitter::checkWithKernel(Operation *op,
   // The loader checks every recorded op against its portable kernel (they
   // are the fallback and the reference of delegated ops): a call the kernel
   // refuses is refused here, at the op's node, instead of at load.
-  auto viewOf = [&](int32_t id) {
-    rt::TensorView view;
-    if (id >= 0) {
-      view.dtype = infos_[id].dtype;
-      view.sizes = infos_[id].sizes;
-    }
-    return view;
-  };
-  std::vector<rt::TensorView> inputs, outputs;
-  std::vector<bool> given;
-  for (int32_t id : call.inputs) {
-    inputs.push_back(viewOf(id));
-    given.push_back(id >= 0);
-  }
-  for (int32_t id : call.outputs)
-    outputs.push_back(viewOf(id));
-  rt::Status status = rt::checkKernelCall(call.op, rt::attributeMap(call),
-                                          inputs, given, outputs);
+  rt::Status status = rt::checkKernelCall(call, infos_);
   if (status.isOk())
     return success();
   return op->emitError() << "the portable kernel of " << call.op

@@ -123,24 +123,7 @@ public:
   /// The portable kernel's checks of `call` on its tensors' dtypes and
   /// sizes; every id is known to name a tensor.
   Status checkOperands(const KernelCall &call) const {
-    auto shapeOf = [&](int32_t id) {
-      TensorView view;
-      if (id >= 0) {
-        view.dtype = program_.tensors()[id].dtype;
-        view.sizes = program_.tensors()[id].sizes;
-      }
-      return view;
-    };
-    std::vector<TensorView> inputs, outputs;
-    std::vector<bool> given;
-    for (int32_t id : call.inputs) {
-      inputs.push_back(shapeOf(id));
-      given.push_back(id >= 0);
-    }
-    for (int32_t id : call.outputs)
-      outputs.push_back(shapeOf(id));
-    return rt::checkKernelCall(call.op, attributeMap(call), inputs, given,
-                               outputs);
+    return rt::checkKernelCall(call, program_.tensors());
   }
 
   Status checkOutputs(const std::vector<int32_t> &outputs,

@@ -59,6 +59,14 @@ Status checkKernelCall(std::string_view opName, const OpAttrs &attrs,
                        const std::vector<bool> &given,
                        const std::vector<TensorView> &outputs);
 
+/// The same for a recorded call whose operands are `tensors[id]` (an id of
+/// -1 is an absent optional operand; every other id must be in range): the
+/// check the loader makes, and the compiler before it writes the call.
+struct KernelCall;
+struct TensorInfo;
+Status checkKernelCall(const KernelCall &call,
+                       const std::vector<TensorInfo> &tensors);
+
 /// Every op name that has a portable kernel, sorted.
 std::vector<std::string_view> kernelOpNames();
 

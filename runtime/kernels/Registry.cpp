@@ -15,6 +15,8 @@
 #include "runtime/core/Escape.h"
 #include "runtime/kernels/Ops.h"
 
+#include "runtime/core/ProgramTypes.h"
+
 #include <algorithm>
 #include <array>
 #include <iterator>
@@ -572,6 +574,27 @@ std::vector<std::string_view> kernelOpNames() {
     names.push_back(spec.name);
   std::sort(names.begin(), names.end());
   return names;
+}
+
+Status checkKernelCall(const KernelCall &call,
+                       const std::vector<TensorInfo> &tensors) {
+  auto shapeOf = [&](int32_t id) {
+    TensorView view;
+    if (id >= 0) {
+      view.dtype = tensors[id].dtype;
+      view.sizes = tensors[id].sizes;
+    }
+    return view;
+  };
+  std::vector<TensorView> inputs, outputs;
+  std::vector<bool> given;
+  for (int32_t id : call.inputs) {
+    inputs.push_back(shapeOf(id));
+    given.push_back(id >= 0);
+  }
+  for (int32_t id : call.outputs)
+    outputs.push_back(shapeOf(id));
+  return checkKernelCall(call.op, attributeMap(call), inputs, given, outputs);
 }
 
 } // namespace duet::rt

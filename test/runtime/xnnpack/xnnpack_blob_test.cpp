@@ -155,21 +155,24 @@ TEST_CASE("a hand-written XNNPACK blob runs", "[xnnpack]") {
         std::vector<float>{11, 22, 33, 14, 25, 36});
 }
 
+/// y = transpose(transpose(x + c)) as [2,3] -> [3,2] -> [2,3] on the host:
+/// the add blob with a host copy on each side of an abs subgraph.
+static void transposeTwice(BlobSpec &spec) {
+  spec.values[2] = {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {2, 3}};
+  spec.values.push_back(
+      {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {3, 2}});
+  spec.values.push_back(
+      {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {3, 2}});
+  spec.values.push_back(
+      {fb::ValueKind::Output, 0, fb::DataType::Fp32, {2, 3}});
+  spec.steps.push_back(BlobSpec::Copy{2, 3, {1, 0}});
+  spec.steps.push_back(
+      std::vector<BlobSpec::Node>{{fb::NodeType::Abs, {3}, 4}});
+  spec.steps.push_back(BlobSpec::Copy{4, 5, {1, 0}});
+}
+
 TEST_CASE("a transpose between two subgraphs runs", "[xnnpack]") {
-  // y = transpose(transpose(x + c)) as [2,3] -> [3,2] -> [2,3] on the host.
-  std::vector<uint8_t> blob = addBlob([](BlobSpec &spec) {
-    spec.values[2] = {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {2, 3}};
-    spec.values.push_back(
-        {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {3, 2}});
-    spec.values.push_back(
-        {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {3, 2}});
-    spec.values.push_back(
-        {fb::ValueKind::Output, 0, fb::DataType::Fp32, {2, 3}});
-    spec.steps.push_back(BlobSpec::Copy{2, 3, {1, 0}});
-    spec.steps.push_back(
-        std::vector<BlobSpec::Node>{{fb::NodeType::Abs, {3}, 4}});
-    spec.steps.push_back(BlobSpec::Copy{4, 5, {1, 0}});
-  });
+  std::vector<uint8_t> blob = addBlob(transposeTwice);
   std::unique_ptr<Runtime> runtime;
   Status status = load(program(blob), runtime);
   INFO(status.message());
@@ -465,19 +468,7 @@ TEST_CASE("a mutated XNNPACK program is refused at load or runs",
           "[xnnpack][property]") {
   LoadOptions options;
   options.threads = 1;
-  const std::function<void(BlobSpec &)> transpose = [](BlobSpec &spec) {
-    spec.values[2] = {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {2, 3}};
-    spec.values.push_back(
-        {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {3, 2}});
-    spec.values.push_back(
-        {fb::ValueKind::Internal, -1, fb::DataType::Fp32, {3, 2}});
-    spec.values.push_back(
-        {fb::ValueKind::Output, 0, fb::DataType::Fp32, {2, 3}});
-    spec.steps.push_back(BlobSpec::Copy{2, 3, {1, 0}});
-    spec.steps.push_back(
-        std::vector<BlobSpec::Node>{{fb::NodeType::Abs, {3}, 4}});
-    spec.steps.push_back(BlobSpec::Copy{4, 5, {1, 0}});
-  };
+  const std::function<void(BlobSpec &)> transpose = transposeTwice;
   std::mt19937 random(20261201);
   std::map<test::Outcome, int> outcomes;
   for (const auto &shape : {std::function<void(BlobSpec &)>(), transpose}) {
