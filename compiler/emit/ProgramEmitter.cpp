@@ -511,7 +511,7 @@ LogicalResult Emitter::emitReturn(func::ReturnOp op) {
     // an input, a constant or a value returned twice is copied into one.
     if (info.kind != rt::TensorKind::activation || !seen.insert(*id).second) {
       rt::KernelCall copy;
-      copy.op = "aten.clone";
+      copy.op = aten::CloneOp::getOperationName().str();
       copy.inputs.push_back(*id);
       auto out = addTensor(value.getType(), Value(), op,
                            rt::TensorKind::output,

@@ -1403,18 +1403,12 @@ std::vector<OpEntry> makeTable() {
   t.add("native_layer_norm.default", buildLayerNorm);
 
   // Activations and elementwise math, with their in-place variants.
-  t.addWithInPlace("relu", "default", buildUnary<ReluOp>);
-  t.addWithInPlace("hardswish", "default", buildUnary<HardswishOp>);
-  t.addWithInPlace("hardsigmoid", "default", buildUnary<HardsigmoidOp>);
-  t.addWithInPlace("silu", "default", buildUnary<SiluOp>);
-  t.addWithInPlace("sigmoid", "default", buildUnary<SigmoidOp>);
-  t.addWithInPlace("tanh", "default", buildUnary<TanhOp>);
-  t.addWithInPlace("abs", "default", buildUnary<AbsOp>);
-  t.addWithInPlace("neg", "default", buildUnary<NegOp>);
-  t.addWithInPlace("exp", "default", buildUnary<ExpOp>);
-  t.addWithInPlace("log", "default", buildUnary<LogOp>);
-  t.addWithInPlace("sqrt", "default", buildUnary<SqrtOp>);
-  t.addWithInPlace("rsqrt", "default", buildUnary<RsqrtOp>);
+  // Every Aten_UnaryOp of AtenOps.td imports from `<mnemonic>.default` and
+  // its in-place variant.
+#define DUET_ATEN_UNARY(Class, Fn, mnemonic)                                   \
+  t.addWithInPlace(mnemonic, "default", buildUnary<Class>);
+#include "dialects/aten/AtenUnaryOps.inc"
+#undef DUET_ATEN_UNARY
   t.addWithInPlace("reciprocal", "default", buildReciprocal);
   t.addWithInPlace("square", "default", buildSquare);
   t.add("relu6.default", buildRelu6);

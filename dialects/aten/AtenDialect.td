@@ -74,7 +74,13 @@ def Aten_DivRoundingAttr : EnumAttr<Aten_Dialect, Aten_DivRounding, "rounding"> 
 //===----------------------------------------------------------------------===//
 
 class Aten_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Aten_Dialect, mnemonic, !listconcat([Pure], traits)>;
+    : Op<Aten_Dialect, mnemonic, !listconcat([Pure], traits)> {
+  // Whether the op's portable kernel computes in float32, float16 and
+  // bfloat16 operands widened around it (0: it moves, compares or converts
+  // elements of any dtype). dialects/aten/gen_op_tables.py writes it into
+  // the kernel registry with the op's operands and attributes.
+  bit kernelComputesInFloat = 1;
+}
 
 // Elementwise on one float tensor, result of the same type.
 class Aten_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
@@ -150,6 +156,7 @@ class Aten_ReductionOp<string mnemonic, string what>
 // Shape-changing ops on one tensor whose result type states the new shape.
 class Aten_ShapeOp<string mnemonic, dag attrs, list<Trait> traits = []>
     : Aten_Op<mnemonic, traits> {
+  let kernelComputesInFloat = 0;
   let arguments = !con((ins Aten_Tensor:$self), attrs);
   let results = (outs Aten_Tensor:$result);
   let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";

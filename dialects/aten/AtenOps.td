@@ -226,6 +226,7 @@ def Aten_MinimumOp : Aten_BinaryOp<"minimum", "min(self, other)">;
 // boolean (i1). The `.Scalar` overload has a 0-d constant `other`.
 class Aten_CompareOp<string mnemonic, string relation>
     : Aten_Op<mnemonic> {
+  let kernelComputesInFloat = 0;
   let summary = "elementwise self " # relation # " other, with broadcasting";
   let description = [{
     ```mlir
@@ -250,6 +251,7 @@ def Aten_GeOp : Aten_CompareOp<"ge", ">=">;
 // Logical ops read any element type as "non-zero is true" and give i1.
 class Aten_LogicalBinaryOp<string mnemonic, string relation>
     : Aten_Op<mnemonic> {
+  let kernelComputesInFloat = 0;
   let summary = "elementwise logical " # relation # " with broadcasting";
   let description = [{
     ```mlir
@@ -267,6 +269,7 @@ def Aten_LogicalAndOp : Aten_LogicalBinaryOp<"logical_and", "and">;
 def Aten_LogicalOrOp : Aten_LogicalBinaryOp<"logical_or", "or">;
 
 def Aten_LogicalNotOp : Aten_Op<"logical_not", [SameOperandsAndResultShape]> {
+  let kernelComputesInFloat = 0;
   let summary = "elementwise logical not (zero is false)";
   let description = [{
     ```mlir
@@ -279,6 +282,7 @@ def Aten_LogicalNotOp : Aten_Op<"logical_not", [SameOperandsAndResultShape]> {
 }
 
 def Aten_WhereOp : Aten_Op<"where"> {
+  let kernelComputesInFloat = 0;
   let summary = "elementwise condition ? self : other, with broadcasting";
   let description = [{
     All three operands broadcast to the result shape; `self`, `other` and the
@@ -298,6 +302,7 @@ def Aten_WhereOp : Aten_Op<"where"> {
 }
 
 def Aten_AnyOp : Aten_Op<"any"> {
+  let kernelComputesInFloat = 0;
   let summary = "whether any element is true over the given dimensions";
   let description = [{
     Reduces a boolean tensor over `dim` (all dimensions when empty).
@@ -465,6 +470,7 @@ def Aten_ConstantPadNdOp : Aten_ShapeOp<"constant_pad_nd",
 }
 
 def Aten_CloneOp : Aten_Op<"clone", [SameOperandsAndResultType]> {
+  let kernelComputesInFloat = 0;
   let summary = "a copy of the tensor (an identity at inference)";
   let description = [{
     ```mlir
@@ -477,6 +483,7 @@ def Aten_CloneOp : Aten_Op<"clone", [SameOperandsAndResultType]> {
 }
 
 def Aten_CastOp : Aten_Op<"cast", [SameOperandsAndResultShape]> {
+  let kernelComputesInFloat = 0;
   let summary = "converts the element type (`_to_copy`, `to.dtype`)";
   let description = [{
     ```mlir
@@ -489,6 +496,7 @@ def Aten_CastOp : Aten_Op<"cast", [SameOperandsAndResultShape]> {
 }
 
 def Aten_CatOp : Aten_Op<"cat"> {
+  let kernelComputesInFloat = 0;
   let summary = "concatenates tensors along `dim`";
   let description = [{
     ```mlir
@@ -502,6 +510,7 @@ def Aten_CatOp : Aten_Op<"cat"> {
 }
 
 def Aten_SplitWithSizesOp : Aten_Op<"split_with_sizes"> {
+  let kernelComputesInFloat = 0;
   let summary = "splits `self` along `dim` into pieces of the given sizes";
   let description = [{
     `split.Tensor`, `split_with_sizes` and `chunk` map here.

@@ -50,8 +50,7 @@ struct TableFacts {
   llvm::StringLiteral noOwnRule;
   DecomposedCheck decomposed;
   /// Ops the backend never runs, each with the reason.
-  llvm::ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
-      unsupported;
+  llvm::ArrayRef<UnsupportedOp> unsupported;
 };
 
 /// A backend's rules over its table of `RuleT` (a RuleFacts with the

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace duet::partition {
 
@@ -67,6 +68,17 @@ constexpr unsigned kNoWeights = 0;
 constexpr unsigned kWeightAndBias = 0b110;
 /// running_mean, running_var, weight, bias (operands 1 to 4).
 constexpr unsigned kNormParams = 0b11110;
+
+/// The dialect names of `Ops`, as a decomposed rule lists its pieces: an op
+/// misspelled here is a compile error.
+template <typename... Ops>
+inline constexpr llvm::StringLiteral kOpNames[] = {Ops::getOperationName()...};
+
+/// An op a backend never runs, with the reason.
+using UnsupportedOp = std::pair<llvm::StringLiteral, llvm::StringLiteral>;
+template <typename Op> constexpr UnsupportedOp never(llvm::StringLiteral why) {
+  return {Op::getOperationName(), why};
+}
 
 /// What every rule of every table states about its op; a table's rule type
 /// derives from it and adds the backend's own facts.

@@ -73,18 +73,11 @@ float sourceRatio(int64_t in, int64_t out, std::optional<APFloat> scale) {
 /// The unary op of an aten op name, when it is one of the unary shaders.
 std::optional<vk::UnaryOp> unaryOpOf(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<vk::UnaryOp>>(op)
-      .Case<aten::ReluOp>([](auto) { return vk::UnaryOp::Relu; })
-      .Case<aten::HardswishOp>([](auto) { return vk::UnaryOp::Hardswish; })
-      .Case<aten::HardsigmoidOp>([](auto) { return vk::UnaryOp::Hardsigmoid; })
-      .Case<aten::SiluOp>([](auto) { return vk::UnaryOp::Silu; })
-      .Case<aten::SigmoidOp>([](auto) { return vk::UnaryOp::Sigmoid; })
-      .Case<aten::TanhOp>([](auto) { return vk::UnaryOp::Tanh; })
-      .Case<aten::AbsOp>([](auto) { return vk::UnaryOp::Abs; })
-      .Case<aten::NegOp>([](auto) { return vk::UnaryOp::Neg; })
-      .Case<aten::ExpOp>([](auto) { return vk::UnaryOp::Exp; })
-      .Case<aten::LogOp>([](auto) { return vk::UnaryOp::Log; })
-      .Case<aten::SqrtOp>([](auto) { return vk::UnaryOp::Sqrt; })
-      .Case<aten::RsqrtOp>([](auto) { return vk::UnaryOp::Rsqrt; })
+// Each unary op of the dialect has the shader function of its name.
+#define DUET_ATEN_UNARY(Class, Fn, mnemonic)                                   \
+  .Case<aten::Class>([](auto) { return vk::UnaryOp::Fn; })
+#include "dialects/aten/AtenUnaryOps.inc"
+#undef DUET_ATEN_UNARY
       .Case<aten::HardtanhOp, aten::ClampOp>(
           [](auto) { return vk::UnaryOp::Clamp; })
       .Case<aten::HardshrinkOp>([](auto) { return vk::UnaryOp::Hardshrink; })

@@ -106,14 +106,15 @@ std::optional<std::string> padArgs(Operation *op) {
 // The table
 //===----------------------------------------------------------------------===//
 
-constexpr llvm::StringLiteral kAttentionPieces[] = {
-    "aten.matmul", "aten.permute", "aten.mul", "aten.add", "aten.softmax"};
+constexpr auto &kAttentionPieces =
+    kOpNames<MatmulOp, PermuteOp, MulOp, AddOp, SoftmaxOp>;
 
 /// An op whose kernels share one packing across its tensors.
-constexpr VulkanRule shared(llvm::StringLiteral op, PackingSet packings,
-                            bool bufferKernel, unsigned weights = kNoWeights,
+template <typename Op>
+constexpr VulkanRule shared(PackingSet packings, bool bufferKernel,
+                            unsigned weights = kNoWeights,
                             Predicate predicate = nullptr) {
-  return {{op, Lowering::Native, weights, predicate, {}},
+  return {{Op::getOperationName(), Lowering::Native, weights, predicate, {}},
           LayoutKind::Shared,
           packings,
           bufferKernel};
@@ -121,109 +122,97 @@ constexpr VulkanRule shared(llvm::StringLiteral op, PackingSet packings,
 
 /// An op that re-indexes every element: any packing for each tensor, and a
 /// buffer kernel.
-constexpr VulkanRule independent(llvm::StringLiteral op) {
-  return {{op, Lowering::Native, kNoWeights, nullptr, {}},
+template <typename Op> constexpr VulkanRule independent() {
+  return {{Op::getOperationName(), Lowering::Native, kNoWeights, nullptr, {}},
           LayoutKind::Independent,
           kAnyPacking,
           true};
 }
 
 /// An op that runs as `pieces`.
-constexpr VulkanRule decomposed(llvm::StringLiteral op,
-                                llvm::ArrayRef<llvm::StringLiteral> pieces) {
-  return {{op, Lowering::Decomposed, kNoWeights, nullptr, pieces},
+template <typename Op>
+constexpr VulkanRule decomposed(llvm::ArrayRef<llvm::StringLiteral> pieces) {
+  return {{Op::getOperationName(), Lowering::Decomposed, kNoWeights, nullptr,
+           pieces},
           LayoutKind::Shared,
           kAnyPacking,
           false};
 }
 
 /// An elementwise op: any packing, shared by its tensors, and a buffer kernel.
-constexpr VulkanRule elementwise(llvm::StringLiteral op) {
-  return shared(op, kAnyPacking, /*bufferKernel=*/true);
+template <typename Op> constexpr VulkanRule elementwise() {
+  return shared<Op>(kAnyPacking, /*bufferKernel=*/true);
 }
 
 const VulkanRule kRules[] = {
     // Convolution and matrix products. Convolution reads channels-packed
     // textures; the matrix kernels read rows as width-packed texels.
-    shared("aten.convolution", kChannelsPacked, false, kWeightAndBias,
-           convolutionArgs),
-    shared("aten.linear", kWidthPacked, true, kWeightAndBias),
-    shared("aten.addmm", kWidthPacked, true),
-    shared("aten.mm", kWidthPacked, true),
-    shared("aten.bmm", kWidthPacked, true),
-    shared("aten.matmul", kWidthPacked, true, kNoWeights, matmulArgs),
+    shared<ConvolutionOp>(kChannelsPacked, false, kWeightAndBias,
+                          convolutionArgs),
+    shared<LinearOp>(kWidthPacked, true, kWeightAndBias),
+    shared<AddmmOp>(kWidthPacked, true),
+    shared<MmOp>(kWidthPacked, true),
+    shared<BmmOp>(kWidthPacked, true),
+    shared<MatmulOp>(kWidthPacked, true, kNoWeights, matmulArgs),
     // Normalization.
-    shared("aten.batch_norm", kChannelsPacked, false, kNormParams,
-           batchNormArgs),
-    shared("aten.layer_norm", kWidthPacked, false, kWeightAndBias,
-           layerNormArgs),
-    // Elementwise: every activation has its own shader, so hardswish,
-    // hardsigmoid, silu and hardshrink stay whole (a decomposed hardswish is
-    // what produced Inf/NaN on PowerVR where the native shader was right).
-    elementwise("aten.relu"),
-    elementwise("aten.hardswish"),
-    elementwise("aten.hardsigmoid"),
-    elementwise("aten.silu"),
-    elementwise("aten.sigmoid"),
-    elementwise("aten.tanh"),
-    elementwise("aten.abs"),
-    elementwise("aten.neg"),
-    elementwise("aten.exp"),
-    elementwise("aten.log"),
-    elementwise("aten.sqrt"),
-    elementwise("aten.rsqrt"),
-    elementwise("aten.hardtanh"),
-    elementwise("aten.clamp"),
-    elementwise("aten.hardshrink"),
-    elementwise("aten.gelu"),
-    elementwise("aten.leaky_relu"),
-    elementwise("aten.elu"),
-    elementwise("aten.pow"),
-    elementwise("aten.add"),
-    elementwise("aten.sub"),
-    elementwise("aten.mul"),
-    elementwise("aten.div"),
-    elementwise("aten.maximum"),
-    elementwise("aten.minimum"),
-    elementwise("aten.clone"),
+    shared<BatchNormOp>(kChannelsPacked, false, kNormParams, batchNormArgs),
+    shared<LayerNormOp>(kWidthPacked, false, kWeightAndBias, layerNormArgs),
+// Elementwise: every activation has its own shader, so hardswish,
+// hardsigmoid, silu and hardshrink stay whole (a decomposed hardswish is
+// what produced Inf/NaN on PowerVR where the native shader was right).
+// Every unary op of the dialect (each has a function in unary.comp).
+#define DUET_ATEN_UNARY(Class, Fn, mnemonic) elementwise<Class>(),
+#include "dialects/aten/AtenUnaryOps.inc"
+#undef DUET_ATEN_UNARY
+    elementwise<HardtanhOp>(),
+    elementwise<ClampOp>(),
+    elementwise<HardshrinkOp>(),
+    elementwise<GeluOp>(),
+    elementwise<LeakyReluOp>(),
+    elementwise<EluOp>(),
+    elementwise<PowOp>(),
+    elementwise<AddOp>(),
+    elementwise<SubOp>(),
+    elementwise<MulOp>(),
+    elementwise<DivOp>(),
+    elementwise<MaximumOp>(),
+    elementwise<MinimumOp>(),
+    elementwise<CloneOp>(),
     // Reductions, pooling, softmax: texture kernels only.
-    shared("aten.mean", kAnyPacking, false, kNoWeights, reductionArgs),
-    shared("aten.sum", kAnyPacking, false, kNoWeights, reductionArgs),
-    shared("aten.amax", kAnyPacking, false, kNoWeights, reductionArgs),
-    shared("aten.softmax", kAnyPacking, false),
-    shared("aten.log_softmax", kAnyPacking, false),
-    shared("aten.adaptive_avg_pool2d", kChannelsPacked, false, kNoWeights,
-           rank4Only),
-    shared("aten.avg_pool2d", kChannelsPacked, false, kNoWeights, rank4Only),
-    shared("aten.max_pool2d", kChannelsPacked, false, kNoWeights, rank4Only),
-    shared("aten.upsample_nearest2d", kChannelsPacked, false, kNoWeights,
-           rank4Only),
-    shared("aten.upsample_bilinear2d", kChannelsPacked, false, kNoWeights,
-           rank4Only),
+    shared<MeanOp>(kAnyPacking, false, kNoWeights, reductionArgs),
+    shared<SumOp>(kAnyPacking, false, kNoWeights, reductionArgs),
+    shared<AmaxOp>(kAnyPacking, false, kNoWeights, reductionArgs),
+    shared<SoftmaxOp>(kAnyPacking, false),
+    shared<LogSoftmaxOp>(kAnyPacking, false),
+    shared<AdaptiveAvgPool2dOp>(kChannelsPacked, false, kNoWeights, rank4Only),
+    shared<AvgPool2dOp>(kChannelsPacked, false, kNoWeights, rank4Only),
+    shared<MaxPool2dOp>(kChannelsPacked, false, kNoWeights, rank4Only),
+    shared<UpsampleNearest2dOp>(kChannelsPacked, false, kNoWeights, rank4Only),
+    shared<UpsampleBilinear2dOp>(kChannelsPacked, false, kNoWeights, rank4Only),
     // Data movement. view and permute re-index every element, so input and
     // output packings are independent; buffers hold any rank up to 8.
-    independent("aten.view"),
-    independent("aten.permute"),
+    independent<ViewOp>(),
+    independent<PermuteOp>(),
     // On buffers these are copies, so each has a buffer kernel: a detection
     // head's [1,84,8400] concatenation stays on the GPU when no texture
     // holds it.
-    shared("aten.expand", kAnyPacking, true),
-    shared("aten.slice", kAnyPacking, true),
-    shared("aten.select", kAnyPacking, true),
-    shared("aten.constant_pad_nd", kAnyPacking, true, kNoWeights, padArgs),
-    shared("aten.cat", kAnyPacking, true),
-    shared("aten.split_with_sizes", kAnyPacking, true),
+    shared<ExpandOp>(kAnyPacking, true),
+    shared<SliceOp>(kAnyPacking, true),
+    shared<SelectOp>(kAnyPacking, true),
+    shared<ConstantPadNdOp>(kAnyPacking, true, kNoWeights, padArgs),
+    shared<CatOp>(kAnyPacking, true),
+    shared<SplitWithSizesOp>(kAnyPacking, true),
     // Attention runs as its pieces.
-    decomposed("aten.scaled_dot_product_attention", kAttentionPieces),
+    decomposed<ScaledDotProductAttentionOp>(kAttentionPieces),
 };
 
 /// Ops the Vulkan delegate does not run, with the reason.
-constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral> kUnsupported[] = {
-    {"aten.embedding",
-     "the Vulkan delegate stores float tensors only, and embedding reads "
-     "integer indices"},
-    {"aten.cast", "the Vulkan delegate computes in one float type per model "
-                  "(fp32, or fp16 with force-fp16) and has no conversion"},
+constexpr UnsupportedOp kUnsupported[] = {
+    never<EmbeddingOp>(
+        "the Vulkan delegate stores float tensors only, and embedding reads "
+        "integer indices"),
+    never<CastOp>("the Vulkan delegate computes in one float type per model "
+                  "(fp32, or fp16 with force-fp16) and has no conversion"),
 };
 
 constexpr TableFacts kTable = {kMaxBufferRank, "Vulkan kernel", "Vulkan kernel",
@@ -317,10 +306,7 @@ ArrayRef<PackedDim> texturePackings() {
 
 ArrayRef<VulkanRule> VulkanRules::table() { return kRules; }
 
-ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
-VulkanRules::unsupportedOps() {
-  return kUnsupported;
-}
+ArrayRef<UnsupportedOp> VulkanRules::unsupportedOps() { return kUnsupported; }
 
 VulkanRules::VulkanRules(MLIRContext *context, VulkanLimits limits)
     : RuleTable(context, kTable, kRules), limitsInUse(std::move(limits)) {}

@@ -103,8 +103,7 @@ public:
   /// The whole table, for documentation and tests.
   static llvm::ArrayRef<VulkanRule> table();
   /// Ops the backend never runs, each with the reason, for documentation.
-  static llvm::ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
-  unsupportedOps();
+  static llvm::ArrayRef<UnsupportedOp> unsupportedOps();
 
 private:
   /// Element types, then whether the tensors fit a texture or a buffer.

@@ -328,24 +328,31 @@ std::optional<std::string> castArgs(Operation *op) {
 // The table
 //===----------------------------------------------------------------------===//
 
-constexpr llvm::StringLiteral kSiluPieces[] = {"aten.sigmoid", "aten.mul"};
-constexpr llvm::StringLiteral kHardsigmoidPieces[] = {"aten.add", "aten.clamp",
-                                                      "aten.div"};
-constexpr llvm::StringLiteral kBatchNormPieces[] = {"aten.mul", "aten.add"};
+constexpr auto &kSiluPieces = kOpNames<SigmoidOp, MulOp>;
+constexpr auto &kHardsigmoidPieces = kOpNames<AddOp, ClampOp, DivOp>;
+constexpr auto &kBatchNormPieces = kOpNames<MulOp, AddOp>;
 
 /// A native op.
-constexpr XnnpackRule node(llvm::StringLiteral op, llvm::StringLiteral node,
-                           bool bf16, unsigned weights = kNoWeights,
+template <typename Op>
+constexpr XnnpackRule node(llvm::StringLiteral node, bool bf16,
+                           unsigned weights = kNoWeights,
                            Predicate predicate = nullptr) {
-  return {{op, Lowering::Native, weights, predicate, {}}, node, bf16, false};
+  return {{Op::getOperationName(), Lowering::Native, weights, predicate, {}},
+          node,
+          bf16,
+          false};
 }
 
 /// An op the decomposition library rewrites into native ops.
-constexpr XnnpackRule decomposed(llvm::StringLiteral op, bool bf16,
+template <typename Op>
+constexpr XnnpackRule decomposed(bool bf16,
                                  llvm::ArrayRef<llvm::StringLiteral> pieces,
                                  unsigned weights = kNoWeights) {
   return {
-      {op, Lowering::Decomposed, weights, nullptr, pieces}, "", bf16, false};
+      {Op::getOperationName(), Lowering::Decomposed, weights, nullptr, pieces},
+      "",
+      bf16,
+      false};
 }
 
 /// A native op that may also be fp16.
@@ -355,69 +362,67 @@ constexpr XnnpackRule withFp16(XnnpackRule rule) {
 }
 
 const XnnpackRule kRules[] = {
-    node("aten.convolution",
-         "convolution_2d, depthwise_convolution_2d, deconvolution_2d", false,
-         kWeightAndBias, convolutionArgs),
-    node("aten.linear", "fully_connected", true, kWeightAndBias),
-    node("aten.addmm", "fully_connected", true, kNoWeights, addmmArgs),
-    node("aten.mm", "fully_connected", true, kNoWeights, mmArgs),
-    node("aten.matmul", "fully_connected", true, kNoWeights, matmulArgs),
-    node("aten.add", "add2", true, kNoWeights, alphaIsOne),
-    node("aten.sub", "subtract", true, kNoWeights, alphaIsOne),
-    node("aten.mul", "multiply2", true),
-    node("aten.div", "divide", true, kNoWeights, divArgs),
-    node("aten.maximum", "maximum2", true),
-    node("aten.minimum", "minimum2", true),
-    node("aten.relu", "clamp", true),
-    node("aten.hardtanh", "clamp", true, kNoWeights, hardtanhArgs),
-    node("aten.clamp", "clamp", true, kNoWeights, clampArgs),
-    node("aten.hardswish", "hardswish", true),
-    node("aten.sigmoid", "sigmoid", true),
-    node("aten.leaky_relu", "leaky_relu", true),
-    node("aten.elu", "elu", true, kNoWeights, eluArgs),
-    node("aten.abs", "abs", true),
-    node("aten.neg", "negate", true),
-    node("aten.sqrt", "square_root", true),
-    node("aten.pow", "square, square_root", true, kNoWeights, powArgs),
-    node("aten.softmax", "softmax", false, kNoWeights, softmaxArgs),
-    node("aten.mean", "global_average_pooling_2d", false, kNoWeights, meanArgs),
-    node("aten.adaptive_avg_pool2d", "global_average_pooling_2d", false,
-         kNoWeights, adaptivePoolArgs),
-    node("aten.avg_pool2d", "average_pooling_2d", false, kNoWeights,
-         avgPoolArgs),
-    node("aten.max_pool2d", "max_pooling_2d", false, kNoWeights, maxPoolArgs),
-    node("aten.constant_pad_nd", "static_constant_pad", true, kNoWeights,
-         padArgs),
-    node("aten.view", "static_reshape", true),
-    node("aten.clone", "static_reshape (to the same shape: a copy)", true),
-    node("aten.upsample_bilinear2d", "static_resize_bilinear_2d", false,
-         kNoWeights, bilinearArgs),
-    withFp16(node("aten.cast", "convert", false, kNoWeights, castArgs)),
+    node<ConvolutionOp>(
+        "convolution_2d, depthwise_convolution_2d, deconvolution_2d", false,
+        kWeightAndBias, convolutionArgs),
+    node<LinearOp>("fully_connected", true, kWeightAndBias),
+    node<AddmmOp>("fully_connected", true, kNoWeights, addmmArgs),
+    node<MmOp>("fully_connected", true, kNoWeights, mmArgs),
+    node<MatmulOp>("fully_connected", true, kNoWeights, matmulArgs),
+    node<AddOp>("add2", true, kNoWeights, alphaIsOne),
+    node<SubOp>("subtract", true, kNoWeights, alphaIsOne),
+    node<MulOp>("multiply2", true),
+    node<DivOp>("divide", true, kNoWeights, divArgs),
+    node<MaximumOp>("maximum2", true),
+    node<MinimumOp>("minimum2", true),
+    node<ReluOp>("clamp", true),
+    node<HardtanhOp>("clamp", true, kNoWeights, hardtanhArgs),
+    node<ClampOp>("clamp", true, kNoWeights, clampArgs),
+    node<HardswishOp>("hardswish", true),
+    node<SigmoidOp>("sigmoid", true),
+    node<LeakyReluOp>("leaky_relu", true),
+    node<EluOp>("elu", true, kNoWeights, eluArgs),
+    node<AbsOp>("abs", true),
+    node<NegOp>("negate", true),
+    node<SqrtOp>("square_root", true),
+    node<PowOp>("square, square_root", true, kNoWeights, powArgs),
+    node<SoftmaxOp>("softmax", false, kNoWeights, softmaxArgs),
+    node<MeanOp>("global_average_pooling_2d", false, kNoWeights, meanArgs),
+    node<AdaptiveAvgPool2dOp>("global_average_pooling_2d", false, kNoWeights,
+                              adaptivePoolArgs),
+    node<AvgPool2dOp>("average_pooling_2d", false, kNoWeights, avgPoolArgs),
+    node<MaxPool2dOp>("max_pooling_2d", false, kNoWeights, maxPoolArgs),
+    node<ConstantPadNdOp>("static_constant_pad", true, kNoWeights, padArgs),
+    node<ViewOp>("static_reshape", true),
+    node<CloneOp>("static_reshape (to the same shape: a copy)", true),
+    node<UpsampleBilinear2dOp>("static_resize_bilinear_2d", false, kNoWeights,
+                               bilinearArgs),
+    withFp16(node<CastOp>("convert", false, kNoWeights, castArgs)),
     // Decomposed here; hardswish stays whole (native above).
-    decomposed("aten.silu", true, kSiluPieces),
-    decomposed("aten.hardsigmoid", true, kHardsigmoidPieces),
-    decomposed("aten.batch_norm", false, kBatchNormPieces, kNormParams),
+    decomposed<SiluOp>(true, kSiluPieces),
+    decomposed<HardsigmoidOp>(true, kHardsigmoidPieces),
+    decomposed<BatchNormOp>(false, kBatchNormPieces, kNormParams),
 };
 
 /// Ops the subgraph API cannot express, with the reason.
-constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral> kUnsupported[] = {
-    {"aten.permute", "this XNNPACK's subgraph API has no transpose"},
-    {"aten.cat", "this XNNPACK's subgraph API has no concatenate"},
-    {"aten.split_with_sizes", "this XNNPACK's subgraph API has no split"},
-    {"aten.bmm", "this XNNPACK's subgraph API has no batch matmul"},
-    {"aten.scaled_dot_product_attention",
-     "attention needs batch matmul, which this XNNPACK's subgraph API lacks"},
-    {"aten.slice", "this XNNPACK's subgraph API has no slice"},
-    {"aten.select", "this XNNPACK's subgraph API has no slice"},
-    {"aten.expand",
-     "this XNNPACK's subgraph API broadcasts only inside binary nodes"},
-    {"aten.layer_norm",
-     "this XNNPACK has no reduction over the last dim (its only mean is "
-     "global_average_pooling_2d over H and W)"},
-    {"aten.gelu", "exact gelu needs erf and the tanh form needs tanh; this "
-                  "XNNPACK has neither"},
-    {"aten.upsample_nearest2d",
-     "this XNNPACK resizes bilinearly only (static_resize_bilinear_2d)"},
+constexpr UnsupportedOp kUnsupported[] = {
+    never<PermuteOp>("this XNNPACK's subgraph API has no transpose"),
+    never<CatOp>("this XNNPACK's subgraph API has no concatenate"),
+    never<SplitWithSizesOp>("this XNNPACK's subgraph API has no split"),
+    never<BmmOp>("this XNNPACK's subgraph API has no batch matmul"),
+    never<ScaledDotProductAttentionOp>("attention needs batch matmul, which "
+                                       "this XNNPACK's subgraph API lacks"),
+    never<SliceOp>("this XNNPACK's subgraph API has no slice"),
+    never<SelectOp>("this XNNPACK's subgraph API has no slice"),
+    never<ExpandOp>(
+        "this XNNPACK's subgraph API broadcasts only inside binary nodes"),
+    never<LayerNormOp>(
+        "this XNNPACK has no reduction over the last dim (its only mean is "
+        "global_average_pooling_2d over H and W)"),
+    never<GeluOp>("exact gelu needs erf and the tanh form needs tanh; this "
+                  "XNNPACK has neither"),
+    never<UpsampleNearest2dOp>(
+        "this XNNPACK resizes bilinearly only (static_resize_bilinear_2d)"),
 };
 
 constexpr TableFacts kTable = {kXnnpackMaxRank, "XNNPACK subgraph node",
@@ -428,10 +433,7 @@ constexpr TableFacts kTable = {kXnnpackMaxRank, "XNNPACK subgraph node",
 
 ArrayRef<XnnpackRule> XnnpackRules::table() { return kRules; }
 
-ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
-XnnpackRules::unsupportedOps() {
-  return kUnsupported;
-}
+ArrayRef<UnsupportedOp> XnnpackRules::unsupportedOps() { return kUnsupported; }
 
 bool XnnpackRules::takesOutputBounds(Operation *op) {
   // convolution_2d, depthwise_convolution_2d, deconvolution_2d,

@@ -42,8 +42,7 @@ public:
   /// The whole table, for documentation and tests.
   static llvm::ArrayRef<XnnpackRule> table();
   /// Ops the backend never runs, each with the reason, for documentation.
-  static llvm::ArrayRef<std::pair<llvm::StringLiteral, llvm::StringLiteral>>
-  unsupportedOps();
+  static llvm::ArrayRef<UnsupportedOp> unsupportedOps();
   /// Whether the node `op` becomes takes output bounds (its xnn_define_*
   /// call has output_min and output_max), so that an activation after it
   /// can be folded into it.
