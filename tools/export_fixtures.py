@@ -488,6 +488,99 @@ def build_attention_bf16():
             AttentionBf16().to(torch.bfloat16), (torch.randn(1, 8, 32).to(torch.bfloat16),))
 
 
+class Erf(nn.Module):
+    def forward(self, x):
+        # The BERT-style exact gelu written with erf, as some models spell it.
+        gelu = 0.5 * x * (1.0 + torch.erf(x / 1.4142135623730951))
+        return torch.erf(x), gelu
+
+
+def build_erf():
+    return ("torch.erf on [2,3,5,7] (x = 2 * randn), and the exact gelu written as "
+            "0.5 * x * (1 + erf(x / sqrt(2)))",
+            Erf(), (torch.randn(2, 3, 5, 7) * 2,))
+
+
+class Gather(nn.Module):
+    def forward(self, x, index):
+        return torch.gather(x, 1, index), torch.gather(x, 2, index[:, :, :3] % 6)
+
+
+def build_gather():
+    return ("torch.gather on [2,5,6] float along dim 1 with an int64 index [2,4,6], and "
+            "along dim 2 with index[:, :, :3] % 6",
+            Gather(), (torch.randn(2, 5, 6), torch.randint(0, 5, (2, 4, 6))))
+
+
+class TokenTypeEmbedding(nn.Module):
+    """BERT-style embeddings: position ids sliced from a buffer and gathered."""
+
+    def __init__(self):
+        super().__init__()
+        self.word = nn.Embedding(40, 16)
+        self.position = nn.Embedding(12, 16)
+        self.register_buffer("position_ids", torch.arange(12).expand((1, -1)))
+        self.register_buffer("token_type_ids", torch.zeros(1, 12, dtype=torch.long))
+        self.token_type = nn.Embedding(2, 16)
+        self.norm = nn.LayerNorm(16)
+
+    def forward(self, ids):
+        n = ids.shape[1]
+        positions = self.position_ids[:, :n]
+        types = torch.gather(self.token_type_ids[:, :n].expand(ids.shape[0], n), 1,
+                             torch.zeros_like(ids))
+        return self.norm(self.word(ids) + self.position(positions) + self.token_type(types))
+
+
+def build_bert_embeddings():
+    return ("BERT-style embeddings on int64 ids [2,7]: word + position (sliced buffer) + "
+            "token type (gathered from a buffer), then LayerNorm(16)",
+            TokenTypeEmbedding(), (torch.randint(0, 40, (2, 7)),))
+
+
+class IndexSelectRepeat(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("rows", torch.tensor([3, 0, 2, 2]))
+
+    def forward(self, x):
+        picked = torch.index_select(x, 1, self.rows)
+        return picked, x.repeat(1, 2, 3), torch.index_select(x, 2, self.rows[:2]).repeat(2, 1, 1)
+
+
+def build_index_select_repeat():
+    return ("on [2,4,5]: index_select dim 1 with [3,0,2,2]; repeat(1,2,3); "
+            "index_select dim 2 with [3,0] then repeat(2,1,1)",
+            IndexSelectRepeat(), (torch.randn(2, 4, 5),))
+
+
+class Cumsum(nn.Module):
+    def forward(self, x, mask):
+        # EdgeNeXt-style positional encoding: cumulative sums of a mask.
+        y = mask.cumsum(1, dtype=torch.float32)
+        z = mask.cumsum(2, dtype=torch.float32)
+        return torch.cumsum(x, dim=-1), y / (y[:, -1:, :] + 1e-6), z, torch.cumsum(x, 0)
+
+
+def build_cumsum():
+    return ("cumsum of [2,3,6] float along -1 and 0; of a [2,5,6] float mask along 1 "
+            "and 2 with dtype float32, normalised by the last row",
+            Cumsum(), (torch.randn(2, 3, 6), torch.ones(2, 5, 6)))
+
+
+class AttentionGqa(nn.Module):
+    def forward(self, q, k, v):
+        return (F.scaled_dot_product_attention(q, k, v, enable_gqa=True),
+                F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True))
+
+
+def build_attention_gqa():
+    return ("scaled_dot_product_attention with enable_gqa=True: q [1,8,6,16], k and v "
+            "[1,2,6,16] (4 query heads per key head), plain and causal",
+            AttentionGqa(), (torch.randn(1, 8, 6, 16), torch.randn(1, 2, 6, 16),
+                             torch.randn(1, 2, 6, 16)))
+
+
 FIXTURES = {
     "conv_bn_relu": build_conv_bn_relu,
     "mobilenet_block": build_mobilenet_block,
@@ -507,6 +600,12 @@ FIXTURES = {
     "yolo_head": build_yolo_head,
     "patchify": build_patchify,
     "attention_bf16": build_attention_bf16,
+    "erf": build_erf,
+    "gather": build_gather,
+    "bert_embeddings": build_bert_embeddings,
+    "index_select_repeat": build_index_select_repeat,
+    "cumsum": build_cumsum,
+    "attention_gqa": build_attention_gqa,
 }
 
 

@@ -125,6 +125,10 @@ Status rsqrt(const KernelContext &ctx) {
   return mapFloat(ctx, [](float x) { return 1.f / std::sqrt(x); });
 }
 
+Status erf(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::erf(x); });
+}
+
 Status hardtanh(const KernelContext &ctx) {
   AttrReader attrs(ctx);
   float lo = static_cast<float>(attrs.getFloat("min_val"));

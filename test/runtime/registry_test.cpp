@@ -60,6 +60,7 @@ std::vector<SmokeCase> smokeCases() {
   unary("log", {}, 0.5, 2);
   unary("sqrt", {}, 0.5, 2);
   unary("rsqrt", {}, 0.5, 2);
+  unary("erf", {}, -3, 3);
   unary("pow", AttrMap().setFloat("exponent", 1.7), 0.5, 2);
   unary("hardtanh",
         AttrMap().setFloat("min_val", -0.5).setFloat("max_val", 0.5));
