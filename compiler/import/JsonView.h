@@ -37,7 +37,6 @@ public:
 
   const std::string &path() const { return where; }
   const nlohmann::json &raw() const { return *value; }
-  bool isNull() const { return value->is_null(); }
   bool isString() const { return value->is_string(); }
 
   /// The member `key` of an object; an error when absent or null.

@@ -62,9 +62,6 @@ public:
   /// entry, otherwise the inflated bytes in a buffer the archive keeps.
   llvm::Expected<EntryBytes> read(llvm::StringRef relPath);
 
-  /// The size of the archive in bytes.
-  size_t fileSize() const { return size; }
-
 private:
   struct Entry;
   Pt2Archive() = default;
