@@ -147,6 +147,189 @@ private:
   std::map<uint32_t, uint32_t> ids_;
 };
 
+/// Defines `node` of a checked blob in `subgraph`, on the XNNPACK ids of its
+/// operands (`ids`, XNN_INVALID_VALUE_ID for an absent bias) and of its
+/// output; `inputRank` is the rank of its first operand.
+Status defineNode(xnn_subgraph_t subgraph, const fb::Node &node,
+                  const uint32_t (&ids)[3], uint32_t out, size_t inputRank,
+                  const std::string &what) {
+  xnn_status status = xnn_status_success;
+  float lo = node.output_min(), hi = node.output_max();
+  const fb::Window *window = node.window();
+  const flatbuffers::Vector<uint32_t> *pad = nullptr, *kernel = nullptr,
+                                      *stride = nullptr, *dilation = nullptr,
+                                      *adjustment = nullptr;
+  if (window) {
+    pad = windowField(window->padding(), 4);
+    kernel = windowField(window->kernel(), 2);
+    stride = windowField(window->stride(), 2);
+    dilation = windowField(window->dilation(), 2);
+    adjustment = windowField(window->adjustment(), 2);
+  }
+  const char *fn = "";
+  switch (node.type()) {
+  case fb::NodeType::Convolution2d:
+    fn = "xnn_define_convolution_2d";
+    status = xnn_define_convolution_2d(
+        subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
+        kernel->Get(0), kernel->Get(1), stride->Get(0), stride->Get(1),
+        dilation->Get(0), dilation->Get(1), window->groups(),
+        window->group_input_channels(), window->group_output_channels(), lo, hi,
+        ids[0], ids[1], ids[2], out, 0);
+    break;
+  case fb::NodeType::DepthwiseConvolution2d:
+    fn = "xnn_define_depthwise_convolution_2d";
+    status = xnn_define_depthwise_convolution_2d(
+        subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
+        kernel->Get(0), kernel->Get(1), stride->Get(0), stride->Get(1),
+        dilation->Get(0), dilation->Get(1),
+        static_cast<uint32_t>(window->group_output_channels()),
+        window->group_input_channels(), lo, hi, ids[0], ids[1], ids[2], out, 0);
+    break;
+  case fb::NodeType::Deconvolution2d:
+    fn = "xnn_define_deconvolution_2d";
+    status = xnn_define_deconvolution_2d(
+        subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
+        adjustment->Get(0), adjustment->Get(1), kernel->Get(0), kernel->Get(1),
+        stride->Get(0), stride->Get(1), dilation->Get(0), dilation->Get(1),
+        window->groups(), window->group_input_channels(),
+        window->group_output_channels(), lo, hi, ids[0], ids[1], ids[2], out,
+        0);
+    break;
+  case fb::NodeType::FullyConnected:
+    fn = "xnn_define_fully_connected";
+    status = xnn_define_fully_connected(subgraph, lo, hi, ids[0], ids[1],
+                                        ids[2], out, 0);
+    break;
+  case fb::NodeType::Add:
+    fn = "xnn_define_add2";
+    status = xnn_define_add2(subgraph, lo, hi, ids[0], ids[1], out, 0);
+    break;
+  case fb::NodeType::Subtract:
+    fn = "xnn_define_subtract";
+    status = xnn_define_subtract(subgraph, lo, hi, ids[0], ids[1], out, 0);
+    break;
+  case fb::NodeType::Multiply:
+    fn = "xnn_define_multiply2";
+    status = xnn_define_multiply2(subgraph, lo, hi, ids[0], ids[1], out, 0);
+    break;
+  case fb::NodeType::Divide:
+    fn = "xnn_define_divide";
+    status = xnn_define_divide(subgraph, lo, hi, ids[0], ids[1], out, 0);
+    break;
+  case fb::NodeType::Maximum:
+    fn = "xnn_define_maximum2";
+    status = xnn_define_maximum2(subgraph, ids[0], ids[1], out, 0);
+    break;
+  case fb::NodeType::Minimum:
+    fn = "xnn_define_minimum2";
+    status = xnn_define_minimum2(subgraph, ids[0], ids[1], out, 0);
+    break;
+  case fb::NodeType::Clamp:
+    fn = "xnn_define_clamp";
+    status = xnn_define_clamp(subgraph, lo, hi, ids[0], out, 0);
+    break;
+  case fb::NodeType::HardSwish:
+    fn = "xnn_define_hardswish";
+    status = xnn_define_hardswish(subgraph, ids[0], out, 0);
+    break;
+  case fb::NodeType::Sigmoid:
+    fn = "xnn_define_sigmoid";
+    status = xnn_define_sigmoid(subgraph, ids[0], out, 0);
+    break;
+  case fb::NodeType::LeakyRelu:
+    fn = "xnn_define_leaky_relu";
+    status = xnn_define_leaky_relu(subgraph, node.scalar(), ids[0], out, 0);
+    break;
+  case fb::NodeType::Elu:
+    fn = "xnn_define_elu";
+    status = xnn_define_elu(subgraph, node.scalar(), ids[0], out, 0);
+    break;
+  case fb::NodeType::Abs:
+    fn = "xnn_define_abs";
+    status = xnn_define_abs(subgraph, ids[0], out, 0);
+    break;
+  case fb::NodeType::Negate:
+    fn = "xnn_define_negate";
+    status = xnn_define_negate(subgraph, ids[0], out, 0);
+    break;
+  case fb::NodeType::Square:
+    fn = "xnn_define_square";
+    status = xnn_define_square(subgraph, ids[0], out, 0);
+    break;
+  case fb::NodeType::SquareRoot:
+    fn = "xnn_define_square_root";
+    status = xnn_define_square_root(subgraph, ids[0], out, 0);
+    break;
+  case fb::NodeType::Softmax:
+    fn = "xnn_define_softmax";
+    status = xnn_define_softmax(subgraph, ids[0], out, 0);
+    break;
+  case fb::NodeType::GlobalAveragePooling2d:
+    fn = "xnn_define_global_average_pooling_2d";
+    status =
+        xnn_define_global_average_pooling_2d(subgraph, lo, hi, ids[0], out, 0);
+    break;
+  case fb::NodeType::AveragePooling2d:
+    fn = "xnn_define_average_pooling_2d";
+    status = xnn_define_average_pooling_2d(
+        subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
+        kernel->Get(0), kernel->Get(1), stride->Get(0), stride->Get(1), lo, hi,
+        ids[0], out, 0);
+    break;
+  case fb::NodeType::MaxPooling2d:
+    fn = "xnn_define_max_pooling_2d";
+    status = xnn_define_max_pooling_2d(
+        subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
+        kernel->Get(0), kernel->Get(1), stride->Get(0), stride->Get(1),
+        dilation->Get(0), dilation->Get(1), lo, hi, ids[0], out, 0);
+    break;
+  case fb::NodeType::ConstantPad: {
+    fn = "xnn_define_static_constant_pad";
+    size_t rank = inputRank;
+    if (!node.shape() || node.shape()->size() != 2 * rank)
+      return Status::error("{}: the padding has {} entries, expected {} "
+                           "(before and after each of {} dims)",
+                           what, node.shape() ? node.shape()->size() : 0,
+                           2 * rank, rank);
+    std::vector<size_t> pre(node.shape()->begin(),
+                            node.shape()->begin() + rank);
+    std::vector<size_t> post(node.shape()->begin() + rank, node.shape()->end());
+    status = xnn_define_static_constant_pad(subgraph, pre.data(), post.data(),
+                                            node.scalar(), ids[0], out, 0);
+    break;
+  }
+  case fb::NodeType::Reshape: {
+    fn = "xnn_define_static_reshape";
+    if (!node.shape() || node.shape()->size() == 0 ||
+        node.shape()->size() > XNN_MAX_TENSOR_DIMS)
+      return Status::error("{}: the new shape has {} dims; XNNPACK takes "
+                           "1 to {}",
+                           what, node.shape() ? node.shape()->size() : 0,
+                           XNN_MAX_TENSOR_DIMS);
+    std::vector<size_t> shape(node.shape()->begin(), node.shape()->end());
+    status = xnn_define_static_reshape(subgraph, shape.size(), shape.data(),
+                                       ids[0], out, 0);
+    break;
+  }
+  case fb::NodeType::ResizeBilinear2d:
+    fn = "xnn_define_static_resize_bilinear_2d";
+    if (!node.shape() || node.shape()->size() != 2)
+      return Status::error("{}: expected the new height and width", what);
+    status = xnn_define_static_resize_bilinear_2d(
+        subgraph, node.shape()->Get(0), node.shape()->Get(1), ids[0], out,
+        node.align_corners() ? XNN_FLAG_ALIGN_CORNERS : 0);
+    break;
+  case fb::NodeType::Convert:
+    fn = "xnn_define_convert";
+    status = xnn_define_convert(subgraph, ids[0], out, 0);
+    break;
+  }
+  if (status != xnn_status_success)
+    return Status::error("{}: {} failed: {}", what, fn, statusName(status));
+  return Status::ok();
+}
+
 } // namespace
 
 XnnpackDelegate::~XnnpackDelegate() {
@@ -192,8 +375,18 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
   inputCount_ = call->inputs.size();
   outputCount_ = call->outputs.size();
 
+  DUET_RETURN_IF_ERROR(loadValues(program, *call, *root));
+  std::vector<bool> hostMemory;
+  DUET_RETURN_IF_ERROR(checkSteps(*root, hostMemory));
+  DUET_RETURN_IF_ERROR(allocateHostBuffers(hostMemory));
+  return createRuntimes(*root);
+}
+
+Status XnnpackDelegate::loadValues(const Program &program,
+                                   const DelegateCall &call,
+                                   const fb::Delegate &root) {
   // Values: kinds, dims, and agreement with the program's tensors.
-  const auto *values = root->values();
+  const auto *values = root.values();
   size_t valueCount = values ? values->size() : 0;
   values_.resize(valueCount);
   std::vector<bool> outputBound(outputCount_, false);
@@ -260,7 +453,7 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
                              name, at, inputCount_);
       spec.kind = Kind::input;
       spec.index = static_cast<size_t>(at);
-      DUET_RETURN_IF_ERROR(checkTensor(call->inputs[spec.index], "input"));
+      DUET_RETURN_IF_ERROR(checkTensor(call.inputs[spec.index], "input"));
       break;
     case fb::ValueKind::Output:
       if (at < 0 || static_cast<size_t>(at) >= outputCount_)
@@ -274,7 +467,7 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
       outputBound[at] = true;
       spec.kind = Kind::output;
       spec.index = static_cast<size_t>(at);
-      DUET_RETURN_IF_ERROR(checkTensor(call->outputs[spec.index], "output"));
+      DUET_RETURN_IF_ERROR(checkTensor(call.outputs[spec.index], "output"));
       break;
     case fb::ValueKind::Constant: {
       if (at < 0 || static_cast<size_t>(at) >= program.tensors().size() ||
@@ -295,16 +488,21 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
   for (size_t k = 0; k < outputCount_; ++k)
     if (!outputBound[k])
       return Status::error("no value of the blob is output {}", k);
+  return Status::ok();
+}
 
+Status XnnpackDelegate::checkSteps(const fb::Delegate &root,
+                                   std::vector<bool> &hostMemory) {
+  size_t valueCount = values_.size();
   // Steps: every value is written once, before it is read; remember which
   // steps touch each computed value to find the ones that need host memory.
-  const auto *steps = root->steps_type();
+  const auto *steps = root.steps_type();
   size_t stepCount = steps ? steps->size() : 0;
   if (stepCount == 0)
     return Status::error("the blob has no steps");
   std::vector<bool> written(valueCount, false), read(valueCount, false);
   std::vector<int64_t> firstStep(valueCount, -1);
-  std::vector<bool> hostMemory(valueCount, false);
+  hostMemory.assign(valueCount, false);
   auto touch = [&](uint32_t id, size_t step, bool host) {
     if (firstStep[id] < 0)
       firstStep[id] = static_cast<int64_t>(step);
@@ -348,7 +546,7 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
   for (size_t s = 0; s < stepCount; ++s) {
     std::string where = fmt::format("step {}", s);
     if (steps->Get(s) == fb::Step::Copy) {
-      const auto *copy = root->steps()->GetAs<fb::Copy>(s);
+      const auto *copy = root.steps()->GetAs<fb::Copy>(s);
       DUET_RETURN_IF_ERROR(readable(copy->input(), where));
       DUET_RETURN_IF_ERROR(writable(copy->output(), where));
       read[copy->input()] = true;
@@ -381,7 +579,7 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
     }
     if (steps->Get(s) != fb::Step::Subgraph)
       return Status::error("{} has a kind this runtime does not know", where);
-    const auto *subgraph = root->steps()->GetAs<fb::Subgraph>(s);
+    const auto *subgraph = root.steps()->GetAs<fb::Subgraph>(s);
     if (!subgraph->nodes() || subgraph->nodes()->size() == 0)
       return Status::error("{} is a subgraph without nodes", where);
     for (size_t n = 0; n < subgraph->nodes()->size(); ++n) {
@@ -430,6 +628,12 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
                            v);
   }
 
+  return Status::ok();
+}
+
+Status
+XnnpackDelegate::allocateHostBuffers(const std::vector<bool> &hostMemory) {
+  size_t valueCount = values_.size();
   // Host buffers, XNN_EXTRA_BYTES longer than the value: XNNPACK may read
   // that far past an input.
   for (size_t v = 0; v < valueCount; ++v) {
@@ -445,10 +649,17 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
     spec.buffer = buffer;
   }
 
+  return Status::ok();
+}
+
+Status XnnpackDelegate::createRuntimes(const fb::Delegate &root) {
+  const auto *steps = root.steps_type();
+  size_t stepCount = steps->size();
+  size_t valueCount = values_.size();
   for (size_t s = 0; s < stepCount; ++s) {
     std::string where = fmt::format("step {}", s);
     if (steps->Get(s) == fb::Step::Copy) {
-      const auto *copy = root->steps()->GetAs<fb::Copy>(s);
+      const auto *copy = root.steps()->GetAs<fb::Copy>(s);
       CopyRun run;
       run.input = copy->input();
       run.output = copy->output();
@@ -458,7 +669,7 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
       steps_.emplace_back(std::move(run));
       continue;
     }
-    const auto *nodes = root->steps()->GetAs<fb::Subgraph>(s)->nodes();
+    const auto *nodes = root.steps()->GetAs<fb::Subgraph>(s)->nodes();
     // External values: what the delegate's memory holds (inputs, outputs,
     // host buffers); the rest stays inside XNNPACK.
     SubgraphRun run;
@@ -525,183 +736,9 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
                              statusName(status));
       producedHere[outId] = true;
 
-      float lo = node->output_min(), hi = node->output_max();
-      const fb::Window *window = node->window();
-      const flatbuffers::Vector<uint32_t> *pad = nullptr, *kernel = nullptr,
-                                          *stride = nullptr,
-                                          *dilation = nullptr,
-                                          *adjustment = nullptr;
-      if (window) {
-        pad = windowField(window->padding(), 4);
-        kernel = windowField(window->kernel(), 2);
-        stride = windowField(window->stride(), 2);
-        dilation = windowField(window->dilation(), 2);
-        adjustment = windowField(window->adjustment(), 2);
-      }
-      const char *fn = "";
-      switch (node->type()) {
-      case fb::NodeType::Convolution2d:
-        fn = "xnn_define_convolution_2d";
-        status = xnn_define_convolution_2d(
-            subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
-            kernel->Get(0), kernel->Get(1), stride->Get(0), stride->Get(1),
-            dilation->Get(0), dilation->Get(1), window->groups(),
-            window->group_input_channels(), window->group_output_channels(), lo,
-            hi, ids[0], ids[1], ids[2], out, 0);
-        break;
-      case fb::NodeType::DepthwiseConvolution2d:
-        fn = "xnn_define_depthwise_convolution_2d";
-        status = xnn_define_depthwise_convolution_2d(
-            subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
-            kernel->Get(0), kernel->Get(1), stride->Get(0), stride->Get(1),
-            dilation->Get(0), dilation->Get(1),
-            static_cast<uint32_t>(window->group_output_channels()),
-            window->group_input_channels(), lo, hi, ids[0], ids[1], ids[2], out,
-            0);
-        break;
-      case fb::NodeType::Deconvolution2d:
-        fn = "xnn_define_deconvolution_2d";
-        status = xnn_define_deconvolution_2d(
-            subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
-            adjustment->Get(0), adjustment->Get(1), kernel->Get(0),
-            kernel->Get(1), stride->Get(0), stride->Get(1), dilation->Get(0),
-            dilation->Get(1), window->groups(), window->group_input_channels(),
-            window->group_output_channels(), lo, hi, ids[0], ids[1], ids[2],
-            out, 0);
-        break;
-      case fb::NodeType::FullyConnected:
-        fn = "xnn_define_fully_connected";
-        status = xnn_define_fully_connected(subgraph, lo, hi, ids[0], ids[1],
-                                            ids[2], out, 0);
-        break;
-      case fb::NodeType::Add:
-        fn = "xnn_define_add2";
-        status = xnn_define_add2(subgraph, lo, hi, ids[0], ids[1], out, 0);
-        break;
-      case fb::NodeType::Subtract:
-        fn = "xnn_define_subtract";
-        status = xnn_define_subtract(subgraph, lo, hi, ids[0], ids[1], out, 0);
-        break;
-      case fb::NodeType::Multiply:
-        fn = "xnn_define_multiply2";
-        status = xnn_define_multiply2(subgraph, lo, hi, ids[0], ids[1], out, 0);
-        break;
-      case fb::NodeType::Divide:
-        fn = "xnn_define_divide";
-        status = xnn_define_divide(subgraph, lo, hi, ids[0], ids[1], out, 0);
-        break;
-      case fb::NodeType::Maximum:
-        fn = "xnn_define_maximum2";
-        status = xnn_define_maximum2(subgraph, ids[0], ids[1], out, 0);
-        break;
-      case fb::NodeType::Minimum:
-        fn = "xnn_define_minimum2";
-        status = xnn_define_minimum2(subgraph, ids[0], ids[1], out, 0);
-        break;
-      case fb::NodeType::Clamp:
-        fn = "xnn_define_clamp";
-        status = xnn_define_clamp(subgraph, lo, hi, ids[0], out, 0);
-        break;
-      case fb::NodeType::HardSwish:
-        fn = "xnn_define_hardswish";
-        status = xnn_define_hardswish(subgraph, ids[0], out, 0);
-        break;
-      case fb::NodeType::Sigmoid:
-        fn = "xnn_define_sigmoid";
-        status = xnn_define_sigmoid(subgraph, ids[0], out, 0);
-        break;
-      case fb::NodeType::LeakyRelu:
-        fn = "xnn_define_leaky_relu";
-        status =
-            xnn_define_leaky_relu(subgraph, node->scalar(), ids[0], out, 0);
-        break;
-      case fb::NodeType::Elu:
-        fn = "xnn_define_elu";
-        status = xnn_define_elu(subgraph, node->scalar(), ids[0], out, 0);
-        break;
-      case fb::NodeType::Abs:
-        fn = "xnn_define_abs";
-        status = xnn_define_abs(subgraph, ids[0], out, 0);
-        break;
-      case fb::NodeType::Negate:
-        fn = "xnn_define_negate";
-        status = xnn_define_negate(subgraph, ids[0], out, 0);
-        break;
-      case fb::NodeType::Square:
-        fn = "xnn_define_square";
-        status = xnn_define_square(subgraph, ids[0], out, 0);
-        break;
-      case fb::NodeType::SquareRoot:
-        fn = "xnn_define_square_root";
-        status = xnn_define_square_root(subgraph, ids[0], out, 0);
-        break;
-      case fb::NodeType::Softmax:
-        fn = "xnn_define_softmax";
-        status = xnn_define_softmax(subgraph, ids[0], out, 0);
-        break;
-      case fb::NodeType::GlobalAveragePooling2d:
-        fn = "xnn_define_global_average_pooling_2d";
-        status = xnn_define_global_average_pooling_2d(subgraph, lo, hi, ids[0],
-                                                      out, 0);
-        break;
-      case fb::NodeType::AveragePooling2d:
-        fn = "xnn_define_average_pooling_2d";
-        status = xnn_define_average_pooling_2d(
-            subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
-            kernel->Get(0), kernel->Get(1), stride->Get(0), stride->Get(1), lo,
-            hi, ids[0], out, 0);
-        break;
-      case fb::NodeType::MaxPooling2d:
-        fn = "xnn_define_max_pooling_2d";
-        status = xnn_define_max_pooling_2d(
-            subgraph, pad->Get(0), pad->Get(1), pad->Get(2), pad->Get(3),
-            kernel->Get(0), kernel->Get(1), stride->Get(0), stride->Get(1),
-            dilation->Get(0), dilation->Get(1), lo, hi, ids[0], out, 0);
-        break;
-      case fb::NodeType::ConstantPad: {
-        fn = "xnn_define_static_constant_pad";
-        size_t rank = values_[node->inputs()->Get(0)].dims.size();
-        if (!node->shape() || node->shape()->size() != 2 * rank)
-          return Status::error("{}: the padding has {} entries, expected {} "
-                               "(before and after each of {} dims)",
-                               what, node->shape() ? node->shape()->size() : 0,
-                               2 * rank, rank);
-        std::vector<size_t> pre(node->shape()->begin(),
-                                node->shape()->begin() + rank);
-        std::vector<size_t> post(node->shape()->begin() + rank,
-                                 node->shape()->end());
-        status = xnn_define_static_constant_pad(
-            subgraph, pre.data(), post.data(), node->scalar(), ids[0], out, 0);
-        break;
-      }
-      case fb::NodeType::Reshape: {
-        fn = "xnn_define_static_reshape";
-        if (!node->shape() || node->shape()->size() == 0 ||
-            node->shape()->size() > XNN_MAX_TENSOR_DIMS)
-          return Status::error("{}: the new shape has {} dims; XNNPACK takes "
-                               "1 to {}",
-                               what, node->shape() ? node->shape()->size() : 0,
-                               XNN_MAX_TENSOR_DIMS);
-        std::vector<size_t> shape(node->shape()->begin(), node->shape()->end());
-        status = xnn_define_static_reshape(subgraph, shape.size(), shape.data(),
-                                           ids[0], out, 0);
-        break;
-      }
-      case fb::NodeType::ResizeBilinear2d:
-        fn = "xnn_define_static_resize_bilinear_2d";
-        if (!node->shape() || node->shape()->size() != 2)
-          return Status::error("{}: expected the new height and width", what);
-        status = xnn_define_static_resize_bilinear_2d(
-            subgraph, node->shape()->Get(0), node->shape()->Get(1), ids[0], out,
-            node->align_corners() ? XNN_FLAG_ALIGN_CORNERS : 0);
-        break;
-      case fb::NodeType::Convert:
-        fn = "xnn_define_convert";
-        status = xnn_define_convert(subgraph, ids[0], out, 0);
-        break;
-      }
-      if (status != xnn_status_success)
-        return Status::error("{}: {} failed: {}", what, fn, statusName(status));
+      DUET_RETURN_IF_ERROR(
+          defineNode(subgraph, *node, ids, out,
+                     values_[node->inputs()->Get(0)].dims.size(), what));
     }
     xnn_runtime_t runtime = nullptr;
     status = xnn_create_runtime_v2(subgraph, pool_.get(), 0, &runtime);

@@ -24,6 +24,7 @@
 struct pthreadpool;
 struct xnn_runtime;
 namespace duet::xnnpack::schema {
+struct Delegate;
 struct Node;
 } // namespace duet::xnnpack::schema
 
@@ -71,6 +72,18 @@ private:
 
   XnnpackDelegate() = default;
   Status load(const Program &program, uint32_t index, ByteSpan blob);
+  /// Reads the blob's values and checks each against the program tensor it
+  /// stands for (dtype, element count, role).
+  Status loadValues(const Program &program, const DelegateCall &call,
+                    const ::duet::xnnpack::schema::Delegate &root);
+  /// Checks the steps: every value written once before it is read, operand
+  /// counts and shapes; `hostMemory` gets the values that need a host buffer
+  /// (read by a copy, or crossing steps).
+  Status checkSteps(const ::duet::xnnpack::schema::Delegate &root,
+                    std::vector<bool> &hostMemory);
+  Status allocateHostBuffers(const std::vector<bool> &hostMemory);
+  /// Defines each subgraph step in XNNPACK and creates its runtime.
+  Status createRuntimes(const ::duet::xnnpack::schema::Delegate &root);
   /// Checks that the dims of `node`'s output follow from its operands and
   /// parameters: XNNPACK trusts them, and would read or write past a buffer
   /// the blob describes wrongly.
