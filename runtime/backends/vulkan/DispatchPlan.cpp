@@ -65,6 +65,27 @@ bool broadcasts(const std::vector<int64_t> &input,
   return true;
 }
 
+/// The kernel of conv.comp for a convolution of `spatial` dims in `groups`
+/// groups of `inPerGroup` channels in and `outPerGroup` out, from `input` to
+/// `output`: a texel kernel where both are channels-packed textures and the
+/// groups fill whole texels (or hold one channel each), else the kernel that
+/// computes each element on its own.
+sc::ConvKernel convKernel(size_t spatial, bool transposed, int64_t groups,
+                          int64_t inPerGroup, int64_t outPerGroup,
+                          const PlannedTensor &input,
+                          const PlannedTensor &output) {
+  bool texels = spatial == 2 && !transposed && input.texture &&
+                output.texture && input.packing == Layout::channelsPacked &&
+                output.packing == Layout::channelsPacked;
+  if (!texels)
+    return sc::ConvKernel::Element;
+  if (inPerGroup == 1 && outPerGroup == 1)
+    return sc::ConvKernel::DepthwiseTexel;
+  if (groups == 1 || (inPerGroup % 4 == 0 && outPerGroup % 4 == 0))
+    return sc::ConvKernel::Texel;
+  return sc::ConvKernel::Element;
+}
+
 template <typename T>
 std::vector<T> toVector(const flatbuffers::Vector<T> *values) {
   return copyVector(values);
@@ -631,6 +652,10 @@ Status PlanBuilder::readOp(const sc::Op *op) {
         dispatch.weights[1]));
     dispatch.family = ShaderFamily::Convolution;
     dispatch.spec[5] = args->bias() >= 0;
+    dispatch.spec[6] = static_cast<int32_t>(convKernel(
+        spatial, args->transposed(), groups, inChannels / groups,
+        outChannels / groups, plan_.tensors[inputs[0]],
+        plan_.tensors[outputs[0]]));
     bool twoD = spatial == 2;
     int32_t(&p)[8][4] = dispatch.params.iarg;
     p[0][0] = twoD ? stride[0] : 1;

@@ -109,6 +109,29 @@ func.func @main(%x: tensor<1x4x5x5xf32>, %y: tensor<1x4x20xf32>) -> (tensor<1x6x
   %1 = aten.convolution %y, %w1 {dilation = array<i64: 2>, groups = 1 : i64, output_padding = array<i64: 0>, padding = array<i64: 2>, stride = array<i64: 1>, transposed = false} : (tensor<1x4x20xf32>, tensor<6x4x3xf32>) -> tensor<1x6x20xf32>
   return %0, %1 : tensor<1x6x10x10xf32>, tensor<1x6x20xf32>
 })"},
+    {"texel convolutions: many channels, stride 2, aligned and unaligned groups", false, R"(
+func.func @main(%x: tensor<1x12x9x7xf32>) -> (tensor<1x10x5x4xf32>, tensor<1x12x9x7xf32>, tensor<1x6x4x3xf32>) {
+  %w = arith.constant @W(10x12x3x3)
+  %b = arith.constant @W(10)
+  %w1 = arith.constant @W(12x4x1x1)
+  %w2 = arith.constant @W(6x4x2x2)
+  %0 = aten.convolution %x, %w, %b {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>, transposed = false} : (tensor<1x12x9x7xf32>, tensor<10x12x3x3xf32>, tensor<10xf32>) -> tensor<1x10x5x4xf32>
+  %1 = aten.convolution %x, %w1 {dilation = array<i64: 1, 1>, groups = 3 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x12x9x7xf32>, tensor<12x4x1x1xf32>) -> tensor<1x12x9x7xf32>
+  %2 = aten.convolution %x, %w2 {dilation = array<i64: 2, 2>, groups = 3 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>, transposed = false} : (tensor<1x12x9x7xf32>, tensor<6x4x2x2xf32>) -> tensor<1x6x4x3xf32>
+  return %0, %1, %2 : tensor<1x10x5x4xf32>, tensor<1x12x9x7xf32>, tensor<1x6x4x3xf32>
+})"},
+    {"texel depthwise convolutions: odd channels, stride 2, a 1x1 input", false, R"(
+func.func @main(%x: tensor<1x10x8x9xf32>, %y: tensor<1x7x1x1xf32>) -> (tensor<1x10x4x5xf32>, tensor<1x7x1x1xf32>, tensor<1x5x1x1xf32>) {
+  %w = arith.constant @W(10x1x3x3)
+  %b = arith.constant @W(10)
+  %w1 = arith.constant @W(7x1x3x3)
+  %w2 = arith.constant @W(5x7x1x1)
+  %b2 = arith.constant @W(5)
+  %0 = aten.convolution %x, %w, %b {dilation = array<i64: 1, 1>, groups = 10 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>, transposed = false} : (tensor<1x10x8x9xf32>, tensor<10x1x3x3xf32>, tensor<10xf32>) -> tensor<1x10x4x5xf32>
+  %1 = aten.convolution %y, %w1 {dilation = array<i64: 1, 1>, groups = 7 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x7x1x1xf32>, tensor<7x1x3x3xf32>) -> tensor<1x7x1x1xf32>
+  %2 = aten.convolution %y, %w2, %b2 {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x7x1x1xf32>, tensor<5x7x1x1xf32>, tensor<5xf32>) -> tensor<1x5x1x1xf32>
+  return %0, %1, %2 : tensor<1x10x4x5xf32>, tensor<1x7x1x1xf32>, tensor<1x5x1x1xf32>
+})"},
     {"linear, addmm, mm, bmm and matmul", true, R"(
 func.func @main(%x: tensor<2x3x16xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<2x3x5xf32>, %d: tensor<2x5x4xf32>, %e: tensor<2x1x4x6xf32>, %f: tensor<1x3x6x5xf32>) -> (tensor<2x3x10xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<2x3x4xf32>, tensor<2x3x4x5xf32>, tensor<2x3x7xf32>) {
   %w = arith.constant @W(10x16)

@@ -85,6 +85,40 @@ TEST_CASE("a convolution with a relu plans as one fused dispatch",
   CHECK(out.tensors[0].packing == rt::Layout::channelsPacked);
 }
 
+TEST_CASE("each convolution gets the kernel its geometry allows",
+          "[vulkan][plan]") {
+  // conv.comp's texel kernels serve 2-D convolutions whose groups fill whole
+  // texels, or hold one channel each; the rest compute element by element.
+  Loaded loaded = loadForPlanning(R"(
+func.func @main(%x: tensor<1x8x6x6xf32>) -> tensor<1x8x11x11xf32> {
+  %dense = arith.constant dense<0.5> : tensor<8x8x3x3xf32>
+  %aligned = arith.constant dense<0.5> : tensor<8x4x1x1xf32>
+  %depthwise = arith.constant dense<0.5> : tensor<8x1x3x3xf32>
+  %unaligned = arith.constant dense<0.5> : tensor<4x2x1x1xf32>
+  %transposed = arith.constant dense<0.5> : tensor<4x8x1x1xf32>
+  %0 = aten.convolution %x, %dense {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32>
+  %1 = aten.convolution %0, %aligned {dilation = array<i64: 1, 1>, groups = 2 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x8x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %2 = aten.convolution %1, %depthwise {dilation = array<i64: 1, 1>, groups = 8 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x8x6x6xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x6x6xf32>
+  %3 = aten.convolution %2, %unaligned {dilation = array<i64: 1, 1>, groups = 4 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x8x6x6xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %4 = aten.convolution %3, %transposed {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>, transposed = true} : (tensor<1x4x6x6xf32>, tensor<4x8x1x1xf32>) -> tensor<1x8x11x11xf32>
+  return %4 : tensor<1x8x11x11xf32>
+})");
+  vk::DispatchPlan out;
+  rt::Status status = plan(loaded, loaded.blob, out);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  std::vector<int32_t> kernels;
+  for (const vk::Dispatch &dispatch : out.runDispatches)
+    if (dispatch.family == vk::ShaderFamily::Convolution)
+      kernels.push_back(dispatch.spec[6]);
+  auto id = [](sc::ConvKernel kernel) { return static_cast<int32_t>(kernel); };
+  CHECK(kernels == std::vector<int32_t>{id(sc::ConvKernel::Texel),
+                                        id(sc::ConvKernel::Texel),
+                                        id(sc::ConvKernel::DepthwiseTexel),
+                                        id(sc::ConvKernel::Element),
+                                        id(sc::ConvKernel::Element)});
+}
+
 TEST_CASE("a damaged Vulkan blob is an error, never a crash",
           "[vulkan][plan]") {
   Loaded loaded = loadForPlanning(kConvReluMlir);

@@ -4,7 +4,16 @@
 // [Cin, Cout/groups, kh, kw] when transposed; a 1-D convolution has kh 1.
 // iarg[0]: stride h, w, padding h, w; iarg[1]: dilation h, w, groups,
 // transposed; iarg[2]: kernel h, w, spatial dims (1 or 2).
-// farg[0]: clamp min, max. FLAG0: a bias is bound.
+// farg[0]: clamp min, max. FLAG0: a bias is bound. FLAG1: the kernel
+// (vulkan.fbs ConvKernel, chosen per dispatch by DispatchPlan):
+// - CONV_KERNEL_ELEMENT: each lane of an output texel computed on its own,
+//   for every kind of convolution and either storage;
+// - CONV_KERNEL_TEXEL: a 2-D convolution whose groups fill whole texels
+//   (groups == 1 included) on channels-packed textures: an invocation
+//   computes one output texel (four output channels) and reads each input
+//   texel of its window once, for all four;
+// - CONV_KERNEL_DEPTHWISE_TEXEL: a 2-D depthwise convolution (one channel
+//   per group) on channels-packed textures, one output texel per invocation.
 #version 450
 #include "tensor.glsl"
 
@@ -75,4 +84,100 @@ bool element(int idx[8], out float value) {
   return true;
 }
 
+#define DUET_OWN_MAIN
 #include "main.glsl"
+
+#if !defined(INPUT_BUFFER) && !defined(OUTPUT_BUFFER)
+// Output texel `item` of a 2-D convolution on channels-packed textures.
+void convTexel(int item) {
+  int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
+  int ow = item % gx, oh = (item / gx) % gy, z = item / (gx * gy);
+  int outTexels = P.t[0].geom.z, inTexels = P.t[1].geom.z;
+  int n = z / outTexels, oc4 = z % outTexels;
+  int inChannels = size(1, 5), outChannels = size(0, 5);
+  int inH = size(1, 6), inW = size(1, 7);
+  ivec4 sp = P.iarg[0], dg = P.iarg[1];
+  int kh = P.iarg[2].x, kw = P.iarg[2].y;
+  int taps = kh * kw;
+  int inPerGroup = inChannels / dg.z, outPerGroup = outChannels / dg.z;
+  ivec4 oc = ivec4(oc4 * 4) + ivec4(0, 1, 2, 3);
+  bvec4 live = lessThan(oc, ivec4(outChannels));
+  vec4 sum = vec4(0.0);
+  if (FLAG0 != 0)
+    for (int l = 0; l < 4; ++l)
+      if (live[l])
+        sum[l] = bias.v[oc[l]];
+
+  if (FLAG1 == CONV_KERNEL_DEPTHWISE_TEXEL) {
+    for (int i = 0; i < kh; ++i) {
+      int ih = oh * sp.x - sp.z + i * dg.x;
+      if (ih < 0 || ih >= inH)
+        continue;
+      for (int j = 0; j < kw; ++j) {
+        int iw = ow * sp.y - sp.w + j * dg.y;
+        if (iw < 0 || iw >= inW)
+          continue;
+        vec4 x = imageLoad(src, ivec3(iw, ih, n * inTexels + oc4));
+        vec4 w = vec4(0.0);
+        for (int l = 0; l < 4; ++l)
+          if (live[l])
+            w[l] = weight.v[oc[l] * taps + i * kw + j];
+        sum += mix(vec4(0.0), x, live) * w;
+      }
+    }
+  } else {
+    // The four output channels share a group: outPerGroup is a multiple of
+    // four, or there is one group.
+    int group = oc4 * 4 / outPerGroup;
+    int firstTexel = group * inPerGroup / 4;
+    int groupTexels = (inPerGroup + 3) / 4;
+    for (int t = 0; t < groupTexels; ++t) {
+      ivec4 ic = ivec4(t * 4) + ivec4(0, 1, 2, 3);
+      bvec4 icLive = lessThan(ic, ivec4(inPerGroup));
+      bool whole = all(icLive);
+      for (int i = 0; i < kh; ++i) {
+        int ih = oh * sp.x - sp.z + i * dg.x;
+        if (ih < 0 || ih >= inH)
+          continue;
+        for (int j = 0; j < kw; ++j) {
+          int iw = ow * sp.y - sp.w + j * dg.y;
+          if (iw < 0 || iw >= inW)
+            continue;
+          vec4 x = mix(vec4(0.0),
+                       imageLoad(src, ivec3(iw, ih, n * inTexels + firstTexel + t)),
+                       icLive);
+          int tap = i * kw + j;
+          for (int l = 0; l < 4; ++l) {
+            if (!live[l])
+              continue;
+            int base = (oc[l] * inPerGroup + t * 4) * taps + tap;
+            vec4 w;
+            if (whole) {
+              w = vec4(weight.v[base], weight.v[base + taps],
+                       weight.v[base + 2 * taps], weight.v[base + 3 * taps]);
+            } else {
+              for (int k = 0; k < 4; ++k)
+                w[k] = icLive[k] ? weight.v[base + k * taps] : 0.0;
+            }
+            sum[l] += dot(x, w);
+          }
+        }
+      }
+    }
+  }
+  vec4 result = min(max(sum, vec4(P.farg[0].x)), vec4(P.farg[0].y));
+  imageStore(outImg, ivec3(ow, oh, z), mix(vec4(0.0), result, live));
+}
+#endif
+
+void main() {
+#if !defined(INPUT_BUFFER) && !defined(OUTPUT_BUFFER)
+  if (FLAG1 != CONV_KERNEL_ELEMENT) {
+    int item = workItem();
+    if (item < P.work.x)
+      convTexel(item);
+    return;
+  }
+#endif
+  elementMain();
+}

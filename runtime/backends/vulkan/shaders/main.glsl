@@ -1,7 +1,9 @@
 // main.glsl - the entry point every duet shader shares. Included after the
 // op's `bool element(int idx[8], out float value)`, which computes output
 // element idx, or returns false to leave it as it is (a concatenation writes
-// each input's part of the output in its own dispatch).
+// each input's part of the output in its own dispatch). A shader with kernels
+// of its own for some dispatches defines DUET_OWN_MAIN before including this
+// file and its own main(), which calls elementMain() for the others.
 
 #ifdef OUTPUT_BUFFER
 layout(std430, set = 0, binding = 1) buffer OutputBlock { float v[]; } outBuf;
@@ -40,10 +42,15 @@ bool outputIndex(int item, int lane, out int idx[8]) {
 #endif
 }
 
-void main() {
-  int item = int((gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) *
-                     gl_WorkGroupSize.x +
-                 gl_LocalInvocationID.x);
+// The work item of this invocation; P.work.x or more past the last one.
+int workItem() {
+  return int((gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) *
+                 gl_WorkGroupSize.x +
+             gl_LocalInvocationID.x);
+}
+
+void elementMain() {
+  int item = workItem();
   if (item >= P.work.x)
     return;
   vec4 values = vec4(0.0);
@@ -81,3 +88,7 @@ void main() {
   imageStore(outImg, texel, values);
 #endif
 }
+
+#ifndef DUET_OWN_MAIN
+void main() { elementMain(); }
+#endif

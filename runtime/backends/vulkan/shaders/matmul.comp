@@ -3,7 +3,9 @@
 // -DADD_INPUT adds beta * a third tensor, broadcast, to alpha times the
 // product (addmm); -DLINEAR multiplies by the transpose of a weight
 // [out, in] and adds a bias [out] when FLAG0 is set (linear).
-// farg[0].xy: alpha, beta.
+// farg[0].xy: alpha, beta. A linear between width-packed textures computes
+// a whole output texel (four output features) per invocation, reading each
+// input texel of its row once.
 #version 450
 #include "tensor.glsl"
 
@@ -51,4 +53,58 @@ bool element(int idx[8], out float value) {
   return true;
 }
 
+#define DUET_OWN_MAIN
 #include "main.glsl"
+
+#if defined(LINEAR) && !defined(INPUT_BUFFER) && !defined(OUTPUT_BUFFER)
+// Output texel `item` of a linear: its row of the input (the same texel row
+// and layer, the input and output sharing their leading dims) times four rows
+// of the weight.
+void linearTexel(int item) {
+  int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
+  ivec3 texel = ivec3(item % gx, (item / gx) % gy, item / (gx * gy));
+  int depth = size(1, 7), features = size(0, 7);
+  ivec4 n = ivec4(texel.x * 4) + ivec4(0, 1, 2, 3);
+  bvec4 live = lessThan(n, ivec4(features));
+  vec4 sum = vec4(0.0);
+  int texels = (depth + 3) / 4;
+  for (int t = 0; t < texels; ++t) {
+    int k = t * 4;
+    vec4 x = imageLoad(lhs, ivec3(t, texel.y, texel.z));
+    bool whole = k + 4 <= depth;
+    if (!whole)
+      x = mix(vec4(0.0), x, lessThan(ivec4(k) + ivec4(0, 1, 2, 3), ivec4(depth)));
+    for (int l = 0; l < 4; ++l) {
+      if (!live[l])
+        continue;
+      int row = n[l] * depth + k;
+      vec4 w;
+      if (whole) {
+        w = vec4(weight.v[row], weight.v[row + 1], weight.v[row + 2],
+                 weight.v[row + 3]);
+      } else {
+        for (int j = 0; j < 4; ++j)
+          w[j] = k + j < depth ? weight.v[row + j] : 0.0;
+      }
+      sum[l] += dot(x, w);
+    }
+  }
+  if (FLAG0 != 0)
+    for (int l = 0; l < 4; ++l)
+      if (live[l])
+        sum[l] += bias.v[n[l]];
+  imageStore(outImg, texel, mix(vec4(0.0), sum, live));
+}
+#endif
+
+void main() {
+#if defined(LINEAR) && !defined(INPUT_BUFFER) && !defined(OUTPUT_BUFFER)
+  if (IN0_PACKING == LAYOUT_WIDTH_PACKED && OUT_PACKING == LAYOUT_WIDTH_PACKED) {
+    int item = workItem();
+    if (item < P.work.x)
+      linearTexel(item);
+    return;
+  }
+#endif
+  elementMain();
+}

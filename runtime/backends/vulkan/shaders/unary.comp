@@ -1,7 +1,8 @@
 // unary.comp - elementwise functions of one tensor, each with its own
 // formula (hardswish, hardsigmoid, silu and hardshrink included: they are
 // never decomposed on Vulkan). OP is vulkan.fbs's UnaryOp (UNARY_OP_*);
-// farg[0].xyz are its parameters a, b, c.
+// farg[0].xyz are its parameters a, b, c. Between two textures of one
+// packing, an invocation maps a whole texel.
 #version 450
 #include "tensor.glsl"
 
@@ -71,4 +72,30 @@ bool element(int idx[8], out float value) {
   return true;
 }
 
+#define DUET_OWN_MAIN
 #include "main.glsl"
+
+void main() {
+#if !defined(INPUT_BUFFER) && !defined(OUTPUT_BUFFER)
+  // Input and output have one shape; with one packing too, output texel
+  // `item` is the function of input texel `item`, read once. The lanes past
+  // the tensor's end are written as zeros.
+  if (IN0_PACKING == OUT_PACKING) {
+    int item = workItem();
+    if (item >= P.work.x)
+      return;
+    int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
+    ivec3 texel = ivec3(item % gx, (item / gx) % gy, item / (gx * gy));
+    vec4 x = imageLoad(src, texel);
+    vec4 y = vec4(0.0);
+    for (int lane = 0; lane < 4; ++lane) {
+      int idx[8];
+      if (outputIndex(item, lane, idx))
+        y[lane] = apply(x[lane]);
+    }
+    imageStore(outImg, texel, y);
+    return;
+  }
+#endif
+  elementMain();
+}
