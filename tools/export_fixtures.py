@@ -20,12 +20,14 @@ How to run
   On a machine with PyTorch 2.11 and torchvision 0.26 (the GPU machine; the export
   itself runs on the CPU):
       CUDA_VISIBLE_DEVICES= python3 tools/export_fixtures.py --out DIR [--examples-out DIR]
-  --only NAME[,NAME] exports only those fixtures; --skip-examples skips the example.
+  --only NAME[,NAME] exports only those fixtures and replaces their entries in the
+  MANIFEST.json already in --out; --skip-examples skips the example.
   Everything is seeded per fixture (torch.manual_seed), so a rerun with the same
   PyTorch gives the same tensors.
 
 Every saved program is loaded back and run on the inputs; the largest difference
-from the eager outputs is printed and recorded in the manifest as a sanity check.
+from the eager outputs is printed and recorded in the manifest as a sanity check
+(for an archive PyTorch cannot load back, its error, as reload_error).
 """
 
 import argparse
@@ -580,6 +582,137 @@ def build_attention_gqa():
             AttentionGqa(), (torch.randn(1, 8, 6, 16), torch.randn(1, 2, 6, 16),
                              torch.randn(1, 2, 6, 16)))
 
+# Export forms real models use (issue #15). The regions below become
+# higher-order ops (torch.ops.higher_order.wrap_with_autocast,
+# wrap_with_set_grad_enabled) whose submodule graph the importer inlines.
+
+
+class ThreeLinears(nn.Module):
+    """Linear(8->8), Linear(8->8), Linear(8->4): what the region fixtures wrap."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 8)
+        self.fc2 = nn.Linear(8, 8)
+        self.fc3 = nn.Linear(8, 4)
+
+
+def strict_export(fixture, note=""):
+    """The fixture exported with strict=True (TorchDynamo) instead of the default."""
+    description, model, args = fixture()
+    return (description + "; exported with strict=True" + note, model, args,
+            {"export": {"strict": True}})
+
+
+class HopAutocast(ThreeLinears):
+    def forward(self, x):
+        y = self.fc1(x)
+        with torch.autocast("cpu", enabled=False):
+            y = torch.relu(self.fc2(y))
+        with torch.autocast(device_type="cpu", dtype=torch.float32):
+            y = torch.sigmoid(y) * y
+        # EfficientViT's LiteMLA form: an autocast region disabled for CUDA.
+        with torch.autocast(device_type="cuda", enabled=False):
+            y = self.fc3(y.float())
+        return y
+
+
+def build_hop_autocast():
+    return ("on [2,8]: Linear, then three autocast regions inside forward (each a "
+            "wrap_with_autocast higher-order op in the TRAINING IR): autocast('cpu', "
+            "enabled=False) around Linear+ReLU, autocast('cpu', dtype=float32) around "
+            "sigmoid(y)*y, autocast('cuda', enabled=False) around y.float() and Linear(8->4)",
+            HopAutocast(), (torch.randn(2, 8),))
+
+
+def build_hop_autocast_strict():
+    return strict_export(build_hop_autocast)
+
+
+class HopGrad(ThreeLinears):
+    def forward(self, x):
+        y = self.fc1(x)
+        with torch.no_grad():
+            y = torch.tanh(self.fc2(y))
+        with torch.set_grad_enabled(False):
+            z = self.fc3(y) + 1
+        return z, y * 2
+
+
+def hop_grad():
+    return ("on [2,8]: Linear, then torch.no_grad() around Linear+tanh and "
+            "torch.set_grad_enabled(False) around Linear(8->4)+1 inside forward (each a "
+            "wrap_with_set_grad_enabled higher-order op in the TRAINING IR); outputs "
+            "z and y*2",
+            HopGrad(), (torch.randn(2, 8),))
+
+
+# PyTorch 2.11 writes one more region for the default (non-strict) export of
+# this module, empty and without outputs, and then cannot load its own archive
+# back ("SpecViolationError: Node.meta wrap_with_set_grad_enabled is missing val
+# field"); duet imports it. Only the TRAINING flavour is kept.
+def build_hop_grad():
+    description, model, args = hop_grad()
+    return (description + "; non-strict export, which adds an empty region; TRAINING "
+            "flavour only", model, args, {"flavours": ("training",)})
+
+
+def build_hop_grad_strict():
+    return strict_export(hop_grad, " (one region holds both blocks)")
+
+
+class HopNested(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 8)
+        self.fc2 = nn.Linear(8, 8)
+
+    def forward(self, x):
+        with torch.autocast("cpu", enabled=False):
+            y = torch.relu(self.fc1(x))
+            with torch.no_grad():
+                y = self.fc2(y) - x
+        return y
+
+
+def build_hop_nested():
+    return ("on [2,8]: torch.no_grad() nested inside autocast('cpu', enabled=False), "
+            "each block around a Linear, the inner one subtracting the model input; "
+            "PyTorch 2.11 writes three wrap_with_autocast regions (the last empty, "
+            "without outputs, so it cannot load the archive back) and no "
+            "set_grad_enabled one; TRAINING flavour only",
+            HopNested(), (torch.randn(2, 8),), {"flavours": ("training",)})
+
+
+class CatLegacyEmpty(nn.Module):
+    def forward(self, x):
+        past = torch.tensor([])  # GPT-2's legacy key/value cache before the first step
+        k = torch.cat([past, x], dim=2)
+        v = torch.cat((past, x * 2, past), dim=-2)
+        promoted = torch.cat([past, x.half()], dim=1)
+        nothing = torch.cat([past, past])
+        return k + 1, v, promoted, x.sum() + nothing.sum()
+
+
+def build_cat_legacy_empty():
+    return ("x [1,2,3,4]: torch.cat([torch.tensor([]), x], dim=2) (GPT-2's legacy cache "
+            "start; PyTorch skips 1-D size-0 operands), cat((empty, x*2, empty), dim=-2), "
+            "cat([empty float32, x.half()], dim=1) (the skipped operand still promotes: "
+            "float32 result), and cat of two empties (shape [0]) summed into x.sum()",
+            CatLegacyEmpty(), (torch.randn(1, 2, 3, 4),))
+
+
+class ZeroSizeCat(nn.Module):
+    def forward(self, x):
+        cache = torch.zeros(1, 2, 0, 4)  # an empty key/value cache, rank 4
+        k = torch.cat([cache, x], dim=2)
+        return torch.relu(k) * 2 + 1
+
+
+def build_zero_size_cat():
+    return ("x [1,2,3,4]: cat([zeros(1,2,0,4), x], dim=2) (a zero-size operand, which "
+            "no Vulkan image can hold), then relu, *2, +1",
+            ZeroSizeCat(), (torch.randn(1, 2, 3, 4),))
 
 FIXTURES = {
     "conv_bn_relu": build_conv_bn_relu,
@@ -606,6 +739,13 @@ FIXTURES = {
     "index_select_repeat": build_index_select_repeat,
     "cumsum": build_cumsum,
     "attention_gqa": build_attention_gqa,
+    "hop_autocast": build_hop_autocast,
+    "hop_autocast_strict": build_hop_autocast_strict,
+    "hop_grad": build_hop_grad,
+    "hop_grad_strict": build_hop_grad_strict,
+    "hop_nested": build_hop_nested,
+    "cat_legacy_empty": build_cat_legacy_empty,
+    "zero_size_cat": build_zero_size_cat,
 }
 
 
@@ -660,10 +800,57 @@ def build_bad_unknown_op():
             "unknown op torch.ops.aten.cumsum.default", ep)
 
 
+class AutocastBf16(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = self.fc(x)
+        return y.float()
+
+
+def build_bad_autocast_bf16():
+    ep = torch.export.export(AutocastBf16().eval(), (torch.randn(2, 8),))
+    return ("autocast('cpu', dtype=bfloat16) around Linear(8->4) inside forward: a "
+            "wrap_with_autocast region that runs the Linear in bfloat16",
+            "autocast to bfloat16 would change dtypes inside the region", ep)
+
+
+class Cond(nn.Module):
+    def forward(self, x):
+        return torch.cond(x.sum() > 0, lambda t: t + 1, lambda t: t - 1, (x,))
+
+
+def build_bad_cond():
+    ep = torch.export.export(Cond().eval(), (torch.randn(2, 3),))
+    return ("torch.cond(x.sum() > 0, x + 1, x - 1): data-dependent control flow, the "
+            "higher-order op torch.ops.higher_order.cond",
+            "higher-order op cond is not supported", ep)
+
+
+class UnsupportedOps(nn.Module):
+    def forward(self, x, y):
+        a = torch.atan2(x, y)
+        b = torch.logcumsumexp(x, dim=1)
+        return torch.atan2(a, b) + 1
+
+
+def build_bad_unsupported_ops():
+    ep = torch.export.export(UnsupportedOps().eval(), (torch.randn(2, 5), torch.randn(2, 5)))
+    return ("atan2 twice and logcumsumexp once on [2,5]: two ops outside the table, one "
+            "used by two nodes",
+            "every unsupported op (atan2: two nodes, logcumsumexp: one) in one error", ep)
+
+
 ERROR_FIXTURES = {
     "bad_mutates_buffer": build_bad_mutates_buffer,
     "bad_dynamic": build_bad_dynamic,
     "bad_unknown_op": build_bad_unknown_op,
+    "bad_autocast_bf16": build_bad_autocast_bf16,
+    "bad_cond": build_bad_cond,
+    "bad_unsupported_ops": build_bad_unsupported_ops,
 }
 
 
@@ -693,14 +880,26 @@ def to_numpy(t):
 
 
 def archive_ops(path):
-    """The sorted distinct node targets of a saved .pt2, as written in its model.json."""
+    """The sorted distinct node targets of a saved .pt2 (submodule graphs included), as
+    written in its model.json, and that model.json."""
     with zipfile.ZipFile(path) as archive:
         names = [n for n in archive.namelist() if n.endswith("/models/model.json")]
         if len(names) != 1:
             raise RuntimeError(f"{path}: expected one models/model.json, found {names}")
         model = json.loads(archive.read(names[0]))
-    nodes = model["graph_module"]["graph"]["nodes"]
-    return sorted({node["target"] for node in nodes}), model["graph_module"]["signature"]
+    return sorted(graph_targets(model["graph_module"]["graph"])), model
+
+
+def graph_targets(graph):
+    """The node targets of a serialized graph and of the submodule graphs its
+    higher-order ops take (wrap_with_autocast, cond, ...)."""
+    targets = set()
+    for node in graph["nodes"]:
+        targets.add(node["target"])
+        for argument in node["inputs"]:
+            if "as_graph" in argument["arg"]:
+                targets |= graph_targets(argument["arg"]["as_graph"]["graph"])
+    return targets
 
 
 def archive_verifiers(path):
@@ -723,29 +922,40 @@ def max_abs_diff(got, want):
 def save_flavour(ep, path, args, eager_outputs):
     """Saves ep, reads the op list back from the archive, and reruns the loaded program."""
     torch.export.save(ep, path)
-    ops, _ = archive_ops(path)
-    loaded = torch.export.load(path)
-    with torch.no_grad():
-        rerun = as_tuple(loaded.module()(*args))
-    diff = max_abs_diff(rerun, eager_outputs)
-    return {
+    ops, model = archive_ops(path)
+    info = {
         "file": os.path.basename(path),
         "verifiers": archive_verifiers(path),
         "bytes": os.path.getsize(path),
         "ops": ops,
-        "max_abs_diff_vs_eager": diff,
     }
+    try:
+        loaded = torch.export.load(path)
+        with torch.no_grad():
+            rerun = as_tuple(loaded.module()(*args))
+        info["max_abs_diff_vs_eager"] = max_abs_diff(rerun, eager_outputs)
+    except Exception as error:  # some archives PyTorch writes, it cannot read back
+        info["max_abs_diff_vs_eager"] = None
+        info["reload_error"] = f"{type(error).__name__}: {error}"
+    if model.get("range_constraints"):
+        info["range_constraints"] = model["range_constraints"]
+    return info
 
 
 def export_fixture(name, builder, out_dir):
     torch.manual_seed(SEED)
-    description, model, args = builder()
+    description, model, args, *rest = builder()
+    # A builder may add options: "export", keyword arguments of
+    # torch.export.export (strict, dynamic_shapes); "flavours", the flavours
+    # to keep (default both).
+    options = rest[0] if rest else {}
     model = model.eval()
     with torch.no_grad():
         outputs = as_tuple(model(*args))
 
-    training = torch.export.export(model, args)
+    training = torch.export.export(model, args, **options.get("export", {}))
     aten = training.run_decompositions()
+    kept = options.get("flavours", ("training", "aten"))
 
     entry = {"name": name, "description": description, "inputs": [], "outputs": []}
     for i, t in enumerate(args):
@@ -759,9 +969,9 @@ def export_fixture(name, builder, out_dir):
         entry["outputs"].append({"file": file, **tensor_info(t),
                                  "npy_dtype": str(to_numpy(t).dtype)})
     entry["flavours"] = {
-        "training": save_flavour(training, os.path.join(out_dir, f"{name}.training.pt2"),
-                                 args, outputs),
-        "aten": save_flavour(aten, os.path.join(out_dir, f"{name}.aten.pt2"), args, outputs),
+        flavour: save_flavour(ep, os.path.join(out_dir, f"{name}.{flavour}.pt2"), args,
+                              outputs)
+        for flavour, ep in (("training", training), ("aten", aten)) if flavour in kept
     }
     return entry
 
@@ -908,7 +1118,17 @@ def main():
                       + " ".join(op.replace("torch.ops.aten.", "") for op in info["ops"]),
                       flush=True)
     if tables:
-        write_json(os.path.join(options.out, "MANIFEST.json"), manifest)
+        path = os.path.join(options.out, "MANIFEST.json")
+        if wanted and os.path.exists(path):
+            # --only: the fixtures exported replace their entries in the
+            # manifest already there; the others stay as they are.
+            with open(path) as f:
+                old = json.load(f)
+            for key in ("fixtures", "error_fixtures"):
+                fresh = {entry["name"]: entry for entry in manifest[key]}
+                entries = [fresh.pop(entry["name"], entry) for entry in old.get(key, [])]
+                manifest[key] = entries + list(fresh.values())
+        write_json(path, manifest)
 
     if not options.skip_examples:
         # The bundled example (make run) and the benchmark models (bench/).

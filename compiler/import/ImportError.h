@@ -1,7 +1,8 @@
 //===- ImportError.h - the importer's error values --------------*- C++ -*-===//
 //
-// Every importer error is a one-line message; the entry point prefixes the
-// file name. The parts build them with this one helper.
+// Every importer error is a one-line message, the entry point prefixing the
+// file name; an unsupported one may carry more lines (DetailedError). The
+// parts build them with these helpers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,8 +11,19 @@
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
+#include <string>
 #include <system_error>
+#include <vector>
+
+/// Turns an Expected into its value, or returns its error from the enclosing
+/// function.
+#define DUET_TRY(var, expr)                                                    \
+  auto var##OrErr = (expr);                                                    \
+  if (!var##OrErr)                                                             \
+    return var##OrErr.takeError();                                             \
+  auto &var = *var##OrErr
 
 namespace duet::import {
 
@@ -27,6 +39,29 @@ inline llvm::Error unsupportedError(const llvm::Twine &message) {
   return llvm::createStringError(std::make_error_code(std::errc::not_supported),
                                  message);
 }
+
+/// An unsupported error with lines below its message: `duet compile` prints
+/// each indented under the first line (the list of every op a model uses that
+/// duet lacks).
+class DetailedError : public llvm::ErrorInfo<DetailedError> {
+public:
+  static inline char ID = 0;
+
+  DetailedError(std::string message, std::vector<std::string> details)
+      : message(std::move(message)), details(std::move(details)) {}
+
+  void log(llvm::raw_ostream &os) const override {
+    os << message;
+    for (const std::string &line : details)
+      os << "\n  " << line;
+  }
+  std::error_code convertToErrorCode() const override {
+    return std::make_error_code(std::errc::not_supported);
+  }
+
+  std::string message;
+  std::vector<std::string> details;
+};
 
 /// Whether an error's code is that of unsupportedError.
 inline bool isUnsupported(std::error_code code) {

@@ -959,6 +959,10 @@ void buildPad(NodeContext &ctx) {
   emitConstantPad(ctx, pad, value.value_or(0));
 }
 
+/// cat skips the operands PyTorch calls legacy empty: 1-D of size 0 (GPT-2
+/// starts its key/value cache as torch.tensor([])), whatever the others'
+/// rank. They still take part in type promotion, which the recorded result
+/// type holds; when every operand is one, the result is that empty tensor.
 void buildCat(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   SmallVector<Value> tensors = ctx.tensorList("tensors");
@@ -967,6 +971,12 @@ void buildCat(NodeContext &ctx) {
     return;
   if (tensors.empty())
     return ctx.fail("cat needs at least one tensor");
+  llvm::erase_if(tensors, [](Value t) {
+    return NodeContext::typeOf(t).getShape() == ArrayRef<int64_t>{0};
+  });
+  if (tensors.empty())
+    return ctx.setResult(ctx.create<arith::ConstantOp>(
+        DenseElementsAttr::get(type, ArrayRef<Attribute>())));
   dim = ctx.normalizeDim(dim, type.getRank());
   for (Value &t : tensors)
     t = operandAs(ctx, t, type);

@@ -2,6 +2,8 @@
 
 #include "compiler/import/ProgramBuilder.h"
 
+#include "compiler/import/GraphScan.h"
+#include "compiler/import/HigherOrderOps.h"
 #include "compiler/import/ImportError.h"
 #include "compiler/import/NodeContext.h"
 #include "compiler/import/OpTable.h"
@@ -15,6 +17,7 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
 
@@ -26,14 +29,6 @@ using llvm::StringRef;
 using llvm::Twine;
 
 namespace {
-
-/// Turns an Expected into its value, or returns its error from the enclosing
-/// function.
-#define DUET_TRY(var, expr)                                                    \
-  auto var##OrErr = (expr);                                                    \
-  if (!var##OrErr)                                                             \
-    return var##OrErr.takeError();                                             \
-  auto &var = *var##OrErr
 
 std::string typeString(Type type) {
   std::string s;
@@ -53,6 +48,40 @@ std::string resourceKey(StringRef stateName) {
     key.insert(key.begin(), '_');
   return key;
 }
+
+/// A node as its errors name it: "node 'relu' (torch.ops.aten.relu.default):
+/// ...".
+struct NodeRef {
+  StringRef name, target;
+
+  Error error(const Twine &message) const {
+    return importError("node '" + name + "' (" + target + "): " + message);
+  }
+  /// `err` about this node, keeping whether it is an unsupported error.
+  Error wrap(Error err) const {
+    bool unsupported = false;
+    std::string message;
+    llvm::handleAllErrors(std::move(err), [&](const llvm::ErrorInfoBase &e) {
+      unsupported = isUnsupported(e.convertToErrorCode());
+      message = e.message();
+    });
+    if (!unsupported)
+      return error(message);
+    return unsupportedError("node '" + name + "' (" + target + "): " + message);
+  }
+  /// The name of a tensor argument (`{"as_tensor": {"name": "x"}}`); `what`
+  /// says which in the error.
+  Expected<StringRef> tensorName(const JsonView &arg, StringRef what) const {
+    auto kase = arg.tryUnionCase();
+    if (!kase || kase->first != "as_tensor")
+      return error(arg.path() + ": expected a tensor " + what + ", got " +
+                   (kase ? kase->first : std::string("something else")));
+    std::optional<StringRef> name = kase->second.stringField("name");
+    if (!name)
+      return error(kase->second.path() + ": expected a tensor name");
+    return *name;
+  }
+};
 
 /// What a graph input is.
 enum class InputKind { None, UserInput, Parameter, Buffer, Constant };
@@ -128,7 +157,15 @@ private:
                     SmallVectorImpl<std::string> &userOutputs);
   Error checkGraphOutputs(const JsonView &graph,
                           ArrayRef<std::string> userOutputs);
-  Error importNode(const JsonView &node, size_t index);
+  Error importNode(const JsonView &node, size_t index, unsigned depth);
+  Error importRegion(const JsonView &node, StringRef name, StringRef target,
+                     ArrayRef<std::string> outputNames, unsigned depth);
+  Expected<SmallVector<std::pair<std::string, Binding>>>
+  regionOperands(const NodeRef &at, const RegionCall &call);
+  Expected<SmallVector<std::pair<Binding, RankedTensorType>>>
+  importRegionGraph(const NodeRef &at, const RegionCall &call,
+                    ArrayRef<std::pair<std::string, Binding>> operands,
+                    unsigned depth);
   Expected<Value> use(StringRef name);
   Expected<Value> materializeWeight(StringRef name, Binding &binding);
   Expected<JsonView> payloadOf(StringRef stateName, bool &isConstant);
@@ -141,8 +178,12 @@ private:
   OpBuilder builder;
   /// Inserts weight constants at the top of the body, in order of first use.
   OpBuilder constantBuilder;
+  /// The graph being imported: the program's, or while a region is inlined,
+  /// its submodule graph's, whose names are its own.
   llvm::StringMap<RankedTensorType> tensorTypes;
   llvm::StringMap<Binding> values;
+  /// Every target of the program duet lacks, for the error at the first.
+  std::vector<UnsupportedTarget> unsupported;
   std::string lastDiagnostic;
 };
 
@@ -165,16 +206,16 @@ Error ProgramBuilder::checkVersion() {
 }
 
 Error ProgramBuilder::checkStaticShapes(const JsonView &graph) {
-  if (std::optional<JsonView> ranges =
-          json.program.optionalField("range_constraints")) {
-    DUET_TRY(symbols, ranges->members());
-    if (!symbols.empty()) {
-      std::string names;
-      for (auto &[name, range] : symbols)
-        names += (names.empty() ? "" : ", ") + name;
-      return importError("the program has symbolic dimensions (" + names +
-                         "); " + dynamicShapeAdvice());
-    }
+  // The symbols the tensors' shapes use, not the program's range_constraints:
+  // run_decompositions() can leave a symbol there that no shape uses any more
+  // (PyTorch 2.11), and such a program is static.
+  std::vector<std::string> symbols = shapeSymbols(graph);
+  if (!symbols.empty()) {
+    std::string names;
+    for (const std::string &name : symbols)
+      names += (names.empty() ? "" : ", ") + name;
+    return importError("the program has symbolic dimensions (" + names + "); " +
+                       dynamicShapeAdvice());
   }
   for (StringRef key :
        {"sym_int_values", "sym_bool_values", "sym_float_values"}) {
@@ -459,49 +500,21 @@ Location ProgramBuilder::nodeLocation(const JsonView &node, StringRef name) {
   return NameLoc::get(StringAttr::get(&ctx, name), where);
 }
 
-Error ProgramBuilder::importNode(const JsonView &node, size_t index) {
+Error ProgramBuilder::importNode(const JsonView &node, size_t index,
+                                 unsigned depth) {
   DUET_TRY(targetField, node.field("target"));
   DUET_TRY(target, targetField.string());
-  DUET_TRY(inputsField, node.field("inputs"));
-  DUET_TRY(inputs, inputsField.elements());
-  DUET_TRY(outputsField, node.field("outputs"));
-  DUET_TRY(outputs, outputsField.elements());
-
-  // The outputs, flattened: a tensor list output gives one slot per tensor.
-  SmallVector<std::string> outputNames;
-  for (const JsonView &output : outputs) {
-    DUET_TRY(kase, output.unionCase());
-    if (kase.first == "as_none") {
-      outputNames.emplace_back();
-      continue;
-    }
-    SmallVector<JsonView> tensors;
-    if (kase.first == "as_tensor") {
-      tensors.push_back(kase.second);
-    } else if (kase.first == "as_tensors") {
-      DUET_TRY(list, kase.second.elements());
-      tensors.append(list.begin(), list.end());
-    } else {
-      outputNames.push_back("");
-      continue;
-    }
-    for (const JsonView &t : tensors) {
-      DUET_TRY(nameField, t.field("name"));
-      DUET_TRY(outName, nameField.string());
-      outputNames.push_back(outName.str());
-    }
-  }
-
-  // The node's name: recorded by newer exporters, else its first output.
-  std::string name = node.stringField("name").value_or("").str();
-  for (const std::string &out : outputNames)
-    if (name.empty())
-      name = out;
-  if (name.empty())
-    name = "#" + std::to_string(index);
+  DUET_TRY(outputNames, nodeOutputNames(node));
+  std::string name = nodeName(node, outputNames, index);
   auto nodeError = [&](const Twine &message) {
     return importError("node '" + name + "' (" + target + "): " + message);
   };
+  if (isInlinedHigherOrder(target))
+    return importRegion(node, name, target, outputNames, depth);
+  if (isHigherOrder(target))
+    return unsupportedTargetError(name, target, unsupported);
+  DUET_TRY(inputsField, node.field("inputs"));
+  DUET_TRY(inputs, inputsField.elements());
 
   llvm::StringMap<JsonView> args;
   std::string firstArg;
@@ -542,9 +555,7 @@ Error ProgramBuilder::importNode(const JsonView &node, size_t index) {
                      "update from forward()");
   }
   if (!entry)
-    return unsupportedError(
-        "node '" + name + "' (" + target +
-        "): op not supported by duet; supported ops: " + supportedOps());
+    return unsupportedTargetError(name, target, unsupported);
 
   SmallVector<RankedTensorType> resultTypes;
   for (const std::string &out : outputNames) {
@@ -597,6 +608,121 @@ Error ProgramBuilder::importNode(const JsonView &node, size_t index) {
   return Error::success();
 }
 
+/// Imports the submodule graph of a higher-order node in place of the node:
+/// its inputs are bound to the node's operands and its outputs become the
+/// node's.
+Error ProgramBuilder::importRegion(const JsonView &node, StringRef name,
+                                   StringRef target,
+                                   ArrayRef<std::string> outputNames,
+                                   unsigned depth) {
+  NodeRef at{name, target};
+  if (depth >= kMaxRegionDepth)
+    return at.error("regions are nested deeper than " + Twine(kMaxRegionDepth) +
+                    " levels");
+  DUET_TRY(call, readRegionCall(node));
+  DUET_TRY(operands, regionOperands(at, call));
+  DUET_TRY(results, importRegionGraph(at, call, operands, depth));
+  if (outputNames.size() != results.size())
+    return at.error("its graph returns " + Twine(results.size()) +
+                    " values but the node has " + Twine(outputNames.size()) +
+                    " outputs");
+  for (auto [out, result] : llvm::zip(outputNames, results)) {
+    if (out.empty())
+      continue;
+    RankedTensorType type = tensorTypes.lookup(out);
+    if (type != result.second)
+      return at.error("output '" + out + "' is " + typeString(type) +
+                      " but its graph returns " + typeString(result.second));
+    values[out] = result.first;
+  }
+  return Error::success();
+}
+
+/// The region's operands as the enclosing graph binds them; a weight is made
+/// here, so that the region and the graph share its constant.
+Expected<SmallVector<std::pair<std::string, Binding>>>
+ProgramBuilder::regionOperands(const NodeRef &at, const RegionCall &call) {
+  SmallVector<std::pair<std::string, Binding>> operands;
+  for (const JsonView &operand : call.operands) {
+    DUET_TRY(name, at.tensorName(operand, "operand"));
+    auto it = values.find(name);
+    if (it == values.end())
+      return at.error("'" + name + "' is not defined by any earlier node");
+    Binding &outer = it->second;
+    if (!outer.value && outer.unavailable.empty())
+      if (Expected<Value> made = materializeWeight(name, outer); !made)
+        return made.takeError();
+    operands.emplace_back(name.str(), outer);
+  }
+  return operands;
+}
+
+/// Imports the region's graph in a scope of its own (it names its values
+/// itself), its inputs bound to `operands`; returns what it yields with the
+/// recorded types.
+Expected<SmallVector<std::pair<Binding, RankedTensorType>>>
+ProgramBuilder::importRegionGraph(
+    const NodeRef &at, const RegionCall &call,
+    ArrayRef<std::pair<std::string, Binding>> operands, unsigned depth) {
+  DUET_TRY(inputsField, call.graph.field("inputs"));
+  DUET_TRY(inputs, inputsField.elements());
+  if (inputs.size() != operands.size())
+    return at.error("its graph takes " + Twine(inputs.size()) +
+                    " inputs but the node passes " + Twine(operands.size()));
+  llvm::StringMap<RankedTensorType> outerTypes;
+  llvm::StringMap<Binding> outerValues;
+  std::swap(tensorTypes, outerTypes);
+  std::swap(values, outerValues);
+  auto restore = llvm::make_scope_exit([&] {
+    std::swap(tensorTypes, outerTypes);
+    std::swap(values, outerValues);
+  });
+
+  if (Error err = readTensorValues(call.graph))
+    return std::move(err);
+  SmallVector<std::string> innerNames;
+  for (auto [input, operand] : llvm::zip(inputs, operands)) {
+    DUET_TRY(name, at.tensorName(input, "input"));
+    RankedTensorType type = tensorTypes.lookup(name);
+    RankedTensorType given = outerTypes.lookup(operand.first);
+    if (type != given)
+      return at.error("its graph's input '" + name + "' is " +
+                      typeString(type) + " but operand '" + operand.first +
+                      "' is " + typeString(given));
+    values[name] = operand.second;
+    innerNames.push_back(name.str());
+  }
+  SmallVector<RankedTensorType> regionTypes;
+  for (const auto &entry : tensorTypes)
+    regionTypes.push_back(entry.second);
+  if (Error err = checkRegion(at.target, call, regionTypes))
+    return at.wrap(std::move(err));
+
+  DUET_TRY(nodesField, call.graph.field("nodes"));
+  DUET_TRY(nodes, nodesField.elements());
+  for (auto [i, inner] : llvm::enumerate(nodes))
+    if (Error err = importNode(inner, i, depth + 1))
+      return std::move(err);
+
+  DUET_TRY(resultsField, call.graph.field("outputs"));
+  DUET_TRY(resultList, resultsField.elements());
+  SmallVector<std::pair<Binding, RankedTensorType>> results;
+  for (const JsonView &result : resultList) {
+    DUET_TRY(name, at.tensorName(result, "output"));
+    auto it = values.find(name);
+    if (it == values.end())
+      return at.error("its graph returns '" + name +
+                      "', which nothing in it defines");
+    results.emplace_back(it->second, tensorTypes.lookup(name));
+  }
+  // An operand the region overwrote in place is stale outside it too.
+  for (auto [innerName, operand] : llvm::zip(innerNames, operands))
+    if (!values[innerName].unavailable.empty())
+      outerValues[operand.first].unavailable =
+          "was overwritten in place inside node '" + at.name.str() + "'";
+  return results;
+}
+
 Expected<OwningOpRef<ModuleOp>> ProgramBuilder::build() {
   if (Error err = checkVersion())
     return err;
@@ -637,8 +763,9 @@ Expected<OwningOpRef<ModuleOp>> ProgramBuilder::build() {
   });
   DUET_TRY(nodesField, graph.field("nodes"));
   DUET_TRY(nodes, nodesField.elements());
+  unsupported = unsupportedTargets(graph);
   for (auto [i, node] : llvm::enumerate(nodes))
-    if (Error err = importNode(node, i))
+    if (Error err = importNode(node, i, 0))
       return err;
   if (Error err = checkGraphOutputs(graph, userOutputs))
     return err;

@@ -24,7 +24,8 @@ constexpr StringRef kConstantsConfigEntry =
     "data/constants/model_constants_config.json";
 
 /// `message` on one line: control characters that came from the archive
-/// (names, JSON strings) are written as escapes.
+/// (names, JSON strings) are written as escapes. A DetailedError's lines
+/// are each made one line so.
 std::string oneLine(llvm::StringRef message) {
   std::string out;
   for (char c : message) {
@@ -89,14 +90,26 @@ Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 importArchive(Expected<std::unique_ptr<Pt2Archive>> archive,
               ImportedProgram::Storage &storage, StringRef name,
               mlir::MLIRContext &ctx) {
-  auto prefixed = [&](Error err) {
+  auto prefixed = [&](Error err) -> Error {
     bool unsupported = false;
     std::string message;
-    llvm::handleAllErrors(std::move(err), [&](const llvm::ErrorInfoBase &info) {
-      unsupported |= isUnsupported(info.convertToErrorCode());
-      message += (message.empty() ? "" : "; ") + info.message();
-    });
+    std::vector<std::string> details;
+    llvm::handleAllErrors(
+        std::move(err),
+        [&](const DetailedError &info) {
+          unsupported = true;
+          message += (message.empty() ? "" : "; ") + info.message;
+          for (const std::string &line : info.details)
+            details.push_back(oneLine(line));
+        },
+        [&](const llvm::ErrorInfoBase &info) {
+          unsupported |= isUnsupported(info.convertToErrorCode());
+          message += (message.empty() ? "" : "; ") + info.message();
+        });
     std::string line = oneLine((name + ": " + message).str());
+    if (!details.empty())
+      return llvm::make_error<DetailedError>(std::move(line),
+                                             std::move(details));
     return unsupported ? unsupportedError(line) : importError(line);
   };
   if (!archive)

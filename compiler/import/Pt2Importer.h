@@ -70,7 +70,9 @@ private:
 
 /// Imports the archive at `path`. Loads the dialects it needs into `ctx`. On
 /// failure the error is one line that starts with `path` and names the node,
-/// the op or the entry at fault and what to do.
+/// the op or the entry at fault and what to do; when the model uses several
+/// nodes duet has no op for, a DetailedError (ImportError.h) lists every such
+/// target with its nodes on lines below that one.
 llvm::Expected<ImportedProgram> importPt2(llvm::StringRef path,
                                           mlir::MLIRContext &ctx);
 

@@ -95,6 +95,18 @@ std::optional<std::string> checkMaxRank(Operation *op, int64_t maxRank) {
                        });
 }
 
+std::optional<std::string> checkNotEmpty(Operation *op, StringRef why) {
+  return forEachTensor(
+      op,
+      [&](bool isResult, unsigned index,
+          RankedTensorType type) -> std::optional<std::string> {
+        if (!llvm::is_contained(type.getShape(), 0))
+          return std::nullopt;
+        return "empty tensor " + formatShape(type.getShape()) + " (" +
+               tensorName(isResult, index) + "): " + why.str();
+      });
+}
+
 std::optional<std::string> checkDTypes(Operation *op, DTypeSet allowed) {
   return forEachTensor(
       op,

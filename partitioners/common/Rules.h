@@ -156,6 +156,11 @@ std::string tensorName(bool isResult, unsigned index);
 /// "rank 8 > 6 (input 0)".
 std::optional<std::string> checkMaxRank(mlir::Operation *op, int64_t maxRank);
 
+/// The first input or output of `op` without elements, with the backend's
+/// reason `why`: "empty tensor [1,2,0,4] (input 0): <why>".
+std::optional<std::string> checkNotEmpty(mlir::Operation *op,
+                                         llvm::StringRef why);
+
 /// The first input or output of `op` whose element type is not in `allowed`:
 /// "dtype i64 (input 1) not accepted by aten.add (accepts f32, f16)".
 std::optional<std::string> checkDTypes(mlir::Operation *op, DTypeSet allowed);

@@ -383,6 +383,9 @@ std::optional<std::string> VulkanRules::checkTensors(Operation *op,
                                                      const VulkanRule &) const {
   if (auto why = checkDTypes(op, kF32 | kF16))
     return why;
+  if (auto why = checkNotEmpty(op, "Vulkan images and buffers cannot be "
+                                   "empty (an extent or size of 0)"))
+    return why;
   std::optional<StorageOptions> storage = storageOptions(op);
   if (!storage->texture && !storage->buffer)
     return storage->whyNeither;

@@ -303,16 +303,6 @@ std::optional<std::string> bilinearArgs(Operation *op) {
   return std::nullopt;
 }
 
-/// A tensor without elements, which XNNPACK values cannot describe.
-std::optional<std::string> emptyTensor(Type type, bool isResult,
-                                       unsigned index) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !llvm::is_contained(tensor.getShape(), 0))
-    return std::nullopt;
-  return "empty tensor " + formatShape(tensor.getShape()) + " (" +
-         tensorName(isResult, index) + "): XNNPACK values have no zero dims";
-}
-
 std::optional<std::string> castArgs(Operation *op) {
   auto cast = llvm::cast<CastOp>(op);
   auto isHalfOrSingle = [](Type type) { return type.isF16() || type.isF32(); };
@@ -454,12 +444,8 @@ XnnpackRules::checkTensors(Operation *op, const XnnpackRule &rule) const {
   // before the bf16 gate, so that enable-bf16 is never suggested for an op
   // it would not help.
   StringRef opName = op->getName().getStringRef();
-  for (auto [index, type] : llvm::enumerate(op->getOperandTypes()))
-    if (auto why = emptyTensor(type, false, index))
-      return why;
-  for (auto [index, type] : llvm::enumerate(op->getResultTypes()))
-    if (auto why = emptyTensor(type, true, index))
-      return why;
+  if (auto why = checkNotEmpty(op, "XNNPACK values have no zero dims"))
+    return why;
   DTypeSet allowed = kF32;
   if (rule.fp16)
     allowed |= kF16;

@@ -190,6 +190,12 @@ def main():
             args = {a["name"]: a for a in norms[1]["inputs"]}
             args["running_mean"]["arg"] = json.loads(json.dumps(args["weight"]["arg"]))
         edit_json(files, "models/model.json", edit)
+    elif kind == "stale-range":
+        # What ep.run_decompositions() can leave on PyTorch 2.11 (no export
+        # reproduced it; docs PLATFORM.md): a range constraint for a symbol
+        # that no tensor's shape uses.
+        edit_json(files, "models/model.json",
+                  lambda d: d.update(range_constraints={"s83": {"min_val": 2, "max_val": None}}))
     elif kind == "huge-chunks":
         # chunk into INT64_MAX pieces: ceil(size / chunks) overflowed as
         # (size + chunks - 1) / chunks (shapes fixture, training IR).
