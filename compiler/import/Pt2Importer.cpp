@@ -3,7 +3,7 @@
 #include "compiler/import/Pt2Importer.h"
 
 #include "compiler/import/ImportError.h"
-#include "compiler/import/ProgramBuilder.h"
+#include "compiler/import/GraphImporter.h"
 #include "compiler/import/Pt2Archive.h"
 
 #include "mlir/IR/AsmState.h"

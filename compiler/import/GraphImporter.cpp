@@ -1,6 +1,6 @@
-//===- ProgramBuilder.cpp - an ExportedProgram to a module ----------------===//
+//===- GraphImporter.cpp - an ExportedProgram to a module -----------------===//
 
-#include "compiler/import/ProgramBuilder.h"
+#include "compiler/import/GraphImporter.h"
 
 #include "compiler/import/GraphScan.h"
 #include "compiler/import/HigherOrderOps.h"
@@ -138,9 +138,9 @@ std::optional<std::pair<std::string, unsigned>> sourceLine(StringRef trace) {
   return user ? user : outermost;
 }
 
-class ProgramBuilder {
+class GraphImporter {
 public:
-  ProgramBuilder(MLIRContext &ctx, StringRef fileName, const ProgramJson &json,
+  GraphImporter(MLIRContext &ctx, StringRef fileName, const ProgramJson &json,
                  WeightMemory &memory)
       : ctx(ctx), fileName(fileName), json(json), memory(memory), builder(&ctx),
         constantBuilder(&ctx) {}
@@ -187,7 +187,7 @@ private:
   std::string lastDiagnostic;
 };
 
-Error ProgramBuilder::checkVersion() {
+Error GraphImporter::checkVersion() {
   DUET_TRY(version, json.program.field("schema_version"));
   DUET_TRY(majorField, version.field("major"));
   DUET_TRY(major, majorField.integer());
@@ -205,7 +205,7 @@ Error ProgramBuilder::checkVersion() {
   return Error::success();
 }
 
-Error ProgramBuilder::checkStaticShapes(const JsonView &graph) {
+Error GraphImporter::checkStaticShapes(const JsonView &graph) {
   // The symbols the tensors' shapes use, not the program's range_constraints:
   // run_decompositions() can leave a symbol there that no shape uses any more
   // (PyTorch 2.11), and such a program is static.
@@ -233,7 +233,7 @@ Error ProgramBuilder::checkStaticShapes(const JsonView &graph) {
   return Error::success();
 }
 
-Error ProgramBuilder::readTensorValues(const JsonView &graph) {
+Error GraphImporter::readTensorValues(const JsonView &graph) {
   DUET_TRY(tensorValues, graph.field("tensor_values"));
   DUET_TRY(members, tensorValues.members());
   for (auto &[name, meta] : members) {
@@ -246,7 +246,7 @@ Error ProgramBuilder::readTensorValues(const JsonView &graph) {
   return Error::success();
 }
 
-Error ProgramBuilder::readInputs(
+Error GraphImporter::readInputs(
     const JsonView &graph, const JsonView &signature,
     SmallVectorImpl<std::pair<std::string, Type>> &userInputs) {
   DUET_TRY(inputsField, graph.field("inputs"));
@@ -311,7 +311,7 @@ Error ProgramBuilder::readInputs(
   return Error::success();
 }
 
-Error ProgramBuilder::readOutputs(const JsonView &signature,
+Error GraphImporter::readOutputs(const JsonView &signature,
                                   SmallVectorImpl<std::string> &userOutputs) {
   DUET_TRY(specsField, signature.field("output_specs"));
   DUET_TRY(specs, specsField.elements());
@@ -363,7 +363,7 @@ Error ProgramBuilder::readOutputs(const JsonView &signature,
 /// order, and an archive whose graph outputs disagree with the specs (or
 /// name nothing, or a value nothing defines) is corrupt. Checked once the
 /// nodes have defined their values.
-Error ProgramBuilder::checkGraphOutputs(const JsonView &graph,
+Error GraphImporter::checkGraphOutputs(const JsonView &graph,
                                         ArrayRef<std::string> userOutputs) {
   DUET_TRY(outputsField, graph.field("outputs"));
   DUET_TRY(outputs, outputsField.elements());
@@ -394,7 +394,7 @@ Error ProgramBuilder::checkGraphOutputs(const JsonView &graph,
   return Error::success();
 }
 
-Expected<JsonView> ProgramBuilder::payloadOf(StringRef stateName,
+Expected<JsonView> GraphImporter::payloadOf(StringRef stateName,
                                              bool &isConstant) {
   // Parameters and persistent buffers are weights; constants and
   // non-persistent buffers are constants.
@@ -413,7 +413,7 @@ Expected<JsonView> ProgramBuilder::payloadOf(StringRef stateName,
       "archive is incomplete, re-export it with torch.export.save");
 }
 
-Expected<Value> ProgramBuilder::materializeWeight(StringRef name,
+Expected<Value> GraphImporter::materializeWeight(StringRef name,
                                                   Binding &binding) {
   StringRef stateName = binding.stateName;
   auto wrap = [&](Error err) {
@@ -478,7 +478,7 @@ Expected<Value> ProgramBuilder::materializeWeight(StringRef name,
   return binding.value;
 }
 
-Expected<Value> ProgramBuilder::use(StringRef name) {
+Expected<Value> GraphImporter::use(StringRef name) {
   auto it = values.find(name);
   if (it == values.end())
     return importError("'" + name + "' is not defined by any earlier node");
@@ -490,7 +490,7 @@ Expected<Value> ProgramBuilder::use(StringRef name) {
   return materializeWeight(name, binding);
 }
 
-Location ProgramBuilder::nodeLocation(const JsonView &node, StringRef name) {
+Location GraphImporter::nodeLocation(const JsonView &node, StringRef name) {
   Location where = FileLineColLoc::get(&ctx, fileName, 0, 0);
   std::optional<JsonView> metadata = node.optionalField("metadata");
   if (std::optional<StringRef> trace =
@@ -500,7 +500,7 @@ Location ProgramBuilder::nodeLocation(const JsonView &node, StringRef name) {
   return NameLoc::get(StringAttr::get(&ctx, name), where);
 }
 
-Error ProgramBuilder::importNode(const JsonView &node, size_t index,
+Error GraphImporter::importNode(const JsonView &node, size_t index,
                                  unsigned depth) {
   DUET_TRY(targetField, node.field("target"));
   DUET_TRY(target, targetField.string());
@@ -611,7 +611,7 @@ Error ProgramBuilder::importNode(const JsonView &node, size_t index,
 /// Imports the submodule graph of a higher-order node in place of the node:
 /// its inputs are bound to the node's operands and its outputs become the
 /// node's.
-Error ProgramBuilder::importRegion(const JsonView &node, StringRef name,
+Error GraphImporter::importRegion(const JsonView &node, StringRef name,
                                    StringRef target,
                                    ArrayRef<std::string> outputNames,
                                    unsigned depth) {
@@ -641,7 +641,7 @@ Error ProgramBuilder::importRegion(const JsonView &node, StringRef name,
 /// The region's operands as the enclosing graph binds them; a weight is made
 /// here, so that the region and the graph share its constant.
 Expected<SmallVector<std::pair<std::string, Binding>>>
-ProgramBuilder::regionOperands(const NodeRef &at, const RegionCall &call) {
+GraphImporter::regionOperands(const NodeRef &at, const RegionCall &call) {
   SmallVector<std::pair<std::string, Binding>> operands;
   for (const JsonView &operand : call.operands) {
     DUET_TRY(name, at.tensorName(operand, "operand"));
@@ -661,7 +661,7 @@ ProgramBuilder::regionOperands(const NodeRef &at, const RegionCall &call) {
 /// itself), its inputs bound to `operands`; returns what it yields with the
 /// recorded types.
 Expected<SmallVector<std::pair<Binding, RankedTensorType>>>
-ProgramBuilder::importRegionGraph(
+GraphImporter::importRegionGraph(
     const NodeRef &at, const RegionCall &call,
     ArrayRef<std::pair<std::string, Binding>> operands, unsigned depth) {
   DUET_TRY(inputsField, call.graph.field("inputs"));
@@ -723,7 +723,7 @@ ProgramBuilder::importRegionGraph(
   return results;
 }
 
-Expected<OwningOpRef<ModuleOp>> ProgramBuilder::build() {
+Expected<OwningOpRef<ModuleOp>> GraphImporter::build() {
   if (Error err = checkVersion())
     return err;
   DUET_TRY(graphModule, json.program.field("graph_module"));
@@ -792,5 +792,5 @@ Expected<OwningOpRef<ModuleOp>>
 duet::import::buildProgram(MLIRContext &ctx, StringRef fileName,
                            const ProgramJson &json, WeightMemory &memory) {
   ctx.loadDialect<aten::AtenDialect, arith::ArithDialect, func::FuncDialect>();
-  return ProgramBuilder(ctx, fileName, json, memory).build();
+  return GraphImporter(ctx, fileName, json, memory).build();
 }

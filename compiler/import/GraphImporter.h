@@ -1,4 +1,4 @@
-//===- ProgramBuilder.h - an ExportedProgram to a module --------*- C++ -*-===//
+//===- GraphImporter.h - an ExportedProgram to a module ---------*- C++ -*-===//
 //
 // Walks the ExportedProgram JSON (graph_module.graph and its signature) and
 // builds `func.func @forward`: user inputs become arguments, parameters,
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_COMPILER_IMPORT_PROGRAMBUILDER_H
-#define DUET_COMPILER_IMPORT_PROGRAMBUILDER_H
+#ifndef DUET_COMPILER_IMPORT_GRAPHIMPORTER_H
+#define DUET_COMPILER_IMPORT_GRAPHIMPORTER_H
 
 #include "compiler/import/JsonView.h"
 #include "compiler/import/Pt2Archive.h"
@@ -51,4 +51,4 @@ buildProgram(mlir::MLIRContext &ctx, llvm::StringRef fileName,
 
 } // namespace duet::import
 
-#endif // DUET_COMPILER_IMPORT_PROGRAMBUILDER_H
+#endif // DUET_COMPILER_IMPORT_GRAPHIMPORTER_H
