@@ -147,6 +147,53 @@ private:
   std::map<uint32_t, uint32_t> ids_;
 };
 
+/// The nodes whose define call differs only in the function: one operand;
+/// two; two with output bounds.
+using UnaryDefine = xnn_status (*)(xnn_subgraph_t, uint32_t, uint32_t,
+                                   uint32_t);
+using BinaryDefine = xnn_status (*)(xnn_subgraph_t, uint32_t, uint32_t,
+                                    uint32_t, uint32_t);
+using BoundedBinaryDefine = xnn_status (*)(xnn_subgraph_t, float, float,
+                                           uint32_t, uint32_t, uint32_t,
+                                           uint32_t);
+template <typename Define> struct NodeDefine {
+  fb::NodeType type;
+  const char *name;
+  Define define;
+};
+#define DUET_XNN_NODE(type, fn)                                                \
+  { fb::NodeType::type, "xnn_define_" #fn, xnn_define_##fn }
+const NodeDefine<UnaryDefine> kUnaryNodes[] = {
+    DUET_XNN_NODE(HardSwish, hardswish),
+    DUET_XNN_NODE(Sigmoid, sigmoid),
+    DUET_XNN_NODE(Abs, abs),
+    DUET_XNN_NODE(Negate, negate),
+    DUET_XNN_NODE(Square, square),
+    DUET_XNN_NODE(SquareRoot, square_root),
+    DUET_XNN_NODE(Softmax, softmax),
+};
+const NodeDefine<BinaryDefine> kBinaryNodes[] = {
+    DUET_XNN_NODE(Maximum, maximum2),
+    DUET_XNN_NODE(Minimum, minimum2),
+};
+const NodeDefine<BoundedBinaryDefine> kBoundedBinaryNodes[] = {
+    DUET_XNN_NODE(Add, add2),
+    DUET_XNN_NODE(Subtract, subtract),
+    DUET_XNN_NODE(Multiply, multiply2),
+    DUET_XNN_NODE(Divide, divide),
+};
+#undef DUET_XNN_NODE
+
+/// The entry of `table` for `type`, or nullptr.
+template <typename Define, size_t N>
+const NodeDefine<Define> *findNode(const NodeDefine<Define> (&table)[N],
+                                   fb::NodeType type) {
+  for (const NodeDefine<Define> &entry : table)
+    if (entry.type == type)
+      return &entry;
+  return nullptr;
+}
+
 /// Defines `node` of a checked blob in `subgraph`, on the XNNPACK ids of its
 /// operands (`ids`, XNN_INVALID_VALUE_ID for an absent bias) and of its
 /// output; `inputRank` is the rank of its first operand.
@@ -167,6 +214,16 @@ Status defineNode(xnn_subgraph_t subgraph, const fb::Node &node,
     adjustment = windowField(window->adjustment(), 2);
   }
   const char *fn = "";
+  if (const auto *unary = findNode(kUnaryNodes, node.type())) {
+    fn = unary->name;
+    status = unary->define(subgraph, ids[0], out, 0);
+  } else if (const auto *binary = findNode(kBinaryNodes, node.type())) {
+    fn = binary->name;
+    status = binary->define(subgraph, ids[0], ids[1], out, 0);
+  } else if (const auto *bounded = findNode(kBoundedBinaryNodes, node.type())) {
+    fn = bounded->name;
+    status = bounded->define(subgraph, lo, hi, ids[0], ids[1], out, 0);
+  }
   switch (node.type()) {
   case fb::NodeType::Convolution2d:
     fn = "xnn_define_convolution_2d";
@@ -201,41 +258,9 @@ Status defineNode(xnn_subgraph_t subgraph, const fb::Node &node,
     status = xnn_define_fully_connected(subgraph, lo, hi, ids[0], ids[1],
                                         ids[2], out, 0);
     break;
-  case fb::NodeType::Add:
-    fn = "xnn_define_add2";
-    status = xnn_define_add2(subgraph, lo, hi, ids[0], ids[1], out, 0);
-    break;
-  case fb::NodeType::Subtract:
-    fn = "xnn_define_subtract";
-    status = xnn_define_subtract(subgraph, lo, hi, ids[0], ids[1], out, 0);
-    break;
-  case fb::NodeType::Multiply:
-    fn = "xnn_define_multiply2";
-    status = xnn_define_multiply2(subgraph, lo, hi, ids[0], ids[1], out, 0);
-    break;
-  case fb::NodeType::Divide:
-    fn = "xnn_define_divide";
-    status = xnn_define_divide(subgraph, lo, hi, ids[0], ids[1], out, 0);
-    break;
-  case fb::NodeType::Maximum:
-    fn = "xnn_define_maximum2";
-    status = xnn_define_maximum2(subgraph, ids[0], ids[1], out, 0);
-    break;
-  case fb::NodeType::Minimum:
-    fn = "xnn_define_minimum2";
-    status = xnn_define_minimum2(subgraph, ids[0], ids[1], out, 0);
-    break;
   case fb::NodeType::Clamp:
     fn = "xnn_define_clamp";
     status = xnn_define_clamp(subgraph, lo, hi, ids[0], out, 0);
-    break;
-  case fb::NodeType::HardSwish:
-    fn = "xnn_define_hardswish";
-    status = xnn_define_hardswish(subgraph, ids[0], out, 0);
-    break;
-  case fb::NodeType::Sigmoid:
-    fn = "xnn_define_sigmoid";
-    status = xnn_define_sigmoid(subgraph, ids[0], out, 0);
     break;
   case fb::NodeType::LeakyRelu:
     fn = "xnn_define_leaky_relu";
@@ -244,26 +269,6 @@ Status defineNode(xnn_subgraph_t subgraph, const fb::Node &node,
   case fb::NodeType::Elu:
     fn = "xnn_define_elu";
     status = xnn_define_elu(subgraph, node.scalar(), ids[0], out, 0);
-    break;
-  case fb::NodeType::Abs:
-    fn = "xnn_define_abs";
-    status = xnn_define_abs(subgraph, ids[0], out, 0);
-    break;
-  case fb::NodeType::Negate:
-    fn = "xnn_define_negate";
-    status = xnn_define_negate(subgraph, ids[0], out, 0);
-    break;
-  case fb::NodeType::Square:
-    fn = "xnn_define_square";
-    status = xnn_define_square(subgraph, ids[0], out, 0);
-    break;
-  case fb::NodeType::SquareRoot:
-    fn = "xnn_define_square_root";
-    status = xnn_define_square_root(subgraph, ids[0], out, 0);
-    break;
-  case fb::NodeType::Softmax:
-    fn = "xnn_define_softmax";
-    status = xnn_define_softmax(subgraph, ids[0], out, 0);
     break;
   case fb::NodeType::GlobalAveragePooling2d:
     fn = "xnn_define_global_average_pooling_2d";
@@ -323,6 +328,8 @@ Status defineNode(xnn_subgraph_t subgraph, const fb::Node &node,
   case fb::NodeType::Convert:
     fn = "xnn_define_convert";
     status = xnn_define_convert(subgraph, ids[0], out, 0);
+    break;
+  default: // one of the tables above
     break;
   }
   if (status != xnn_status_success)
