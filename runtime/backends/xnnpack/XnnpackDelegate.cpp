@@ -108,6 +108,20 @@ windowField(const flatbuffers::Vector<uint32_t> *field, size_t count) {
   return field && field->size() == count ? field : nullptr;
 }
 
+/// A window's fields (windowField of each); all null without a window.
+struct WindowFields {
+  const flatbuffers::Vector<uint32_t> *pad = nullptr, *kernel = nullptr,
+                                      *stride = nullptr, *dilation = nullptr,
+                                      *adjustment = nullptr;
+};
+WindowFields windowFields(const fb::Window *window) {
+  if (!window)
+    return {};
+  return {windowField(window->padding(), 4), windowField(window->kernel(), 2),
+          windowField(window->stride(), 2), windowField(window->dilation(), 2),
+          windowField(window->adjustment(), 2)};
+}
+
 /// The XNNPACK ids of one subgraph's values, defined on first use.
 class SubgraphBuilder {
 public:
@@ -203,16 +217,10 @@ Status defineNode(xnn_subgraph_t subgraph, const fb::Node &node,
   xnn_status status = xnn_status_success;
   float lo = node.output_min(), hi = node.output_max();
   const fb::Window *window = node.window();
-  const flatbuffers::Vector<uint32_t> *pad = nullptr, *kernel = nullptr,
-                                      *stride = nullptr, *dilation = nullptr,
-                                      *adjustment = nullptr;
-  if (window) {
-    pad = windowField(window->padding(), 4);
-    kernel = windowField(window->kernel(), 2);
-    stride = windowField(window->stride(), 2);
-    dilation = windowField(window->dilation(), 2);
-    adjustment = windowField(window->adjustment(), 2);
-  }
+  const WindowFields fields = windowFields(window);
+  const auto *pad = fields.pad, *kernel = fields.kernel,
+             *stride = fields.stride, *dilation = fields.dilation,
+             *adjustment = fields.adjustment;
   const char *fn = "";
   if (const auto *unary = findNode(kUnaryNodes, node.type())) {
     fn = unary->name;
@@ -775,16 +783,10 @@ Status XnnpackDelegate::checkShapes(const fb::Node &node,
     return Status::error("{}: {}", what, why);
   };
   const fb::Window *window = node.window();
-  const flatbuffers::Vector<uint32_t> *pad = nullptr, *kernel = nullptr,
-                                      *stride = nullptr, *dilation = nullptr,
-                                      *adjustment = nullptr;
-  if (window) {
-    pad = windowField(window->padding(), 4);
-    kernel = windowField(window->kernel(), 2);
-    stride = windowField(window->stride(), 2);
-    dilation = windowField(window->dilation(), 2);
-    adjustment = windowField(window->adjustment(), 2);
-  }
+  const WindowFields fields = windowFields(window);
+  const auto *pad = fields.pad, *kernel = fields.kernel,
+             *stride = fields.stride, *dilation = fields.dilation,
+             *adjustment = fields.adjustment;
   // The output size of a window along `axis` (0: height, 1: width) over
   // `size` input elements; false when the window does not fit.
   auto windowed = [&](size_t axis, size_t size, bool withDilation,
