@@ -1,4 +1,4 @@
-//===- runtime_options.h - choices made when a program is loaded -*- C++ -*-===//
+//===- runtime_options.h - choices made when loading ------------*- C++ -*-===//
 //
 // Part of duet's installed C++ API (include/duet/): the option groups of
 // duet::runtime::LoadOptions (runtime.h) that the runtime's internals take as

@@ -1,4 +1,4 @@
-//===- Command.h - subcommands of duet's command-line tools ----*- C++ -*-===//
+//===- Command.h - subcommands of duet's command-line tools -----*- C++ -*-===//
 //
 // A tool (`duet`, `duet-run`) is a CLI11 app with one subcommand per file;
 // each registers its options and returns the function that runs it. The

@@ -1,4 +1,4 @@
-//===- Messages.h - how the tools report errors ------------------*- C++ -*-===//
+//===- Messages.h - how the tools report errors -----------------*- C++ -*-===//
 //
 // Messages go to stderr, data to stdout. An error is one line, "error: "
 // and the message, with the bytes a file chose made printable

@@ -87,9 +87,9 @@ std::string describeInputs(const rt::Runtime &runtime) {
   std::string text;
   for (size_t i = 0; i < runtime.inputCount(); ++i) {
     const rt::TensorInfo &info = runtime.inputInfo(i);
-    text += fmt::format("{}{} {} {}", i ? ", " : "", info.name,
-                        rt::dtypeName(info.dtype),
-                        rt::formatNpyShape(info.sizes));
+    text +=
+        fmt::format("{}{} {} {}", i ? ", " : "", info.name,
+                    rt::dtypeName(info.dtype), rt::formatNpyShape(info.sizes));
   }
   return text;
 }

@@ -1,4 +1,4 @@
-//===- RemoveOnSignal.h - temporary files a fatal signal removes -*- C++ -*-===//
+//===- RemoveOnSignal.h - temp files a fatal signal removes -----*- C++ -*-===//
 //
 // A tool killed by a signal (SIGINT, SIGTERM, SIGXFSZ past `ulimit -f`, a
 // crash) leaves none of its temporary output files behind (OutputFiles.h).

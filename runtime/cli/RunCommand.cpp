@@ -73,9 +73,8 @@ int compareOutput(rt::Runtime &runtime, size_t index, const std::string &path,
   bool ok = !diff.nan && diff.maxAbs <= bound;
   fmt::print("output {} ({}): max abs diff {:.3g} vs {} (bound {:.3g} = "
              "{:g}*{:.3g} + {:g}){} {}\n",
-             index, info.name, diff.maxAbs, path, bound, rtol,
-             diff.maxOfSecond, atol,
-             diff.nan ? ", NaN where the reference has none" : "",
+             index, info.name, diff.maxAbs, path, bound, rtol, diff.maxOfSecond,
+             atol, diff.nan ? ", NaN where the reference has none" : "",
              ok ? "ok" : "MISMATCH");
   return ok ? kOk : kMismatch;
 }

@@ -1,4 +1,4 @@
-//===- LoadOptions.h - how a program is loaded -----------------*- C++ -*-===//
+//===- LoadOptions.h - how a program is loaded ------------------*- C++ -*-===//
 //
 // The choices a caller makes when loading a program: reference mode, where
 // backends and kernels come from, threads, the Vulkan device and its test

@@ -19,8 +19,9 @@ namespace {
 /// that a finite value always changes; an infinity or NaN stays.
 template <typename T> T plusOne(T value) {
   T raised = value + 1;
-  return raised != value ? raised
-                         : std::nextafter(value, std::numeric_limits<T>::infinity());
+  return raised != value
+             ? raised
+             : std::nextafter(value, std::numeric_limits<T>::infinity());
 }
 
 /// The same for a 16-bit float stored as `bits` (fp16 or bf16).
@@ -34,7 +35,7 @@ uint16_t plusOne16(uint16_t bits, float (*toFloat)(uint16_t),
     return raised;
   // One step up in the bit pattern: away from zero for a positive value,
   // toward it for a negative one.
-  return bits & 0x8000 ? bits - 1 : bits + 1;
+  return static_cast<uint16_t>(bits & 0x8000 ? bits - 1 : bits + 1);
 }
 
 } // namespace

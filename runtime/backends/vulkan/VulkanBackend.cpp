@@ -75,8 +75,7 @@ public:
     list.selected = chosen;
     list.selectedNote = std::string("duet runs Vulkan delegates on this device "
                                     "(choose another with ") +
-                        kVulkanDeviceVariable +
-                        "=<index or part of its name>)";
+                        kVulkanDeviceVariable + "=<index or part of its name>)";
     return Status::ok();
   }
 

@@ -226,10 +226,9 @@ VulkanDelegate::Resource &VulkanDelegate::resourceOf(Ref ref) {
 
 Status VulkanDelegate::load(ByteSpan blob) {
   const runtime::VulkanOptions &options = program_.options().vulkan;
-  DUET_RETURN_IF_ERROR(buildDispatchPlan(program_, index_, blob,
-                                         device_->info(),
-                                         device_->checkedLimits(options),
-                                         plan_));
+  DUET_RETURN_IF_ERROR(
+      buildDispatchPlan(program_, index_, blob, device_->info(),
+                        device_->checkedLimits(options), plan_));
   const VulkanApi &vk = device_->api();
   VkDevice device = device_->handle();
   if (plan_.fp16Images) {

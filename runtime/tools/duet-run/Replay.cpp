@@ -22,13 +22,13 @@ namespace {
 void count(Tally &tally, uint64_t index, uint64_t hash, bool deviates,
            double fromFirst, double fromReference) {
   ++tally.runs;
-  if (std::find(tally.hashes.begin(), tally.hashes.end(), hash) ==
-      tally.hashes.end())
+  if (tally.seen.insert(hash).second)
     tally.hashes.push_back(hash);
   if (deviates)
     tally.deviatingRuns.push_back(index);
   tally.maxDevFromFirst = std::max(tally.maxDevFromFirst, fromFirst);
-  tally.maxDevFromReference = std::max(tally.maxDevFromReference, fromReference);
+  tally.maxDevFromReference =
+      std::max(tally.maxDevFromReference, fromReference);
 }
 
 /// Whether `a` and `b` hold different bytes.

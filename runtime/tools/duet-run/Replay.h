@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace duet::cli {
@@ -46,8 +47,10 @@ private:
 /// What a set of runs of one program showed.
 struct Tally {
   uint64_t runs = 0;
-  /// The distinct hashes of the runs' outputs, in the order first seen.
+  /// The distinct hashes of the runs' outputs, in the order first seen,
+  /// and the same as a set, to look them up.
   std::vector<uint64_t> hashes;
+  std::unordered_set<uint64_t> seen;
   /// The runs whose outputs differ from the program's first run (run 0),
   /// by their index among all of the program's runs.
   std::vector<uint64_t> deviatingRuns;
@@ -92,8 +95,9 @@ private:
 };
 
 /// Sets every input of `runtime` to `inputs` (of the same dtypes and
-/// sizes). The arena may reuse an input's memory once it is read, so a
-/// replay sets the inputs before every run.
+/// sizes). A replay sets them before every run, as an application does, so
+/// that a run which damaged its inputs (a bug: a program never writes them)
+/// shows as that one run deviating rather than as every run after it.
 rt::Status feedInputs(rt::Runtime &runtime, const Tensors &inputs);
 
 /// max over the tensors of how far apart `a` and `b` are

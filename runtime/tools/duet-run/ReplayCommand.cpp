@@ -78,9 +78,10 @@ int checkSameSignature(ReplayedProgram &a, ReplayedProgram &b) {
                       const rt::TensorInfo &q) {
     printError(fmt::format("--vs: {} {} {} ({}) is {} {}, but {} {} {} is {} "
                            "{}; --vs compares two programs of one model",
-                           b.path(), what, index, q.name, rt::dtypeName(q.dtype),
-                           rt::formatNpyShape(q.sizes), a.path(), what, index,
-                           rt::dtypeName(p.dtype), rt::formatNpyShape(p.sizes)));
+                           b.path(), what, index, q.name,
+                           rt::dtypeName(q.dtype), rt::formatNpyShape(q.sizes),
+                           a.path(), what, index, rt::dtypeName(p.dtype),
+                           rt::formatNpyShape(p.sizes)));
     return kBadInput;
   };
   if (x.inputCount() != y.inputCount() || x.outputCount() != y.outputCount()) {
@@ -121,10 +122,9 @@ int dumpRun(const ReplayArgs &args, bool vs, uint64_t run,
       fmt::print(stderr, "note: {}: {}\n", path, notice);
       noted = true;
     }
-    writes.push_back(
-        {path,
-         std::string_view(reinterpret_cast<const char *>(encoded[i].data()),
-                          encoded[i].size())});
+    writes.push_back({path, std::string_view(reinterpret_cast<const char *>(
+                                                 encoded[i].data()),
+                                             encoded[i].size())});
   }
   return writeOutputs(writes);
 }
@@ -211,8 +211,8 @@ int prepare(const ReplayArgs &args, Replay &replay) {
   options.threads = args.threads;
   options.faults.nondeterminismPeriod = args.injectPeriod;
   replay.programs.resize(args.vs.empty() ? 1 : 2);
-  if (int code = ReplayedProgram::load(args.program, options,
-                                       replay.programs[0]))
+  if (int code =
+          ReplayedProgram::load(args.program, options, replay.programs[0]))
     return code;
   if (!args.vs.empty()) {
     if (int code = ReplayedProgram::load(args.vs, options, replay.programs[1]))
@@ -268,8 +268,8 @@ int measure(const ReplayArgs &args, Replay &replay) {
       for (unsigned k = 0; k < args.runs; ++k) {
         ReplayedProgram &program = *replay.programs[p];
         uint64_t run = program.total().runs;
-        if (int code = program.run(replay.inputs, replay.perRound[round][p],
-                                   outputs))
+        if (int code =
+                program.run(replay.inputs, replay.perRound[round][p], outputs))
           return code;
         if (!args.dumpEach.empty())
           if (int code = dumpRun(args, p == 1, run, outputs, noted))

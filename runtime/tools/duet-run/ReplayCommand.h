@@ -1,4 +1,4 @@
-//===- ReplayCommand.h - duet-run replay -------------------------*- C++ -*-===//
+//===- ReplayCommand.h - duet-run replay ------------------------*- C++ -*-===//
 
 #ifndef DUET_RUNTIME_TOOLS_DUET_RUN_REPLAYCOMMAND_H
 #define DUET_RUNTIME_TOOLS_DUET_RUN_REPLAYCOMMAND_H

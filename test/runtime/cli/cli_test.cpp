@@ -73,10 +73,9 @@ TEST_CASE("the tools translate the Vulkan variables into load options",
       rt::Status status = readVulkanEnvironment(options);
       INFO(bad);
       REQUIRE_FALSE(status.isOk());
-      CHECK(status.message().find("DUET_VULKAN_TEST_MAX_IMAGE_3D=" +
-                                  std::string(bad) +
-                                  " must be a positive whole number") !=
-            std::string::npos);
+      CHECK(status.message().find(
+                "DUET_VULKAN_TEST_MAX_IMAGE_3D=" + std::string(bad) +
+                " must be a positive whole number") != std::string::npos);
     }
   }
 }
