@@ -1,5 +1,6 @@
 # The installed package: `cmake --install <build> --prefix P` puts the duet
-# tool in P/bin, the API headers in P/include/duet, one static library per
+# tool and the runtime's own tool duet-run in P/bin, the API headers in
+# P/include/duet, one static library per
 # public target in P/lib, the Vulkan device profiles in P/share/duet/profiles
 # and a CMake package in P/lib/cmake/duet, so that another project can write
 #
@@ -159,7 +160,10 @@ string(CONCAT DUET_TARGETS_TEXT
   "  INTERFACE_LINK_LIBRARIES \"duet::runtime;${compiler_external}\")\n"
   "add_executable(duet::duet IMPORTED)\n"
   "set_target_properties(duet::duet PROPERTIES\n"
-  "  IMPORTED_LOCATION \"${prefix}/${CMAKE_INSTALL_BINDIR}/duet\")\n")
+  "  IMPORTED_LOCATION \"${prefix}/${CMAKE_INSTALL_BINDIR}/duet\")\n"
+  "add_executable(duet::duet-run IMPORTED)\n"
+  "set_target_properties(duet::duet-run PROPERTIES\n"
+  "  IMPORTED_LOCATION \"${prefix}/${CMAKE_INSTALL_BINDIR}/duet-run\")\n")
 set(DUET_PACKAGE_DIR ${DUET_BINARY_DIR}/package)
 file(GENERATE OUTPUT ${DUET_PACKAGE_DIR}/duetTargets.cmake
      CONTENT "${DUET_TARGETS_TEXT}")
@@ -186,10 +190,13 @@ install(DIRECTORY ${DUET_SOURCE_DIR}/include/duet
         FILES_MATCHING PATTERN "*.h")
 
 # The tool finds libMLIR.so and libLLVM.so where it was linked against them.
+# duet-run links the runtime only; the shared libraries it needs (fmt,
+# XNNPACK, pthreadpool, cpuinfo) are the system's.
 set_target_properties(duet PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
-install(TARGETS duet RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS duet duet-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The same names inside this build, so that in-tree users and the installed
 # package read alike.
 add_executable(duet::duet ALIAS duet)
+add_executable(duet::duet-run ALIAS duet-run)
 include(${DUET_SOURCE_DIR}/cmake/DuetCompileModel.cmake)

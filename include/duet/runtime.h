@@ -19,6 +19,7 @@
 #ifndef DUET_RUNTIME_H
 #define DUET_RUNTIME_H
 
+#include "duet/runtime_options.h"
 #include "duet/status.h"
 
 #include <cstddef>
@@ -81,6 +82,10 @@ struct LoadOptions {
   /// Run every op on the portable kernels, delegated ones too (from the
   /// aten ops each delegate records): the numeric reference.
   bool reference = false;
+  /// The Vulkan delegate's device and test hooks (runtime_options.h).
+  VulkanOptions vulkan;
+  /// Faults planted on purpose, off by default (runtime_options.h).
+  FaultOptions faults;
 };
 
 /// A loaded program, ready to run. Not safe to use from two threads at once;
@@ -123,7 +128,8 @@ public:
   Status setInputFromNpy(size_t index, const std::string &path,
                          std::string *notice = nullptr);
 
-  /// Runs the program once on the inputs last set.
+  /// Runs the program once on the inputs last set (LoadOptions::faults
+  /// apply here).
   Status run();
 
   /// A view of output `index` in the model's memory, valid until the next

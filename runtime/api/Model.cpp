@@ -56,6 +56,14 @@ Status fromInternal(const rt::Status &status,
   return Status(code, status.message());
 }
 
+rt::LoadOptions toInternal(const LoadOptions &options) {
+  rt::LoadOptions internal;
+  internal.reference = options.reference;
+  internal.vulkan = options.vulkan;
+  internal.faults = options.faults;
+  return internal;
+}
+
 TensorInfo describe(const rt::TensorInfo &info) {
   TensorInfo out;
   out.name = info.name;
@@ -111,10 +119,8 @@ Model::~Model() = default;
 
 Status Model::load(const std::string &path, std::unique_ptr<Model> &model,
                    const LoadOptions &options) {
-  rt::LoadOptions internal;
-  internal.reference = options.reference;
   std::unique_ptr<rt::Runtime> runtime;
-  rt::Status status = rt::Runtime::load(path, internal, runtime);
+  rt::Status status = rt::Runtime::load(path, toInternal(options), runtime);
   return Impl::finish(status, std::move(runtime), model);
 }
 
@@ -126,11 +132,9 @@ Status Model::loadFromBytes(const void *data, size_t size,
     return Status(ErrorCode::badInput,
                   name + ": no bytes given for a program of " +
                       std::to_string(size) + " bytes");
-  rt::LoadOptions internal;
-  internal.reference = options.reference;
   std::unique_ptr<rt::Runtime> runtime;
-  rt::Status status =
-      rt::Runtime::loadFromBytes(data, size, name, internal, runtime);
+  rt::Status status = rt::Runtime::loadFromBytes(data, size, name,
+                                                 toInternal(options), runtime);
   return Impl::finish(status, std::move(runtime), model);
 }
 

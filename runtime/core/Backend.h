@@ -12,6 +12,7 @@
 #define DUET_RUNTIME_CORE_BACKEND_H
 
 #include "runtime/core/DType.h"
+#include "runtime/core/LoadOptions.h"
 #include "runtime/core/ProgramTypes.h"
 #include "runtime/core/Status.h"
 
@@ -78,9 +79,11 @@ public:
   /// Whether it runs on devices it can list (listDevices).
   virtual bool listsDevices() const { return false; }
   /// Lists its devices into `list` and selects the one `wanted` names (an
-  /// index or a part of a name; empty: the one its delegates would run
-  /// on). An error when the devices cannot be listed.
-  virtual Status listDevices(const std::string &wanted, DeviceList &list) {
+  /// index or a part of a name; empty: the one its delegates would run on
+  /// when loaded with `options`). An error when the devices cannot be
+  /// listed.
+  virtual Status listDevices(const std::string &wanted,
+                             const LoadOptions &options, DeviceList &list) {
     return Status::ok();
   }
 

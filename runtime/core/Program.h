@@ -19,40 +19,17 @@
 
 #include "runtime/core/Backend.h"
 #include "runtime/core/DType.h"
+#include "runtime/core/LoadOptions.h"
 #include "runtime/core/ProgramTypes.h"
 #include "runtime/core/Status.h"
 #include "runtime/kernels/Kernel.h"
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace duet::rt {
-
-/// Finds the portable kernel of an op; nullptr when there is none.
-using KernelLookup = std::function<KernelFn(std::string_view opName)>;
-
-struct LoadOptions {
-  /// Run each delegate's recorded aten ops on the portable kernels instead of
-  /// its backend (`duet run --reference`). Backends need not be registered.
-  bool reference = false;
-  /// The backends delegates run on; nullptr means defaultBackends(). The
-  /// registry must outlive the program.
-  const BackendRegistry *backends = nullptr;
-  /// Where kernels come from; empty means findKernel (runtime/kernels).
-  /// Kernel calls are checked against the portable kernels' declarations
-  /// (checkKernelCall) only when this is empty: another lookup's kernels
-  /// check their own calls.
-  KernelLookup kernels;
-  /// Load only to look at the program (`duet inspect`): skip the checks
-  /// that ask this runtime for kernels and backends. Such a program cannot
-  /// be executed.
-  bool inspectOnly = false;
-  /// Threads a CPU delegate (XNNPACK) may use; 0: one per core.
-  unsigned threads = 0;
-};
 
 class Program {
 public:
@@ -98,6 +75,8 @@ public:
   bool inspectOnly() const { return options_.inspectOnly; }
   /// LoadOptions::threads.
   unsigned threads() const { return options_.threads; }
+  /// The options the program was loaded with, for backends to read theirs.
+  const LoadOptions &options() const { return options_; }
   /// The registry delegates are initialized from.
   const BackendRegistry &backends() const;
   /// The kernel of `op` through the load options' lookup.

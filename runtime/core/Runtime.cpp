@@ -7,9 +7,38 @@
 
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace duet::rt {
+namespace {
+
+/// `value` + 1, or the next value up where 1 is below its precision, so
+/// that a finite value always changes; an infinity or NaN stays.
+template <typename T> T plusOne(T value) {
+  T raised = value + 1;
+  return raised != value
+             ? raised
+             : std::nextafter(value, std::numeric_limits<T>::infinity());
+}
+
+/// The same for a 16-bit float stored as `bits` (fp16 or bf16).
+uint16_t plusOne16(uint16_t bits, float (*toFloat)(uint16_t),
+                   uint16_t (*fromFloat)(float)) {
+  float value = toFloat(bits);
+  if (!std::isfinite(value))
+    return bits;
+  uint16_t raised = fromFloat(value + 1.0f);
+  if (raised != bits)
+    return raised;
+  // One step up in the bit pattern: away from zero for a positive value,
+  // toward it for a negative one.
+  return static_cast<uint16_t>(bits & 0x8000 ? bits - 1 : bits + 1);
+}
+
+} // namespace
 
 Status Runtime::finishLoad(std::unique_ptr<Program> program,
                            std::unique_ptr<Runtime> &runtime) {
@@ -94,7 +123,49 @@ Status Runtime::setInputFromNpy(size_t index, const std::string &path,
                      executor_->view(program_->inputs()[index]).data, notice);
 }
 
-Status Runtime::run() { return executor_->run(); }
+Status Runtime::run() {
+  DUET_RETURN_IF_ERROR(executor_->run());
+  ++runs_;
+  plantFaults();
+  return Status::ok();
+}
+
+void Runtime::plantFaults() {
+  uint32_t period = program_->options().faults.nondeterminismPeriod;
+  if (!period || runs_ % period != 0)
+    return;
+  std::vector<int32_t> done;
+  for (int32_t id : program_->outputs()) {
+    // An output listed twice is one tensor, changed once; only tensors the
+    // program computes are changed, never a constant or an input.
+    const TensorInfo &info = program_->tensors()[id];
+    if (info.kind != TensorKind::output ||
+        std::find(done.begin(), done.end(), id) != done.end())
+      continue;
+    done.push_back(id);
+    TensorView view = executor_->view(id);
+    if (!view.present() || view.numel() == 0)
+      continue;
+    switch (view.dtype) {
+    case DType::f32:
+      view.as<float>()[0] = plusOne(view.as<float>()[0]);
+      break;
+    case DType::f64:
+      view.as<double>()[0] = plusOne(view.as<double>()[0]);
+      break;
+    case DType::f16:
+      view.as<uint16_t>()[0] =
+          plusOne16(view.as<uint16_t>()[0], halfToFloat, floatToHalf);
+      break;
+    case DType::bf16:
+      view.as<uint16_t>()[0] =
+          plusOne16(view.as<uint16_t>()[0], bf16ToFloat, floatToBf16);
+      break;
+    default:
+      break;
+    }
+  }
+}
 
 TensorView Runtime::output(size_t index) const {
   if (index >= outputCount())

@@ -54,7 +54,9 @@ public:
   Status setInputFromNpy(size_t index, const std::string &path,
                          std::string &notice);
 
-  /// Runs the program once.
+  /// Runs the program once. Under LoadOptions::faults.nondeterminismPeriod
+  /// K, every K-th run then adds 1 to the first element of each
+  /// floating-point output (include/duet/runtime_options.h).
   Status run();
 
   /// A view of output `index` in the runtime's memory, valid until the next
@@ -78,8 +80,13 @@ private:
   /// "input 0 (x)".
   std::string describeInput(size_t index) const;
 
+  /// The planted fault of LoadOptions::faults, after a run.
+  void plantFaults();
+
   std::unique_ptr<Program> program_;
   std::unique_ptr<Executor> executor_;
+  /// Runs that succeeded, for the planted faults.
+  uint64_t runs_ = 0;
 };
 
 } // namespace duet::rt

@@ -198,6 +198,31 @@ TEST_CASE("a compiled program runs through the runtime API and matches "
   CHECK(third == out);
 }
 
+TEST_CASE("a fault planted through LoadOptions changes every K-th run",
+          "[api][runtime][faults]") {
+  duet::compiler::Result compiled = compilePortable();
+  duet::runtime::LoadOptions options;
+  options.faults.nondeterminismPeriod = 2;
+  std::unique_ptr<duet::runtime::Model> model;
+  REQUIRE(duet::runtime::Model::loadFromBytes(
+              compiled.program.data(), compiled.program.size(), model, options)
+              .isOk());
+  REQUIRE(
+      model->setInputFromNpy(0, kModels + "/conv_bn_relu.input0.npy").isOk());
+  std::vector<std::vector<float>> outputs(4);
+  for (std::vector<float> &output : outputs) {
+    REQUIRE(model->run().isOk());
+    REQUIRE(model->outputAsFloat32(0, output).isOk());
+  }
+  // Runs 1 and 3 (K - 1 and 2K - 1) add 1 to the first element; runs 0
+  // and 2 are the program's own result.
+  CHECK(outputs[2] == outputs[0]);
+  CHECK(outputs[3] == outputs[1]);
+  CHECK(outputs[1][0] == outputs[0][0] + 1.0f);
+  CHECK(std::equal(outputs[1].begin() + 1, outputs[1].end(),
+                   outputs[0].begin() + 1));
+}
+
 TEST_CASE("runtime misuse is an error value, never a crash", "[api][runtime]") {
   std::unique_ptr<duet::runtime::Model> model;
   duet::Status status =

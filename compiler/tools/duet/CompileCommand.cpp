@@ -2,7 +2,7 @@
 
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/tools/duet/Commands.h"
-#include "compiler/tools/duet/OutputFiles.h"
+#include "runtime/cli/OutputFiles.h"
 
 #include <fmt/core.h>
 #include <fmt/format.h>

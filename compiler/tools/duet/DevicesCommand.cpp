@@ -8,8 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/tools/duet/Commands.h"
-#include "compiler/tools/duet/OutputFiles.h"
-#include "compiler/tools/duet/PrintableText.h"
+#include "runtime/cli/Environment.h"
+#include "runtime/cli/OutputFiles.h"
+#include "runtime/cli/PrintableText.h"
 
 #include "runtime/core/Backend.h"
 
@@ -70,8 +71,13 @@ int runDevices(const DevicesArgs &args) {
     if (int code = files.check())
       return code;
   }
-  // Every backend that runs on devices, with the one --device names (or its
-  // own choice) selected.
+  // Every backend that runs on devices, with the one --device names (or the
+  // one a program would run on, under the environment's options) selected.
+  rt::LoadOptions options;
+  if (rt::Status status = readVulkanEnvironment(options); !status.isOk()) {
+    printError(status.message());
+    return kBadInput;
+  }
   std::vector<rt::DeviceList> lists;
   rt::BackendRegistry &registry = rt::defaultBackends();
   for (const std::string &name : registry.names()) {
@@ -79,7 +85,7 @@ int runDevices(const DevicesArgs &args) {
     if (!backend->listsDevices())
       continue;
     rt::DeviceList &list = lists.emplace_back();
-    rt::Status status = backend->listDevices(args.device, list);
+    rt::Status status = backend->listDevices(args.device, options, list);
     if (!status.isOk()) {
       printError(status.message());
       return kUnsupported;

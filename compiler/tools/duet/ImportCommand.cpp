@@ -2,7 +2,8 @@
 
 #include "compiler/import/Pt2Importer.h"
 #include "compiler/tools/duet/Commands.h"
-#include "compiler/tools/duet/OutputFiles.h"
+#include "compiler/tools/duet/StreamOutput.h"
+#include "runtime/cli/OutputFiles.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"

@@ -10,8 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/tools/duet/Commands.h"
-#include "compiler/tools/duet/OutputFiles.h"
-#include "compiler/tools/duet/PrintableText.h"
+#include "runtime/cli/OutputFiles.h"
+#include "runtime/cli/PrintableText.h"
 
 #include "partitioners/common/DelegateBackend.h"
 #include "runtime/core/Program.h"
@@ -406,9 +406,9 @@ int runInspect(const InspectArgs &args) {
 
 Runner addInspectCommand(CLI::App &app) {
   auto args = std::make_shared<InspectArgs>();
-  CLI::App *cmd = app.add_subcommand(
-      "inspect", "Show a .duet program: tensors, partitions, memory plan");
-  cmd->add_option("program", args->program, "the .duet program")->required();
+  CLI::App *cmd = addProgramCommand(
+      app, "inspect", "Show a .duet program: tensors, partitions, memory plan",
+      args->program);
   cmd->add_flag("--json", args->json,
                 "print JSON (a stable interface; see docs/inspect-json.md)");
   cmd->add_option("--svg", args->svg,

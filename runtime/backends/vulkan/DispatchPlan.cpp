@@ -339,7 +339,7 @@ Status PlanBuilder::checkLimits(const PlannedTensor &tensor) const {
         limit < device_.limits.maxImageDimension3D
             ? fmt::format(", lowered from {} by the test hook {}",
                           device_.limits.maxImageDimension3D,
-                          kTestMaxImage3DVariable)
+                          kVulkanTestMaxImage3DVariable)
             : "";
     return Status::error(
         "vulkan delegate {}: {} {} is a {} 3-D image of ({},{},{}) texels, "
@@ -357,7 +357,7 @@ Status PlanBuilder::checkLimits(const PlannedTensor &tensor) const {
       limits_.maxStorageBufferRange < device_.limits.maxStorageBufferRange
           ? fmt::format(", lowered from {} by the test hook {}",
                         device_.limits.maxStorageBufferRange,
-                        kTestMaxBufferRangeVariable)
+                        kVulkanTestMaxBufferRangeVariable)
           : "";
   return Status::error(
       "vulkan delegate {}: {} {} is a storage buffer of {} bytes (fp32), over "

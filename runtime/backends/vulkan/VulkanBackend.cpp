@@ -6,7 +6,6 @@
 #include "runtime/backends/vulkan/VulkanDevice.h"
 
 #include <cctype>
-#include <cstdlib>
 
 namespace duet::rt {
 namespace {
@@ -59,16 +58,14 @@ public:
 
   bool listsDevices() const override { return true; }
 
-  Status listDevices(const std::string &wanted, DeviceList &list) override {
+  Status listDevices(const std::string &wanted, const LoadOptions &options,
+                     DeviceList &list) override {
     std::vector<vulkan::DeviceInfo> devices;
     DUET_RETURN_IF_ERROR(vulkan::listDevices(devices));
     for (const vulkan::DeviceInfo &info : devices)
       list.devices.push_back(describe(info));
-    // The device delegates run on: the one named, or the environment's.
-    std::string choice = wanted;
-    if (choice.empty())
-      if (const char *env = std::getenv(vulkan::kDeviceVariable))
-        choice = env;
+    // The device named, or the one delegates loaded with `options` run on.
+    const std::string &choice = wanted.empty() ? options.vulkan.device : wanted;
     uint32_t chosen = 0;
     Status selection = vulkan::selectDevice(devices, choice, chosen);
     if (!selection.isOk()) {
@@ -78,15 +75,15 @@ public:
     list.selected = chosen;
     list.selectedNote = std::string("duet runs Vulkan delegates on this device "
                                     "(choose another with ") +
-                        vulkan::kDeviceVariable +
-                        "=<index or part of its name>)";
+                        kVulkanDeviceVariable + "=<index or part of its name>)";
     return Status::ok();
   }
 
   Status init(const Program &program, uint32_t index, ByteSpan blob,
               std::unique_ptr<PreparedDelegate> &prepared) override {
     std::shared_ptr<vulkan::Device> device;
-    DUET_RETURN_IF_ERROR(vulkan::Device::shared(device));
+    DUET_RETURN_IF_ERROR(
+        vulkan::Device::shared(program.options().vulkan.device, device));
     std::unique_ptr<vulkan::VulkanDelegate> delegate;
     DUET_RETURN_IF_ERROR(vulkan::VulkanDelegate::create(
         std::move(device), program, index, blob, delegate));

@@ -3,7 +3,6 @@
 #include "runtime/backends/vulkan/VulkanDelegate.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
 namespace duet::rt::vulkan {
@@ -226,24 +225,26 @@ VulkanDelegate::Resource &VulkanDelegate::resourceOf(Ref ref) {
 }
 
 Status VulkanDelegate::load(ByteSpan blob) {
-  DeviceLimits limits;
-  DUET_RETURN_IF_ERROR(device_->checkedLimits(limits));
-  DUET_RETURN_IF_ERROR(buildDispatchPlan(program_, index_, blob,
-                                         device_->info(), limits, plan_));
+  const runtime::VulkanOptions &options = program_.options().vulkan;
+  DUET_RETURN_IF_ERROR(
+      buildDispatchPlan(program_, index_, blob, device_->info(),
+                        device_->checkedLimits(options), plan_));
   const VulkanApi &vk = device_->api();
   VkDevice device = device_->handle();
   if (plan_.fp16Images) {
     // The test hook stands for a device without the format.
-    bool hooked = std::getenv("DUET_VULKAN_TEST_NO_FP16_IMAGES") != nullptr;
+    bool hooked = options.testNoFp16Images;
     if (hooked || !device_->supportsStorageImage(textureFormat()))
       return Status::error(
           "vulkan delegate {}: the program was compiled with --force-fp16, "
           "but device '{}' cannot use VK_FORMAT_R16G16B16A16_SFLOAT as a "
           "storage image{}; recompile without --force-fp16 or pick another "
-          "device with DUET_VULKAN_DEVICE",
+          "device with {}",
           index_, device_->info().name,
-          hooked ? " (as the test hook DUET_VULKAN_TEST_NO_FP16_IMAGES says)"
-                 : "");
+          hooked ? fmt::format(" (as the test hook {} says)",
+                               kVulkanTestNoFp16ImagesVariable)
+                 : "",
+          kVulkanDeviceVariable);
   }
 
   // The device arena: tensors, weights and the stand-in for absent weights.

@@ -4,8 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
-#include <limits>
+#include <map>
 
 namespace duet::rt::vulkan {
 namespace {
@@ -163,21 +162,6 @@ std::string lower(std::string text) {
   return text;
 }
 
-/// Applies a test-hook variable: the smaller of `value` and the variable's.
-template <typename T> Status lowerBy(const char *variable, T &value) {
-  const char *text = std::getenv(variable);
-  if (!text || !*text)
-    return Status::ok();
-  char *end = nullptr;
-  unsigned long long parsed = std::strtoull(text, &end, 10);
-  if (*end || parsed == 0 || parsed > std::numeric_limits<T>::max())
-    return Status::error("vulkan: {}={} must be a positive whole number (it "
-                         "is a test hook that lowers a device limit)",
-                         variable, text);
-  value = std::min(value, static_cast<T>(parsed));
-  return Status::ok();
-}
-
 } // namespace
 
 Status listDevices(std::vector<DeviceInfo> &devices) {
@@ -220,7 +204,7 @@ Status selectDevice(const std::vector<DeviceInfo> &devices,
                            info.name);
     return Status::error("vulkan: '{}' names no device; the devices are {} "
                          "(choose one with {}=<index or part of its name>)",
-                         wanted, names, kDeviceVariable);
+                         wanted, names, kVulkanDeviceVariable);
   }
   int best = -1;
   for (const DeviceInfo &info : devices)
@@ -239,24 +223,23 @@ Status selectDevice(const std::vector<DeviceInfo> &devices,
   return Status::ok();
 }
 
-Status Device::shared(std::shared_ptr<Device> &device) {
-  // Opened once and kept for the life of the process, never destroyed:
-  // drivers differ in how well they take repeated instances (NVIDIA's
-  // refused new ones after a few dozen in one process), and destroying a
-  // device during static destruction races the driver's own exit handlers.
+Status Device::shared(const std::string &wanted,
+                      std::shared_ptr<Device> &device) {
+  // Never destroyed (see the declaration).
   static std::mutex mutex;
-  static auto *kept = new std::shared_ptr<Device>();
+  static auto *kept = new std::map<std::string, std::shared_ptr<Device>>();
   std::lock_guard<std::mutex> lock(mutex);
-  if (!*kept) {
+  std::shared_ptr<Device> &slot = (*kept)[wanted];
+  if (!slot) {
     std::shared_ptr<Device> opened(new Device());
-    DUET_RETURN_IF_ERROR(opened->open());
-    *kept = std::move(opened);
+    DUET_RETURN_IF_ERROR(opened->open(wanted));
+    slot = std::move(opened);
   }
-  device = *kept;
+  device = slot;
   return Status::ok();
 }
 
-Status Device::open() {
+Status Device::open(const std::string &wanted) {
   const VulkanApi *loader = nullptr;
   DUET_RETURN_IF_ERROR(loadVulkanApi(loader));
   api_ = *loader;
@@ -268,13 +251,12 @@ Status Device::open() {
   for (uint32_t i = 0; i < handles.size(); ++i)
     infos.push_back(describe(api_, handles[i], i));
 
-  const char *wanted = std::getenv(kDeviceVariable);
   uint32_t chosen = 0;
-  Status selected = selectDevice(infos, wanted ? wanted : "", chosen);
+  Status selected = selectDevice(infos, wanted, chosen);
   if (!selected.isOk())
-    return wanted && *wanted ? selected.withContext(fmt::format(
-                                   "{}={}", kDeviceVariable, wanted))
-                             : selected;
+    return wanted.empty() ? selected
+                          : selected.withContext(fmt::format(
+                                "{}={}", kVulkanDeviceVariable, wanted));
 
   physical_ = handles[chosen];
   info_ = infos[chosen];
@@ -314,11 +296,16 @@ Device::~Device() {
     api_.vkDestroyInstance(instance_, nullptr);
 }
 
-Status Device::checkedLimits(DeviceLimits &limits) const {
-  limits = info_.limits;
-  DUET_RETURN_IF_ERROR(
-      lowerBy(kTestMaxImage3DVariable, limits.maxImageDimension3D));
-  return lowerBy(kTestMaxBufferRangeVariable, limits.maxStorageBufferRange);
+DeviceLimits
+Device::checkedLimits(const runtime::VulkanOptions &options) const {
+  DeviceLimits limits = info_.limits;
+  if (options.testMaxImageDimension3D)
+    limits.maxImageDimension3D =
+        std::min(limits.maxImageDimension3D, options.testMaxImageDimension3D);
+  if (options.testMaxStorageBufferRange)
+    limits.maxStorageBufferRange = std::min(limits.maxStorageBufferRange,
+                                            options.testMaxStorageBufferRange);
+  return limits;
 }
 
 int Device::findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required,

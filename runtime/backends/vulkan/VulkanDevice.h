@@ -1,10 +1,10 @@
 //===- VulkanDevice.h - choosing and opening a Vulkan device ----*- C++ -*-===//
 //
 // The devices the loader offers, with the limits that decide what duet can
-// run on them, and the one device a process runs its Vulkan delegates on:
-// the device named by DUET_VULKAN_DEVICE (an index of `duet devices` or a
-// part of the device's name), else the first discrete GPU, else an
-// integrated, virtual or CPU device, in that order.
+// run on them, and the device Vulkan delegates run on: the one
+// LoadOptions::vulkan.device names (an index of `duet devices` or a part of
+// the device's name; the tools' DUET_VULKAN_DEVICE), else the first discrete
+// GPU, else an integrated, virtual or CPU device, in that order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,7 @@
 #define DUET_RUNTIME_BACKENDS_VULKAN_VULKANDEVICE_H
 
 #include "runtime/backends/vulkan/VulkanApi.h"
+#include "runtime/core/LoadOptions.h"
 
 #include <array>
 #include <cstdint>
@@ -51,15 +52,6 @@ struct DeviceInfo {
   std::string unsuitable;
 };
 
-/// The environment variable that picks a device.
-inline constexpr const char *kDeviceVariable = "DUET_VULKAN_DEVICE";
-/// Test hooks: lower the limits that loading checks (never raise them), so a
-/// test can show the load-time check on any device.
-inline constexpr const char *kTestMaxImage3DVariable =
-    "DUET_VULKAN_TEST_MAX_IMAGE_3D";
-inline constexpr const char *kTestMaxBufferRangeVariable =
-    "DUET_VULKAN_TEST_MAX_STORAGE_BUFFER_RANGE";
-
 /// Lists every physical device. An error when there is no loader or the
 /// loader finds no driver.
 Status listDevices(std::vector<DeviceInfo> &devices);
@@ -71,12 +63,18 @@ Status selectDevice(const std::vector<DeviceInfo> &devices,
                     const std::string &wanted, uint32_t &chosen);
 
 /// An open logical device with one compute queue, shared by every Vulkan
-/// delegate of the process.
+/// delegate of the process that asks for it.
 class Device {
 public:
-  /// The process's device, opened on first use (see the file comment) and
-  /// kept until the process ends; a failed open is retried on the next use.
-  static Status shared(std::shared_ptr<Device> &device);
+  /// The device `wanted` names (selectDevice; empty: the preferred one),
+  /// opened on first use and kept until the process ends, so delegates
+  /// loaded with the same choice share it; a failed open is retried on the
+  /// next use. Drivers differ in how well they take repeated instances
+  /// (NVIDIA's refused new ones after a few dozen in one process), and
+  /// destroying a device during static destruction races the driver's own
+  /// exit handlers.
+  static Status shared(const std::string &wanted,
+                       std::shared_ptr<Device> &device);
   ~Device();
   Device(const Device &) = delete;
   Device &operator=(const Device &) = delete;
@@ -99,8 +97,8 @@ public:
            VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT;
   }
   /// The limits a load is checked against: the device's, lowered by the
-  /// test hooks when they are set (read at each load).
-  Status checkedLimits(DeviceLimits &limits) const;
+  /// test hooks of `options` that are set.
+  DeviceLimits checkedLimits(const runtime::VulkanOptions &options) const;
   /// Held while submitting to the queue.
   std::mutex &queueMutex() { return queueMutex_; }
 
@@ -111,7 +109,7 @@ public:
 
 private:
   Device() = default;
-  Status open();
+  Status open(const std::string &wanted);
 
   VulkanApi api_;
   VkInstance instance_ = VK_NULL_HANDLE;

@@ -1,10 +1,12 @@
-"""Checks docs/cli.md against the duet tool: every subcommand of `duet --help`
-has a section "## `duet <name>`", every option and positional of its `--help`
-appears in that section (-h/--help in the introduction), and the exit-code table lists exactly the codes of
-compiler/tools/duet/Commands.h.
+"""Checks docs/cli.md against a tool (`duet` or `duet-run`, named by the
+binary's file name): every subcommand of `<tool> --help` has a section
+"## `<tool> <name>`", every option and positional of its `--help` appears in
+that section (-h/--help in the introduction), and the exit-code table lists
+exactly the codes of runtime/cli/ExitCodes.h.
 
-usage: python3 check_cli_docs.py <duet> <docs/cli.md> <Commands.h>
+usage: python3 check_cli_docs.py <tool> <docs/cli.md> <ExitCodes.h>
 """
+import os
 import re
 import subprocess
 import sys
@@ -39,6 +41,7 @@ def mentioned(name, text):
 
 def main():
     duet, doc_path, commands_h = sys.argv[1:4]
+    tool = os.path.basename(duet)
     doc = open(doc_path).read()
     errors = []
 
@@ -48,13 +51,13 @@ def main():
                    if line.startswith("  ") and not line.startswith("   ")]
     for option in names(top.get("Options", [])):
         if not mentioned(option, doc):
-            errors.append(f"duet {option} is not in {doc_path}")
+            errors.append(f"{tool} {option} is not in {doc_path}")
 
     parts = re.split(r"^## ", doc, flags=re.M)
     for sub in subcommands:
-        section = next((p for p in parts if p.startswith(f"`duet {sub}`")), None)
+        section = next((p for p in parts if p.startswith(f"`{tool} {sub}`")), None)
         if section is None:
-            errors.append(f"{doc_path} has no section \"## `duet {sub}`\"")
+            errors.append(f"{doc_path} has no section \"## `{tool} {sub}`\"")
             continue
         sub_help = help_sections(subprocess.run(
             [duet, sub, "--help"], capture_output=True, text=True, check=True).stdout)
@@ -64,14 +67,14 @@ def main():
                 if name in ("-h", "--help"):
                     continue
                 if not mentioned(name, section):
-                    errors.append(f"duet {sub}: {kind[:-1].lower()} {name} is not in "
+                    errors.append(f"{tool} {sub}: {kind[:-1].lower()} {name} is not in "
                                   f"the section of {doc_path}")
 
     codes = {int(v) for v in re.findall(r"^\s*k\w+ = (\d+),", open(commands_h).read(), re.M)}
     exit_part = next((p for p in parts if p.lower().startswith("exit codes")), "")
     documented = {int(v) for v in re.findall(r"^\| *`?(\d+)`? *\|", exit_part, re.M)}
     if codes != documented:
-        errors.append(f"exit codes in Commands.h {sorted(codes)}, in the "
+        errors.append(f"exit codes in {os.path.basename(commands_h)} {sorted(codes)}, in the "
                       f"\"## Exit codes\" table of {doc_path} {sorted(documented)}")
 
     if errors:

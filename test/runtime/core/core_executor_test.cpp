@@ -96,6 +96,25 @@ TEST_CASE("executor runs add and relu on the portable kernels", "[executor]") {
   CHECK(outputValues(*runtime, 0) == std::vector<float>{2, 0, 1, 0, 6, 0});
 }
 
+// LoadOptions::faults.nondeterminismPeriod 3 changes the runs numbered 2
+// and 5 of 0..6: their first output element is 1 more than the 3 of
+// relu(x + 2c) = [3, 0, 4, 0, 1, 5.5] (the case above), the rest are exact.
+TEST_CASE("a planted fault changes every K-th run", "[executor][faults]") {
+  LoadOptions options;
+  options.faults.nondeterminismPeriod = 3;
+  std::unique_ptr<Runtime> runtime =
+      loadRuntime(serialize(addReluProgram()), options);
+  std::vector<float> x = {1, 2, 3, -4, -5, 6};
+  for (int run = 0; run < 7; ++run) {
+    REQUIRE(runtime->setInput(0, floatView(x, {2, 3})).isOk());
+    REQUIRE(runtime->run().isOk());
+    float first = run % 3 == 2 ? 4.0f : 3.0f;
+    INFO("run " << run);
+    CHECK(outputValues(*runtime, 0) ==
+          std::vector<float>{first, 0, 4, 0, 1, 5.5f});
+  }
+}
+
 // Kernels come from the lookup in LoadOptions when one is given: here an
 // "aten.add" that writes 7 everywhere and an "aten.relu" that adds 1,
 // so y = 8 whatever x is.

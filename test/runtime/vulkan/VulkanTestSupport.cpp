@@ -99,9 +99,15 @@ rt::Status load(const std::vector<uint8_t> &program, bool reference,
                 std::unique_ptr<rt::Runtime> &runtime) {
   rt::LoadOptions options;
   options.reference = reference;
+  return load(program, options, runtime);
+}
+
+rt::Status load(const std::vector<uint8_t> &program,
+                const rt::LoadOptions &options,
+                std::unique_ptr<rt::Runtime> &runtime) {
   return rt::Runtime::loadFromBytes(program.data(), program.size(),
-                                    reference ? "reference" : "vulkan", options,
-                                    runtime);
+                                    options.reference ? "reference" : "vulkan",
+                                    options, runtime);
 }
 
 void setRandomInputs(rt::Runtime &runtime, uint32_t seed) {

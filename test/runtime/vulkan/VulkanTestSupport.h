@@ -48,6 +48,10 @@ std::string modelPath(const std::string &file);
 /// Loads `program`; on the portable kernels only when `reference`.
 rt::Status load(const std::vector<uint8_t> &program, bool reference,
                 std::unique_ptr<rt::Runtime> &runtime);
+/// Loads `program` with `options` (the Vulkan device's test hooks).
+rt::Status load(const std::vector<uint8_t> &program,
+                const rt::LoadOptions &options,
+                std::unique_ptr<rt::Runtime> &runtime);
 
 /// Sets every input to deterministic values in [-2, 2) (seeded by `seed`).
 void setRandomInputs(rt::Runtime &runtime, uint32_t seed);

@@ -4,30 +4,16 @@
 
 #include "VulkanTestSupport.h"
 
-#include "runtime/backends/vulkan/VulkanDevice.h"
 #include "runtime/core/Npy.h"
 
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
 #include <cstring>
 
 using namespace duet;
 using namespace duet::test;
 
 namespace {
-
-/// Sets an environment variable for the life of the object.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() { unsetenv(name_); }
-
-private:
-  const char *name_;
-};
 
 /// Runs `runtime` on the fixture's stored input and compares with the stored
 /// eager PyTorch output (fp32 tolerance of `duet run --expect`).
@@ -72,9 +58,10 @@ TEST_CASE("yolo_head compiled for 2048-texel textures runs, and fails to "
 
   SECTION("a device whose 3-D images stop at 1024 texels refuses it") {
     // Its [1,84,6400] view is width-packed: (1600, 84, 1) texels.
-    ScopedEnv lowered(rt::vulkan::kTestMaxImage3DVariable, "1024");
+    rt::LoadOptions options;
+    options.vulkan.testMaxImageDimension3D = 1024;
     std::unique_ptr<rt::Runtime> runtime;
-    rt::Status status = load(program, false, runtime);
+    rt::Status status = load(program, options, runtime);
     REQUIRE_FALSE(status.isOk());
     const std::string &message = status.message();
     INFO(message);
@@ -88,21 +75,24 @@ TEST_CASE("yolo_head compiled for 2048-texel textures runs, and fails to "
 
   SECTION("a device whose storage buffers are smaller refuses it") {
     // The [1,84,8400] concatenation is a 2822400-byte buffer.
-    ScopedEnv lowered(rt::vulkan::kTestMaxBufferRangeVariable, "2000000");
+    rt::LoadOptions options;
+    options.vulkan.testMaxStorageBufferRange = 2000000;
     std::unique_ptr<rt::Runtime> runtime;
-    rt::Status status = load(program, false, runtime);
+    rt::Status status = load(program, options, runtime);
     REQUIRE_FALSE(status.isOk());
     INFO(status.message());
     CHECK(status.message().find("maxStorageBufferRange 2000000") !=
           std::string::npos);
   }
 
-  SECTION("a test hook that is not a number is an error, not ignored") {
-    ScopedEnv lowered(rt::vulkan::kTestMaxImage3DVariable, "lots");
+  SECTION("a lowered limit names the test hook that lowered it") {
+    rt::LoadOptions options;
+    options.vulkan.testMaxImageDimension3D = 1024;
     std::unique_ptr<rt::Runtime> runtime;
-    rt::Status status = load(program, false, runtime);
+    rt::Status status = load(program, options, runtime);
     REQUIRE_FALSE(status.isOk());
-    CHECK(status.message().find("must be a positive whole number") !=
+    CHECK(status.message().find("by the test hook "
+                                "DUET_VULKAN_TEST_MAX_IMAGE_3D") !=
           std::string::npos);
   }
 }

@@ -1,6 +1,6 @@
 //===- PrintableText.cpp - bytes from a file, made safe to print ----------===//
 
-#include "compiler/tools/duet/PrintableText.h"
+#include "runtime/cli/PrintableText.h"
 
 #include <cstdint>
 

@@ -1,11 +1,10 @@
-//===- OutputFiles.cpp - how every duet command writes its files ----------===//
+//===- OutputFiles.cpp - how every duet tool writes its files -------------===//
 
-#include "compiler/tools/duet/OutputFiles.h"
+#include "runtime/cli/OutputFiles.h"
 
-#include "compiler/tools/duet/Commands.h"
-
-#include "llvm/Support/Signals.h"
-#include "llvm/Support/raw_ostream.h"
+#include "runtime/cli/ExitCodes.h"
+#include "runtime/cli/Messages.h"
+#include "runtime/cli/RemoveOnSignal.h"
 
 #include <fmt/core.h>
 
@@ -226,7 +225,7 @@ int PendingOutput::create(const std::string &path,
   pending->fd_ = fd;
   pending->writePath_ = name;
   pending->temporary_ = true;
-  llvm::sys::RemoveFileOnSignal(name);
+  removeOnSignal(name);
   // mkostemp makes the file 0600; give it the mode the destination has, or
   // the one a newly created file would get (umask() can only be read by
   // setting it).
@@ -258,25 +257,26 @@ void PendingOutput::discard() {
   fd_ = -1;
   if (temporary_) {
     ::unlink(writePath_.c_str());
-    llvm::sys::DontRemoveFileOnSignal(writePath_);
+    keepOnSignal(writePath_);
   }
 }
 
-int PendingOutput::write(llvm::function_ref<void(llvm::raw_ostream &)> write) {
-  llvm::raw_fd_ostream os(fd_, /*shouldClose=*/false);
-  write(os);
-  os.flush();
-  if (!os.has_error())
-    return kOk;
-  std::string reason = os.error().message();
-  // An error left set would make the stream's destructor abort.
-  os.clear_error();
-  printError(fmt::format("cannot write '{}': {}", path_, reason));
-  return kIoError;
+int PendingOutput::write(std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t written = ::write(fd_, bytes.data(), bytes.size());
+    if (written < 0 && errno == EINTR)
+      continue;
+    if (written <= 0)
+      return failed(written < 0 ? std::strerror(errno)
+                                : "the file takes no more bytes");
+    bytes.remove_prefix(static_cast<size_t>(written));
+  }
+  return kOk;
 }
 
-int PendingOutput::write(std::string_view bytes) {
-  return write([&](llvm::raw_ostream &os) { os << bytes; });
+int PendingOutput::failed(const std::string &reason) const {
+  printError(fmt::format("cannot write '{}': {}", path_, reason));
+  return kIoError;
 }
 
 int PendingOutput::commit() {
@@ -285,19 +285,16 @@ int PendingOutput::commit() {
   fd_ = -1;
   if (closed != 0) {
     discard();
-    printError(
-        fmt::format("cannot write '{}': {}", path_, std::strerror(error)));
-    return kIoError;
+    return failed(std::strerror(error));
   }
   if (temporary_ && ::rename(writePath_.c_str(), destination_.c_str()) != 0) {
     error = errno;
     discard();
-    printError(fmt::format("cannot write '{}': cannot rename '{}' over it: {}",
-                           path_, writePath_, std::strerror(error)));
-    return kIoError;
+    return failed(fmt::format("cannot rename '{}' over it: {}", writePath_,
+                              std::strerror(error)));
   }
   if (temporary_)
-    llvm::sys::DontRemoveFileOnSignal(writePath_);
+    keepOnSignal(writePath_);
   done_ = true;
   return kOk;
 }
@@ -306,7 +303,7 @@ int PendingOutput::commit() {
 // Whole files
 //===----------------------------------------------------------------------===//
 
-int writeOutputs(llvm::ArrayRef<OutputBytes> outputs) {
+int writeOutputs(const std::vector<OutputBytes> &outputs) {
   std::vector<std::unique_ptr<PendingOutput>> pending(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (int code = PendingOutput::create(outputs[i].path, pending[i]))
@@ -318,16 +315,6 @@ int writeOutputs(llvm::ArrayRef<OutputBytes> outputs) {
     if (int code = output->commit())
       return code;
   return kOk;
-}
-
-int writeOutput(const std::string &path,
-                llvm::function_ref<void(llvm::raw_ostream &)> write) {
-  std::unique_ptr<PendingOutput> pending;
-  if (int code = PendingOutput::create(path, pending))
-    return code;
-  if (int code = pending->write(write))
-    return code;
-  return pending->commit();
 }
 
 } // namespace duet::cli

@@ -1,7 +1,9 @@
-//===- RunCommand.cpp - duet run -----------------------------------------===//
+//===- RunCommand.cpp - duet run, duet-run run ----------------------------===//
 
-#include "compiler/tools/duet/Commands.h"
-#include "compiler/tools/duet/OutputFiles.h"
+#include "runtime/cli/Command.h"
+#include "runtime/cli/OutputFiles.h"
+#include "runtime/cli/ProgramInputs.h"
+#include "runtime/cli/TensorDifference.h"
 
 #include "runtime/core/Npy.h"
 #include "runtime/core/Runtime.h"
@@ -9,7 +11,6 @@
 #include <fmt/core.h>
 
 #include <chrono>
-#include <cmath>
 #include <memory>
 
 namespace duet::cli {
@@ -27,32 +28,6 @@ struct RunArgs {
   bool quiet = false;
   unsigned threads = 0;
 };
-
-/// An element of a host tensor as double, for comparisons.
-double elementAt(const rt::TensorView &t, int64_t i) {
-  switch (t.dtype) {
-  case rt::DType::f32:
-    return t.as<float>()[i];
-  case rt::DType::f16:
-    return rt::halfToFloat(t.as<uint16_t>()[i]);
-  case rt::DType::bf16:
-    return rt::bf16ToFloat(t.as<uint16_t>()[i]);
-  case rt::DType::f64:
-    return t.as<double>()[i];
-  case rt::DType::i64:
-    return static_cast<double>(t.as<int64_t>()[i]);
-  case rt::DType::i32:
-    return t.as<int32_t>()[i];
-  case rt::DType::i16:
-    return t.as<int16_t>()[i];
-  case rt::DType::i8:
-    return t.as<int8_t>()[i];
-  case rt::DType::u8:
-  case rt::DType::boolean:
-    return t.as<uint8_t>()[i];
-  }
-  return NAN;
-}
 
 /// The documented default tolerance of an output dtype (docs/cli.md):
 /// max |out - ref| <= rtol * max|ref| + atol.
@@ -87,29 +62,19 @@ int compareOutput(rt::Runtime &runtime, size_t index, const std::string &path,
                            info.name, rt::formatNpyShape(out.sizes)));
     return kMismatch;
   }
-  double maxRef = 0, maxDiff = 0;
-  bool nan = false;
-  for (int64_t i = 0, n = out.numel(); i < n; ++i) {
-    double r = elementAt(refView, i), o = elementAt(out, i);
-    maxRef = std::max(maxRef, std::fabs(r));
-    double d = std::fabs(o - r);
-    if (std::isnan(d) && !(std::isnan(o) && std::isnan(r)))
-      nan = true;
-    else if (!std::isnan(d))
-      maxDiff = std::max(maxDiff, d);
-  }
+  Difference diff = difference(out, refView);
   double rtol, atol;
   defaultTolerance(out.dtype, rtol, atol);
   if (args.rtol >= 0)
     rtol = args.rtol;
   if (args.atol >= 0)
     atol = args.atol;
-  double bound = rtol * maxRef + atol;
-  bool ok = !nan && maxDiff <= bound;
+  double bound = rtol * diff.maxOfSecond + atol;
+  bool ok = !diff.nan && diff.maxAbs <= bound;
   fmt::print("output {} ({}): max abs diff {:.3g} vs {} (bound {:.3g} = "
              "{:g}*{:.3g} + {:g}){} {}\n",
-             index, info.name, maxDiff, path, bound, rtol, maxRef, atol,
-             nan ? ", NaN where the reference has none" : "",
+             index, info.name, diff.maxAbs, path, bound, rtol, diff.maxOfSecond,
+             atol, diff.nan ? ", NaN where the reference has none" : "",
              ok ? "ok" : "MISMATCH");
   return ok ? kOk : kMismatch;
 }
@@ -119,11 +84,8 @@ int runRun(const RunArgs &args) {
   options.reference = args.reference;
   options.threads = args.threads;
   std::unique_ptr<rt::Runtime> runtime;
-  rt::Status status = rt::Runtime::load(args.program, options, runtime);
-  if (!status.isOk()) {
-    printError(status.message());
-    return kBadInput;
-  }
+  if (int code = loadProgram(args.program, options, runtime))
+    return code;
   size_t outputs = runtime->outputCount();
   if (!args.output.empty() && outputs != 1) {
     printError(fmt::format("{} has {} outputs: use --output-dir", args.program,
@@ -154,31 +116,11 @@ int runRun(const RunArgs &args) {
   if (int code = files.check())
     return code;
 
-  if (args.inputs.size() != runtime->inputCount()) {
-    std::string expected;
-    for (size_t i = 0; i < runtime->inputCount(); ++i) {
-      const rt::TensorInfo &info = runtime->inputInfo(i);
-      expected += fmt::format("{}{} {} {}", i ? ", " : "", info.name,
-                              rt::dtypeName(info.dtype),
-                              rt::formatNpyShape(info.sizes));
-    }
-    printError(fmt::format("{} takes {} input(s) ({}), {} given with --input",
-                           args.program, runtime->inputCount(), expected,
-                           args.inputs.size()));
-    return kBadInput;
-  }
-  for (size_t i = 0; i < args.inputs.size(); ++i) {
-    std::string notice;
-    status = runtime->setInputFromNpy(i, args.inputs[i], notice);
-    if (!status.isOk()) {
-      printError(status.message());
-      return kBadInput;
-    }
-    if (!notice.empty() && !args.quiet)
-      fmt::print(stderr, "note: {}\n", notice);
-  }
+  if (int code = setInputs(*runtime, args.program, args.inputs,
+                           RandomInputs::refused, args.quiet))
+    return code;
   auto start = std::chrono::steady_clock::now();
-  status = runtime->run();
+  rt::Status status = runtime->run();
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();
@@ -224,12 +166,9 @@ int runRun(const RunArgs &args) {
 
 Runner addRunCommand(CLI::App &app) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App *cmd = app.add_subcommand("run", "Run a .duet program on .npy inputs");
-  cmd->add_option("program", args->program, "the .duet program")->required();
-  cmd->add_option("-i,--input", args->inputs,
-                  "an input .npy, once per model input in the model's order "
-                  "(a float32 file is converted for a float16/bfloat16 input, "
-                  "with a note)");
+  CLI::App *cmd = addProgramCommand(
+      app, "run", "Run a .duet program on .npy inputs", args->program);
+  addInputOption(*cmd, args->inputs, /*randomDefault=*/false);
   auto *out = cmd->add_option("-o,--output", args->output,
                               "write the (single) output to this .npy");
   auto *dir = cmd->add_option("--output-dir", args->outputDir,
@@ -246,10 +185,7 @@ Runner addRunCommand(CLI::App &app) {
                   "float16 1e-3, bfloat16 1e-2)");
   cmd->add_flag("--reference", args->reference,
                 "run every op, delegated ones too, on the portable kernels");
-  cmd->add_option("--threads", args->threads,
-                  "threads of the CPU delegate (XNNPACK); 0, the default, "
-                  "uses one per core")
-      ->check(CLI::Range(0u, 1024u));
+  addThreadsOption(*cmd, args->threads);
   cmd->add_flag("-q,--quiet", args->quiet, "print only errors and comparisons");
   return [args] { return runRun(*args); };
 }

@@ -3,12 +3,12 @@
 // Names in a program (tensor and op names) are bytes the file chose, not
 // validated text: they may be invalid UTF-8, which nlohmann::json refuses to
 // dump, or hold control characters that move a terminal's cursor or break a
-// DOT label. Everything the CLI prints from a file goes through here first.
+// DOT label. Everything the tools print from a file goes through here first.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_COMPILER_TOOLS_DUET_PRINTABLETEXT_H
-#define DUET_COMPILER_TOOLS_DUET_PRINTABLETEXT_H
+#ifndef DUET_RUNTIME_CLI_PRINTABLETEXT_H
+#define DUET_RUNTIME_CLI_PRINTABLETEXT_H
 
 #include <string>
 #include <string_view>
@@ -38,4 +38,4 @@ std::string dumpJson(const Json &value, int indent = -1) {
 
 } // namespace duet::cli
 
-#endif // DUET_COMPILER_TOOLS_DUET_PRINTABLETEXT_H
+#endif // DUET_RUNTIME_CLI_PRINTABLETEXT_H

@@ -1,4 +1,4 @@
-//===- OutputFiles.h - how every duet command writes its files --*- C++ -*-===//
+//===- OutputFiles.h - how every duet tool writes its files -----*- C++ -*-===//
 //
 // Two rules for every output of every command (docs/cli.md, "Files"):
 //  - no output is one of the command's inputs or another of its outputs,
@@ -9,20 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_COMPILER_TOOLS_DUET_OUTPUTFILES_H
-#define DUET_COMPILER_TOOLS_DUET_OUTPUTFILES_H
-
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
+#ifndef DUET_RUNTIME_CLI_OUTPUTFILES_H
+#define DUET_RUNTIME_CLI_OUTPUTFILES_H
 
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
-
-namespace llvm {
-class raw_ostream;
-} // namespace llvm
 
 namespace duet::cli {
 
@@ -72,10 +65,13 @@ public:
   /// The path the bytes go to: the temporary file, for a tool that writes
   /// the file itself (Graphviz `dot -o`).
   const std::string &writePath() const { return writePath_; }
-  /// Writes through `write`; kOk, or prints one error and returns kIoError.
-  int write(llvm::function_ref<void(llvm::raw_ostream &)> write);
-  /// Writes `bytes`, as write() does.
+  /// The open file, for a writer that streams into it (the compiler's IR
+  /// printer); it reports a failure with failed().
+  int fd() const { return fd_; }
+  /// Appends `bytes`; kOk, or prints one error and returns kIoError.
   int write(std::string_view bytes);
+  /// Prints "cannot write '<path>': <reason>" and returns kIoError.
+  int failed(const std::string &reason) const;
   /// Puts the file in place of the destination; kOk, or prints one error,
   /// removes the temporary file and returns kIoError.
   int commit();
@@ -102,12 +98,8 @@ struct OutputBytes {
 /// Writes each of `outputs` to a temporary file, then, only when all were
 /// written, renames each over its destination. kOk, or prints one error and
 /// returns kIoError.
-int writeOutputs(llvm::ArrayRef<OutputBytes> outputs);
-
-/// Writes `path` through `write` as a PendingOutput.
-int writeOutput(const std::string &path,
-                llvm::function_ref<void(llvm::raw_ostream &)> write);
+int writeOutputs(const std::vector<OutputBytes> &outputs);
 
 } // namespace duet::cli
 
-#endif // DUET_COMPILER_TOOLS_DUET_OUTPUTFILES_H
+#endif // DUET_RUNTIME_CLI_OUTPUTFILES_H

@@ -1,0 +1,56 @@
+//===- runtime_options.h - choices made when loading ------------*- C++ -*-===//
+//
+// Part of duet's installed C++ API (include/duet/): the option groups of
+// duet::runtime::LoadOptions (runtime.h) that the runtime's internals take as
+// they are. Standard library only.
+//
+// The runtime reads no environment variable. duet's command-line tools
+// (`duet`, `duet-run`) fill these fields from the variables named beside
+// them (runtime/cli/Environment.cpp), and the runtime's messages name a field
+// by its variable, which is how a person running the tools sets it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_RUNTIME_OPTIONS_H
+#define DUET_RUNTIME_OPTIONS_H
+
+#include <cstdint>
+#include <string>
+
+namespace duet::runtime {
+
+/// The device the Vulkan delegate runs on, and test hooks that make that
+/// device look more limited than it is (docs/vulkan.md).
+struct VulkanOptions {
+  /// An index of `duet devices` or a part of a device's name
+  /// (case-insensitive); empty: the first discrete GPU, else an integrated,
+  /// virtual or CPU device. Tools: DUET_VULKAN_DEVICE.
+  std::string device;
+  /// Test hook: the maxImageDimension3D a load is checked against, when
+  /// smaller than the device's (a limit is never raised); 0 keeps the
+  /// device's. Tools: DUET_VULKAN_TEST_MAX_IMAGE_3D.
+  uint32_t testMaxImageDimension3D = 0;
+  /// Test hook: the same for maxStorageBufferRange. Tools:
+  /// DUET_VULKAN_TEST_MAX_STORAGE_BUFFER_RANGE.
+  uint64_t testMaxStorageBufferRange = 0;
+  /// Test hook: load as on a device without RGBA16F storage images, which
+  /// refuses a program compiled with --force-fp16. Tools:
+  /// DUET_VULKAN_TEST_NO_FP16_IMAGES (set to any value).
+  bool testNoFp16Images = false;
+};
+
+/// Faults planted on purpose, to show that a checking tool catches them
+/// (`duet-run replay --inject-nondeterminism`). All off by default.
+struct FaultOptions {
+  /// When K > 0, every K-th successful run of a loaded program (the runs
+  /// numbered K-1, 2K-1, 3K-1, ... counting from 0) adds 1 to the first
+  /// element of each floating-point output it computed, as a run that went
+  /// wrong would: N runs give floor(N / K) such runs. Where 1 is below the
+  /// element's precision (a large fp16 value) it moves to the next value up;
+  /// an infinity or NaN, integer and bool outputs are left as they are.
+  uint32_t nondeterminismPeriod = 0;
+};
+
+} // namespace duet::runtime
+
+#endif // DUET_RUNTIME_OPTIONS_H

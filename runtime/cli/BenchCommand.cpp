@@ -1,0 +1,109 @@
+//===- BenchCommand.cpp - duet bench, duet-run bench ----------------------===//
+//
+// Latency of a program as the runtime runs it: the load (file read, checks,
+// delegates prepared: everything before the first run can start), then
+// `--warmup` runs that are not counted and `--iterations` timed runs, of
+// which the median, minimum and maximum are printed. Inputs are the given
+// .npy files, or seeded random values so that two runs see the same data.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cli/Command.h"
+#include "runtime/cli/PrintableText.h"
+#include "runtime/cli/ProgramInputs.h"
+
+#include "runtime/core/Runtime.h"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <thread>
+
+namespace duet::cli {
+namespace {
+
+struct BenchArgs {
+  std::string program;
+  std::vector<std::string> inputs;
+  unsigned iterations = 100;
+  unsigned warmup = 10;
+  unsigned threads = 0;
+  bool json = false;
+};
+
+double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+int runBench(const BenchArgs &args) {
+  rt::LoadOptions options;
+  options.threads = args.threads;
+  std::unique_ptr<rt::Runtime> runtime;
+  double loadMs = 0;
+  if (int code = loadProgram(args.program, options, runtime, &loadMs))
+    return code;
+  if (int code = setInputs(*runtime, args.program, args.inputs,
+                           RandomInputs::allowed, /*quiet=*/false))
+    return code;
+  std::vector<double> times;
+  times.reserve(args.iterations);
+  for (unsigned i = 0; i < args.warmup + args.iterations; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    rt::Status status = runtime->run();
+    double ms = msSince(start);
+    if (!status.isOk()) {
+      printError(status.message());
+      return kFailure;
+    }
+    if (i >= args.warmup)
+      times.push_back(ms);
+  }
+  std::sort(times.begin(), times.end());
+  size_t n = times.size();
+  double median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+  unsigned threads = args.threads
+                         ? args.threads
+                         : std::max(1u, std::thread::hardware_concurrency());
+  if (args.json) {
+    nlohmann::ordered_json out;
+    out["median_ms"] = median;
+    out["min_ms"] = times.front();
+    out["max_ms"] = times.back();
+    out["load_ms"] = loadMs;
+    out["iterations"] = args.iterations;
+    out["threads"] = threads;
+    fmt::print("{}\n", dumpJson(out));
+    return kOk;
+  }
+  fmt::print("{}: median {:.3f} ms, min {:.3f} ms, max {:.3f} ms over {} runs "
+             "({} warm-up), {} thread{}; load {:.2f} ms\n",
+             args.program, median, times.front(), times.back(), n, args.warmup,
+             threads, threads == 1 ? "" : "s", loadMs);
+  return kOk;
+}
+
+} // namespace
+
+Runner addBenchCommand(CLI::App &app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App *cmd = addProgramCommand(
+      app, "bench", "Measure the load time and run latency of a .duet program",
+      args->program);
+  addInputOption(*cmd, args->inputs, /*randomDefault=*/true);
+  cmd->add_option("--iterations", args->iterations, "timed runs (default 100)")
+      ->check(CLI::Range(1u, 1000000u));
+  cmd->add_option("--warmup", args->warmup,
+                  "runs before timing starts (default 10)");
+  addThreadsOption(*cmd, args->threads);
+  cmd->add_flag("--json", args->json,
+                "print one JSON object: median_ms, min_ms, max_ms, load_ms, "
+                "iterations, threads");
+  return [args] { return runBench(*args); };
+}
+
+} // namespace duet::cli

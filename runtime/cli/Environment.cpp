@@ -1,0 +1,48 @@
+//===- Environment.cpp - the variables duet's tools read ------------------===//
+
+#include "runtime/cli/Environment.h"
+
+#include <cstdlib>
+#include <limits>
+
+namespace duet::cli {
+namespace {
+
+/// Reads a test hook that lowers a device limit into `value`; an unset or
+/// empty variable leaves it.
+template <typename T> rt::Status readLimit(const char *variable, T &value) {
+  std::string text = environmentValue(variable);
+  if (text.empty())
+    return rt::Status::ok();
+  char *end = nullptr;
+  unsigned long long parsed = std::strtoull(text.c_str(), &end, 10);
+  // strtoull takes a sign, which a limit cannot have.
+  if (*end || text.front() == '-' || text.front() == '+' || parsed == 0 ||
+      parsed > std::numeric_limits<T>::max())
+    return rt::Status::error("vulkan: {}={} must be a positive whole number "
+                             "(it is a test hook that lowers a device limit)",
+                             variable, text);
+  value = static_cast<T>(parsed);
+  return rt::Status::ok();
+}
+
+} // namespace
+
+std::string environmentValue(const char *name) {
+  const char *value = std::getenv(name);
+  return value ? value : "";
+}
+
+rt::Status readVulkanEnvironment(rt::LoadOptions &options) {
+  runtime::VulkanOptions &vulkan = options.vulkan;
+  vulkan.device = environmentValue(rt::kVulkanDeviceVariable);
+  DUET_RETURN_IF_ERROR(readLimit(rt::kVulkanTestMaxImage3DVariable,
+                                 vulkan.testMaxImageDimension3D));
+  DUET_RETURN_IF_ERROR(readLimit(rt::kVulkanTestMaxBufferRangeVariable,
+                                 vulkan.testMaxStorageBufferRange));
+  vulkan.testNoFp16Images =
+      std::getenv(rt::kVulkanTestNoFp16ImagesVariable) != nullptr;
+  return rt::Status::ok();
+}
+
+} // namespace duet::cli

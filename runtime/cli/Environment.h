@@ -1,0 +1,31 @@
+//===- Environment.h - the variables duet's tools read ----------*- C++ -*-===//
+//
+// The one place under runtime/ that reads the environment: the runtime
+// itself takes every choice through LoadOptions, and the command-line tools
+// (`duet`, `duet-run`) translate their variables here. The variables are
+// documented in docs/cli.md and docs/vulkan.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_RUNTIME_CLI_ENVIRONMENT_H
+#define DUET_RUNTIME_CLI_ENVIRONMENT_H
+
+#include "runtime/core/LoadOptions.h"
+#include "runtime/core/Status.h"
+
+#include <string>
+
+namespace duet::cli {
+
+/// The value of the variable `name`; empty when it is unset.
+std::string environmentValue(const char *name);
+
+/// Sets `options.vulkan` from DUET_VULKAN_DEVICE and the test hooks
+/// DUET_VULKAN_TEST_MAX_IMAGE_3D, DUET_VULKAN_TEST_MAX_STORAGE_BUFFER_RANGE
+/// (positive whole numbers) and DUET_VULKAN_TEST_NO_FP16_IMAGES (set to any
+/// value). An error names a variable whose value is not such a number.
+rt::Status readVulkanEnvironment(rt::LoadOptions &options);
+
+} // namespace duet::cli
+
+#endif // DUET_RUNTIME_CLI_ENVIRONMENT_H

@@ -1,0 +1,60 @@
+//===- TensorDifference.cpp - how far apart two tensors are ---------------===//
+
+#include "runtime/cli/TensorDifference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace duet::cli {
+namespace {
+
+/// Element `i` of `t` as a double.
+double elementAt(const rt::TensorView &t, int64_t i) {
+  switch (t.dtype) {
+  case rt::DType::f32:
+    return t.as<float>()[i];
+  case rt::DType::f16:
+    return rt::halfToFloat(t.as<uint16_t>()[i]);
+  case rt::DType::bf16:
+    return rt::bf16ToFloat(t.as<uint16_t>()[i]);
+  case rt::DType::f64:
+    return t.as<double>()[i];
+  case rt::DType::i64:
+    return static_cast<double>(t.as<int64_t>()[i]);
+  case rt::DType::i32:
+    return t.as<int32_t>()[i];
+  case rt::DType::i16:
+    return t.as<int16_t>()[i];
+  case rt::DType::i8:
+    return t.as<int8_t>()[i];
+  case rt::DType::u8:
+  case rt::DType::boolean:
+    return t.as<uint8_t>()[i];
+  }
+  return NAN;
+}
+
+} // namespace
+
+double Difference::worst() const {
+  return nan ? std::numeric_limits<double>::infinity() : maxAbs;
+}
+
+Difference difference(const rt::TensorView &a, const rt::TensorView &b) {
+  Difference out;
+  for (int64_t i = 0, n = a.numel(); i < n; ++i) {
+    double x = elementAt(a, i), y = elementAt(b, i);
+    out.maxOfSecond = std::max(out.maxOfSecond, std::fabs(y));
+    if (x == y || (std::isnan(x) && std::isnan(y)))
+      continue;
+    double d = std::fabs(x - y);
+    if (std::isnan(d))
+      out.nan = true;
+    else
+      out.maxAbs = std::max(out.maxAbs, d);
+  }
+  return out;
+}
+
+} // namespace duet::cli

@@ -1,0 +1,65 @@
+//===- LoadOptions.h - how a program is loaded ------------------*- C++ -*-===//
+//
+// The choices a caller makes when loading a program: reference mode, where
+// backends and kernels come from, threads, the Vulkan device and its test
+// hooks, planted faults. The runtime reads no environment; duet's tools
+// translate their environment variables into these fields
+// (runtime/cli/Environment.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_RUNTIME_CORE_LOADOPTIONS_H
+#define DUET_RUNTIME_CORE_LOADOPTIONS_H
+
+#include "duet/runtime_options.h"
+#include "runtime/kernels/Kernel.h"
+
+#include <functional>
+#include <string_view>
+
+namespace duet::rt {
+
+class BackendRegistry;
+
+/// Finds the portable kernel of an op; nullptr when there is none.
+using KernelLookup = std::function<KernelFn(std::string_view opName)>;
+
+struct LoadOptions {
+  /// Run each delegate's recorded aten ops on the portable kernels instead of
+  /// its backend (`duet run --reference`). Backends need not be registered.
+  bool reference = false;
+  /// The backends delegates run on; nullptr means defaultBackends(). The
+  /// registry must outlive the program.
+  const BackendRegistry *backends = nullptr;
+  /// Where kernels come from; empty means findKernel (runtime/kernels).
+  /// Kernel calls are checked against the portable kernels' declarations
+  /// (checkKernelCall) only when this is empty: another lookup's kernels
+  /// check their own calls.
+  KernelLookup kernels;
+  /// Load only to look at the program (`duet inspect`): skip the checks
+  /// that ask this runtime for kernels and backends. Such a program cannot
+  /// be executed.
+  bool inspectOnly = false;
+  /// Threads a CPU delegate (XNNPACK) may use; 0: one per core.
+  unsigned threads = 0;
+  /// The Vulkan delegate's device and test hooks (include/duet/
+  /// runtime_options.h).
+  runtime::VulkanOptions vulkan;
+  /// Faults planted on purpose; Runtime::run applies them.
+  runtime::FaultOptions faults;
+};
+
+/// The environment variables duet's tools read into LoadOptions::vulkan,
+/// spelled once for the reader (runtime/cli/Environment.cpp) and for the
+/// messages that name the options.
+inline constexpr const char *kVulkanDeviceVariable = "DUET_VULKAN_DEVICE";
+inline constexpr const char *kVulkanTestMaxImage3DVariable =
+    "DUET_VULKAN_TEST_MAX_IMAGE_3D";
+inline constexpr const char *kVulkanTestMaxBufferRangeVariable =
+    "DUET_VULKAN_TEST_MAX_STORAGE_BUFFER_RANGE";
+inline constexpr const char *kVulkanTestNoFp16ImagesVariable =
+    "DUET_VULKAN_TEST_NO_FP16_IMAGES";
+
+} // namespace duet::rt
+
+#endif // DUET_RUNTIME_CORE_LOADOPTIONS_H

@@ -1,0 +1,115 @@
+//===- cli_test.cpp - the tools' environment, differences and hash -------===//
+
+#include "runtime/cli/Environment.h"
+#include "runtime/cli/TensorDifference.h"
+#include "runtime/tools/duet-run/Fnv1a.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+using namespace duet;
+using namespace duet::cli;
+
+namespace {
+
+/// Sets an environment variable for the life of the object.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() { unsetenv(name_); }
+
+private:
+  const char *name_;
+};
+
+rt::TensorView floats(std::vector<float> &values) {
+  rt::TensorView view;
+  view.dtype = rt::DType::f32;
+  view.sizes = {static_cast<int64_t>(values.size())};
+  view.data = values.data();
+  return view;
+}
+
+} // namespace
+
+TEST_CASE("the tools translate the Vulkan variables into load options",
+          "[cli][environment]") {
+  SECTION("unset, the options keep their defaults") {
+    for (const char *name :
+         {rt::kVulkanDeviceVariable, rt::kVulkanTestMaxImage3DVariable,
+          rt::kVulkanTestMaxBufferRangeVariable,
+          rt::kVulkanTestNoFp16ImagesVariable})
+      unsetenv(name);
+    rt::LoadOptions options;
+    REQUIRE(readVulkanEnvironment(options).isOk());
+    CHECK(options.vulkan.device.empty());
+    CHECK(options.vulkan.testMaxImageDimension3D == 0);
+    CHECK(options.vulkan.testMaxStorageBufferRange == 0);
+    CHECK_FALSE(options.vulkan.testNoFp16Images);
+  }
+  SECTION("each variable sets its field") {
+    ScopedEnv device(rt::kVulkanDeviceVariable, "llvmpipe");
+    ScopedEnv image(rt::kVulkanTestMaxImage3DVariable, "1024");
+    ScopedEnv buffer(rt::kVulkanTestMaxBufferRangeVariable, "5000000000");
+    ScopedEnv fp16(rt::kVulkanTestNoFp16ImagesVariable, "");
+    rt::LoadOptions options;
+    REQUIRE(readVulkanEnvironment(options).isOk());
+    CHECK(options.vulkan.device == "llvmpipe");
+    CHECK(options.vulkan.testMaxImageDimension3D == 1024);
+    CHECK(options.vulkan.testMaxStorageBufferRange == 5000000000ull);
+    CHECK(options.vulkan.testNoFp16Images);
+  }
+  SECTION("a test hook that is not a positive whole number is an error, not "
+          "ignored") {
+    for (const char *bad : {"lots", "0", "-5", "12x", "5000000000"}) {
+      ScopedEnv image(rt::kVulkanTestMaxImage3DVariable, bad);
+      rt::LoadOptions options;
+      rt::Status status = readVulkanEnvironment(options);
+      INFO(bad);
+      REQUIRE_FALSE(status.isOk());
+      CHECK(status.message().find(
+                "DUET_VULKAN_TEST_MAX_IMAGE_3D=" + std::string(bad) +
+                " must be a positive whole number") != std::string::npos);
+    }
+  }
+}
+
+// |[1, 2, 3] - [1, 2.5, 1]| is [0, 0.5, 2]; max |b| is 2.5.
+TEST_CASE("differences of tensors", "[cli][difference]") {
+  std::vector<float> a = {1, 2, 3}, b = {1, 2.5f, 1};
+  Difference d = difference(floats(a), floats(b));
+  CHECK(d.maxAbs == 2);
+  CHECK(d.maxOfSecond == 2.5);
+  CHECK_FALSE(d.nan);
+  CHECK(d.worst() == 2);
+
+  SECTION("equal infinities and NaN against NaN do not differ") {
+    float inf = std::numeric_limits<float>::infinity();
+    float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> x = {inf, nan, -inf}, y = {inf, nan, -inf};
+    Difference same = difference(floats(x), floats(y));
+    CHECK(same.maxAbs == 0);
+    CHECK_FALSE(same.nan);
+  }
+  SECTION("a NaN against a number is the worst difference") {
+    std::vector<float> x = {std::numeric_limits<float>::quiet_NaN()}, y = {1};
+    Difference apart = difference(floats(x), floats(y));
+    CHECK(apart.nan);
+    CHECK(std::isinf(apart.worst()));
+  }
+}
+
+// The test vectors of the FNV reference (fnv_test.c: "", "a", "foobar").
+TEST_CASE("FNV-1a 64 matches the reference vectors", "[cli][hash]") {
+  CHECK(fnv1a("", 0) == 0xcbf29ce484222325ull);
+  CHECK(fnv1a("a", 1) == 0xaf63dc4c8601ec8cull);
+  CHECK(fnv1a("foobar", 6) == 0x85944171f73967e8ull);
+  // Hashing in two pieces is hashing the whole.
+  CHECK(fnv1a("bar", 3, fnv1a("foo", 3)) == fnv1a("foobar", 6));
+}
