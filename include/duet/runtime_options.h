@@ -15,6 +15,7 @@
 #define DUET_RUNTIME_OPTIONS_H
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace duet::runtime {
@@ -37,6 +38,18 @@ struct VulkanOptions {
   /// refuses a program compiled with --force-fp16. Tools:
   /// DUET_VULKAN_TEST_NO_FP16_IMAGES (set to any value).
   bool testNoFp16Images = false;
+  /// A folder for the pipeline cache: compiled pipelines are saved there
+  /// (one file per device and driver, made with the folder when missing)
+  /// and read back by later loads, which then skip most of the shader
+  /// compilation. Empty: no cache on disk. A cache file that is corrupt or
+  /// written by another device or driver, or a folder that cannot be
+  /// written, never fails a load: `notice` says what was ignored. Tools:
+  /// DUET_VULKAN_PIPELINE_CACHE (a folder, or `off`; unset: the folder `duet`
+  /// under $XDG_CACHE_HOME, else under ~/.cache).
+  std::string pipelineCacheDir;
+  /// Told what the delegate did not do that a caller may want to know, such
+  /// as a pipeline cache it ignored or could not save; null: nobody.
+  std::function<void(const std::string &)> notice;
 };
 
 /// Faults planted on purpose, to show that a checking tool catches them

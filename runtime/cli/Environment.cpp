@@ -2,6 +2,9 @@
 
 #include "runtime/cli/Environment.h"
 
+#include <fmt/format.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 
@@ -28,6 +31,19 @@ template <typename T> rt::Status readLimit(const char *variable, T &value) {
 
 } // namespace
 
+std::string pipelineCacheFolder() {
+  std::string chosen = environmentValue(rt::kVulkanPipelineCacheVariable);
+  if (chosen == "off")
+    return "";
+  if (!chosen.empty())
+    return chosen;
+  if (std::string cache = environmentValue("XDG_CACHE_HOME"); !cache.empty())
+    return cache + "/duet";
+  if (std::string home = environmentValue("HOME"); !home.empty())
+    return home + "/.cache/duet";
+  return "";
+}
+
 std::string environmentValue(const char *name) {
   const char *value = std::getenv(name);
   return value ? value : "";
@@ -42,6 +58,10 @@ rt::Status readVulkanEnvironment(rt::LoadOptions &options) {
                                  vulkan.testMaxStorageBufferRange));
   vulkan.testNoFp16Images =
       std::getenv(rt::kVulkanTestNoFp16ImagesVariable) != nullptr;
+  vulkan.pipelineCacheDir = pipelineCacheFolder();
+  vulkan.notice = [](const std::string &text) {
+    fmt::print(stderr, "note: {}\n", text);
+  };
   return rt::Status::ok();
 }
 

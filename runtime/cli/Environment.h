@@ -20,6 +20,11 @@ namespace duet::cli {
 /// The value of the variable `name`; empty when it is unset.
 std::string environmentValue(const char *name);
 
+/// The folder of the Vulkan pipeline cache: DUET_VULKAN_PIPELINE_CACHE, none
+/// when it is `off`, and when it is unset `duet` under $XDG_CACHE_HOME, else
+/// under ~/.cache.
+std::string pipelineCacheFolder();
+
 /// Sets `options.vulkan` from DUET_VULKAN_DEVICE and the test hooks
 /// DUET_VULKAN_TEST_MAX_IMAGE_3D, DUET_VULKAN_TEST_MAX_STORAGE_BUFFER_RANGE
 /// (positive whole numbers) and DUET_VULKAN_TEST_NO_FP16_IMAGES (set to any

@@ -53,6 +53,8 @@ struct LoadOptions {
 /// spelled once for the reader (runtime/cli/Environment.cpp) and for the
 /// messages that name the options.
 inline constexpr const char *kVulkanDeviceVariable = "DUET_VULKAN_DEVICE";
+inline constexpr const char *kVulkanPipelineCacheVariable =
+    "DUET_VULKAN_PIPELINE_CACHE";
 inline constexpr const char *kVulkanTestMaxImage3DVariable =
     "DUET_VULKAN_TEST_MAX_IMAGE_3D";
 inline constexpr const char *kVulkanTestMaxBufferRangeVariable =

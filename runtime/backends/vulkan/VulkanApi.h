@@ -58,6 +58,8 @@ namespace duet::rt::vulkan {
   X(vkDestroyPipelineLayout)                                                   \
   X(vkCreatePipelineCache)                                                     \
   X(vkDestroyPipelineCache)                                                    \
+  X(vkGetPipelineCacheData)                                                    \
+  X(vkMergePipelineCaches)                                                     \
   X(vkCreateComputePipelines)                                                  \
   X(vkDestroyPipeline)                                                         \
   X(vkCreateDescriptorPool)                                                    \

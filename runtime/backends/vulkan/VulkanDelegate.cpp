@@ -320,7 +320,9 @@ Status VulkanDelegate::load(ByteSpan blob) {
       std::memcpy(params_.mapped + paramsStride_ * slot++, &dispatch.params,
                   sizeof(ParamsBlock));
 
+  device_->loadPipelineCache(options.pipelineCacheDir, options.notice);
   DUET_RETURN_IF_ERROR(createPipelines());
+  device_->savePipelineCache(options.pipelineCacheDir, options.notice);
   DUET_RETURN_IF_ERROR(createDescriptorSets());
 
   VkCommandPoolCreateInfo pool{};

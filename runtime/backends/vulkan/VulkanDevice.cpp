@@ -103,6 +103,11 @@ DeviceInfo describe(const VulkanApi &api, VkPhysicalDevice device,
   info.type = typeName(properties.deviceType);
   info.deviceType = properties.deviceType;
   info.apiVersion = versionText(properties.apiVersion);
+  info.vendorId = properties.vendorID;
+  info.deviceId = properties.deviceID;
+  std::copy(std::begin(properties.pipelineCacheUUID),
+            std::end(properties.pipelineCacheUUID),
+            info.pipelineCacheUuid.begin());
   const VkPhysicalDeviceLimits &limits = properties.limits;
   info.limits.maxImageDimension3D = limits.maxImageDimension3D;
   info.limits.maxStorageBufferRange = limits.maxStorageBufferRange;

@@ -16,6 +16,8 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -50,6 +52,11 @@ struct DeviceInfo {
   bool storageBuffer16BitAccess = false;
   /// Why duet cannot use it; empty when it can.
   std::string unsuitable;
+  /// What a pipeline cache is valid for: VkPhysicalDeviceProperties'
+  /// vendorID, deviceID and pipelineCacheUUID (the driver's build).
+  uint32_t vendorId = 0;
+  uint32_t deviceId = 0;
+  std::array<uint8_t, VK_UUID_SIZE> pipelineCacheUuid{};
 };
 
 /// Lists every physical device. An error when there is no loader or the
@@ -102,6 +109,18 @@ public:
   /// Held while submitting to the queue.
   std::mutex &queueMutex() { return queueMutex_; }
 
+  /// Merges this device's pipeline cache file in `dir`
+  /// (PipelineCache.cpp) into pipelineCache(), once per folder. A file that
+  /// is unreadable, corrupt, or written by another device or driver is
+  /// ignored, and `notice` (when set) says so; no file is no notice.
+  void loadPipelineCache(const std::string &dir,
+                         const std::function<void(const std::string &)> &notice);
+  /// Saves pipelineCache() as this device's file in `dir` (made when
+  /// missing) when it holds more than was read; a failure is a notice, not
+  /// an error.
+  void savePipelineCache(const std::string &dir,
+                         const std::function<void(const std::string &)> &notice);
+
   /// A memory type among `typeBits` with all of `required`, preferring one
   /// that also has `preferred`; -1 when none has.
   int findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
@@ -121,6 +140,10 @@ private:
   VkPhysicalDeviceMemoryProperties memory_{};
   DeviceInfo info_;
   std::mutex queueMutex_;
+  /// Guards pipelineCache_'s merges and reads, and the sizes below.
+  std::mutex cacheMutex_;
+  /// Per cache folder: the bytes of cache data read or last written.
+  std::map<std::string, size_t> cacheBytes_;
 };
 
 } // namespace duet::rt::vulkan

@@ -6,7 +6,7 @@
 #include "runtime/cli/Messages.h"
 #include "runtime/cli/ProgramInputs.h"
 #include "runtime/cli/TensorDifference.h"
-#include "runtime/tools/duet-run/Fnv1a.h"
+#include "runtime/core/Fnv1a.h"
 
 #include <fmt/core.h>
 
@@ -72,9 +72,9 @@ rt::TensorView Tensors::view(size_t index) const {
 }
 
 uint64_t Tensors::hash() const {
-  uint64_t hash = kFnv1aOffsetBasis;
+  uint64_t hash = rt::kFnv1aOffsetBasis;
   for (const std::vector<uint8_t> &bytes : bytes_)
-    hash = fnv1a(bytes.data(), bytes.size(), hash);
+    hash = rt::fnv1a(bytes.data(), bytes.size(), hash);
   return hash;
 }
 
