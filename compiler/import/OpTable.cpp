@@ -1450,6 +1450,9 @@ std::vector<OpEntry> makeTable() {
   t.add("floor_divide.Scalar", buildFloorDivide);
   t.add("maximum.default", buildBinary<MaximumOp>);
   t.add("minimum.default", buildBinary<MinimumOp>);
+  for (const char *overload : {"Tensor", "Scalar"})
+    t.addWithInPlace("remainder", overload, buildBinary<RemainderOp>);
+  t.add("remainder.Scalar_Tensor", buildBinary<RemainderOp>);
 
   // Comparisons, logic and selection.
   for (const char *overload : {"Tensor", "Scalar"}) {

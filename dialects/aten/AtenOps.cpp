@@ -530,6 +530,7 @@ LogicalResult MulOp::verify() { return verifyBinary(*this); }
 LogicalResult DivOp::verify() { return verifyBinary(*this); }
 LogicalResult MaximumOp::verify() { return verifyBinary(*this); }
 LogicalResult MinimumOp::verify() { return verifyBinary(*this); }
+LogicalResult RemainderOp::verify() { return verifyBinary(*this); }
 
 //===----------------------------------------------------------------------===//
 // Reductions, pooling, softmax

@@ -218,6 +218,8 @@ def Aten_DivOp : Aten_BinaryOp<"div", "self / other, rounded as `rounding_mode` 
     (ins DefaultValuedAttr<Aten_DivRoundingAttr, "DivRounding::none">:$rounding_mode)>;
 def Aten_MaximumOp : Aten_BinaryOp<"maximum", "max(self, other)">;
 def Aten_MinimumOp : Aten_BinaryOp<"minimum", "min(self, other)">;
+def Aten_RemainderOp : Aten_BinaryOp<"remainder",
+    "self - floor(self / other) * other, which has the sign of `other`">;
 
 //===----------------------------------------------------------------------===//
 // Comparisons, logic and selection

@@ -460,6 +460,8 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
           [&](auto) { return binary(vk::BinaryOp::Maximum, 1); })
       .Case<aten::MinimumOp>(
           [&](auto) { return binary(vk::BinaryOp::Minimum, 1); })
+      .Case<aten::RemainderOp>(
+          [&](auto) { return binary(vk::BinaryOp::Remainder, 1); })
       .Case<aten::MeanOp>([&](aten::MeanOp r) {
         return reduce(vk::ReduceOp::Mean, r.getDim(), r.getKeepdim());
       })

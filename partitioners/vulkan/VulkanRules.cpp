@@ -177,6 +177,7 @@ const VulkanRule kRules[] = {
     elementwise<DivOp>(),
     elementwise<MaximumOp>(),
     elementwise<MinimumOp>(),
+    elementwise<RemainderOp>(),
     elementwise<CloneOp>(),
     // Reductions, pooling, softmax: texture kernels only.
     shared<MeanOp>(kAnyPacking, false, kNoWeights, reductionArgs),

@@ -423,6 +423,7 @@ constexpr UnsupportedOp kUnsupported[] = {
                   "XNNPACK has neither"),
     never<UpsampleNearest2dOp>(
         "this XNNPACK resizes bilinearly only (static_resize_bilinear_2d)"),
+    never<RemainderOp>("this XNNPACK's subgraph API has no remainder node"),
 };
 
 constexpr TableFacts kTable = {kXnnpackMaxRank, "XNNPACK subgraph node",

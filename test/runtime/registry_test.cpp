@@ -89,6 +89,8 @@ std::vector<SmokeCase> smokeCases() {
   c.back().continuous = false;
   binary("maximum");
   binary("minimum");
+  binary("remainder");
+  c.back().continuous = false;
 
   for (std::string op : {"eq", "ne", "lt", "le", "gt", "ge"}) {
     // Equal elements make eq, le and ge differ from ne, lt and gt.

@@ -173,7 +173,7 @@ func.func @main(%x: tensor<3x1x6xf32>) -> (tensor<3x1x6xf32>, tensor<3x1x6xf32>,
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>
 })"},
     {"binary ops with broadcasting", true, R"(
-func.func @main(%x: tensor<2x3x4x5xf32>, %y: tensor<3x1x5xf32>, %z: tensor<5xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>) {
+func.func @main(%x: tensor<2x3x4x5xf32>, %y: tensor<3x1x5xf32>, %z: tensor<5xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>) {
   %half = arith.constant dense<0.5> : tensor<f32>
   %two = arith.constant dense<2.0> : tensor<f32>
   %ya = aten.abs %y : tensor<3x1x5xf32>
@@ -187,7 +187,10 @@ func.func @main(%x: tensor<2x3x4x5xf32>, %y: tensor<3x1x5xf32>, %z: tensor<5xf32
   %6 = aten.maximum %x, %z : tensor<2x3x4x5xf32>, tensor<5xf32> -> tensor<2x3x4x5xf32>
   %7 = aten.minimum %y, %x : tensor<3x1x5xf32>, tensor<2x3x4x5xf32> -> tensor<2x3x4x5xf32>
   %8 = aten.sub %two, %x : tensor<f32>, tensor<2x3x4x5xf32> -> tensor<2x3x4x5xf32>
-  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>
+  %yn = aten.neg %yp : tensor<3x1x5xf32>
+  %9 = aten.remainder %x, %yp : tensor<2x3x4x5xf32>, tensor<3x1x5xf32> -> tensor<2x3x4x5xf32>
+  %10 = aten.remainder %x, %yn : tensor<2x3x4x5xf32>, tensor<3x1x5xf32> -> tensor<2x3x4x5xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>
 })"},
     {"reductions and softmax", false, R"(
 func.func @main(%x: tensor<2x3x4x5xf32>) -> (tensor<2x3x1x1xf32>, tensor<2x3x4xf32>, tensor<2x4x5xf32>, tensor<1x3x1x5xf32>, tensor<2x3x4xf32>, tensor<2x1x4x1xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>) {
