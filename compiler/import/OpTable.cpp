@@ -1303,6 +1303,20 @@ void buildEmbedding(NodeContext &ctx) {
         ctx.create<EmbeddingOp>(type, operandAs(ctx, weight, type), indices));
 }
 
+/// gather and index_select: elements of `self` picked along `dim` by an
+/// integer `index` (gather's `sparse_grad` only concerns gradients).
+template <typename OpT> void buildIndexOp(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self"), index = ctx.tensor("index");
+  int64_t dim = ctx.integer("dim");
+  if (!ctx.ok())
+    return;
+  dim = ctx.normalizeDim(dim, NodeContext::typeOf(self).getRank());
+  if (ctx.ok())
+    ctx.setResult(ctx.create<OpT>(type, operandAs(ctx, self, type), index,
+                                  i64(ctx, dim)));
+}
+
 void buildScaledDotProductAttention(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value q = ctx.tensor("query"), k = ctx.tensor("key"), v = ctx.tensor("value");
@@ -1580,6 +1594,9 @@ std::vector<OpEntry> makeTable() {
   t.add("upsample_bilinear2d.default", buildUpsampleBilinear,
         {{"scales_h", none()}, {"scales_w", none()}});
   t.add("embedding.default", buildEmbedding);
+  t.add("gather.default", buildIndexOp<GatherOp>,
+        {{"sparse_grad", boolean(false)}});
+  t.add("index_select.default", buildIndexOp<IndexSelectOp>);
   t.add("scaled_dot_product_attention.default", buildScaledDotProductAttention,
         {{"attn_mask", none()},
          {"dropout_p", real(0)},

@@ -809,6 +809,38 @@ LogicalResult EmbeddingOp::verify() {
   return checkResultShape(*this, expected, getType());
 }
 
+LogicalResult GatherOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
+    return failure();
+  auto in = getSelf().getType().getShape(),
+       index = getIndex().getType().getShape();
+  int64_t dim = getDim();
+  if (failed(checkDim(*this, "dim", dim, in.size())))
+    return failure();
+  if (index.size() != in.size())
+    return emitOpError() << "index " << formatShape(index)
+                         << " must have the rank of self " << formatShape(in);
+  for (size_t d = 0; d < in.size(); ++d)
+    if (static_cast<int64_t>(d) != dim && index[d] > in[d])
+      return emitOpError() << "index " << formatShape(index)
+                           << " is larger than self " << formatShape(in)
+                           << " in dim " << d << ", which is not dim " << dim;
+  return checkResultShape(*this, index, getType());
+}
+
+LogicalResult IndexSelectOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getResult()})) ||
+      failed(checkRank(*this, "index", getIndex(), {0, 1})))
+    return failure();
+  auto in = getSelf().getType().getShape();
+  int64_t dim = getDim();
+  if (failed(checkDim(*this, "dim", dim, in.size())))
+    return failure();
+  SmallVector<int64_t> expected(in);
+  expected[dim] = getIndex().getType().getNumElements();
+  return checkResultShape(*this, expected, getType());
+}
+
 LogicalResult ScaledDotProductAttentionOp::verify() {
   Operation *op = getOperation();
   if (failed(checkSameElementType(op, {getQuery(), getKey(), getValue(),

@@ -568,6 +568,38 @@ def Aten_EmbeddingOp : Aten_Op<"embedding"> {
   let hasVerifier = 1;
 }
 
+// Elements of `self` picked along `dim` by an integer `index`; they move
+// elements of any dtype.
+class Aten_IndexOp<string mnemonic, string what, string detail, string example>
+    : Aten_Op<mnemonic> {
+  let kernelComputesInFloat = 0;
+  let summary = what;
+  let description = detail # [{ An index outside `[0, size of dim)` is an
+    error when the op runs, as in PyTorch (a negative index does not count
+    from the end).
+
+    ```mlir
+    }] # example # [{
+    ```
+  }];
+  let arguments = (ins Aten_Tensor:$self, Aten_IndexTensor:$index, I64Attr:$dim);
+  let results = (outs Aten_Tensor:$result);
+  let assemblyFormat = "$self `,` $index attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+def Aten_GatherOp : Aten_IndexOp<"gather",
+    "elements of `self` picked along `dim` by an index of the result's shape",
+    [{`result[i][j] = self[index[i][j]][j]` for `dim = 0`, and likewise for
+    other dims: along `dim` the index names the element, along every other dim
+    the result reads its own position. `index` has the rank of `self` and is
+    no larger than `self` in any dim but `dim`.}],
+    "%y = aten.gather %x, %i {dim = 1 : i64} : (tensor<2x5x6xf32>, tensor<2x4x6xi64>) -> tensor<2x4x6xf32>">;
+def Aten_IndexSelectOp : Aten_IndexOp<"index_select",
+    "the slices of `self` along `dim` that a 1-D index names, in its order",
+    [{The result is `self` with dim `dim` replaced by the index's length; a
+    0-d index picks one slice and keeps the dim.}],
+    "%y = aten.index_select %x, %i {dim = 1 : i64} : (tensor<2x4x5xf32>, tensor<4xi64>) -> tensor<2x4x5xf32>">;
+
 def Aten_ScaledDotProductAttentionOp : Aten_Op<"scaled_dot_product_attention"> {
   let summary = "softmax(q·kᵀ·scale + mask)·v";
   let description = [{

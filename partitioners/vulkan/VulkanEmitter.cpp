@@ -587,6 +587,15 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
         }
         return success();
       })
+      .Case<aten::GatherOp, aten::IndexSelectOp>([&](auto indexed) {
+        vk::IndexKind kind = isa<aten::GatherOp>(op) ? vk::IndexKind::Gather
+                                                      : vk::IndexKind::Select;
+        auto args = vk::CreateIndexGather(
+            fbb_, kind, static_cast<int32_t>(indexed.getDim()),
+            weight(indexed.getIndex()));
+        return addOp(op, indexed.getSelf(), indexed.getResult(),
+                     vk::OpArgs::IndexGather, args.Union());
+      })
       .Case<aten::CatOp>([&](aten::CatOp cat) {
         int64_t dim = normalizeDim(cat.getDim(), rankOf(cat.getResult()));
         std::vector<int64_t> offsets;

@@ -11,6 +11,7 @@
 #include "partitioners/vulkan/VulkanRules.h"
 
 #include "dialects/aten/AtenDialect.h"
+#include "passes/ConstantUtils.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -99,6 +100,25 @@ std::optional<std::string> padArgs(Operation *op) {
     if (amount < 0)
       return "constant_pad_nd with a negative pad " + std::to_string(amount) +
              " (a crop): the Vulkan kernel only pads";
+  return std::nullopt;
+}
+
+/// The shader reads its index without bounds checks, so every value must
+/// name a position of the indexed dim (the load checks it again).
+std::optional<std::string> indexArgs(Operation *op) {
+  int64_t dim = op->getAttrOfType<IntegerAttr>("dim").getInt();
+  int64_t size = shapeOf(op->getOperand(0))[dim];
+  std::string name = op->getName().getStringRef().str();
+  std::optional<SmallVector<int64_t>> values =
+      readIntegerElements(getConstantElements(op->getOperand(1)));
+  if (!values)
+    return name + " index (input 1) is a constant without readable data";
+  for (auto [position, value] : llvm::enumerate(*values))
+    if (value < 0 || value >= size)
+      return name + " index " + std::to_string(value) + " at position " +
+             std::to_string(position) + " is outside [0, " +
+             std::to_string(size) + ") of dim " + std::to_string(dim) +
+             ": the portable kernel reports it when the op runs";
   return std::nullopt;
 }
 
@@ -203,6 +223,10 @@ const VulkanRule kRules[] = {
     shared<ConstantPadNdOp>(kAnyPacking, true, kNoWeights, padArgs),
     shared<CatOp>(kAnyPacking, true),
     shared<SplitWithSizesOp>(kAnyPacking, true),
+    // The index is an integer weight, so only a constant one: the delegate
+    // holds float tensors, and uploads an index as int32 at load.
+    shared<GatherOp>(kAnyPacking, true, kIndexOperand, indexArgs),
+    shared<IndexSelectOp>(kAnyPacking, true, kIndexOperand, indexArgs),
     // Attention runs as its pieces.
     decomposed<ScaledDotProductAttentionOp>(kAttentionPieces),
 };
@@ -380,9 +404,10 @@ std::optional<StorageOptions> VulkanRules::storageOptions(Operation *op) const {
   return options;
 }
 
-std::optional<std::string> VulkanRules::checkTensors(Operation *op,
-                                                     const VulkanRule &) const {
-  if (auto why = checkDTypes(op, kF32 | kF16))
+std::optional<std::string>
+VulkanRules::checkTensors(Operation *op, const VulkanRule &rule) const {
+  // Weights are the delegate's to convert: fp32, or int32 for an index.
+  if (auto why = checkDTypes(op, kF32 | kF16, rule.weights))
     return why;
   std::optional<StorageOptions> storage = storageOptions(op);
   if (!storage->texture && !storage->buffer)

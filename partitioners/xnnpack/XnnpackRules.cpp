@@ -424,6 +424,8 @@ constexpr UnsupportedOp kUnsupported[] = {
     never<UpsampleNearest2dOp>(
         "this XNNPACK resizes bilinearly only (static_resize_bilinear_2d)"),
     never<RemainderOp>("this XNNPACK's subgraph API has no remainder node"),
+    never<GatherOp>("this XNNPACK's subgraph API has no gather"),
+    never<IndexSelectOp>("this XNNPACK's subgraph API has no gather"),
 };
 
 constexpr TableFacts kTable = {kXnnpackMaxRank, "XNNPACK subgraph node",

@@ -97,6 +97,7 @@ int main(int argc, char **argv) {
   DUET_WRITE_ENUM(out, duet::vulkan::schema, ReduceOp);
   DUET_WRITE_ENUM(out, duet::vulkan::schema, PoolKind);
   DUET_WRITE_ENUM(out, duet::vulkan::schema, GatherKind);
+  DUET_WRITE_ENUM(out, duet::vulkan::schema, IndexKind);
   out.close();
   if (!out) {
     std::fprintf(stderr, "%s: cannot write %s\n", argv[0], argv[1]);

@@ -47,6 +47,8 @@ std::string_view shaderName(ShaderFamily family) {
     return "pool";
   case ShaderFamily::Upsample:
     return "upsample";
+  case ShaderFamily::Index:
+    return "index";
   }
   return "unknown";
 }
@@ -63,6 +65,8 @@ ShaderBindings shaderBindings(ShaderFamily family) {
   case ShaderFamily::BatchNorm:
   case ShaderFamily::LayerNorm:
     return {1, 2};
+  case ShaderFamily::Index:
+    return {1, 1};
   default:
     return {1, 0};
   }

@@ -30,6 +30,7 @@ enum class ShaderFamily : uint8_t {
   Softmax,
   Pool,
   Upsample,
+  Index,
 };
 
 /// The family's name, as its SPIR-V is recorded ("matmul_linear").

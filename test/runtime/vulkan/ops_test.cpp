@@ -242,6 +242,20 @@ func.func @main(%x: tensor<2x8x4x6xf32>, %m: tensor<1x4x1xf32>) -> (tensor<2x8x2
   %8:3 = aten.split_with_sizes %x {dim = 3 : i64, split_sizes = array<i64: 1, 2, 3>} : (tensor<2x8x4x6xf32>) -> (tensor<2x8x4x1xf32>, tensor<2x8x4x2xf32>, tensor<2x8x4x3xf32>)
   return %0, %1, %2, %3, %4, %5, %6, %7, %8#0, %8#1, %8#2 : tensor<2x8x24xf32>, tensor<2x4x6x8xf32>, tensor<3x2x4x8xf32>, tensor<2x3x4x6xf32>, tensor<2x4x6xf32>, tensor<2x8x5x9xf32>, tensor<2x16x4x6xf32>, tensor<2x8x4x12xf32>, tensor<2x8x4x1xf32>, tensor<2x8x4x2xf32>, tensor<2x8x4x3xf32>
 })"},
+    {"gather and index_select with constant indices", true, R"(
+func.func @main(%x: tensor<2x5x7xf32>, %y: tensor<3x6xf32>) -> (tensor<2x5x3xf32>, tensor<2x3x7xf32>, tensor<2x3x5xf32>, tensor<3x6xf32>, tensor<1x6xf32>) {
+  %i = arith.constant dense<[6, 0, 3]> : tensor<3xi64>
+  %j = arith.constant dense<[4, 0, 4]> : tensor<3xi32>
+  %k = arith.constant dense<2> : tensor<i64>
+  %g = arith.constant dense<[[[1, 0, 4, 2, 2], [0, 0, 1, 3, 4], [4, 3, 2, 1, 0]], [[2, 2, 2, 2, 2], [1, 1, 0, 0, 3], [0, 4, 1, 3, 2]]]> : tensor<2x3x5xi64>
+  %h = arith.constant dense<[[2, 1, 0, 0, 1, 2], [0, 0, 0, 2, 2, 2], [1, 2, 1, 2, 1, 2]]> : tensor<3x6xi64>
+  %0 = aten.index_select %x, %i {dim = 2 : i64} : (tensor<2x5x7xf32>, tensor<3xi64>) -> tensor<2x5x3xf32>
+  %1 = aten.index_select %x, %j {dim = 1 : i64} : (tensor<2x5x7xf32>, tensor<3xi32>) -> tensor<2x3x7xf32>
+  %2 = aten.gather %x, %g {dim = 1 : i64} : (tensor<2x5x7xf32>, tensor<2x3x5xi64>) -> tensor<2x3x5xf32>
+  %3 = aten.gather %y, %h {dim = 0 : i64} : (tensor<3x6xf32>, tensor<3x6xi64>) -> tensor<3x6xf32>
+  %4 = aten.index_select %y, %k {dim = 0 : i64} : (tensor<3x6xf32>, tensor<i64>) -> tensor<1x6xf32>
+  return %0, %1, %2, %3, %4 : tensor<2x5x3xf32>, tensor<2x3x7xf32>, tensor<2x3x5xf32>, tensor<3x6xf32>, tensor<1x6xf32>
+})"},
     {"tensors of rank 5 to 8 in buffers", true, R"(
 func.func @main(%x: tensor<2x1x3x2x2x3x1x2xf32>, %y: tensor<2x3x1x4x5xf32>, %z: tensor<3x4x1xf32>) -> (tensor<2x2x3x1x2x3x1x2xf32>, tensor<2x3x3x4x5xf32>, tensor<2x3x3x4x5xf32>, tensor<2x3x20xf32>) {
   %0 = aten.permute %x {dims = array<i64: 0, 4, 2, 1, 3, 5, 6, 7>} : tensor<2x1x3x2x2x3x1x2xf32> -> tensor<2x2x3x1x2x3x1x2xf32>
