@@ -831,6 +831,18 @@ void buildExpand(NodeContext &ctx) {
     ctx.setResult(ctx.create<ExpandOp>(type, self));
 }
 
+void buildRepeat(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  SmallVector<int64_t> repeats = ctx.integers("repeats");
+  if (!ctx.ok())
+    return;
+  if (NodeContext::typeOf(self) == type)
+    ctx.setResult(self);
+  else
+    ctx.setResult(ctx.create<RepeatOp>(type, self, i64s(ctx, repeats)));
+}
+
 void emitPermute(NodeContext &ctx, Value self, ArrayRef<int64_t> dims) {
   RankedTensorType type = ctx.resultType();
   if (!ctx.ok())
@@ -1534,6 +1546,7 @@ std::vector<OpEntry> makeTable() {
     t.add(view, buildView);
   t.add("expand.default", buildExpand, {{"implicit", boolean(false)}});
   t.add("expand_as.default", buildExpand);
+  t.add("repeat.default", buildRepeat);
   t.add("permute.default", buildPermute);
   t.add("transpose.int", buildTranspose);
   t.add("t.default", buildT);

@@ -657,6 +657,30 @@ LogicalResult ExpandOp::verify() {
   return success();
 }
 
+LogicalResult RepeatOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
+    return failure();
+  auto in = getSelf().getType().getShape();
+  ArrayRef<int64_t> repeats = getRepeats();
+  if (repeats.size() < in.size())
+    return emitOpError() << "repeats " << formatShape(repeats) << " has fewer "
+                         << "entries than self " << formatShape(in)
+                         << " has dims";
+  size_t lead = repeats.size() - in.size();
+  SmallVector<int64_t> expected;
+  for (auto [d, times] : llvm::enumerate(repeats)) {
+    if (times < 0)
+      return emitOpError() << "repeats " << formatShape(repeats)
+                           << " has a negative entry";
+    std::optional<int64_t> size =
+        llvm::checkedMul(times, d < lead ? 1 : in[d - lead]);
+    if (!size)
+      return overflowError(*this, "dim " + Twine(d) + " of the result");
+    expected.push_back(*size);
+  }
+  return checkResultShape(*this, expected, getType());
+}
+
 LogicalResult SliceOp::verify() {
   if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
     return failure();

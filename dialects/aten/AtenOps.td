@@ -437,6 +437,19 @@ def Aten_ExpandOp : Aten_ShapeOp<"expand", (ins)> {
   }];
 }
 
+def Aten_RepeatOp : Aten_ShapeOp<"repeat", (ins DenseI64ArrayAttr:$repeats)> {
+  let summary = "tiles the tensor `repeats[d]` times along each dim";
+  let description = [{
+    `repeats` has an entry per dim of the result, at least as many as `self`
+    has dims; `self` is read as if it had leading dims of size 1, and result
+    dim d is `repeats[d]` copies of it, element i reading `i % size`.
+
+    ```mlir
+    %y = aten.repeat %x {repeats = array<i64: 2, 1, 3>} : tensor<4x5xf32> -> tensor<2x4x15xf32>
+    ```
+  }];
+}
+
 def Aten_SliceOp : Aten_ShapeOp<"slice",
     (ins I64Attr:$dim, I64Attr:$start, I64Attr:$end, DefaultValuedAttr<I64Attr, "1">:$step)> {
   let summary = "elements start, start+step, … below end along dim";

@@ -539,6 +539,17 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
         return addGather(op, expand.getSelf(), expand.getResult(),
                          vk::GatherKind::Affine, map);
       })
+      .Case<aten::RepeatOp>([&](aten::RepeatOp repeat) {
+        // Input dim d follows the output dim it is tiled along; the shader
+        // wraps the index around the input's size.
+        int64_t rank = rankOf(repeat.getSelf());
+        int64_t lead = rankOf(repeat.getResult()) - rank;
+        AffineMap map = AffineMap::identity(rank);
+        for (int64_t d = 0; d < rank; ++d)
+          map.source[d] = static_cast<int32_t>(d + lead);
+        return addGather(op, repeat.getSelf(), repeat.getResult(),
+                         vk::GatherKind::Repeat, map);
+      })
       .Case<aten::SliceOp>([&](aten::SliceOp slice) {
         int64_t rank = rankOf(slice.getSelf());
         int64_t dim = normalizeDim(slice.getDim(), rank);

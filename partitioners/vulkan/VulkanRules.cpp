@@ -218,6 +218,7 @@ const VulkanRule kRules[] = {
     // head's [1,84,8400] concatenation stays on the GPU when no texture
     // holds it.
     shared<ExpandOp>(kAnyPacking, true),
+    shared<RepeatOp>(kAnyPacking, true),
     shared<SliceOp>(kAnyPacking, true),
     shared<SelectOp>(kAnyPacking, true),
     shared<ConstantPadNdOp>(kAnyPacking, true, kNoWeights, padArgs),

@@ -425,6 +425,7 @@ constexpr UnsupportedOp kUnsupported[] = {
         "this XNNPACK resizes bilinearly only (static_resize_bilinear_2d)"),
     never<RemainderOp>("this XNNPACK's subgraph API has no remainder node"),
     never<GatherOp>("this XNNPACK's subgraph API has no gather"),
+    never<RepeatOp>("this XNNPACK's subgraph API has no tile"),
     never<IndexSelectOp>("this XNNPACK's subgraph API has no gather"),
 };
 

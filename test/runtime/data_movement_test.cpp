@@ -134,6 +134,24 @@ TEST_CASE("expand, slice and select", "[shape]") {
         "aten.slice: needs 0 <= start <= end <= 9, got start 5 and end 10");
 }
 
+TEST_CASE("repeat tiles every dim and adds leading ones", "[shape]") {
+  Tensor x = iota({2, 3});
+  requireClose(run1("aten.repeat", AttrMap().setInts("repeats", {2, 1, 2}),
+                    {x}, {2, 2, 6}),
+               {0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5,
+                0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5});
+  CHECK(run1("aten.repeat", AttrMap().setInts("repeats", {3}),
+             {Tensor::of({2}, {1, 0}, DType::boolean)}, {6}, DType::boolean)
+            .values() == std::vector<double>{1, 0, 1, 0, 1, 0});
+  // A zero repeat gives an empty result.
+  CHECK(run1("aten.repeat", AttrMap().setInts("repeats", {0, 2}), {x}, {0, 6})
+            .numel() == 0);
+  std::vector<Tensor> out = {Tensor(DType::f32, {2, 3})};
+  CHECK(runOp("aten.repeat", AttrMap().setInts("repeats", {1}), {x}, out)
+            .message() == "aten.repeat: repeats [1] has fewer entries than "
+                          "[2, 3] has dims");
+}
+
 TEST_CASE("constant_pad_nd pads from the last dim and crops with negative pads",
           "[shape]") {
   Tensor x = Tensor::of({1, 2, 3}, {1, 2, 3, 4, 5, 6});

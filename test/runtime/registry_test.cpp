@@ -210,6 +210,10 @@ std::vector<SmokeCase> smokeCases() {
                {rnd({2, 3, 4}, 34)},
                {{4, 2, 3}}});
   c.push_back({"aten.expand", {}, {rnd({1, 3, 1}, 35)}, {{2, 3, 4}}});
+  c.push_back({"aten.repeat",
+               AttrMap().setInts("repeats", {2, 1, 3}),
+               {rnd({3, 2}, 53)},
+               {{2, 3, 6}}});
   c.push_back({"aten.slice",
                AttrMap()
                    .setInt("dim", 1)

@@ -838,7 +838,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
         return opError("views {} as {}", formatSizes(x), formatSizes(y));
       break;
     }
-    if (args->kind() != sc::GatherKind::Affine)
+    if (args->kind() != sc::GatherKind::Affine &&
+        args->kind() != sc::GatherKind::Repeat)
       return opError("unknown gather {}", static_cast<int>(args->kind()));
     std::vector<int32_t> source = toVector(args->source());
     std::vector<int32_t> scale = toVector(args->scale());

@@ -256,6 +256,13 @@ func.func @main(%x: tensor<2x5x7xf32>, %y: tensor<3x6xf32>) -> (tensor<2x5x3xf32
   %4 = aten.index_select %y, %k {dim = 0 : i64} : (tensor<3x6xf32>, tensor<i64>) -> tensor<1x6xf32>
   return %0, %1, %2, %3, %4 : tensor<2x5x3xf32>, tensor<2x3x7xf32>, tensor<2x3x5xf32>, tensor<3x6xf32>, tensor<1x6xf32>
 })"},
+    {"repeat, with new leading dims and odd sizes", true, R"(
+func.func @main(%x: tensor<3x5xf32>, %y: tensor<2x1x3x2xf32>) -> (tensor<2x9x5xf32>, tensor<6x10xf32>, tensor<2x3x6x6xf32>) {
+  %0 = aten.repeat %x {repeats = array<i64: 2, 3, 1>} : tensor<3x5xf32> -> tensor<2x9x5xf32>
+  %1 = aten.repeat %x {repeats = array<i64: 2, 2>} : tensor<3x5xf32> -> tensor<6x10xf32>
+  %2 = aten.repeat %y {repeats = array<i64: 1, 3, 2, 3>} : tensor<2x1x3x2xf32> -> tensor<2x3x6x6xf32>
+  return %0, %1, %2 : tensor<2x9x5xf32>, tensor<6x10xf32>, tensor<2x3x6x6xf32>
+})"},
     {"tensors of rank 5 to 8 in buffers", true, R"(
 func.func @main(%x: tensor<2x1x3x2x2x3x1x2xf32>, %y: tensor<2x3x1x4x5xf32>, %z: tensor<3x4x1xf32>) -> (tensor<2x2x3x1x2x3x1x2xf32>, tensor<2x3x3x4x5xf32>, tensor<2x3x3x4x5xf32>, tensor<2x3x20xf32>) {
   %0 = aten.permute %x {dims = array<i64: 0, 4, 2, 1, 3, 5, 6, 7>} : tensor<2x1x3x2x2x3x1x2xf32> -> tensor<2x2x3x1x2x3x1x2xf32>
