@@ -807,6 +807,19 @@ template <typename OpT> void buildSoftmax(NodeContext &ctx) {
     ctx.setResult(ctx.create<OpT>(type, self, i64(ctx, dim)));
 }
 
+/// cumsum, with or without `dtype`: the result's element type says which;
+/// the input is converted to it first.
+void buildCumsum(NodeContext &ctx) {
+  RankedTensorType type;
+  Value self = unaryOperand(ctx, type);
+  int64_t dim = ctx.integer("dim");
+  if (!ctx.ok())
+    return;
+  dim = ctx.normalizeDim(dim, type.getRank());
+  if (ctx.ok())
+    ctx.setResult(ctx.create<CumsumOp>(type, self, i64(ctx, dim)));
+}
+
 //===----------------------------------------------------------------------===//
 // Shape and data movement
 //===----------------------------------------------------------------------===//
@@ -1536,6 +1549,7 @@ std::vector<OpEntry> makeTable() {
   t.add("_softmax.default", buildSoftmax<SoftmaxOp>);
   t.add("log_softmax.int", buildSoftmax<LogSoftmaxOp>, {{"dtype", none()}});
   t.add("_log_softmax.default", buildSoftmax<LogSoftmaxOp>);
+  t.addWithInPlace("cumsum", "default", buildCumsum, {{"dtype", none()}});
 
   // Shapes: views take the recorded result shape.
   for (const char *view :

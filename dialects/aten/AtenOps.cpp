@@ -600,6 +600,10 @@ LogicalResult MaxPool2dOp::verify() {
                     getPadding(), getDilation(), getCeilMode());
 }
 
+LogicalResult CumsumOp::verify() {
+  return checkDim(*this, "dim", getDim(), getType().getRank());
+}
+
 LogicalResult SoftmaxOp::verify() {
   return checkDim(*this, "dim", getDim(), getType().getRank());
 }

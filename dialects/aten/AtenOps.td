@@ -383,6 +383,23 @@ def Aten_MaxPool2dOp : Aten_Op<"max_pool2d"> {
   let hasVerifier = 1;
 }
 
+def Aten_CumsumOp : Aten_Op<"cumsum", [SameOperandsAndResultType]> {
+  let summary = "running sum along `dim`: element i sums elements 0 to i";
+  let description = [{
+    A `dtype` argument (and PyTorch's int64 result for integer and bool
+    inputs) shows as the result's element type; the importer converts `self`
+    to it first. Integer sums wrap around.
+
+    ```mlir
+    %y = aten.cumsum %x {dim = 1 : i64} : tensor<2x5x6xf32>
+    ```
+  }];
+  let arguments = (ins Aten_Tensor:$self, I64Attr:$dim);
+  let results = (outs Aten_Tensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self)";
+  let hasVerifier = 1;
+}
+
 class Aten_SoftmaxFamilyOp<string mnemonic, string formula>
     : Aten_Op<mnemonic, [SameOperandsAndResultType]> {
   let summary = formula # " along `dim`";

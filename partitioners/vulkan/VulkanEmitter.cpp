@@ -475,6 +475,12 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
           [&](aten::SoftmaxOp s) { return softmax(s.getDim(), false); })
       .Case<aten::LogSoftmaxOp>(
           [&](aten::LogSoftmaxOp s) { return softmax(s.getDim(), true); })
+      .Case<aten::CumsumOp>([&](aten::CumsumOp cumsum) {
+        auto args = vk::CreateScan(fbb_, vk::ScanOp::Sum,
+                                   static_cast<int32_t>(cumsum.getDim()));
+        return addOp(op, cumsum.getSelf(), cumsum.getResult(),
+                     vk::OpArgs::Scan, args.Union());
+      })
       .Case<aten::AdaptiveAvgPool2dOp>([&](auto) {
         auto args = vk::CreatePool(fbb_, vk::PoolKind::AdaptiveAverage);
         return addOp(op, op->getOperand(0), op->getResult(0), vk::OpArgs::Pool,

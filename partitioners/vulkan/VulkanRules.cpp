@@ -210,6 +210,9 @@ const VulkanRule kRules[] = {
     shared<MaxPool2dOp>(kChannelsPacked, false, kNoWeights, rank4Only),
     shared<UpsampleNearest2dOp>(kChannelsPacked, false, kNoWeights, rank4Only),
     shared<UpsampleBilinear2dOp>(kChannelsPacked, false, kNoWeights, rank4Only),
+    // A scan: each element sums its prefix along the dim, on textures or
+    // buffers.
+    shared<CumsumOp>(kAnyPacking, true),
     // Data movement. view and permute re-index every element, so input and
     // output packings are independent; buffers hold any rank up to 8.
     independent<ViewOp>(),

@@ -426,6 +426,7 @@ constexpr UnsupportedOp kUnsupported[] = {
     never<RemainderOp>("this XNNPACK's subgraph API has no remainder node"),
     never<GatherOp>("this XNNPACK's subgraph API has no gather"),
     never<RepeatOp>("this XNNPACK's subgraph API has no tile"),
+    never<CumsumOp>("this XNNPACK's subgraph API has no cumulative sum"),
     never<IndexSelectOp>("this XNNPACK's subgraph API has no gather"),
 };
 

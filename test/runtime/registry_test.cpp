@@ -79,6 +79,7 @@ std::vector<SmokeCase> smokeCases() {
   unary("clone");
   unary("softmax", AttrMap().setInt("dim", 1));
   unary("log_softmax", AttrMap().setInt("dim", 2));
+  unary("cumsum", AttrMap().setInt("dim", 1));
 
   auto binary = [&](std::string op, AttrMap attrs = {}) {
     c.push_back(

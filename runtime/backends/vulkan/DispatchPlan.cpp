@@ -762,6 +762,20 @@ Status PlanBuilder::readOp(const sc::Op *op) {
         dims.size() > 1 ? position(dims[1], x.size()) : -1;
     break;
   }
+  case sc::OpArgs::Scan: {
+    const sc::Scan *args = op->args_as_Scan();
+    DUET_RETURN_IF_ERROR(expectArity(1, 1));
+    DUET_RETURN_IF_ERROR(sameSizes(inputs[0], outputs[0]));
+    const std::vector<int64_t> &x = sizes(inputs[0]);
+    if (args->op() > sc::ScanOp::MAX)
+      return opError("unknown scan {}", static_cast<int>(args->op()));
+    if (args->dim() < 0 || args->dim() >= static_cast<int32_t>(x.size()))
+      return opError("scans dim {} of {}", args->dim(), formatSizes(x));
+    dispatch.family = ShaderFamily::Scan;
+    dispatch.spec[4] = static_cast<int32_t>(args->op());
+    dispatch.params.iarg[0][0] = position(args->dim(), x.size());
+    break;
+  }
   case sc::OpArgs::Softmax: {
     const sc::Softmax *args = op->args_as_Softmax();
     DUET_RETURN_IF_ERROR(expectArity(1, 1));

@@ -49,6 +49,8 @@ std::string_view shaderName(ShaderFamily family) {
     return "upsample";
   case ShaderFamily::Index:
     return "index";
+  case ShaderFamily::Scan:
+    return "scan";
   }
   return "unknown";
 }

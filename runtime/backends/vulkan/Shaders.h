@@ -31,6 +31,7 @@ enum class ShaderFamily : uint8_t {
   Pool,
   Upsample,
   Index,
+  Scan,
 };
 
 /// The family's name, as its SPIR-V is recorded ("matmul_linear").

@@ -205,6 +205,15 @@ func.func @main(%x: tensor<2x3x4x5xf32>) -> (tensor<2x3x1x1xf32>, tensor<2x3x4xf
   %8 = aten.log_softmax %x {dim = 2 : i64} : tensor<2x3x4x5xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<2x3x1x1xf32>, tensor<2x3x4xf32>, tensor<2x4x5xf32>, tensor<1x3x1x5xf32>, tensor<2x3x4xf32>, tensor<2x1x4x1xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>
 })"},
+    {"cumsum along every dim", true, R"(
+func.func @main(%x: tensor<2x3x5x7xf32>, %y: tensor<9xf32>) -> (tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<9xf32>) {
+  %0 = aten.cumsum %x {dim = 0 : i64} : tensor<2x3x5x7xf32>
+  %1 = aten.cumsum %x {dim = 1 : i64} : tensor<2x3x5x7xf32>
+  %2 = aten.cumsum %x {dim = 2 : i64} : tensor<2x3x5x7xf32>
+  %3 = aten.cumsum %x {dim = 3 : i64} : tensor<2x3x5x7xf32>
+  %4 = aten.cumsum %y {dim = 0 : i64} : tensor<9xf32>
+  return %0, %1, %2, %3, %4 : tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<9xf32>
+})"},
     {"pooling", false, R"(
 func.func @main(%x: tensor<1x4x15x15xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x13x13xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x5x5xf32>, tensor<1x4x1x1xf32>, tensor<1x4x2x3xf32>, tensor<1x4x4x5xf32>) {
   %0 = aten.max_pool2d %x {ceil_mode = false, dilation = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : tensor<1x4x15x15xf32> -> tensor<1x4x8x8xf32>
