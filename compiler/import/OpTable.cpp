@@ -1342,6 +1342,38 @@ template <typename OpT> void buildIndexOp(NodeContext &ctx) {
                                   i64(ctx, dim)));
 }
 
+/// `kv` ([..., heads, S, E]) with each head repeated in place so that it has
+/// `queryHeads` of them, as enable_gqa's repeat_interleave on dim -3 does:
+/// a view to [N·heads, 1, S, E] (N the leading dims), an expand of the size-1
+/// dim to the group size, and a view back to [..., queryHeads, S, E]. Those
+/// are ops every backend that runs attention runs, so grouped attention
+/// needs no kernel of its own, and they stay rank 4 (a Vulkan texture).
+Value repeatHeads(NodeContext &ctx, Value kv, int64_t queryHeads,
+                  StringRef name) {
+  auto type = NodeContext::typeOf(kv);
+  SmallVector<int64_t> shape(type.getShape());
+  size_t headDim = shape.size() - 3;
+  int64_t heads = shape[headDim];
+  if (heads == queryHeads)
+    return kv;
+  if (heads < 1 || queryHeads % heads != 0) {
+    ctx.fail("grouped-query attention (enable_gqa=True) needs the query's " +
+             Twine(queryHeads) + " heads to be a multiple of the " + name +
+             "'s " + Twine(heads));
+    return {};
+  }
+  int64_t rows = heads;
+  for (size_t d = 0; d < headDim; ++d)
+    rows *= shape[d];
+  SmallVector<int64_t> grouped = {rows, 1, shape[headDim + 1],
+                                  shape[headDim + 2]};
+  Value one = ctx.create<ViewOp>(type.clone(grouped), kv);
+  grouped[1] = queryHeads / heads;
+  Value repeated = ctx.create<ExpandOp>(type.clone(grouped), one);
+  shape[headDim] = queryHeads;
+  return ctx.create<ViewOp>(type.clone(shape), repeated);
+}
+
 void buildScaledDotProductAttention(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value q = ctx.tensor("query"), k = ctx.tensor("key"), v = ctx.tensor("value");
@@ -1356,9 +1388,21 @@ void buildScaledDotProductAttention(NodeContext &ctx) {
     return ctx.fail(
         "attention dropout (dropout_p=" + Twine(std::to_string(dropout)) +
         ") is random; pass dropout_p=0 for inference");
-  if (gqa)
-    return ctx.fail("grouped-query attention (enable_gqa=True) is not "
-                    "supported; repeat the key and value heads instead");
+  if (gqa) {
+    int64_t rank = NodeContext::typeOf(q).getRank();
+    if (rank < 3 || NodeContext::typeOf(k).getRank() != rank ||
+        NodeContext::typeOf(v).getRank() != rank)
+      return ctx.fail("grouped-query attention (enable_gqa=True) needs "
+                      "query, key and value of one rank, 3 or more (heads "
+                      "are dim -3)");
+    int64_t heads = NodeContext::typeOf(q).getDimSize(rank - 3);
+    // Converted first, so that the repeated tensors need no conversion.
+    k = repeatHeads(ctx, operandAs(ctx, k, type), heads, "key");
+    if (ctx.ok())
+      v = repeatHeads(ctx, operandAs(ctx, v, type), heads, "value");
+    if (!ctx.ok())
+      return;
+  }
   ctx.setResult(ctx.create<ScaledDotProductAttentionOp>(
       type, operandAs(ctx, q, type), operandAs(ctx, k, type),
       operandAs(ctx, v, type),
