@@ -794,9 +794,10 @@ void buildMaxPool2d(NodeContext &ctx) {
                         "compute");
 }
 
-/// softmax.int / _softmax and the log variants; a dtype or half_to_float
-/// shows as the result's element type.
-template <typename OpT> void buildSoftmax(NodeContext &ctx) {
+/// An op on one tensor along `dim`: softmax.int / _softmax and the log
+/// variants, cumsum. A dtype or half_to_float shows as the result's element
+/// type; the input is converted to it first.
+template <typename OpT> void buildAlongDim(NodeContext &ctx) {
   RankedTensorType type;
   Value self = unaryOperand(ctx, type);
   int64_t dim = ctx.integer("dim");
@@ -805,19 +806,6 @@ template <typename OpT> void buildSoftmax(NodeContext &ctx) {
   dim = ctx.normalizeDim(dim, type.getRank());
   if (ctx.ok())
     ctx.setResult(ctx.create<OpT>(type, self, i64(ctx, dim)));
-}
-
-/// cumsum, with or without `dtype`: the result's element type says which;
-/// the input is converted to it first.
-void buildCumsum(NodeContext &ctx) {
-  RankedTensorType type;
-  Value self = unaryOperand(ctx, type);
-  int64_t dim = ctx.integer("dim");
-  if (!ctx.ok())
-    return;
-  dim = ctx.normalizeDim(dim, type.getRank());
-  if (ctx.ok())
-    ctx.setResult(ctx.create<CumsumOp>(type, self, i64(ctx, dim)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1589,11 +1577,12 @@ std::vector<OpEntry> makeTable() {
                                     {"ceil_mode", boolean(false)}};
   t.add("max_pool2d.default", buildMaxPool2d, maxPoolDefaults);
   t.add("max_pool2d_with_indices.default", buildMaxPool2d, maxPoolDefaults);
-  t.add("softmax.int", buildSoftmax<SoftmaxOp>, {{"dtype", none()}});
-  t.add("_softmax.default", buildSoftmax<SoftmaxOp>);
-  t.add("log_softmax.int", buildSoftmax<LogSoftmaxOp>, {{"dtype", none()}});
-  t.add("_log_softmax.default", buildSoftmax<LogSoftmaxOp>);
-  t.addWithInPlace("cumsum", "default", buildCumsum, {{"dtype", none()}});
+  t.add("softmax.int", buildAlongDim<SoftmaxOp>, {{"dtype", none()}});
+  t.add("_softmax.default", buildAlongDim<SoftmaxOp>);
+  t.add("log_softmax.int", buildAlongDim<LogSoftmaxOp>, {{"dtype", none()}});
+  t.add("_log_softmax.default", buildAlongDim<LogSoftmaxOp>);
+  t.addWithInPlace("cumsum", "default", buildAlongDim<CumsumOp>,
+                   {{"dtype", none()}});
 
   // Shapes: views take the recorded result shape.
   for (const char *view :

@@ -478,8 +478,8 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
       .Case<aten::CumsumOp>([&](aten::CumsumOp cumsum) {
         auto args = vk::CreateScan(fbb_, vk::ScanOp::Sum,
                                    static_cast<int32_t>(cumsum.getDim()));
-        return addOp(op, cumsum.getSelf(), cumsum.getResult(),
-                     vk::OpArgs::Scan, args.Union());
+        return addOp(op, cumsum.getSelf(), cumsum.getResult(), vk::OpArgs::Scan,
+                     args.Union());
       })
       .Case<aten::AdaptiveAvgPool2dOp>([&](auto) {
         auto args = vk::CreatePool(fbb_, vk::PoolKind::AdaptiveAverage);
@@ -606,7 +606,7 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
       })
       .Case<aten::GatherOp, aten::IndexSelectOp>([&](auto indexed) {
         vk::IndexKind kind = isa<aten::GatherOp>(op) ? vk::IndexKind::Gather
-                                                      : vk::IndexKind::Select;
+                                                     : vk::IndexKind::Select;
         auto args = vk::CreateIndexGather(
             fbb_, kind, static_cast<int32_t>(indexed.getDim()),
             weight(indexed.getIndex()));

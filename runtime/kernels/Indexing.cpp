@@ -48,12 +48,25 @@ Status requireIndexable(const KernelContext &ctx, int64_t size,
   return Status::ok();
 }
 
-/// The dim the op indexes, checked against the rank of self.
-Status readDim(const KernelContext &ctx, int64_t &dim) {
+/// What gather and index_select check first: `dim` (read, and within the
+/// rank of self), an output of self's dtype and an integer index.
+Status checkIndexOp(const KernelContext &ctx, int64_t &dim) {
   AttrReader attrs(ctx);
   dim = attrs.getInt("dim");
   DUET_RETURN_IF_ERROR(attrs.status());
-  return ctx.requireDim(dim, ctx.in(0).rank(), "dim");
+  DUET_RETURN_IF_ERROR(ctx.requireDim(dim, ctx.in(0).rank(), "dim"));
+  DUET_RETURN_IF_ERROR(ctx.requireSameDType({&ctx.in(0), &ctx.out(0)}));
+  return requireIndexType(ctx, ctx.in(1), "index");
+}
+
+/// The index values of gather or index_select, each a position along `dim`
+/// of self.
+Status readPicked(const KernelContext &ctx, int64_t dim,
+                  std::vector<int64_t> &picked) {
+  int64_t size = ctx.in(0).sizes[dim];
+  return readIndices(ctx, ctx.in(1), size,
+                     fmt::format("size {} of dim {} of self", size, dim),
+                     picked);
 }
 
 } // namespace
@@ -87,9 +100,7 @@ Status embedding(const KernelContext &ctx) {
 Status gather(const KernelContext &ctx) {
   const TensorView &x = ctx.in(0), &index = ctx.in(1), &y = ctx.out(0);
   int64_t dim;
-  DUET_RETURN_IF_ERROR(readDim(ctx, dim));
-  DUET_RETURN_IF_ERROR(ctx.requireSameDType({&x, &y}));
-  DUET_RETURN_IF_ERROR(requireIndexType(ctx, index, "index"));
+  DUET_RETURN_IF_ERROR(checkIndexOp(ctx, dim));
   if (index.rank() != x.rank())
     return ctx.error("index {} must have the rank of self {}",
                      formatShape(index.sizes), formatShape(x.sizes));
@@ -104,9 +115,7 @@ Status gather(const KernelContext &ctx) {
   if (ctx.checking())
     return Status::ok();
   std::vector<int64_t> picked;
-  DUET_RETURN_IF_ERROR(readIndices(
-      ctx, index, x.sizes[dim],
-      fmt::format("size {} of dim {} of self", x.sizes[dim], dim), picked));
+  DUET_RETURN_IF_ERROR(readPicked(ctx, dim, picked));
   // Output (and index) element k reads self at the output's own position
   // in every dim but `dim`, and at picked[k] along it.
   Shape selfStrides = contiguousStrides(x.sizes);
@@ -118,12 +127,12 @@ Status gather(const KernelContext &ctx) {
                     const std::array<int64_t, 2> &inner) {
                   for (int64_t i = 0; i < count; ++i) {
                     int64_t k = off[0] + i * inner[0];
-                    std::memcpy(advance(y.data, k, element),
-                                advance(x.data,
-                                        off[1] + i * inner[1] +
-                                            picked[k] * dimStride,
-                                        element),
-                                element);
+                    std::memcpy(
+                        advance(y.data, k, element),
+                        advance(x.data,
+                                off[1] + i * inner[1] + picked[k] * dimStride,
+                                element),
+                        element);
                   }
                 });
   return Status::ok();
@@ -132,9 +141,7 @@ Status gather(const KernelContext &ctx) {
 Status indexSelect(const KernelContext &ctx) {
   const TensorView &x = ctx.in(0), &index = ctx.in(1), &y = ctx.out(0);
   int64_t dim;
-  DUET_RETURN_IF_ERROR(readDim(ctx, dim));
-  DUET_RETURN_IF_ERROR(ctx.requireSameDType({&x, &y}));
-  DUET_RETURN_IF_ERROR(requireIndexType(ctx, index, "index"));
+  DUET_RETURN_IF_ERROR(checkIndexOp(ctx, dim));
   DUET_RETURN_IF_ERROR(ctx.requireRank(index, "index", {0, 1}));
   Shape sizes = x.sizes;
   sizes[dim] = index.numel();
@@ -144,9 +151,7 @@ Status indexSelect(const KernelContext &ctx) {
   if (ctx.checking() || y.numel() == 0)
     return Status::ok();
   std::vector<int64_t> picked;
-  DUET_RETURN_IF_ERROR(readIndices(
-      ctx, index, x.sizes[dim],
-      fmt::format("size {} of dim {} of self", x.sizes[dim], dim), picked));
+  DUET_RETURN_IF_ERROR(readPicked(ctx, dim, picked));
   // Slice i of the output along `dim` is slice picked[i] of self.
   Shape inStrides = contiguousStrides(x.sizes);
   Shape outStrides = contiguousStrides(sizes);

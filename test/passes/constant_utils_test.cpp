@@ -80,13 +80,11 @@ TEST_CASE_METHOD(Fixture, "integers read sign- or zero-extended to int64") {
   CHECK(duet::readIntegerElements(attr) ==
         SmallVector<int64_t>{-3, 0, 1LL << 40});
   auto i8 = tensor({2}, builder.getIntegerType(8));
-  CHECK(duet::readIntegerElements(
-            DenseElementsAttr::get(i8, ArrayRef<int8_t>{-1, 5})) ==
-        SmallVector<int64_t>{-1, 5});
+  CHECK(duet::readIntegerElements(DenseElementsAttr::get(
+            i8, ArrayRef<int8_t>{-1, 5})) == SmallVector<int64_t>{-1, 5});
   auto u8 = tensor({2}, builder.getIntegerType(8, /*isSigned=*/false));
-  CHECK(duet::readIntegerElements(
-            DenseElementsAttr::get(u8, ArrayRef<uint8_t>{255, 5})) ==
-        SmallVector<int64_t>{255, 5});
+  CHECK(duet::readIntegerElements(DenseElementsAttr::get(
+            u8, ArrayRef<uint8_t>{255, 5})) == SmallVector<int64_t>{255, 5});
   auto splat = DenseElementsAttr::get(tensor({2, 2}, builder.getI32Type()),
                                       builder.getI32IntegerAttr(7));
   CHECK(duet::readIntegerElements(splat) == SmallVector<int64_t>(4, 7));

@@ -136,10 +136,10 @@ TEST_CASE("expand, slice and select", "[shape]") {
 
 TEST_CASE("repeat tiles every dim and adds leading ones", "[shape]") {
   Tensor x = iota({2, 3});
-  requireClose(run1("aten.repeat", AttrMap().setInts("repeats", {2, 1, 2}),
-                    {x}, {2, 2, 6}),
-               {0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5,
-                0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5});
+  requireClose(
+      run1("aten.repeat", AttrMap().setInts("repeats", {2, 1, 2}), {x},
+           {2, 2, 6}),
+      {0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5, 0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5});
   CHECK(run1("aten.repeat", AttrMap().setInts("repeats", {3}),
              {Tensor::of({2}, {1, 0}, DType::boolean)}, {6}, DType::boolean)
             .values() == std::vector<double>{1, 0, 1, 0, 1, 0});
@@ -281,9 +281,8 @@ TEST_CASE("gather picks along dim and reads its own position elsewhere",
   }
   SECTION("any dtype moves") {
     Tensor b = Tensor::of({2, 2}, {1, 0, 0, 1}, DType::boolean);
-    CHECK(run1("aten.gather", dim1,
-               {b, Tensor::of({2, 1}, {1, 1}, DType::i64)}, {2, 1},
-               DType::boolean)
+    CHECK(run1("aten.gather", dim1, {b, Tensor::of({2, 1}, {1, 1}, DType::i64)},
+               {2, 1}, DType::boolean)
               .values() == std::vector<double>{0, 1});
   }
   SECTION("bad indices and shapes are errors") {
@@ -315,8 +314,8 @@ TEST_CASE("index_select takes whole slices in the index's order",
       run1("aten.index_select", AttrMap().setInt("dim", 0), {x, one}, {1, 4}),
       {4, 5, 6, 7});
   std::vector<Tensor> out = {Tensor(DType::f32, {2, 1})};
-  CHECK(runOp("aten.index_select", dim1,
-              {x, Tensor::of({1}, {-1}, DType::i64)}, out)
+  CHECK(runOp("aten.index_select", dim1, {x, Tensor::of({1}, {-1}, DType::i64)},
+              out)
             .message() == "aten.index_select: index -1 at position 0 is out "
                           "of range for size 4 of dim 1 of self");
   std::vector<Tensor> row = {Tensor(DType::f32, {1, 4})};

@@ -263,8 +263,8 @@ TEST_CASE("remainder has the sign of the divisor", "[binary]") {
   SECTION("on integers, with zero divisors refused") {
     Tensor x = Tensor::of({5}, {-7, 7, -7, 6, 5}, DType::i64);
     Tensor y = Tensor::of({5}, {3, -3, -3, 3, -1}, DType::i64);
-    CHECK(run1("aten.remainder", AttrMap(), {x, y}, {5}, DType::i64)
-              .values() == std::vector<double>{2, -2, -1, 0, 0});
+    CHECK(run1("aten.remainder", AttrMap(), {x, y}, {5}, DType::i64).values() ==
+          std::vector<double>{2, -2, -1, 0, 0});
     std::vector<Tensor> out = {Tensor(DType::i64, {5})};
     Tensor zero = Tensor::of({1}, {0}, DType::i64);
     CHECK(runOp("aten.remainder", AttrMap(), {x, zero}, out).message() ==

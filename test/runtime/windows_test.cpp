@@ -150,9 +150,9 @@ TEST_CASE("cumsum runs along any dim, on float and integers", "[scan]") {
                {16777216, 16777216, 16777218}, 0);
   SECTION("integers wrap around") {
     Tensor bytes = Tensor::of({3}, {100, 100, 100}, DType::i8);
-    CHECK(run1("aten.cumsum", AttrMap().setInt("dim", 0), {bytes}, {3},
-               DType::i8)
-              .values() == std::vector<double>{100, -56, 44});
+    CHECK(
+        run1("aten.cumsum", AttrMap().setInt("dim", 0), {bytes}, {3}, DType::i8)
+            .values() == std::vector<double>{100, -56, 44});
     Tensor longs = Tensor::of({2, 2}, {1, -2, 3, 4}, DType::i64);
     CHECK(run1("aten.cumsum", AttrMap().setInt("dim", 0), {longs}, {2, 2},
                DType::i64)
@@ -165,8 +165,8 @@ TEST_CASE("cumsum runs along any dim, on float and integers", "[scan]") {
               .message()
               .find("aten.cumsum: input has dtype bool") == 0);
     std::vector<Tensor> wide = {Tensor(DType::i64, {2, 3})};
-    CHECK_FALSE(runOp("aten.cumsum", AttrMap().setInt("dim", 1), {x}, wide)
-                    .isOk());
+    CHECK_FALSE(
+        runOp("aten.cumsum", AttrMap().setInt("dim", 1), {x}, wide).isOk());
   }
 }
 
