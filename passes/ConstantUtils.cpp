@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 #include <cstring>
@@ -103,27 +104,51 @@ static void encodeFloat(double value, Type type, char *bytes) {
   std::memcpy(bytes, &bits, sizeof bits);
 }
 
-std::optional<SmallVector<double>> readFloatElements(ElementsAttr attr) {
-  if (!attr)
-    return std::nullopt;
-  auto type = cast<ShapedType>(attr.getType());
-  Type element = type.getElementType();
-  if (!isComputableFloat(element))
-    return std::nullopt;
+/// One value per element of `attr` (a splat repeated), each decoded from its
+/// storage bytes by `decode`.
+template <typename T, typename Decode>
+static std::optional<SmallVector<T>> decodeElements(ElementsAttr attr,
+                                                    Decode decode) {
   std::optional<RawElements> raw = getRawElements(attr);
   if (!raw)
     return std::nullopt;
-  int64_t count = type.getNumElements();
-  SmallVector<double> values;
+  int64_t count = cast<ShapedType>(attr.getType()).getNumElements();
+  SmallVector<T> values;
   values.reserve(count);
   if (raw->splat) {
-    values.assign(count, decodeFloat(raw->data.data(), element));
+    values.assign(count, decode(raw->data.data()));
     return values;
   }
   for (int64_t i = 0; i < count; ++i)
-    values.push_back(
-        decodeFloat(raw->data.data() + i * raw->byteWidth, element));
+    values.push_back(decode(raw->data.data() + i * raw->byteWidth));
   return values;
+}
+
+std::optional<SmallVector<double>> readFloatElements(ElementsAttr attr) {
+  if (!attr)
+    return std::nullopt;
+  Type element = cast<ShapedType>(attr.getType()).getElementType();
+  if (!isComputableFloat(element))
+    return std::nullopt;
+  return decodeElements<double>(
+      attr, [&](const char *bytes) { return decodeFloat(bytes, element); });
+}
+
+std::optional<SmallVector<int64_t>> readIntegerElements(ElementsAttr attr) {
+  if (!attr)
+    return std::nullopt;
+  auto element =
+      dyn_cast<IntegerType>(cast<ShapedType>(attr.getType()).getElementType());
+  if (!element || element.getWidth() < 8)
+    return std::nullopt;
+  unsigned width = element.getWidth();
+  bool isUnsigned = element.isUnsigned();
+  return decodeElements<int64_t>(attr, [=](const char *bytes) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, bytes, width / 8);
+    return isUnsigned ? static_cast<int64_t>(bits)
+                      : llvm::SignExtend64(bits, width);
+  });
 }
 
 std::optional<SmallVector<double>> readFloatConstant(Value value) {

@@ -48,6 +48,12 @@ bool isComputableFloat(mlir::Type type);
 std::optional<llvm::SmallVector<double>>
 readFloatElements(mlir::ElementsAttr attr);
 
+/// The elements of an integer constant of 8 to 64 bits as int64 (unsigned
+/// ones zero-extended), one per element even when the attribute is a splat;
+/// std::nullopt for other element types.
+std::optional<llvm::SmallVector<int64_t>>
+readIntegerElements(mlir::ElementsAttr attr);
+
 /// readFloatElements on the constant that defines `value`.
 std::optional<llvm::SmallVector<double>> readFloatConstant(mlir::Value value);
 

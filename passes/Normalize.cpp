@@ -88,28 +88,37 @@ private:
   SmallVector<int64_t> offsets;
 };
 
-/// The elements of `attr` (shape `inShape`) reordered so that result dim `i`
-/// is input dim `dims[i]`, as the attribute of type `resultType`.
-DenseElementsAttr permuteElements(ElementsAttr attr, ArrayRef<int64_t> dims,
-                                  RankedTensorType resultType) {
+/// The elements of `attr` that a result of type `resultType` reads: result
+/// index i reads the element at `offset + sum(i[d] * strides[d])`, the one
+/// re-indexing that permute and slice make.
+DenseElementsAttr readElements(ElementsAttr attr, ArrayRef<int64_t> strides,
+                               int64_t offset, RankedTensorType resultType) {
   std::optional<RawElements> raw = getRawElements(attr);
   if (!raw)
     return nullptr;
-  if (raw->splat)
-    return DenseElementsAttr::getFromRawBuffer(resultType, raw->data);
-  auto inShape = cast<ShapedType>(attr.getType()).getShape();
-  SmallVector<int64_t> inStrides = rowMajorStrides(inShape), source;
-  for (int64_t d : dims)
-    source.push_back(inStrides[d]);
-  SmallVector<SmallVector<int64_t>> strides = {source};
-  OffsetWalker walker(resultType.getShape(), strides);
   unsigned width = raw->byteWidth;
+  if (raw->splat)
+    return DenseElementsAttr::getFromRawBuffer(resultType,
+                                               raw->data.take_front(width));
+  SmallVector<SmallVector<int64_t>> walked = {SmallVector<int64_t>(strides)};
+  OffsetWalker walker(resultType.getShape(), walked);
   int64_t count = resultType.getNumElements();
   std::vector<char> bytes(count * width);
   for (int64_t i = 0; i < count; ++i, walker.next())
     std::memcpy(bytes.data() + i * width,
-                raw->data.data() + walker.offset(0) * width, width);
+                raw->data.data() + (offset + walker.offset(0)) * width, width);
   return DenseElementsAttr::getFromRawBuffer(resultType, bytes);
+}
+
+/// The elements of `attr` reordered so that result dim `i` is input dim
+/// `dims[i]`, as the attribute of type `resultType`.
+DenseElementsAttr permuteElements(ElementsAttr attr, ArrayRef<int64_t> dims,
+                                  RankedTensorType resultType) {
+  auto inShape = cast<ShapedType>(attr.getType()).getShape();
+  SmallVector<int64_t> inStrides = rowMajorStrides(inShape), source;
+  for (int64_t d : dims)
+    source.push_back(inStrides[d]);
+  return readElements(attr, source, 0, resultType);
 }
 
 //===----------------------------------------------------------------------===//
@@ -350,6 +359,17 @@ DenseElementsAttr evaluate(Operation *op, ArrayRef<ElementsAttr> in) {
       .Case([&](PermuteOp permute) {
         return permuteElements(in[0], permute.getDims(), type);
       })
+      .Case([&](SliceOp slice) {
+        auto inShape = cast<ShapedType>(in[0].getType()).getShape();
+        SmallVector<int64_t> strides = rowMajorStrides(inShape);
+        int64_t dim = slice.getDim();
+        int64_t offset = slice.getStart() * strides[dim];
+        // With one element taken the step is never used (and may be huge).
+        if (type.getDimSize(dim) > 1)
+          strides[dim] *= slice.getStep();
+        return readElements(in[0], strides, offset, type);
+      })
+
       .Case([&](CastOp) {
         return foldUnary(type, in[0], [](double v) { return v; });
       })

@@ -29,7 +29,7 @@ def NormalizePass : Pass<"duet-normalize", "::mlir::func::FuncOp"> {
       tensor, `view` to the same shape (and `view` of a `view` becomes one),
       `permute` by the identity, `expand` to the same shape.
     - An op whose operands are all constants is evaluated: `view`, `permute`,
-      float `cast`, the elementwise binary ops, `neg`, `abs`, `relu`, `sqrt`,
+      `slice` (of any element type), float `cast`, the elementwise binary ops, `neg`, `abs`, `relu`, `sqrt`,
       `rsqrt`. A `permute` feeding `mm`/`addmm`/`matmul` is kept for the linear
       rewrite. Other all-constant ops stay and are counted.
 

@@ -794,9 +794,10 @@ void buildMaxPool2d(NodeContext &ctx) {
                         "compute");
 }
 
-/// softmax.int / _softmax and the log variants; a dtype or half_to_float
-/// shows as the result's element type.
-template <typename OpT> void buildSoftmax(NodeContext &ctx) {
+/// An op on one tensor along `dim`: softmax.int / _softmax and the log
+/// variants, cumsum. A dtype or half_to_float shows as the result's element
+/// type; the input is converted to it first.
+template <typename OpT> void buildAlongDim(NodeContext &ctx) {
   RankedTensorType type;
   Value self = unaryOperand(ctx, type);
   int64_t dim = ctx.integer("dim");
@@ -829,6 +830,18 @@ void buildExpand(NodeContext &ctx) {
     ctx.setResult(self);
   else
     ctx.setResult(ctx.create<ExpandOp>(type, self));
+}
+
+void buildRepeat(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  SmallVector<int64_t> repeats = ctx.integers("repeats");
+  if (!ctx.ok())
+    return;
+  if (NodeContext::typeOf(self) == type)
+    ctx.setResult(self);
+  else
+    ctx.setResult(ctx.create<RepeatOp>(type, self, i64s(ctx, repeats)));
 }
 
 void emitPermute(NodeContext &ctx, Value self, ArrayRef<int64_t> dims) {
@@ -1313,6 +1326,52 @@ void buildEmbedding(NodeContext &ctx) {
         ctx.create<EmbeddingOp>(type, operandAs(ctx, weight, type), indices));
 }
 
+/// gather and index_select: elements of `self` picked along `dim` by an
+/// integer `index` (gather's `sparse_grad` only concerns gradients).
+template <typename OpT> void buildIndexOp(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self"), index = ctx.tensor("index");
+  int64_t dim = ctx.integer("dim");
+  if (!ctx.ok())
+    return;
+  dim = ctx.normalizeDim(dim, NodeContext::typeOf(self).getRank());
+  if (ctx.ok())
+    ctx.setResult(ctx.create<OpT>(type, operandAs(ctx, self, type), index,
+                                  i64(ctx, dim)));
+}
+
+/// `kv` ([..., heads, S, E]) with each head repeated in place so that it has
+/// `queryHeads` of them, as enable_gqa's repeat_interleave on dim -3 does:
+/// a view to [N·heads, 1, S, E] (N the leading dims), an expand of the size-1
+/// dim to the group size, and a view back to [..., queryHeads, S, E]. Those
+/// are ops every backend that runs attention runs, so grouped attention
+/// needs no kernel of its own, and they stay rank 4 (a Vulkan texture).
+Value repeatHeads(NodeContext &ctx, Value kv, int64_t queryHeads,
+                  StringRef name) {
+  auto type = NodeContext::typeOf(kv);
+  SmallVector<int64_t> shape(type.getShape());
+  size_t headDim = shape.size() - 3;
+  int64_t heads = shape[headDim];
+  if (heads == queryHeads)
+    return kv;
+  if (heads < 1 || queryHeads % heads != 0) {
+    ctx.fail("grouped-query attention (enable_gqa=True) needs the query's " +
+             Twine(queryHeads) + " heads to be a multiple of the " + name +
+             "'s " + Twine(heads));
+    return {};
+  }
+  int64_t rows = heads;
+  for (size_t d = 0; d < headDim; ++d)
+    rows *= shape[d];
+  SmallVector<int64_t> grouped = {rows, 1, shape[headDim + 1],
+                                  shape[headDim + 2]};
+  Value one = ctx.create<ViewOp>(type.clone(grouped), kv);
+  grouped[1] = queryHeads / heads;
+  Value repeated = ctx.create<ExpandOp>(type.clone(grouped), one);
+  shape[headDim] = queryHeads;
+  return ctx.create<ViewOp>(type.clone(shape), repeated);
+}
+
 void buildScaledDotProductAttention(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value q = ctx.tensor("query"), k = ctx.tensor("key"), v = ctx.tensor("value");
@@ -1327,9 +1386,21 @@ void buildScaledDotProductAttention(NodeContext &ctx) {
     return ctx.fail(
         "attention dropout (dropout_p=" + Twine(std::to_string(dropout)) +
         ") is random; pass dropout_p=0 for inference");
-  if (gqa)
-    return ctx.fail("grouped-query attention (enable_gqa=True) is not "
-                    "supported; repeat the key and value heads instead");
+  if (gqa) {
+    int64_t rank = NodeContext::typeOf(q).getRank();
+    if (rank < 3 || NodeContext::typeOf(k).getRank() != rank ||
+        NodeContext::typeOf(v).getRank() != rank)
+      return ctx.fail("grouped-query attention (enable_gqa=True) needs "
+                      "query, key and value of one rank, 3 or more (heads "
+                      "are dim -3)");
+    int64_t heads = NodeContext::typeOf(q).getDimSize(rank - 3);
+    // Converted first, so that the repeated tensors need no conversion.
+    k = repeatHeads(ctx, operandAs(ctx, k, type), heads, "key");
+    if (ctx.ok())
+      v = repeatHeads(ctx, operandAs(ctx, v, type), heads, "value");
+    if (!ctx.ok())
+      return;
+  }
   ctx.setResult(ctx.create<ScaledDotProductAttentionOp>(
       type, operandAs(ctx, q, type), operandAs(ctx, k, type),
       operandAs(ctx, v, type),
@@ -1460,6 +1531,9 @@ std::vector<OpEntry> makeTable() {
   t.add("floor_divide.Scalar", buildFloorDivide);
   t.add("maximum.default", buildBinary<MaximumOp>);
   t.add("minimum.default", buildBinary<MinimumOp>);
+  for (const char *overload : {"Tensor", "Scalar"})
+    t.addWithInPlace("remainder", overload, buildBinary<RemainderOp>);
+  t.add("remainder.Scalar_Tensor", buildBinary<RemainderOp>);
 
   // Comparisons, logic and selection.
   for (const char *overload : {"Tensor", "Scalar"}) {
@@ -1513,10 +1587,12 @@ std::vector<OpEntry> makeTable() {
                                     {"ceil_mode", boolean(false)}};
   t.add("max_pool2d.default", buildMaxPool2d, maxPoolDefaults);
   t.add("max_pool2d_with_indices.default", buildMaxPool2d, maxPoolDefaults);
-  t.add("softmax.int", buildSoftmax<SoftmaxOp>, {{"dtype", none()}});
-  t.add("_softmax.default", buildSoftmax<SoftmaxOp>);
-  t.add("log_softmax.int", buildSoftmax<LogSoftmaxOp>, {{"dtype", none()}});
-  t.add("_log_softmax.default", buildSoftmax<LogSoftmaxOp>);
+  t.add("softmax.int", buildAlongDim<SoftmaxOp>, {{"dtype", none()}});
+  t.add("_softmax.default", buildAlongDim<SoftmaxOp>);
+  t.add("log_softmax.int", buildAlongDim<LogSoftmaxOp>, {{"dtype", none()}});
+  t.add("_log_softmax.default", buildAlongDim<LogSoftmaxOp>);
+  t.addWithInPlace("cumsum", "default", buildAlongDim<CumsumOp>,
+                   {{"dtype", none()}});
 
   // Shapes: views take the recorded result shape.
   for (const char *view :
@@ -1527,6 +1603,7 @@ std::vector<OpEntry> makeTable() {
     t.add(view, buildView);
   t.add("expand.default", buildExpand, {{"implicit", boolean(false)}});
   t.add("expand_as.default", buildExpand);
+  t.add("repeat.default", buildRepeat);
   t.add("permute.default", buildPermute);
   t.add("transpose.int", buildTranspose);
   t.add("t.default", buildT);
@@ -1587,6 +1664,9 @@ std::vector<OpEntry> makeTable() {
   t.add("upsample_bilinear2d.default", buildUpsampleBilinear,
         {{"scales_h", none()}, {"scales_w", none()}});
   t.add("embedding.default", buildEmbedding);
+  t.add("gather.default", buildIndexOp<GatherOp>,
+        {{"sparse_grad", boolean(false)}});
+  t.add("index_select.default", buildIndexOp<IndexSelectOp>);
   t.add("scaled_dot_product_attention.default", buildScaledDotProductAttention,
         {{"attn_mask", none()},
          {"dropout_p", real(0)},

@@ -530,6 +530,7 @@ LogicalResult MulOp::verify() { return verifyBinary(*this); }
 LogicalResult DivOp::verify() { return verifyBinary(*this); }
 LogicalResult MaximumOp::verify() { return verifyBinary(*this); }
 LogicalResult MinimumOp::verify() { return verifyBinary(*this); }
+LogicalResult RemainderOp::verify() { return verifyBinary(*this); }
 
 //===----------------------------------------------------------------------===//
 // Reductions, pooling, softmax
@@ -599,6 +600,10 @@ LogicalResult MaxPool2dOp::verify() {
                     getPadding(), getDilation(), getCeilMode());
 }
 
+LogicalResult CumsumOp::verify() {
+  return checkDim(*this, "dim", getDim(), getType().getRank());
+}
+
 LogicalResult SoftmaxOp::verify() {
   return checkDim(*this, "dim", getDim(), getType().getRank());
 }
@@ -654,6 +659,30 @@ LogicalResult ExpandOp::verify() {
     return emitOpError() << "cannot expand " << formatShape(in) << " to "
                          << formatShape(out);
   return success();
+}
+
+LogicalResult RepeatOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
+    return failure();
+  auto in = getSelf().getType().getShape();
+  ArrayRef<int64_t> repeats = getRepeats();
+  if (repeats.size() < in.size())
+    return emitOpError() << "repeats " << formatShape(repeats) << " has fewer "
+                         << "entries than self " << formatShape(in)
+                         << " has dims";
+  size_t lead = repeats.size() - in.size();
+  SmallVector<int64_t> expected;
+  for (auto [d, times] : llvm::enumerate(repeats)) {
+    if (times < 0)
+      return emitOpError() << "repeats " << formatShape(repeats)
+                           << " has a negative entry";
+    std::optional<int64_t> size =
+        llvm::checkedMul(times, d < lead ? 1 : in[d - lead]);
+    if (!size)
+      return overflowError(*this, "dim " + Twine(d) + " of the result");
+    expected.push_back(*size);
+  }
+  return checkResultShape(*this, expected, getType());
 }
 
 LogicalResult SliceOp::verify() {
@@ -805,6 +834,38 @@ LogicalResult EmbeddingOp::verify() {
     return failure();
   SmallVector<int64_t> expected(getIndices().getType().getShape());
   expected.push_back(getWeight().getType().getShape()[1]);
+  return checkResultShape(*this, expected, getType());
+}
+
+LogicalResult GatherOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
+    return failure();
+  auto in = getSelf().getType().getShape(),
+       index = getIndex().getType().getShape();
+  int64_t dim = getDim();
+  if (failed(checkDim(*this, "dim", dim, in.size())))
+    return failure();
+  if (index.size() != in.size())
+    return emitOpError() << "index " << formatShape(index)
+                         << " must have the rank of self " << formatShape(in);
+  for (size_t d = 0; d < in.size(); ++d)
+    if (static_cast<int64_t>(d) != dim && index[d] > in[d])
+      return emitOpError() << "index " << formatShape(index)
+                           << " is larger than self " << formatShape(in)
+                           << " in dim " << d << ", which is not dim " << dim;
+  return checkResultShape(*this, index, getType());
+}
+
+LogicalResult IndexSelectOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getResult()})) ||
+      failed(checkRank(*this, "index", getIndex(), {0, 1})))
+    return failure();
+  auto in = getSelf().getType().getShape();
+  int64_t dim = getDim();
+  if (failed(checkDim(*this, "dim", dim, in.size())))
+    return failure();
+  SmallVector<int64_t> expected(in);
+  expected[dim] = getIndex().getType().getNumElements();
   return checkResultShape(*this, expected, getType());
 }
 

@@ -218,6 +218,8 @@ def Aten_DivOp : Aten_BinaryOp<"div", "self / other, rounded as `rounding_mode` 
     (ins DefaultValuedAttr<Aten_DivRoundingAttr, "DivRounding::none">:$rounding_mode)>;
 def Aten_MaximumOp : Aten_BinaryOp<"maximum", "max(self, other)">;
 def Aten_MinimumOp : Aten_BinaryOp<"minimum", "min(self, other)">;
+def Aten_RemainderOp : Aten_BinaryOp<"remainder",
+    "self - floor(self / other) * other, which has the sign of `other`">;
 
 //===----------------------------------------------------------------------===//
 // Comparisons, logic and selection
@@ -381,6 +383,23 @@ def Aten_MaxPool2dOp : Aten_Op<"max_pool2d"> {
   let hasVerifier = 1;
 }
 
+def Aten_CumsumOp : Aten_Op<"cumsum", [SameOperandsAndResultType]> {
+  let summary = "running sum along `dim`: element i sums elements 0 to i";
+  let description = [{
+    A `dtype` argument (and PyTorch's int64 result for integer and bool
+    inputs) shows as the result's element type; the importer converts `self`
+    to it first. Integer sums wrap around.
+
+    ```mlir
+    %y = aten.cumsum %x {dim = 1 : i64} : tensor<2x5x6xf32>
+    ```
+  }];
+  let arguments = (ins Aten_Tensor:$self, I64Attr:$dim);
+  let results = (outs Aten_Tensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self)";
+  let hasVerifier = 1;
+}
+
 class Aten_SoftmaxFamilyOp<string mnemonic, string formula>
     : Aten_Op<mnemonic, [SameOperandsAndResultType]> {
   let summary = formula # " along `dim`";
@@ -431,6 +450,19 @@ def Aten_ExpandOp : Aten_ShapeOp<"expand", (ins)> {
   let description = [{
     ```mlir
     %y = aten.expand %x : tensor<1x4x1xf32> -> tensor<2x4x8xf32>
+    ```
+  }];
+}
+
+def Aten_RepeatOp : Aten_ShapeOp<"repeat", (ins DenseI64ArrayAttr:$repeats)> {
+  let summary = "tiles the tensor `repeats[d]` times along each dim";
+  let description = [{
+    `repeats` has an entry per dim of the result, at least as many as `self`
+    has dims; `self` is read as if it had leading dims of size 1, and result
+    dim d is `repeats[d]` copies of it, element i reading `i % size`.
+
+    ```mlir
+    %y = aten.repeat %x {repeats = array<i64: 2, 1, 3>} : tensor<4x5xf32> -> tensor<2x4x15xf32>
     ```
   }];
 }
@@ -565,6 +597,38 @@ def Aten_EmbeddingOp : Aten_Op<"embedding"> {
   let assemblyFormat = "$weight `,` $indices attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
+
+// Elements of `self` picked along `dim` by an integer `index`; they move
+// elements of any dtype.
+class Aten_IndexOp<string mnemonic, string what, string detail, string example>
+    : Aten_Op<mnemonic> {
+  let kernelComputesInFloat = 0;
+  let summary = what;
+  let description = detail # [{ An index outside `[0, size of dim)` is an
+    error when the op runs, as in PyTorch (a negative index does not count
+    from the end).
+
+    ```mlir
+    }] # example # [{
+    ```
+  }];
+  let arguments = (ins Aten_Tensor:$self, Aten_IndexTensor:$index, I64Attr:$dim);
+  let results = (outs Aten_Tensor:$result);
+  let assemblyFormat = "$self `,` $index attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+def Aten_GatherOp : Aten_IndexOp<"gather",
+    "elements of `self` picked along `dim` by an index of the result's shape",
+    [{`result[i][j] = self[index[i][j]][j]` for `dim = 0`, and likewise for
+    other dims: along `dim` the index names the element, along every other dim
+    the result reads its own position. `index` has the rank of `self` and is
+    no larger than `self` in any dim but `dim`.}],
+    "%y = aten.gather %x, %i {dim = 1 : i64} : (tensor<2x5x6xf32>, tensor<2x4x6xi64>) -> tensor<2x4x6xf32>">;
+def Aten_IndexSelectOp : Aten_IndexOp<"index_select",
+    "the slices of `self` along `dim` that a 1-D index names, in its order",
+    [{The result is `self` with dim `dim` replaced by the index's length; a
+    0-d index picks one slice and keeps the dim.}],
+    "%y = aten.index_select %x, %i {dim = 1 : i64} : (tensor<2x4x5xf32>, tensor<4xi64>) -> tensor<2x4x5xf32>">;
 
 def Aten_ScaledDotProductAttentionOp : Aten_Op<"scaled_dot_product_attention"> {
   let summary = "softmax(q·kᵀ·scale + mask)·v";

@@ -107,12 +107,14 @@ std::optional<std::string> checkNotEmpty(Operation *op, StringRef why) {
       });
 }
 
-std::optional<std::string> checkDTypes(Operation *op, DTypeSet allowed) {
+std::optional<std::string> checkDTypes(Operation *op, DTypeSet allowed,
+                                       unsigned skippedOperands) {
   return forEachTensor(
       op,
       [&](bool isResult, unsigned index,
           RankedTensorType type) -> std::optional<std::string> {
-        if (dtypeBit(type.getElementType()) & allowed)
+        if ((dtypeBit(type.getElementType()) & allowed) ||
+            (!isResult && (skippedOperands >> index & 1)))
           return std::nullopt;
         std::string element;
         llvm::raw_string_ostream os(element);
@@ -127,10 +129,18 @@ bool isConstant(Value value) { return matchPattern(value, m_Constant()); }
 
 std::optional<std::string> checkConstantOperands(Operation *op,
                                                  unsigned operandMask) {
-  for (auto [index, operand] : llvm::enumerate(op->getOperands()))
-    if ((operandMask >> index & 1) && !isConstant(operand))
-      return "weight (" + tensorName(false, index) +
-             ") is not a constant; weights are packed at load";
+  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+    if (!(operandMask >> index & 1) || isConstant(operand))
+      continue;
+    // An integer operand of an op on float tensors is an index (gather).
+    if (auto type = dyn_cast<RankedTensorType>(operand.getType());
+        type && isa<IntegerType>(type.getElementType()))
+      return "index (" + tensorName(false, index) +
+             ") is computed at run time; the backend takes an integer "
+             "index only as a constant, packed at load";
+    return "weight (" + tensorName(false, index) +
+           ") is not a constant; weights are packed at load";
+  }
   return std::nullopt;
 }
 

@@ -68,6 +68,8 @@ constexpr unsigned kNoWeights = 0;
 constexpr unsigned kWeightAndBias = 0b110;
 /// running_mean, running_var, weight, bias (operands 1 to 4).
 constexpr unsigned kNormParams = 0b11110;
+/// The integer index (operand 1) of gather and index_select.
+constexpr unsigned kIndexOperand = 0b10;
 
 /// The dialect names of `Ops`, as a decomposed rule lists its pieces: an op
 /// misspelled here is a compile error.
@@ -163,13 +165,17 @@ std::optional<std::string> checkNotEmpty(mlir::Operation *op,
 
 /// The first input or output of `op` whose element type is not in `allowed`:
 /// "dtype i64 (input 1) not accepted by aten.add (accepts f32, f16)".
-std::optional<std::string> checkDTypes(mlir::Operation *op, DTypeSet allowed);
+/// Operands in `skippedOperands` (bit i: operand i) are not checked: weights
+/// the backend converts itself (an integer index).
+std::optional<std::string> checkDTypes(mlir::Operation *op, DTypeSet allowed,
+                                       unsigned skippedOperands = 0);
 
 /// Whether `value` is produced by a constant op (weights, folded scalars).
 bool isConstant(mlir::Value value);
 
 /// The first operand in `operandMask` (bit i: operand i) that is present but
-/// not a constant: "weight (input 1) is not a constant".
+/// not a constant: "weight (input 1) is not a constant", or for an integer
+/// operand "index (input 1) is computed at run time".
 std::optional<std::string> checkConstantOperands(mlir::Operation *op,
                                                  unsigned operandMask);
 

@@ -460,6 +460,8 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
           [&](auto) { return binary(vk::BinaryOp::Maximum, 1); })
       .Case<aten::MinimumOp>(
           [&](auto) { return binary(vk::BinaryOp::Minimum, 1); })
+      .Case<aten::RemainderOp>(
+          [&](auto) { return binary(vk::BinaryOp::Remainder, 1); })
       .Case<aten::MeanOp>([&](aten::MeanOp r) {
         return reduce(vk::ReduceOp::Mean, r.getDim(), r.getKeepdim());
       })
@@ -473,6 +475,12 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
           [&](aten::SoftmaxOp s) { return softmax(s.getDim(), false); })
       .Case<aten::LogSoftmaxOp>(
           [&](aten::LogSoftmaxOp s) { return softmax(s.getDim(), true); })
+      .Case<aten::CumsumOp>([&](aten::CumsumOp cumsum) {
+        auto args = vk::CreateScan(fbb_, vk::ScanOp::Sum,
+                                   static_cast<int32_t>(cumsum.getDim()));
+        return addOp(op, cumsum.getSelf(), cumsum.getResult(), vk::OpArgs::Scan,
+                     args.Union());
+      })
       .Case<aten::AdaptiveAvgPool2dOp>([&](auto) {
         auto args = vk::CreatePool(fbb_, vk::PoolKind::AdaptiveAverage);
         return addOp(op, op->getOperand(0), op->getResult(0), vk::OpArgs::Pool,
@@ -537,6 +545,17 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
         return addGather(op, expand.getSelf(), expand.getResult(),
                          vk::GatherKind::Affine, map);
       })
+      .Case<aten::RepeatOp>([&](aten::RepeatOp repeat) {
+        // Input dim d follows the output dim it is tiled along; the shader
+        // wraps the index around the input's size.
+        int64_t rank = rankOf(repeat.getSelf());
+        int64_t lead = rankOf(repeat.getResult()) - rank;
+        AffineMap map = AffineMap::identity(rank);
+        for (int64_t d = 0; d < rank; ++d)
+          map.source[d] = static_cast<int32_t>(d + lead);
+        return addGather(op, repeat.getSelf(), repeat.getResult(),
+                         vk::GatherKind::Repeat, map);
+      })
       .Case<aten::SliceOp>([&](aten::SliceOp slice) {
         int64_t rank = rankOf(slice.getSelf());
         int64_t dim = normalizeDim(slice.getDim(), rank);
@@ -584,6 +603,15 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
             return failure();
         }
         return success();
+      })
+      .Case<aten::GatherOp, aten::IndexSelectOp>([&](auto indexed) {
+        vk::IndexKind kind = isa<aten::GatherOp>(op) ? vk::IndexKind::Gather
+                                                     : vk::IndexKind::Select;
+        auto args = vk::CreateIndexGather(
+            fbb_, kind, static_cast<int32_t>(indexed.getDim()),
+            weight(indexed.getIndex()));
+        return addOp(op, indexed.getSelf(), indexed.getResult(),
+                     vk::OpArgs::IndexGather, args.Union());
       })
       .Case<aten::CatOp>([&](aten::CatOp cat) {
         int64_t dim = normalizeDim(cat.getDim(), rankOf(cat.getResult()));

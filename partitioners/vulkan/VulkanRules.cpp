@@ -11,6 +11,7 @@
 #include "partitioners/vulkan/VulkanRules.h"
 
 #include "dialects/aten/AtenDialect.h"
+#include "passes/ConstantUtils.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -102,6 +103,25 @@ std::optional<std::string> padArgs(Operation *op) {
   return std::nullopt;
 }
 
+/// The shader reads its index without bounds checks, so every value must
+/// name a position of the indexed dim (the load checks it again).
+std::optional<std::string> indexArgs(Operation *op) {
+  int64_t dim = op->getAttrOfType<IntegerAttr>("dim").getInt();
+  int64_t size = shapeOf(op->getOperand(0))[dim];
+  std::string name = op->getName().getStringRef().str();
+  std::optional<SmallVector<int64_t>> values =
+      readIntegerElements(getConstantElements(op->getOperand(1)));
+  if (!values)
+    return name + " index (input 1) is a constant without readable data";
+  for (auto [position, value] : llvm::enumerate(*values))
+    if (value < 0 || value >= size)
+      return name + " index " + std::to_string(value) + " at position " +
+             std::to_string(position) + " is outside [0, " +
+             std::to_string(size) + ") of dim " + std::to_string(dim) +
+             ": the portable kernel reports it when the op runs";
+  return std::nullopt;
+}
+
 //===----------------------------------------------------------------------===//
 // The table
 //===----------------------------------------------------------------------===//
@@ -177,6 +197,7 @@ const VulkanRule kRules[] = {
     elementwise<DivOp>(),
     elementwise<MaximumOp>(),
     elementwise<MinimumOp>(),
+    elementwise<RemainderOp>(),
     elementwise<CloneOp>(),
     // Reductions, pooling, softmax: texture kernels only.
     shared<MeanOp>(kAnyPacking, false, kNoWeights, reductionArgs),
@@ -189,6 +210,9 @@ const VulkanRule kRules[] = {
     shared<MaxPool2dOp>(kChannelsPacked, false, kNoWeights, rank4Only),
     shared<UpsampleNearest2dOp>(kChannelsPacked, false, kNoWeights, rank4Only),
     shared<UpsampleBilinear2dOp>(kChannelsPacked, false, kNoWeights, rank4Only),
+    // A scan: each element sums its prefix along the dim, on textures or
+    // buffers.
+    shared<CumsumOp>(kAnyPacking, true),
     // Data movement. view and permute re-index every element, so input and
     // output packings are independent; buffers hold any rank up to 8.
     independent<ViewOp>(),
@@ -197,11 +221,16 @@ const VulkanRule kRules[] = {
     // head's [1,84,8400] concatenation stays on the GPU when no texture
     // holds it.
     shared<ExpandOp>(kAnyPacking, true),
+    shared<RepeatOp>(kAnyPacking, true),
     shared<SliceOp>(kAnyPacking, true),
     shared<SelectOp>(kAnyPacking, true),
     shared<ConstantPadNdOp>(kAnyPacking, true, kNoWeights, padArgs),
     shared<CatOp>(kAnyPacking, true),
     shared<SplitWithSizesOp>(kAnyPacking, true),
+    // The index is an integer weight, so only a constant one: the delegate
+    // holds float tensors, and uploads an index as int32 at load.
+    shared<GatherOp>(kAnyPacking, true, kIndexOperand, indexArgs),
+    shared<IndexSelectOp>(kAnyPacking, true, kIndexOperand, indexArgs),
     // Attention runs as its pieces.
     decomposed<ScaledDotProductAttentionOp>(kAttentionPieces),
 };
@@ -379,9 +408,10 @@ std::optional<StorageOptions> VulkanRules::storageOptions(Operation *op) const {
   return options;
 }
 
-std::optional<std::string> VulkanRules::checkTensors(Operation *op,
-                                                     const VulkanRule &) const {
-  if (auto why = checkDTypes(op, kF32 | kF16))
+std::optional<std::string>
+VulkanRules::checkTensors(Operation *op, const VulkanRule &rule) const {
+  // Weights are the delegate's to convert: fp32, or int32 for an index.
+  if (auto why = checkDTypes(op, kF32 | kF16, rule.weights))
     return why;
   if (auto why = checkNotEmpty(op, "Vulkan images and buffers cannot be "
                                    "empty (an extent or size of 0)"))

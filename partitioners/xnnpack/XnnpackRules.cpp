@@ -413,6 +413,11 @@ constexpr UnsupportedOp kUnsupported[] = {
                   "XNNPACK has neither"),
     never<UpsampleNearest2dOp>(
         "this XNNPACK resizes bilinearly only (static_resize_bilinear_2d)"),
+    never<RemainderOp>("this XNNPACK's subgraph API has no remainder node"),
+    never<GatherOp>("this XNNPACK's subgraph API has no gather"),
+    never<RepeatOp>("this XNNPACK's subgraph API has no tile"),
+    never<CumsumOp>("this XNNPACK's subgraph API has no cumulative sum"),
+    never<IndexSelectOp>("this XNNPACK's subgraph API has no gather"),
 };
 
 constexpr TableFacts kTable = {kXnnpackMaxRank, "XNNPACK subgraph node",

@@ -104,6 +104,27 @@ int64_t integerDivide(int64_t a, int64_t b, bool floor) {
   return q;
 }
 
+/// Fails when integer operands have a zero divisor (input 1), which PyTorch
+/// refuses as well; float divisors follow IEEE. `what` names the operation.
+Status requireNonZeroIntegerDivisor(const KernelContext &ctx,
+                                    std::string_view what) {
+  const TensorView &a = ctx.in(0), &b = ctx.in(1);
+  if (ctx.checking() || a.dtype == DType::f32 || a.dtype == DType::boolean ||
+      ctx.out(0).numel() == 0 || a.dtype != b.dtype)
+    return Status::ok();
+  // Every divisor element reaches the output when it is not empty.
+  bool zero = false;
+  visitDType(b.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>)
+      for (int64_t i = 0, n = b.numel(); i < n && !zero; ++i)
+        zero = b.as<const T>()[i] == 0;
+  });
+  if (zero)
+    return ctx.error("integer {} by zero", what);
+  return Status::ok();
+}
+
 } // namespace
 
 Status add(const KernelContext &ctx) {
@@ -160,19 +181,7 @@ Status div(const KernelContext &ctx) {
         [](int64_t x, int64_t) { return x; });
   }
   bool floor = mode == "floor";
-  if (!ctx.checking() && a.dtype != DType::f32 && a.dtype != DType::boolean &&
-      ctx.out(0).numel() > 0 && a.dtype == b.dtype) {
-    // Every divisor element reaches the output when it is not empty.
-    bool zero = false;
-    visitDType(b.dtype, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      if constexpr (std::is_integral_v<T>)
-        for (int64_t i = 0, n = b.numel(); i < n && !zero; ++i)
-          zero = b.as<const T>()[i] == 0;
-    });
-    if (zero)
-      return ctx.error("integer division by zero");
-  }
+  DUET_RETURN_IF_ERROR(requireNonZeroIntegerDivisor(ctx, "division"));
   return binary(
       ctx, Integers::withoutBool,
       [=](float x, float y) {
@@ -201,6 +210,27 @@ Status minimum(const KernelContext &ctx) {
         return a < b ? a : b;
       },
       [](int64_t a, int64_t b) { return a < b ? a : b; });
+}
+
+Status remainder(const KernelContext &ctx) {
+  DUET_RETURN_IF_ERROR(requireNonZeroIntegerDivisor(ctx, "remainder"));
+  // PyTorch's definition: the truncated remainder moved into the divisor's
+  // sign, so a nonzero result has the sign of `other`.
+  return binary(
+      ctx, Integers::withoutBool,
+      [](float a, float b) {
+        float mod = std::fmod(a, b);
+        if (mod != 0.f && (b < 0.f) != (mod < 0.f))
+          mod += b;
+        return mod;
+      },
+      [](int64_t a, int64_t b) {
+        // INT64_MIN % -1 traps; every remainder by -1 is 0.
+        int64_t mod = b == -1 ? 0 : a % b;
+        if (mod != 0 && (b < 0) != (mod < 0))
+          mod = wrappingAdd(mod, b);
+        return mod;
+      });
 }
 
 } // namespace duet::rt::portable

@@ -89,6 +89,40 @@ Status expand(const KernelContext &ctx) {
   return Status::ok();
 }
 
+Status repeat(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  AttrReader attrs(ctx);
+  Shape repeats = attrs.getInts("repeats");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  DUET_RETURN_IF_ERROR(requireSameDTypeAsInput(ctx, y));
+  if (repeats.size() < static_cast<size_t>(x.rank()))
+    return ctx.error("repeats [{}] has fewer entries than {} has dims",
+                     fmt::join(repeats, ", "), formatShape(x.sizes));
+  // Result dim d is `times` copies of input dim d (1 for a new leading dim):
+  // as the pair of dims (copy, element) the output is row-major, and the
+  // input reads element regardless of copy.
+  const size_t lead = repeats.size() - static_cast<size_t>(x.rank());
+  Shape sizes, pairSizes, inPairStrides, inStrides = contiguousStrides(x.sizes);
+  for (size_t d = 0; d < repeats.size(); ++d) {
+    int64_t times = repeats[d];
+    int64_t size = d < lead ? 1 : x.sizes[d - lead];
+    CheckedInt total = CheckedInt(times) * size;
+    if (times < 0 || total.overflowed())
+      return ctx.error("repeats [{}] of {} has a negative entry or overflows",
+                       fmt::join(repeats, ", "), formatShape(x.sizes));
+    sizes.push_back(total.value());
+    pairSizes.insert(pairSizes.end(), {times, size});
+    inPairStrides.insert(inPairStrides.end(),
+                         {0, d < lead ? 0 : inStrides[d - lead]});
+  }
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", sizes));
+  if (ctx.checking())
+    return Status::ok();
+  copyStrided(y.data, contiguousStrides(pairSizes), x.data, inPairStrides,
+              pairSizes, dtypeSize(x.dtype));
+  return Status::ok();
+}
+
 Status slice(const KernelContext &ctx) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);
   AttrReader attrs(ctx);

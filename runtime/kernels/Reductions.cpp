@@ -1,15 +1,18 @@
-//===- Reductions.cpp - mean, sum, amax, softmax, log_softmax -------------===//
+//===- Reductions.cpp - mean, sum, amax, softmax, cumsum, ... -------------===//
 //
-// Sums accumulate in double: the reference should be at least as exact as
-// what it checks.
+// Float sums accumulate in double: the reference should be at least as exact
+// as what it checks (and PyTorch's CPU cumsum accumulates float in double
+// too). Integer running sums wrap around in int64, as the binary ops do.
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/kernels/ElementTypes.h"
 #include "runtime/kernels/Ops.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace duet::rt::portable {
 namespace {
@@ -150,7 +153,57 @@ Status softmaxFamily(const KernelContext &ctx, bool logarithm) {
   return Status::ok();
 }
 
+/// The running sum along the middle dim of [outer, n, inner] data, kept in
+/// an Acc per position of the inner dims and stored as T.
+template <typename T, typename Acc>
+void runningSum(const T *in, T *out, int64_t outer, int64_t n, int64_t inner) {
+  std::vector<Acc> sums(inner);
+  for (int64_t o = 0; o < outer; ++o) {
+    std::fill(sums.begin(), sums.end(), Acc(0));
+    for (int64_t k = 0; k < n; ++k)
+      for (int64_t j = 0; j < inner; ++j) {
+        int64_t at = (o * n + k) * inner + j;
+        if constexpr (std::is_floating_point_v<Acc>) {
+          sums[j] += in[at];
+          out[at] = static_cast<T>(sums[j]);
+        } else {
+          sums[j] = static_cast<int64_t>(static_cast<uint64_t>(sums[j]) +
+                                         static_cast<uint64_t>(in[at]));
+          out[at] = convertElement<T>(sums[j]);
+        }
+      }
+  }
+}
+
 } // namespace
+
+Status cumsum(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  AttrReader attrs(ctx);
+  int64_t dim = attrs.getInt("dim");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  DUET_RETURN_IF_ERROR(ctx.requireDType(
+      x, "input",
+      {DType::f32, DType::i64, DType::i32, DType::i16, DType::i8, DType::u8}));
+  DUET_RETURN_IF_ERROR(ctx.requireSameDType({&x, &y}));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
+  DUET_RETURN_IF_ERROR(ctx.requireDim(dim, x.rank(), "dim"));
+  if (ctx.checking())
+    return Status::ok();
+  int64_t outer = 1, n = x.sizes[dim], inner = 1;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (d != dim)
+      (d < dim ? outer : inner) *= x.sizes[d];
+  visitDType(x.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>)
+      runningSum<float, double>(x.as<const float>(), y.as<float>(), outer, n,
+                                inner);
+    else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+      runningSum<T, int64_t>(x.as<const T>(), y.as<T>(), outer, n, inner);
+  });
+  return Status::ok();
+}
 
 Status mean(const KernelContext &ctx) { return reduce(ctx, Reduction::mean); }
 Status sum(const KernelContext &ctx) { return reduce(ctx, Reduction::sum); }

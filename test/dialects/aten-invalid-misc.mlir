@@ -296,3 +296,57 @@ func.func @div_bad_enum(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = aten.div %x, %x {rounding_mode = #aten.rounding<ceil>} : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// gather's index has the rank of self.
+func.func @gather_rank(%x: tensor<2x5xf32>, %i: tensor<4xi64>) -> tensor<4xf32> {
+  // expected-error @+1 {{index [4] must have the rank of self [2, 5]}}
+  %0 = aten.gather %x, %i {dim = 1 : i64} : (tensor<2x5xf32>, tensor<4xi64>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// gather's index is no larger than self in the dims it does not index.
+func.func @gather_wide(%x: tensor<2x5xf32>, %i: tensor<3x2xi64>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{index [3, 2] is larger than self [2, 5] in dim 0, which is not dim 1}}
+  %0 = aten.gather %x, %i {dim = 1 : i64} : (tensor<2x5xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+// gather's result has the index's shape.
+func.func @gather_result(%x: tensor<2x5xf32>, %i: tensor<2x3xi64>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{result shape [2, 5] does not match the computed shape [2, 3]}}
+  %0 = aten.gather %x, %i {dim = 1 : i64} : (tensor<2x5xf32>, tensor<2x3xi64>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// index_select takes a 1-D (or 0-d) index.
+func.func @index_select_rank(%x: tensor<2x5xf32>, %i: tensor<2x2xi64>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{index must have rank 0 or 1, got 2}}
+  %0 = aten.index_select %x, %i {dim = 1 : i64} : (tensor<2x5xf32>, tensor<2x2xi64>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// index_select's dim is normalized.
+func.func @index_select_dim(%x: tensor<2x5xf32>, %i: tensor<3xi64>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{dim -1 is out of range for rank 2}}
+  %0 = aten.index_select %x, %i {dim = -1 : i64} : (tensor<2x5xf32>, tensor<3xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// The index is an integer tensor.
+func.func @index_select_float_index(%x: tensor<2x5xf32>, %i: tensor<3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = aten.index_select %x, %i {dim = 1 : i64} : (tensor<2x5xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

@@ -259,3 +259,12 @@ func.func @log_softmax_dim(%x: tensor<4x10xf32>) -> tensor<4x10xf32> {
   %0 = aten.log_softmax %x {dim = -1 : i64} : tensor<4x10xf32>
   return %0 : tensor<4x10xf32>
 }
+
+// -----
+
+// cumsum's dim is normalized.
+func.func @cumsum_dim(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{dim 2 is out of range for rank 2}}
+  %0 = aten.cumsum %x {dim = 2 : i64} : tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}

@@ -348,3 +348,21 @@ func.func @split_sum(%x: tensor<6xf32>) -> tensor<3xf32> {
   %r:2 = aten.split_with_sizes %x {dim = 0 : i64, split_sizes = array<i64: 2, 3>} : (tensor<6xf32>) -> (tensor<2xf32>, tensor<3xf32>)
   return %r#1 : tensor<3xf32>
 }
+
+// -----
+
+// repeat has an entry for every dim of self.
+func.func @repeat_short(%x: tensor<4x5xf32>) -> tensor<4x10xf32> {
+  // expected-error @+1 {{repeats [2] has fewer entries than self [4, 5] has dims}}
+  %0 = aten.repeat %x {repeats = array<i64: 2>} : tensor<4x5xf32> -> tensor<4x10xf32>
+  return %0 : tensor<4x10xf32>
+}
+
+// -----
+
+// repeat multiplies each dim by its entry.
+func.func @repeat_shape(%x: tensor<4x5xf32>) -> tensor<4x10xf32> {
+  // expected-error @+1 {{result shape [4, 10] does not match the computed shape [8, 5]}}
+  %0 = aten.repeat %x {repeats = array<i64: 2, 1>} : tensor<4x5xf32> -> tensor<4x10xf32>
+  return %0 : tensor<4x10xf32>
+}

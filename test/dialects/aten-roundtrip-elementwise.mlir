@@ -309,3 +309,13 @@ func.func @minimum_broadcast(%a: tensor<2x1xf32>, %b: tensor<1x3xf32>) -> tensor
   %0 = aten.minimum %a, %b : tensor<2x1xf32>, tensor<1x3xf32> -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// remainder of int64 by a 0-d scalar constant (`% 6`).
+// CHECK-LABEL: func.func @remainder_scalar
+// CHECK: %[[C:.*]] = arith.constant dense<6> : tensor<i64>
+// CHECK: aten.remainder %{{.*}}, %[[C]] : tensor<2x4x3xi64>, tensor<i64> -> tensor<2x4x3xi64>
+func.func @remainder_scalar(%x: tensor<2x4x3xi64>) -> tensor<2x4x3xi64> {
+  %six = arith.constant dense<6> : tensor<i64>
+  %0 = aten.remainder %x, %six : tensor<2x4x3xi64>, tensor<i64> -> tensor<2x4x3xi64>
+  return %0 : tensor<2x4x3xi64>
+}

@@ -1,6 +1,7 @@
 // RUN: duet-opt %s | duet-opt | FileCheck %s
 
-// Resampling, embedding and attention print and parse back with their optional
+// Resampling, embedding, gather, index_select and attention print and parse
+// back with their optional
 // operands and attributes, and weights held as dense_resource constants survive
 // with their blobs.
 
@@ -46,6 +47,25 @@ func.func @upsample_bilinear2d_align(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x16x1
 func.func @embedding(%w: tensor<100x16xf32>, %ids: tensor<2x5xi64>) -> tensor<2x5x16xf32> {
   %0 = aten.embedding %w, %ids : (tensor<100x16xf32>, tensor<2x5xi64>) -> tensor<2x5x16xf32>
   return %0 : tensor<2x5x16xf32>
+}
+
+// gather along dim 1 with an index smaller than self in dim 2.
+// CHECK-LABEL: func.func @gather
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x5x6xf32>, %[[I:[^:]*]]: tensor<2x4x3xi64>)
+// CHECK: aten.gather %[[X]], %[[I]] {dim = 1 : i64} : (tensor<2x5x6xf32>, tensor<2x4x3xi64>) -> tensor<2x4x3xf32>
+func.func @gather(%x: tensor<2x5x6xf32>, %i: tensor<2x4x3xi64>) -> tensor<2x4x3xf32> {
+  %0 = aten.gather %x, %i {dim = 1 : i64} : (tensor<2x5x6xf32>, tensor<2x4x3xi64>) -> tensor<2x4x3xf32>
+  return %0 : tensor<2x4x3xf32>
+}
+
+// index_select of int64 elements with an i32 index, and with a 0-d index.
+// CHECK-LABEL: func.func @index_select
+// CHECK: aten.index_select %{{.*}}, %{{.*}} {dim = 0 : i64} : (tensor<3x4xi64>, tensor<5xi32>) -> tensor<5x4xi64>
+// CHECK: aten.index_select %{{.*}}, %{{.*}} {dim = 1 : i64} : (tensor<3x4xi64>, tensor<i64>) -> tensor<3x1xi64>
+func.func @index_select(%x: tensor<3x4xi64>, %i: tensor<5xi32>, %j: tensor<i64>) -> (tensor<5x4xi64>, tensor<3x1xi64>) {
+  %0 = aten.index_select %x, %i {dim = 0 : i64} : (tensor<3x4xi64>, tensor<5xi32>) -> tensor<5x4xi64>
+  %1 = aten.index_select %x, %j {dim = 1 : i64} : (tensor<3x4xi64>, tensor<i64>) -> tensor<3x1xi64>
+  return %0, %1 : tensor<5x4xi64>, tensor<3x1xi64>
 }
 
 // embedding with a 0-d i32 index picks one row, in bf16.

@@ -202,3 +202,11 @@ func.func @log_softmax_bf16(%x: tensor<4x10xbf16>) -> tensor<4x10xbf16> {
   %0 = aten.log_softmax %x {dim = 0 : i64} : tensor<4x10xbf16>
   return %0 : tensor<4x10xbf16>
 }
+
+// cumsum of int64 along dim 1.
+// CHECK-LABEL: func.func @cumsum
+// CHECK: aten.cumsum %{{.*}} {dim = 1 : i64} : tensor<2x5xi64>
+func.func @cumsum(%x: tensor<2x5xi64>) -> tensor<2x5xi64> {
+  %0 = aten.cumsum %x {dim = 1 : i64} : tensor<2x5xi64>
+  return %0 : tensor<2x5xi64>
+}

@@ -157,3 +157,11 @@ func.func @split_with_sizes_one(%x: tensor<3xf32>) -> tensor<3xf32> {
   %r = aten.split_with_sizes %x {dim = 0 : i64, split_sizes = array<i64: 3>} : (tensor<3xf32>) -> tensor<3xf32>
   return %r : tensor<3xf32>
 }
+
+// repeat with a new leading dim.
+// CHECK-LABEL: func.func @repeat
+// CHECK: aten.repeat %{{.*}} {repeats = array<i64: 2, 1, 3>} : tensor<4x5xf32> -> tensor<2x4x15xf32>
+func.func @repeat(%x: tensor<4x5xf32>) -> tensor<2x4x15xf32> {
+  %0 = aten.repeat %x {repeats = array<i64: 2, 1, 3>} : tensor<4x5xf32> -> tensor<2x4x15xf32>
+  return %0 : tensor<2x4x15xf32>
+}

@@ -27,6 +27,8 @@
 // XNN: "reason": "xnnpack: elu scale 2, input_scale 1: this XNNPACK's elu takes alpha only"
 // XNN: "node": "rank7"
 // XNN: "reason": "xnnpack: rank 7 > 6 (input 0)"
+// XNN: "node": "computed_index"
+// XNN: "reason": "xnnpack: aten.index_select: this XNNPACK's subgraph API has no gather"
 
 // VK: "node": "int_add"
 // VK: "reason": "vulkan: dtype i64 (input 0) not accepted by aten.add (accepts f32, f16)"
@@ -42,11 +44,15 @@
 // VK: "reason": "vulkan: rank 9 > 8 (input 0)"
 // VK: "node": "too_big"
 // VK: "reason": "vulkan: input 0 [1,1,9000,4000] fits no texture layout under limits (2048,2048,2048): width_packed (1000,9000,1) y>2048; height_packed (4000,2250,1) x>2048, y>2048; channels_packed (4000,9000,1) x>2048, y>2048; and as a buffer input 0 needs 144000000 bytes > maxStorageBufferRange 134217728"
+// VK: "node": "computed_index"
+// VK: "reason": "vulkan: index (input 1) is computed at run time; the backend takes an integer index only as a constant, packed at load"
+// VK: "node": "index_past_end"
+// VK: "reason": "vulkan: aten.index_select index 10 at position 1 is outside [0, 10) of dim 0: the portable kernel reports it when the op runs"
 func.func @rules(%x: tensor<1x16x8x8xf32>, %i: tensor<4x8xi64>, %s: tensor<2x3x4xf32>,
                  %m: tensor<2x8x16xf32>, %n: tensor<2x16x8xf32>, %w: tensor<8x16xf32>,
                  %seq: tensor<1x3x16xf32>, %img2: tensor<2x3x8x8xf32>, %big: tensor<1x3x4096x4096xf32>,
                  %r7: tensor<1x2x1x2x1x2x2xf32>, %r9: tensor<1x2x1x2x1x2x1x2x2xf32>,
-                 %huge: tensor<1x1x9000x4000xf32>) {
+                 %huge: tensor<1x1x9000x4000xf32>, %rows: tensor<3xi64>) {
   %scaled = aten.add %x, %x {alpha = 2.0 : f64} : tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32> -> tensor<1x16x8x8xf32> loc("scaled_add")
   %ints = aten.add %i, %i : tensor<4x8xi64>, tensor<4x8xi64> -> tensor<4x8xi64> loc("int_add")
   %sm = aten.softmax %s {dim = 1 : i64} : tensor<2x3x4xf32> loc("softmax_mid")
@@ -67,5 +73,8 @@ func.func @rules(%x: tensor<1x16x8x8xf32>, %i: tensor<4x8xi64>, %s: tensor<2x3x4
   %emb = aten.embedding %table, %i : (tensor<10x4xf32>, tensor<4x8xi64>) -> tensor<4x8x4xf32> loc("lookup")
   %neg9 = aten.neg %r9 : tensor<1x2x1x2x1x2x1x2x2xf32> loc("rank9")
   %hg = aten.abs %huge : tensor<1x1x9000x4000xf32> loc("too_big")
+  %picked = aten.index_select %table, %rows {dim = 0 : i64} : (tensor<10x4xf32>, tensor<3xi64>) -> tensor<3x4xf32> loc("computed_index")
+  %past = arith.constant dense<[0, 10]> : tensor<2xi64>
+  %bad = aten.index_select %table, %past {dim = 0 : i64} : (tensor<10x4xf32>, tensor<2xi64>) -> tensor<2x4xf32> loc("index_past_end")
   return
 }

@@ -74,6 +74,27 @@ TEST_CASE_METHOD(Fixture, "a splat is read as one value per element") {
   CHECK(llvm::all_of(*read, [](double v) { return v == 2.5; }));
 }
 
+TEST_CASE_METHOD(Fixture, "integers read sign- or zero-extended to int64") {
+  auto i64 = tensor({3}, builder.getI64Type());
+  auto attr = DenseElementsAttr::get(i64, ArrayRef<int64_t>{-3, 0, 1LL << 40});
+  CHECK(duet::readIntegerElements(attr) ==
+        SmallVector<int64_t>{-3, 0, 1LL << 40});
+  auto i8 = tensor({2}, builder.getIntegerType(8));
+  CHECK(duet::readIntegerElements(DenseElementsAttr::get(
+            i8, ArrayRef<int8_t>{-1, 5})) == SmallVector<int64_t>{-1, 5});
+  auto u8 = tensor({2}, builder.getIntegerType(8, /*isSigned=*/false));
+  CHECK(duet::readIntegerElements(DenseElementsAttr::get(
+            u8, ArrayRef<uint8_t>{255, 5})) == SmallVector<int64_t>{255, 5});
+  auto splat = DenseElementsAttr::get(tensor({2, 2}, builder.getI32Type()),
+                                      builder.getI32IntegerAttr(7));
+  CHECK(duet::readIntegerElements(splat) == SmallVector<int64_t>(4, 7));
+  // Neither float nor bit-packed booleans are integers here.
+  CHECK_FALSE(duet::readIntegerElements(DenseElementsAttr::get(
+      tensor({1}, builder.getF32Type()), builder.getF32FloatAttr(1))));
+  CHECK_FALSE(duet::readIntegerElements(DenseElementsAttr::get(
+      tensor({2}, builder.getI1Type()), ArrayRef<bool>{true, false})));
+}
+
 TEST_CASE_METHOD(Fixture, "a dense_resource blob reads like a dense constant") {
   float data[] = {1.0f, -2.0f, 0.5f};
   auto type = tensor({3}, builder.getF32Type());

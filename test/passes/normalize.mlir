@@ -186,6 +186,22 @@ func.func @fold_permute_view() -> (tensor<3x2xf32>, tensor<6xf32>) {
 
 // -----
 
+// A slice of an integer constant is evaluated, with a step, and of a splat.
+// CHECK-LABEL: func.func @fold_slice
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<{{\[\[}}1, 3], [5, 7]]> : tensor<2x2xi64>
+// CHECK-DAG: %[[Z:.*]] = arith.constant dense<0> : tensor<1x2xi64>
+// CHECK-NOT: aten.
+// CHECK: return %[[S]], %[[Z]]
+func.func @fold_slice() -> (tensor<2x2xi64>, tensor<1x2xi64>) {
+  %c = arith.constant dense<[[0, 1, 2, 3], [4, 5, 6, 7]]> : tensor<2x4xi64>
+  %s = aten.slice %c {dim = 1 : i64, start = 1 : i64, end = 4 : i64, step = 2 : i64} : tensor<2x4xi64> -> tensor<2x2xi64>
+  %z = arith.constant dense<0> : tensor<1x12xi64>
+  %t = aten.slice %z {dim = 1 : i64, start = 0 : i64, end = 2 : i64} : tensor<1x12xi64> -> tensor<1x2xi64>
+  return %s, %t : tensor<2x2xi64>, tensor<1x2xi64>
+}
+
+// -----
+
 // A 3-D permute of a dense_resource constant reads the blob: [2,2,1] by [2,0,1].
 // CHECK-LABEL: func.func @fold_permute_resource
 // CHECK: %[[P:.*]] = arith.constant dense<{{\[\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]]> : tensor<1x2x2xf32>

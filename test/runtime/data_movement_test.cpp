@@ -134,6 +134,24 @@ TEST_CASE("expand, slice and select", "[shape]") {
         "aten.slice: needs 0 <= start <= end <= 9, got start 5 and end 10");
 }
 
+TEST_CASE("repeat tiles every dim and adds leading ones", "[shape]") {
+  Tensor x = iota({2, 3});
+  requireClose(
+      run1("aten.repeat", AttrMap().setInts("repeats", {2, 1, 2}), {x},
+           {2, 2, 6}),
+      {0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5, 0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5});
+  CHECK(run1("aten.repeat", AttrMap().setInts("repeats", {3}),
+             {Tensor::of({2}, {1, 0}, DType::boolean)}, {6}, DType::boolean)
+            .values() == std::vector<double>{1, 0, 1, 0, 1, 0});
+  // A zero repeat gives an empty result.
+  CHECK(run1("aten.repeat", AttrMap().setInts("repeats", {0, 2}), {x}, {0, 6})
+            .numel() == 0);
+  std::vector<Tensor> out = {Tensor(DType::f32, {2, 3})};
+  CHECK(runOp("aten.repeat", AttrMap().setInts("repeats", {1}), {x}, out)
+            .message() == "aten.repeat: repeats [1] has fewer entries than "
+                          "[2, 3] has dims");
+}
+
 TEST_CASE("constant_pad_nd pads from the last dim and crops with negative pads",
           "[shape]") {
   Tensor x = Tensor::of({1, 2, 3}, {1, 2, 3, 4, 5, 6});
@@ -242,6 +260,70 @@ TEST_CASE("embedding gathers rows and refuses bad indices", "[embedding]") {
           .message() ==
       "aten.embedding: indices has dtype float32, which this kernel does not "
       "support (supported: int64, int32)");
+}
+
+TEST_CASE("gather picks along dim and reads its own position elsewhere",
+          "[indexing]") {
+  // x[i][j] = 3 * i + j.
+  Tensor x = iota({4, 3});
+  const AttrMap dim0 = AttrMap().setInt("dim", 0),
+                dim1 = AttrMap().setInt("dim", 1);
+  for (DType index : {DType::i64, DType::i32}) {
+    INFO(dtypeName(index));
+    // An index smaller than self in the other dim reads only its part.
+    requireClose(run1("aten.gather", dim0,
+                      {x, Tensor::of({2, 2}, {3, 0, 1, 1}, index)}, {2, 2}),
+                 {9, 1, 3, 4});
+    requireClose(run1("aten.gather", dim1,
+                      {x, Tensor::of({2, 4}, {2, 2, 0, 1, 1, 0, 0, 0}, index)},
+                      {2, 4}),
+                 {2, 2, 0, 1, 4, 3, 3, 3});
+  }
+  SECTION("any dtype moves") {
+    Tensor b = Tensor::of({2, 2}, {1, 0, 0, 1}, DType::boolean);
+    CHECK(run1("aten.gather", dim1, {b, Tensor::of({2, 1}, {1, 1}, DType::i64)},
+               {2, 1}, DType::boolean)
+              .values() == std::vector<double>{0, 1});
+  }
+  SECTION("bad indices and shapes are errors") {
+    std::vector<Tensor> out = {Tensor(DType::f32, {2, 2})};
+    CHECK(runOp("aten.gather", dim0,
+                {x, Tensor::of({2, 2}, {0, 4, 1, 1}, DType::i64)}, out)
+              .message() == "aten.gather: index 4 at position 1 is out of "
+                            "range for size 4 of dim 0 of self");
+    std::vector<Tensor> wide = {Tensor(DType::f32, {2, 5})};
+    CHECK(runOp("aten.gather", dim0,
+                {x, Tensor::of({2, 5}, std::vector<double>(10, 0), DType::i64)},
+                wide)
+              .message() == "aten.gather: index [2, 5] is larger than self "
+                            "[4, 3] in dim 1, which is not dim 0");
+  }
+}
+
+TEST_CASE("index_select takes whole slices in the index's order",
+          "[indexing]") {
+  Tensor x = iota({2, 4});
+  const AttrMap dim1 = AttrMap().setInt("dim", 1);
+  requireClose(run1("aten.index_select", dim1,
+                    {x, Tensor::of({3}, {3, 0, 3}, DType::i32)}, {2, 3}),
+               {3, 0, 3, 7, 4, 7});
+  // A 0-d index keeps the dim, with size 1.
+  Tensor one(DType::i64, {});
+  one.view().as<int64_t>()[0] = 1;
+  requireClose(
+      run1("aten.index_select", AttrMap().setInt("dim", 0), {x, one}, {1, 4}),
+      {4, 5, 6, 7});
+  std::vector<Tensor> out = {Tensor(DType::f32, {2, 1})};
+  CHECK(runOp("aten.index_select", dim1, {x, Tensor::of({1}, {-1}, DType::i64)},
+              out)
+            .message() == "aten.index_select: index -1 at position 0 is out "
+                          "of range for size 4 of dim 1 of self");
+  std::vector<Tensor> row = {Tensor(DType::f32, {1, 4})};
+  CHECK(runOp("aten.index_select", AttrMap().setInt("dim", 0),
+              {Tensor(DType::f32, {0, 4}), Tensor::of({1}, {0}, DType::i64)},
+              row)
+            .message() == "aten.index_select: has 1 indices into dim 0 of "
+                          "size 0");
 }
 
 TEST_CASE("scaled_dot_product_attention against its definition",

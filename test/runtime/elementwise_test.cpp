@@ -254,6 +254,31 @@ TEST_CASE("division and its rounding modes", "[binary]") {
   }
 }
 
+TEST_CASE("remainder has the sign of the divisor", "[binary]") {
+  Tensor a = Tensor::of({6}, {-7, 7, -7, 5.5, 6, 1});
+  Tensor b = Tensor::of({6}, {3, -3, -3, 2, 3, 0});
+  requireClose(run1("aten.remainder", AttrMap(), {a, b}, {6}),
+               {2, -2, -1, 1.5, 0, kNaN});
+
+  SECTION("on integers, with zero divisors refused") {
+    Tensor x = Tensor::of({5}, {-7, 7, -7, 6, 5}, DType::i64);
+    Tensor y = Tensor::of({5}, {3, -3, -3, 3, -1}, DType::i64);
+    CHECK(run1("aten.remainder", AttrMap(), {x, y}, {5}, DType::i64).values() ==
+          std::vector<double>{2, -2, -1, 0, 0});
+    std::vector<Tensor> out = {Tensor(DType::i64, {5})};
+    Tensor zero = Tensor::of({1}, {0}, DType::i64);
+    CHECK(runOp("aten.remainder", AttrMap(), {x, zero}, out).message() ==
+          "aten.remainder: integer remainder by zero");
+  }
+  SECTION("the smallest int64 modulo -1 is 0 instead of a trap") {
+    Tensor x(DType::i64, {1}), y(DType::i64, {1});
+    x.view().as<int64_t>()[0] = std::numeric_limits<int64_t>::min();
+    y.view().as<int64_t>()[0] = -1;
+    Tensor r = run1("aten.remainder", AttrMap(), {x, y}, {1}, DType::i64);
+    CHECK(r.view().as<int64_t>()[0] == 0);
+  }
+}
+
 TEST_CASE("integer arithmetic wraps and honours alpha", "[binary][int]") {
   Tensor a = Tensor::of({2}, {1, 2}, DType::i32),
          b = Tensor::of({2}, {3, 4}, DType::i32);

@@ -1,4 +1,4 @@
-//===- windows_test.cpp - reductions, softmax, pooling, resampling --------===//
+//===- windows_test.cpp - reductions, scans, softmax, pooling, resampling -===//
 //
 // Expected values are worked out by hand in the comments, following PyTorch's
 // documented rules (pooling divisors with ceil_mode and padding, half-pixel
@@ -133,6 +133,40 @@ TEST_CASE("sum, mean and amax over dim lists", "[reduce]") {
                AttrMap().setInts("dim", {0}).setBool("keepdim", true), {m},
                {1, 3}, DType::boolean)
               .values() == std::vector<double>{0, 0, 1});
+  }
+}
+
+TEST_CASE("cumsum runs along any dim, on float and integers", "[scan]") {
+  // [[1, 2, 3], [4, 5, 6]]
+  Tensor x = iota({2, 3});
+  requireClose(run1("aten.cumsum", AttrMap().setInt("dim", 1), {x}, {2, 3}),
+               {1, 3, 6, 4, 9, 15});
+  requireClose(run1("aten.cumsum", AttrMap().setInt("dim", 0), {x}, {2, 3}),
+               {1, 2, 3, 5, 7, 9});
+  // A float32 running sum is accumulated in double, as PyTorch does: 2^24
+  // plus ones stays exact until stored.
+  requireClose(run1("aten.cumsum", AttrMap().setInt("dim", 0),
+                    {Tensor::of({3}, {16777216, 1, 1})}, {3}),
+               {16777216, 16777216, 16777218}, 0);
+  SECTION("integers wrap around") {
+    Tensor bytes = Tensor::of({3}, {100, 100, 100}, DType::i8);
+    CHECK(
+        run1("aten.cumsum", AttrMap().setInt("dim", 0), {bytes}, {3}, DType::i8)
+            .values() == std::vector<double>{100, -56, 44});
+    Tensor longs = Tensor::of({2, 2}, {1, -2, 3, 4}, DType::i64);
+    CHECK(run1("aten.cumsum", AttrMap().setInt("dim", 0), {longs}, {2, 2},
+               DType::i64)
+              .values() == std::vector<double>{1, -2, 4, 2});
+  }
+  SECTION("bool and mismatched outputs are refused") {
+    std::vector<Tensor> out = {Tensor(DType::boolean, {2})};
+    CHECK(runOp("aten.cumsum", AttrMap().setInt("dim", 0),
+                {Tensor::of({2}, {1, 0}, DType::boolean)}, out)
+              .message()
+              .find("aten.cumsum: input has dtype bool") == 0);
+    std::vector<Tensor> wide = {Tensor(DType::i64, {2, 3})};
+    CHECK_FALSE(
+        runOp("aten.cumsum", AttrMap().setInt("dim", 1), {x}, wide).isOk());
   }
 }
 

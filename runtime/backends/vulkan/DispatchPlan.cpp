@@ -111,6 +111,12 @@ private:
   Status readWeight(int32_t id, const char *what,
                     std::optional<int64_t> expectedNumel, Ref &ref,
                     std::vector<int64_t> *sizes = nullptr);
+  /// An integer index constant of `count` values, each in [0, limit): the
+  /// shader reads them without checks.
+  Status readIndexWeight(int32_t id, int64_t count, int64_t limit, Ref &ref);
+  /// The weight ref of program constant `id`, uploaded once however many
+  /// ops read it.
+  Ref addWeight(int32_t id);
   /// Fills the derived fields of `dispatch` and appends it.
   Status add(std::vector<Dispatch> &list, Dispatch dispatch);
   TensorDesc describe(Ref ref) const;
@@ -398,13 +404,43 @@ Status PlanBuilder::readWeight(int32_t id, const char *what,
                    limits_.maxStorageBufferRange, device_.name);
   if (sizesOut)
     *sizesOut = info.sizes;
+  ref = addWeight(id);
+  return Status::ok();
+}
+
+Status PlanBuilder::readIndexWeight(int32_t id, int64_t count, int64_t limit,
+                                    Ref &ref) {
+  const std::vector<TensorInfo> &infos = program_.tensors();
+  if (id < 0 || static_cast<size_t>(id) >= infos.size() ||
+      infos[id].kind != TensorKind::constant ||
+      (infos[id].dtype != DType::i64 && infos[id].dtype != DType::i32))
+    return opError("its index is program tensor {}, which is not an int32 or "
+                   "int64 constant",
+                   id);
+  TensorView index = program_.constantView(id);
+  if (index.numel() != count)
+    return opError("its index {} {} has {} elements, expected {}",
+                   program_.describeTensor(id), formatSizes(index.sizes),
+                   index.numel(), count);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t value = index.dtype == DType::i64
+                        ? index.as<const int64_t>()[i]
+                        : static_cast<int64_t>(index.as<const int32_t>()[i]);
+    if (value < 0 || value >= limit)
+      return opError("its index {} holds {} at position {}, outside [0, {})",
+                     program_.describeTensor(id), value, i, limit);
+  }
+  ref = addWeight(id);
+  return Status::ok();
+}
+
+Ref PlanBuilder::addWeight(int32_t id) {
   auto found = std::find(plan_.weights.begin(), plan_.weights.end(), id);
   if (found == plan_.weights.end()) {
     plan_.weights.push_back(id);
     found = plan_.weights.end() - 1;
   }
-  ref = Ref::weight(static_cast<int32_t>(found - plan_.weights.begin()));
-  return Status::ok();
+  return Ref::weight(static_cast<int32_t>(found - plan_.weights.begin()));
 }
 
 TensorDesc PlanBuilder::describe(Ref ref) const {
@@ -751,6 +787,20 @@ Status PlanBuilder::readOp(const sc::Op *op) {
         dims.size() > 1 ? position(dims[1], x.size()) : -1;
     break;
   }
+  case sc::OpArgs::Scan: {
+    const sc::Scan *args = op->args_as_Scan();
+    DUET_RETURN_IF_ERROR(expectArity(1, 1));
+    DUET_RETURN_IF_ERROR(sameSizes(inputs[0], outputs[0]));
+    const std::vector<int64_t> &x = sizes(inputs[0]);
+    if (args->op() > sc::ScanOp::MAX)
+      return opError("unknown scan {}", static_cast<int>(args->op()));
+    if (args->dim() < 0 || args->dim() >= static_cast<int32_t>(x.size()))
+      return opError("scans dim {} of {}", args->dim(), formatSizes(x));
+    dispatch.family = ShaderFamily::Scan;
+    dispatch.spec[4] = static_cast<int32_t>(args->op());
+    dispatch.params.iarg[0][0] = position(args->dim(), x.size());
+    break;
+  }
   case sc::OpArgs::Softmax: {
     const sc::Softmax *args = op->args_as_Softmax();
     DUET_RETURN_IF_ERROR(expectArity(1, 1));
@@ -827,7 +877,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
         return opError("views {} as {}", formatSizes(x), formatSizes(y));
       break;
     }
-    if (args->kind() != sc::GatherKind::Affine)
+    if (args->kind() != sc::GatherKind::Affine &&
+        args->kind() != sc::GatherKind::Repeat)
       return opError("unknown gather {}", static_cast<int>(args->kind()));
     std::vector<int32_t> source = toVector(args->source());
     std::vector<int32_t> scale = toVector(args->scale());
@@ -885,6 +936,33 @@ Status PlanBuilder::readOp(const sc::Op *op) {
       DUET_RETURN_IF_ERROR(add(plan_.runDispatches, std::move(part)));
     }
     return Status::ok();
+  }
+  case sc::OpArgs::IndexGather: {
+    const sc::IndexGather *args = op->args_as_IndexGather();
+    DUET_RETURN_IF_ERROR(expectArity(1, 1));
+    const std::vector<int64_t> &x = sizes(inputs[0]);
+    const std::vector<int64_t> &y = sizes(outputs[0]);
+    int32_t dim = args->dim();
+    if (args->kind() > sc::IndexKind::MAX)
+      return opError("unknown index kind {}", static_cast<int>(args->kind()));
+    bool select = args->kind() == sc::IndexKind::Select;
+    if (y.size() != x.size() || dim < 0 ||
+        dim >= static_cast<int32_t>(x.size()))
+      return opError("indexes dim {} of {} into {}", dim, formatSizes(x),
+                     formatSizes(y));
+    // Every other dim is read at the output's own index: index_select keeps
+    // it, gather may take less of it.
+    for (int32_t d = 0; d < static_cast<int32_t>(x.size()); ++d)
+      if (d != dim && (select ? y[d] != x[d] : y[d] > x[d]))
+        return opError("cannot pick {} from {} along dim {}", formatSizes(y),
+                       formatSizes(x), dim);
+    int64_t count = select ? y[dim] : plan_.tensors[outputs[0]].numel;
+    DUET_RETURN_IF_ERROR(
+        readIndexWeight(args->index(), count, x[dim], dispatch.weights[0]));
+    dispatch.family = ShaderFamily::Index;
+    dispatch.spec[4] = static_cast<int32_t>(args->kind());
+    dispatch.params.iarg[0][0] = position(dim, x.size());
+    break;
   }
   default:
     return opError("has arguments of a kind this runtime does not know ({}); "

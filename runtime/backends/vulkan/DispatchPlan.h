@@ -63,7 +63,7 @@ struct Ref {
     none,
     /// plan.tensors[index]
     tensor,
-    /// plan.weights[index], an fp32 device buffer
+    /// plan.weights[index], a device buffer of fp32 (int32 for an index)
     weight,
     /// plan.staging[index], a host-visible fp32 buffer
     staging,
@@ -107,7 +107,8 @@ struct DispatchPlan {
   std::vector<PlannedTensor> tensors;
   /// Tensor indices in the order of the DelegateCall's inputs and outputs.
   std::vector<int32_t> inputs, outputs;
-  /// Program constant ids uploaded as fp32 weight buffers.
+  /// Program constant ids uploaded as weight buffers: fp32, or int32 for an
+  /// integer index.
   std::vector<int32_t> weights;
   /// Delegate inputs, then outputs, then constants read as tensors.
   std::vector<StagingBuffer> staging;

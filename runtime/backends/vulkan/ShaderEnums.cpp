@@ -98,6 +98,8 @@ int main(int argc, char **argv) {
   DUET_WRITE_ENUM(out, duet::vulkan::schema, PoolKind);
   DUET_WRITE_ENUM(out, duet::vulkan::schema, GatherKind);
   DUET_WRITE_ENUM(out, duet::vulkan::schema, ConvKernel);
+  DUET_WRITE_ENUM(out, duet::vulkan::schema, IndexKind);
+  DUET_WRITE_ENUM(out, duet::vulkan::schema, ScanOp);
   out.close();
   if (!out) {
     std::fprintf(stderr, "%s: cannot write %s\n", argv[0], argv[1]);

@@ -47,6 +47,10 @@ std::string_view shaderName(ShaderFamily family) {
     return "pool";
   case ShaderFamily::Upsample:
     return "upsample";
+  case ShaderFamily::Index:
+    return "index";
+  case ShaderFamily::Scan:
+    return "scan";
   }
   return "unknown";
 }
@@ -63,6 +67,8 @@ ShaderBindings shaderBindings(ShaderFamily family) {
   case ShaderFamily::BatchNorm:
   case ShaderFamily::LayerNorm:
     return {1, 2};
+  case ShaderFamily::Index:
+    return {1, 1};
   default:
     return {1, 0};
   }

@@ -30,6 +30,8 @@ enum class ShaderFamily : uint8_t {
   Softmax,
   Pool,
   Upsample,
+  Index,
+  Scan,
 };
 
 /// The family's name, as its SPIR-V is recorded ("matmul_linear").

@@ -40,6 +40,24 @@ void toFloats(const TensorView &view, float *out) {
   }
 }
 
+/// Writes weight `view` as the 4-byte words its shader reads: fp32, or int32
+/// for an integer index (whose values the plan checked to be small).
+void toWeightWords(const TensorView &view, void *out) {
+  int64_t n = view.numel();
+  auto *words = static_cast<int32_t *>(out);
+  switch (view.dtype) {
+  case DType::i64:
+    for (int64_t i = 0; i < n; ++i)
+      words[i] = static_cast<int32_t>(view.as<const int64_t>()[i]);
+    return;
+  case DType::i32:
+    std::memcpy(out, view.data, static_cast<size_t>(n) * sizeof(int32_t));
+    return;
+  default:
+    toFloats(view, static_cast<float *>(out));
+  }
+}
+
 /// Writes fp32 `in` into `view` in its dtype (f32 or f16).
 void fromFloats(const float *in, const TensorView &view) {
   int64_t n = view.numel();
@@ -586,8 +604,8 @@ Status VulkanDelegate::uploadAndPrepare() {
                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                                    0, "weight upload"));
     for (size_t i = 0; i < plan_.weights.size(); ++i)
-      toFloats(program_.constantView(plan_.weights[i]),
-               reinterpret_cast<float *>(upload.mapped + offsets[i]));
+      toWeightWords(program_.constantView(plan_.weights[i]),
+                    upload.mapped + offsets[i]);
   }
 
   VkCommandBufferAllocateInfo allocate{};

@@ -223,6 +223,14 @@ def main():
                 {"name": "padding", "arg": {"as_string": "same"}, "kind": 1},
                 {"name": "dilation", "arg": {"as_ints": [4611686018427387904, 1]}, "kind": 1}]
         edit_json(files, "models/model.json", edit)
+    elif kind == "gqa-uneven-heads":
+        # Key and value with 3 heads for the query's 8: no whole group of
+        # query heads per key head (attention_gqa fixture, training IR).
+        def edit(d):
+            values = d["graph_module"]["graph"]["tensor_values"]
+            for name in ("k", "v"):
+                values[name]["sizes"][1] = {"as_int": 3}
+        edit_json(files, "models/model.json", edit)
     elif kind == "no-graph-outputs":
         edit_json(files, "models/model.json",
                   lambda d: d["graph_module"]["graph"].update(outputs=[]))

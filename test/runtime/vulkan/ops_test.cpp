@@ -196,7 +196,7 @@ func.func @main(%x: tensor<3x1x6xf32>) -> (tensor<3x1x6xf32>, tensor<3x1x6xf32>,
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>
 })"},
     {"binary ops with broadcasting", true, R"(
-func.func @main(%x: tensor<2x3x4x5xf32>, %y: tensor<3x1x5xf32>, %z: tensor<5xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>) {
+func.func @main(%x: tensor<2x3x4x5xf32>, %y: tensor<3x1x5xf32>, %z: tensor<5xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>) {
   %half = arith.constant dense<0.5> : tensor<f32>
   %two = arith.constant dense<2.0> : tensor<f32>
   %ya = aten.abs %y : tensor<3x1x5xf32>
@@ -210,7 +210,10 @@ func.func @main(%x: tensor<2x3x4x5xf32>, %y: tensor<3x1x5xf32>, %z: tensor<5xf32
   %6 = aten.maximum %x, %z : tensor<2x3x4x5xf32>, tensor<5xf32> -> tensor<2x3x4x5xf32>
   %7 = aten.minimum %y, %x : tensor<3x1x5xf32>, tensor<2x3x4x5xf32> -> tensor<2x3x4x5xf32>
   %8 = aten.sub %two, %x : tensor<f32>, tensor<2x3x4x5xf32> -> tensor<2x3x4x5xf32>
-  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>
+  %yn = aten.neg %yp : tensor<3x1x5xf32>
+  %9 = aten.remainder %x, %yp : tensor<2x3x4x5xf32>, tensor<3x1x5xf32> -> tensor<2x3x4x5xf32>
+  %10 = aten.remainder %x, %yn : tensor<2x3x4x5xf32>, tensor<3x1x5xf32> -> tensor<2x3x4x5xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>
 })"},
     {"reductions and softmax", false, R"(
 func.func @main(%x: tensor<2x3x4x5xf32>) -> (tensor<2x3x1x1xf32>, tensor<2x3x4xf32>, tensor<2x4x5xf32>, tensor<1x3x1x5xf32>, tensor<2x3x4xf32>, tensor<2x1x4x1xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>) {
@@ -224,6 +227,15 @@ func.func @main(%x: tensor<2x3x4x5xf32>) -> (tensor<2x3x1x1xf32>, tensor<2x3x4xf
   %7 = aten.softmax %x {dim = 1 : i64} : tensor<2x3x4x5xf32>
   %8 = aten.log_softmax %x {dim = 2 : i64} : tensor<2x3x4x5xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<2x3x1x1xf32>, tensor<2x3x4xf32>, tensor<2x4x5xf32>, tensor<1x3x1x5xf32>, tensor<2x3x4xf32>, tensor<2x1x4x1xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>
+})"},
+    {"cumsum along every dim", true, R"(
+func.func @main(%x: tensor<2x3x5x7xf32>, %y: tensor<9xf32>) -> (tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<9xf32>) {
+  %0 = aten.cumsum %x {dim = 0 : i64} : tensor<2x3x5x7xf32>
+  %1 = aten.cumsum %x {dim = 1 : i64} : tensor<2x3x5x7xf32>
+  %2 = aten.cumsum %x {dim = 2 : i64} : tensor<2x3x5x7xf32>
+  %3 = aten.cumsum %x {dim = 3 : i64} : tensor<2x3x5x7xf32>
+  %4 = aten.cumsum %y {dim = 0 : i64} : tensor<9xf32>
+  return %0, %1, %2, %3, %4 : tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<9xf32>
 })"},
     {"pooling", false, R"(
 func.func @main(%x: tensor<1x4x15x15xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x13x13xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>, tensor<1x4x5x5xf32>, tensor<1x4x1x1xf32>, tensor<1x4x2x3xf32>, tensor<1x4x4x5xf32>) {
@@ -261,6 +273,27 @@ func.func @main(%x: tensor<2x8x4x6xf32>, %m: tensor<1x4x1xf32>) -> (tensor<2x8x2
   %7 = aten.cat %x, %n {dim = 3 : i64} : (tensor<2x8x4x6xf32>, tensor<2x8x4x6xf32>) -> tensor<2x8x4x12xf32>
   %8:3 = aten.split_with_sizes %x {dim = 3 : i64, split_sizes = array<i64: 1, 2, 3>} : (tensor<2x8x4x6xf32>) -> (tensor<2x8x4x1xf32>, tensor<2x8x4x2xf32>, tensor<2x8x4x3xf32>)
   return %0, %1, %2, %3, %4, %5, %6, %7, %8#0, %8#1, %8#2 : tensor<2x8x24xf32>, tensor<2x4x6x8xf32>, tensor<3x2x4x8xf32>, tensor<2x3x4x6xf32>, tensor<2x4x6xf32>, tensor<2x8x5x9xf32>, tensor<2x16x4x6xf32>, tensor<2x8x4x12xf32>, tensor<2x8x4x1xf32>, tensor<2x8x4x2xf32>, tensor<2x8x4x3xf32>
+})"},
+    {"gather and index_select with constant indices", true, R"(
+func.func @main(%x: tensor<2x5x7xf32>, %y: tensor<3x6xf32>) -> (tensor<2x5x3xf32>, tensor<2x3x7xf32>, tensor<2x3x5xf32>, tensor<3x6xf32>, tensor<1x6xf32>) {
+  %i = arith.constant dense<[6, 0, 3]> : tensor<3xi64>
+  %j = arith.constant dense<[4, 0, 4]> : tensor<3xi32>
+  %k = arith.constant dense<2> : tensor<i64>
+  %g = arith.constant dense<[[[1, 0, 4, 2, 2], [0, 0, 1, 3, 4], [4, 3, 2, 1, 0]], [[2, 2, 2, 2, 2], [1, 1, 0, 0, 3], [0, 4, 1, 3, 2]]]> : tensor<2x3x5xi64>
+  %h = arith.constant dense<[[2, 1, 0, 0, 1, 2], [0, 0, 0, 2, 2, 2], [1, 2, 1, 2, 1, 2]]> : tensor<3x6xi64>
+  %0 = aten.index_select %x, %i {dim = 2 : i64} : (tensor<2x5x7xf32>, tensor<3xi64>) -> tensor<2x5x3xf32>
+  %1 = aten.index_select %x, %j {dim = 1 : i64} : (tensor<2x5x7xf32>, tensor<3xi32>) -> tensor<2x3x7xf32>
+  %2 = aten.gather %x, %g {dim = 1 : i64} : (tensor<2x5x7xf32>, tensor<2x3x5xi64>) -> tensor<2x3x5xf32>
+  %3 = aten.gather %y, %h {dim = 0 : i64} : (tensor<3x6xf32>, tensor<3x6xi64>) -> tensor<3x6xf32>
+  %4 = aten.index_select %y, %k {dim = 0 : i64} : (tensor<3x6xf32>, tensor<i64>) -> tensor<1x6xf32>
+  return %0, %1, %2, %3, %4 : tensor<2x5x3xf32>, tensor<2x3x7xf32>, tensor<2x3x5xf32>, tensor<3x6xf32>, tensor<1x6xf32>
+})"},
+    {"repeat, with new leading dims and odd sizes", true, R"(
+func.func @main(%x: tensor<3x5xf32>, %y: tensor<2x1x3x2xf32>) -> (tensor<2x9x5xf32>, tensor<6x10xf32>, tensor<2x3x6x6xf32>) {
+  %0 = aten.repeat %x {repeats = array<i64: 2, 3, 1>} : tensor<3x5xf32> -> tensor<2x9x5xf32>
+  %1 = aten.repeat %x {repeats = array<i64: 2, 2>} : tensor<3x5xf32> -> tensor<6x10xf32>
+  %2 = aten.repeat %y {repeats = array<i64: 1, 3, 2, 3>} : tensor<2x1x3x2xf32> -> tensor<2x3x6x6xf32>
+  return %0, %1, %2 : tensor<2x9x5xf32>, tensor<6x10xf32>, tensor<2x3x6x6xf32>
 })"},
     {"tensors of rank 5 to 8 in buffers", true, R"(
 func.func @main(%x: tensor<2x1x3x2x2x3x1x2xf32>, %y: tensor<2x3x1x4x5xf32>, %z: tensor<3x4x1xf32>) -> (tensor<2x2x3x1x2x3x1x2xf32>, tensor<2x3x3x4x5xf32>, tensor<2x3x3x4x5xf32>, tensor<2x3x20xf32>) {

@@ -200,6 +200,51 @@ TEST_CASE("a damaged Vulkan blob is an error, never a crash",
   }
 }
 
+TEST_CASE("an index_select plans with its index as a weight, checked at load",
+          "[vulkan][plan]") {
+  // Placed by hand, so that the rule table's own check of the values does
+  // not keep the bad index off Vulkan.
+  auto mlir = [](const char *index) {
+    return std::string(R"(
+func.func @main(%x: tensor<2x4xf32>) -> tensor<2x2xf32> {
+  %r = duet.delegate <vulkan> (%a = %x : tensor<2x4xf32>) -> (tensor<2x2xf32>) {
+    %i = arith.constant dense<)") +
+           index + R"(> : tensor<2xi64>
+    %0 = aten.index_select %a, %i {dim = 1 : i64, duet.vk_layouts = [#duet.vk_layout<texture3d, width_packed>]} : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x2xf32>
+    duet.yield %0 : tensor<2x2xf32>
+  } attributes {duet.vk_arg_layouts = [#duet.vk_layout<texture3d, width_packed>]}
+  return %r : tensor<2x2xf32>
+})";
+  };
+  auto load = [](const std::string &text, Loaded &loaded) {
+    loaded.file = compileMlir(text, {}, /*partition=*/false).program;
+    rt::LoadOptions options;
+    options.inspectOnly = true;
+    REQUIRE(rt::Program::loadFromBytes(loaded.file.data(), loaded.file.size(),
+                                       "test", options, loaded.program)
+                .isOk());
+    const rt::ByteSpan &blob = loaded.program->delegates()[0].blob;
+    loaded.blob.assign(blob.data, blob.data + blob.size);
+  };
+  vk::DispatchPlan out;
+  Loaded good;
+  load(mlir("[3, 0]"), good);
+  rt::Status status = plan(good, good.blob, out);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  REQUIRE(out.runDispatches.size() == 3);
+  CHECK(out.runDispatches[1].family == vk::ShaderFamily::Index);
+  CHECK(out.runDispatches[1].weights[0].kind == vk::Ref::Kind::weight);
+  REQUIRE(out.weights.size() == 1);
+
+  Loaded bad;
+  load(mlir("[3, 4]"), bad);
+  status = plan(bad, bad.blob, out);
+  REQUIRE_FALSE(status.isOk());
+  CHECK(status.message().find("holds 4 at position 1, outside [0, 4)") !=
+        std::string::npos);
+}
+
 TEST_CASE("a texture over the device limit names the tensor, the limit and "
           "the compile options",
           "[vulkan][plan][limits]") {

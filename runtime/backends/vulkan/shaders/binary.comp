@@ -22,6 +22,15 @@ float floorDivide(float a, float b) {
   return floored;
 }
 
+// The remainder as PyTorch defines it: with the sign of the divisor. Fixing
+// up the truncated remainder stays right when a / b rounds to an integer.
+float remainder(float a, float b) {
+  float mod = a - b * trunc(a / b);
+  if (mod != 0.0 && (b < 0.0) != (mod < 0.0))
+    mod += b;
+  return mod;
+}
+
 bool element(int idx[8], out float value) {
   int at[8];
   broadcastIndex(1, idx, at);
@@ -38,6 +47,7 @@ bool element(int idx[8], out float value) {
   case BINARY_OP_DIV_FLOOR: value = floorDivide(a, b); break;
   case BINARY_OP_MAXIMUM: value = isnan(a) || isnan(b) ? a + b : max(a, b); break;
   case BINARY_OP_MINIMUM: value = isnan(a) || isnan(b) ? a + b : min(a, b); break;
+  case BINARY_OP_REMAINDER: value = remainder(a, b); break;
   }
   return true;
 }

@@ -2,7 +2,8 @@
 // (or the pad value). view reads the same row-major position; every other
 // movement (permute, expand, slice, select, pad, clone, a piece of a split,
 // a part of a concatenation, a layout conversion, staging to and from the
-// host) maps each input dim affinely from one output dim.
+// host) maps each input dim affinely from one output dim, and repeat wraps
+// that index around the input's size.
 //
 // OP: vulkan.fbs's GatherKind. FLAG0: what an index outside the input gives:
 // 0 the pad value, 1 nothing (the output element is left as it is).
@@ -21,6 +22,8 @@ bool element(int idx[8], out float value) {
     for (int d = 0; d < 8; ++d) {
       int source = iarg8(0, d);
       at[d] = (source >= 0 ? idx[source] : 0) * iarg8(2, d) + iarg8(4, d);
+      if (OP == GATHER_KIND_REPEAT)
+        at[d] %= size(1, d);
       if (at[d] < 0 || at[d] >= size(1, d)) {
         value = P.farg[0].x;
         return FLAG0 == 0;
