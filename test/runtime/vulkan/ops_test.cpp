@@ -195,6 +195,16 @@ func.func @main(%x: tensor<3x1x6xf32>) -> (tensor<3x1x6xf32>, tensor<3x1x6xf32>,
   %11 = aten.erf %x : tensor<3x1x6xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>
 })"},
+    {"binary ops texel by texel: equal shapes, a [1,C,1,1] scale, 0-d operands", true, R"(
+func.func @main(%x: tensor<1x6x5x7xf32>, %y: tensor<1x6x5x7xf32>, %s: tensor<1x6x1x1xf32>) -> (tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>) {
+  %half = arith.constant dense<0.5> : tensor<f32>
+  %0 = aten.add %x, %y {alpha = 2.0 : f64} : tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32> -> tensor<1x6x5x7xf32>
+  %1 = aten.mul %x, %s : tensor<1x6x5x7xf32>, tensor<1x6x1x1xf32> -> tensor<1x6x5x7xf32>
+  %2 = aten.sub %s, %y {alpha = 1.0 : f64} : tensor<1x6x1x1xf32>, tensor<1x6x5x7xf32> -> tensor<1x6x5x7xf32>
+  %3 = aten.mul %x, %half : tensor<1x6x5x7xf32>, tensor<f32> -> tensor<1x6x5x7xf32>
+  %4 = aten.maximum %half, %y : tensor<f32>, tensor<1x6x5x7xf32> -> tensor<1x6x5x7xf32>
+  return %0, %1, %2, %3, %4 : tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>
+})"},
     {"binary ops with broadcasting", true, R"(
 func.func @main(%x: tensor<2x3x4x5xf32>, %y: tensor<3x1x5xf32>, %z: tensor<5xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>) {
   %half = arith.constant dense<0.5> : tensor<f32>
