@@ -13,6 +13,9 @@ burst of load on the shared machine hits every engine alike):
 Each figure is the median over the repeats of each repeat's median. Before
 timing, `duet-run run --expect` checks the program's output against the eager
 output stored beside the .pt2 (computed on the CPU when it was exported).
+Load time (file to ready) is measured cold (an empty pipeline-cache folder)
+and warm (the folder the cold load filled), each the median of three loads;
+the timed runs use the warm cache.
 
 Usage (on the GPU machine; see docs/performance.md for the whole command):
   bench/gpu_bench.py --duet-run DIR/duet-run --programs DIR [--models a,b]
@@ -23,6 +26,7 @@ DIR/<model>.input0.npy and DIR/<model>.output0.npy. Prints a Markdown table.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -71,10 +75,11 @@ def time_graph(model, x, iterations, warmup):
     return statistics.median(times)
 
 
-def duet_bench(duet_run, program, iterations, warmup):
+def duet_bench(duet_run, program, iterations, warmup, cache):
+    env = dict(os.environ, DUET_VULKAN_PIPELINE_CACHE=cache)
     proc = subprocess.run([duet_run, "bench", program, "--iterations", str(iterations),
                            "--warmup", str(warmup), "--json"],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     if proc.returncode != 0:
         sys.exit(f"duet-run bench {program} failed ({proc.returncode}): {proc.stderr}")
     return json.loads(proc.stdout)
@@ -88,6 +93,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--cache", default="/tmp/duet-gpu-bench-cache",
+                        help="pipeline-cache folder (emptied per model for the cold loads)")
     options = parser.parse_args()
 
     rows = []
@@ -102,15 +109,21 @@ def main():
         print(check.stdout.strip(), flush=True)
         if check.returncode != 0:
             sys.exit(f"{name}: the Vulkan program does not match eager")
+        cold, warm = [], []
+        for _ in range(3):
+            shutil.rmtree(options.cache, ignore_errors=True)
+            cold.append(duet_bench(options.duet_run, program, 1, 0, options.cache)["load_ms"])
+            warm.append(duet_bench(options.duet_run, program, 1, 0, options.cache)["load_ms"])
         model = torch_model(name)
         x = torch.randn(1, 3, 224, 224, device="cuda")
-        results = {"duet": [], "eager": [], "graph": [], "load": []}
+        results = {"duet": [], "eager": [], "graph": [], "load": [], "cold": cold,
+                   "warm": warm}
         engines = ["duet", "eager", "graph"]
         for repeat in range(options.repeats):
             for engine in engines[repeat % 3:] + engines[:repeat % 3]:
                 if engine == "duet":
                     out = duet_bench(options.duet_run, program, options.iterations,
-                                     options.warmup)
+                                     options.warmup, options.cache)
                     results["duet"].append(out["median_ms"])
                     results["load"].append(out["load_ms"])
                 elif engine == "eager":
@@ -124,12 +137,12 @@ def main():
         print(f"{name}: {json.dumps(results)}", flush=True)
 
     print("\n| model | duet Vulkan ms | PyTorch CUDA eager ms | CUDA graph replay ms "
-          "| duet / eager | duet / graph | duet load ms |")
-    print("|---|---|---|---|---|---|---|")
+          "| duet / eager | duet / graph | load cold ms | load warm ms |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, m in rows:
         print(f"| {name} | {m['duet']:.2f} | {m['eager']:.2f} | {m['graph']:.2f} | "
               f"{m['duet'] / m['eager']:.2f} | {m['duet'] / m['graph']:.1f} | "
-              f"{m['load']:.0f} |")
+              f"{m['cold']:.0f} | {m['warm']:.0f} |")
 
 
 if __name__ == "__main__":
