@@ -106,7 +106,8 @@ FailureOr<ConstantData> constantBytes(Operation *at, ElementsAttr value,
     return at->emitError() << "constant of type " << type << " has "
                            << raw.size() << " bytes of data, expected "
                            << bytes.size();
-  std::memcpy(bytes.data(), raw.data(), bytes.size());
+  if (!bytes.empty()) // an empty tensor has no data pointer to copy from
+    std::memcpy(bytes.data(), raw.data(), bytes.size());
   return result;
 }
 
