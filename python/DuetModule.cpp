@@ -35,31 +35,12 @@ void check(const duet::Status &status) {
   throw py::error_already_set();
 }
 
-/// The NumPy dtype a program dtype is handed over as (bfloat16 as float32).
+/// The NumPy dtype a program dtype is handed over as: NumPy knows duet's
+/// dtype names, bfloat16 excepted, which goes as float32.
 py::dtype numpyDtype(duet::runtime::DType dtype) {
-  using duet::runtime::DType;
-  switch (dtype) {
-  case DType::float32:
-  case DType::bfloat16:
-    return py::dtype::of<float>();
-  case DType::float16:
-    return py::dtype("float16");
-  case DType::float64:
-    return py::dtype::of<double>();
-  case DType::int64:
-    return py::dtype::of<int64_t>();
-  case DType::int32:
-    return py::dtype::of<int32_t>();
-  case DType::int16:
-    return py::dtype::of<int16_t>();
-  case DType::int8:
-    return py::dtype::of<int8_t>();
-  case DType::uint8:
-    return py::dtype::of<uint8_t>();
-  case DType::boolean:
-    return py::dtype::of<bool>();
-  }
-  return py::dtype::of<float>();
+  return py::dtype(dtype == duet::runtime::DType::bfloat16
+                       ? "float32"
+                       : duet::runtime::dtypeName(dtype));
 }
 
 py::list tensorInfos(const std::vector<duet::runtime::TensorInfo> &infos) {

@@ -22,6 +22,10 @@ class RunTest(unittest.TestCase):
     def test_portable(self):
         self.check_fixture("conv_bn_relu", ["portable"])
 
+    def test_int64_inputs(self):
+        self.check_fixture("gather", ["portable"])
+        self.check_fixture("bert_embeddings", None)
+
     def test_xnnpack(self):
         if "xnnpack" not in duet.runtime_backends():
             self.skipTest("this build has no XNNPACK")
