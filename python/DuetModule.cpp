@@ -46,8 +46,7 @@ py::dtype numpyDtype(duet::runtime::DType dtype) {
 py::list tensorInfos(const std::vector<duet::runtime::TensorInfo> &infos) {
   py::list list;
   for (const duet::runtime::TensorInfo &info : infos)
-    list.append(py::make_tuple(info.name,
-                               duet::runtime::dtypeName(info.dtype),
+    list.append(py::make_tuple(info.name, duet::runtime::dtypeName(info.dtype),
                                py::tuple(py::cast(info.shape))));
   return list;
 }
@@ -141,11 +140,11 @@ PyModel load(const py::object &source, bool isPath, const std::string &name,
 
 /// Compiles a .pt2 archive given as a path or as bytes; returns (program
 /// bytes, report JSON).
-py::tuple compile(const py::object &source, bool isPath,
-                  const std::vector<std::string> &backends,
-                  const std::vector<std::pair<std::string, std::string>>
-                      &backendOptions,
-                  bool strict, const std::string &name) {
+py::tuple
+compile(const py::object &source, bool isPath,
+        const std::vector<std::string> &backends,
+        const std::vector<std::pair<std::string, std::string>> &backendOptions,
+        bool strict, const std::string &name) {
   duet::compiler::Options options;
   options.backends = backends;
   options.backendOptions = backendOptions;
@@ -159,8 +158,8 @@ py::tuple compile(const py::object &source, bool isPath,
   } else {
     std::string_view bytes = source.cast<py::bytes>();
     py::gil_scoped_release release;
-    status = duet::compiler::compileBuffer(bytes.data(), bytes.size(),
-                                           options, result, name);
+    status = duet::compiler::compileBuffer(bytes.data(), bytes.size(), options,
+                                           result, name);
   }
   check(status);
   return py::make_tuple(
