@@ -49,6 +49,17 @@ class CompileTest(unittest.TestCase):
         self.assertEqual(shape, npy("conv_bn_relu.input0.npy").shape)
         self.assertEqual(program.outputs[0][2], npy("conv_bn_relu.output0.npy").shape)
 
+    def test_backend_options_reach_the_compiler(self):
+        program = duet.compile(PT2, backends="vulkan", target_profile="generic",
+                               texture_limits=(2048, 1024, 512), enable_bf16=False)
+        limits = program.report["vulkan_limits"]
+        self.assertEqual(limits["max_image_extent"], [2048, 1024, 512])
+        self.assertIn("profile generic", limits["origin"])
+        self.assertEqual(program.report["backends"], ["vulkan"])
+        bf16 = duet.compile(model("attention_bf16.aten.pt2"), backends=["xnnpack"],
+                            enable_bf16=True)
+        self.assertTrue(bf16.report["enable_bf16"])
+
     def test_save_writes_the_program_and_never_the_model(self):
         program = duet.compile(PT2, backends=["portable"])
         with tempfile.TemporaryDirectory() as folder:
