@@ -10,7 +10,7 @@ import numpy
 
 from . import _duet
 from ._errors import (BadInputError, Error, IOError, StrictModeError,
-                      UnsupportedOpError, raise_status)
+                      UnsupportedOpError)
 
 __all__ = ["compile", "load", "Program", "Model", "Error", "BadInputError",
            "UnsupportedOpError", "StrictModeError", "IOError",
@@ -20,9 +20,13 @@ compiler_backends = _duet.compiler_backends
 runtime_backends = _duet.runtime_backends
 
 
+# torch.export.save writes the archive format the importer reads from 2.5 on.
+_TORCH_MINIMUM = (2, 5)
+
+
 def _is_exported_program(model):
-    """True for a torch.export.ExportedProgram, without importing torch for
-    anything else: the class is looked up only where torch is loaded."""
+    """True for a torch.export.ExportedProgram; torch is imported only for a
+    model that is no path, bytes or file object, and only where installed."""
     if isinstance(model, (str, bytes, bytearray, memoryview, os.PathLike)):
         return False
     try:
@@ -35,7 +39,14 @@ def _is_exported_program(model):
 def _exported_program_bytes(program):
     import io
 
+    import torch
     import torch.export
+    version = tuple(int(part) for part in
+                    torch.__version__.split("+")[0].split(".")[:2])
+    if version < _TORCH_MINIMUM:
+        raise Error("duet.compile: an ExportedProgram needs torch >= %d.%d, "
+                    "this is torch %s; save it with torch.export.save and "
+                    "compile the file" % (_TORCH_MINIMUM + (torch.__version__,)))
     buffer = io.BytesIO()
     torch.export.save(program, buffer)
     return buffer.getvalue()

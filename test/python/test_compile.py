@@ -90,7 +90,7 @@ class CompileTest(unittest.TestCase):
         export = types.ModuleType("torch.export")
         export.ExportedProgram, export.save = ExportedProgram, save
         torch = types.ModuleType("torch")
-        torch.export = export
+        torch.export, torch.__version__ = export, "2.5.1+cpu"
         old = {k: sys.modules.get(k) for k in ("torch", "torch.export")}
         sys.modules.update({"torch": torch, "torch.export": export})
         try:
@@ -99,6 +99,9 @@ class CompileTest(unittest.TestCase):
             self.assertEqual(saved, [program])
             with self.assertRaises(TypeError):
                 duet.compile(object())
+            torch.__version__ = "2.4.0"
+            with self.assertRaisesRegex(duet.Error, "torch >= 2.5"):
+                duet.compile(program)
         finally:
             for k, v in old.items():
                 if v is None:
