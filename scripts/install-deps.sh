@@ -15,6 +15,8 @@ packages=(
   libxnnpack-dev libpthreadpool-dev
   # GPU delegate: loader, headers, lavapipe, shader compiler
   libvulkan-dev mesa-vulkan-drivers glslc
+  # the Python package (python/) and its tests
+  pybind11-dev python3-dev python3-numpy
   # tests and tools; clang 19 and its runtimes for the sanitizer and fuzz build
   catch2 graphviz clang-19 libclang-rt-19-dev
 )

@@ -21,3 +21,11 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%models", os.path.join(config.duet_src_root, "test", "models")))
 config.substitutions.append(("%fuzz_regressions", os.path.join(config.duet_src_root, "test", "fuzz", "regressions")))
 config.substitutions.append(("%examples", os.path.join(config.duet_src_root, "examples")))
+
+# The Python package's tests run where it was built (DUET_PYTHON), with the
+# interpreter it was built for, importing it from the build tree.
+if config.duet_python.upper() in ("ON", "TRUE", "1", "YES"):
+    config.available_features.add("duet-python")
+    config.environment["PYTHONPATH"] = os.path.join(config.duet_obj_root, "python")
+    config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
+    config.substitutions.append(("%python", config.python_executable))
