@@ -57,7 +57,8 @@ struct VulkanOptions {
 struct ProfileOptions {
   /// Time each instruction of every run, and inside a delegate each step its
   /// backend can time apart (XNNPACK: host copies and subgraph runtimes);
-  /// duet::rt::Runtime::profile() gives the latest run's times.
+  /// duet::rt::Runtime::profile() gives the latest run's times. The
+  /// installed API (runtime.h) does not take this group yet.
   bool enabled = false;
 };
 
