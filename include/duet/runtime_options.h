@@ -52,6 +52,16 @@ struct VulkanOptions {
   std::function<void(const std::string &)> notice;
 };
 
+/// Timing the parts of a run (`duet bench --profile`). Off by default, and
+/// off a run reads no clock.
+struct ProfileOptions {
+  /// Time each instruction of every run, and inside a delegate each step its
+  /// backend can time apart (XNNPACK: host copies and subgraph runtimes);
+  /// duet::rt::Runtime::profile() gives the latest run's times. The
+  /// installed API (runtime.h) does not take this group yet.
+  bool enabled = false;
+};
+
 /// Faults planted on purpose, to show that a checking tool catches them
 /// (`duet-run replay --inject-nondeterminism`). All off by default.
 struct FaultOptions {

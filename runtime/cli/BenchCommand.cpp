@@ -5,11 +5,14 @@
 // `--warmup` runs that are not counted and `--iterations` timed runs, of
 // which the median, minimum and maximum are printed. Inputs are the given
 // .npy files, or seeded random values so that two runs see the same data.
+// With `--profile` the timed runs are profiled (LoadOptions::profile) and a
+// table of where their time went follows (ProfileSummary.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cli/Command.h"
 #include "runtime/cli/PrintableText.h"
+#include "runtime/cli/ProfileSummary.h"
 #include "runtime/cli/ProgramInputs.h"
 
 #include "runtime/core/Runtime.h"
@@ -20,7 +23,6 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <thread>
 
 namespace duet::cli {
 namespace {
@@ -32,17 +34,13 @@ struct BenchArgs {
   unsigned warmup = 10;
   unsigned threads = 0;
   bool json = false;
+  bool profile = false;
 };
-
-double msSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 int runBench(const BenchArgs &args) {
   rt::LoadOptions options;
   options.threads = args.threads;
+  options.profile.enabled = args.profile;
   std::unique_ptr<rt::Runtime> runtime;
   double loadMs = 0;
   if (int code = loadProgram(args.program, options, runtime, &loadMs))
@@ -52,38 +50,44 @@ int runBench(const BenchArgs &args) {
     return code;
   std::vector<double> times;
   times.reserve(args.iterations);
+  ProfileSummary profile;
   for (unsigned i = 0; i < args.warmup + args.iterations; ++i) {
     auto start = std::chrono::steady_clock::now();
     rt::Status status = runtime->run();
-    double ms = msSince(start);
+    double ms = rt::msSince(start);
     if (!status.isOk()) {
       printError(status.message());
       return kFailure;
     }
-    if (i >= args.warmup)
-      times.push_back(ms);
+    if (i < args.warmup)
+      continue;
+    times.push_back(ms);
+    if (args.profile)
+      profile.add(runtime->profile());
   }
   std::sort(times.begin(), times.end());
   size_t n = times.size();
-  double median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
-  unsigned threads = args.threads
-                         ? args.threads
-                         : std::max(1u, std::thread::hardware_concurrency());
+  double medianMs = median(times);
+  unsigned threads = runtime->program().threads();
   if (args.json) {
     nlohmann::ordered_json out;
-    out["median_ms"] = median;
+    out["median_ms"] = medianMs;
     out["min_ms"] = times.front();
     out["max_ms"] = times.back();
     out["load_ms"] = loadMs;
     out["iterations"] = args.iterations;
     out["threads"] = threads;
+    if (args.profile)
+      out["profile"] = profile.json();
     fmt::print("{}\n", dumpJson(out));
     return kOk;
   }
   fmt::print("{}: median {:.3f} ms, min {:.3f} ms, max {:.3f} ms over {} runs "
              "({} warm-up), {} thread{}; load {:.2f} ms\n",
-             args.program, median, times.front(), times.back(), n, args.warmup,
-             threads, threads == 1 ? "" : "s", loadMs);
+             args.program, medianMs, times.front(), times.back(), n,
+             args.warmup, threads, threads == 1 ? "" : "s", loadMs);
+  if (args.profile)
+    fmt::print("{}", profile.text());
   return kOk;
 }
 
@@ -100,9 +104,13 @@ Runner addBenchCommand(CLI::App &app) {
   cmd->add_option("--warmup", args->warmup,
                   "runs before timing starts (default 10)");
   addThreadsOption(*cmd, args->threads);
+  cmd->add_flag("--profile", args->profile,
+                "time each instruction of the timed runs, and each step inside "
+                "XNNPACK delegates, and print where the time goes (median per "
+                "instruction, % of their sum, most first)");
   cmd->add_flag("--json", args->json,
                 "print one JSON object: median_ms, min_ms, max_ms, load_ms, "
-                "iterations, threads");
+                "iterations, threads (and profile with --profile)");
   return [args] { return runBench(*args); };
 }
 

@@ -13,6 +13,7 @@
 
 #include "runtime/core/DType.h"
 #include "runtime/core/LoadOptions.h"
+#include "runtime/core/Profile.h"
 #include "runtime/core/ProgramTypes.h"
 #include "runtime/core/Status.h"
 
@@ -34,6 +35,12 @@ class Program;
 class PreparedDelegate {
 public:
   virtual ~PreparedDelegate() = default;
+  /// The parts of its latest run it timed apart, into `parts` (replaced),
+  /// when loaded with LoadOptions::profile.enabled; nothing by default: the
+  /// executor's time of the whole call is then the only figure.
+  virtual void profileParts(std::vector<ProfilePart> &parts) const {
+    parts.clear();
+  }
 };
 
 /// One fact about a device: a number, a yes or no, or text.

@@ -16,6 +16,14 @@ namespace {
 /// to XNN_EXTRA_BYTES (16) beyond an input, so the last tensor needs them.
 constexpr uint64_t kArenaSlack = 64;
 
+/// The node a kernel call stands for, as a profile names it: its first
+/// output tensor's name, which the compiler takes from the graph's node.
+std::string firstOutputName(const Program &program, const KernelCall &call) {
+  if (call.outputs.empty() || call.outputs[0] < 0)
+    return "";
+  return program.tensors()[call.outputs[0]].name;
+}
+
 } // namespace
 
 void *Executor::allocateZeroed(uint64_t bytes, void *&block) {
@@ -71,6 +79,18 @@ Status Executor::addKernelStep(const KernelCall &call, std::string where) {
   step.outputs = bind(call.outputs);
   steps_.push_back(std::move(step));
   return Status::ok();
+}
+
+void Executor::addProfileEntry(size_t instruction, std::string kind,
+                               std::string name, std::string node) {
+  if (!program_.options().profile.enabled)
+    return;
+  ProfileEntry entry;
+  entry.instruction = instruction;
+  entry.kind = std::move(kind);
+  entry.name = std::move(name);
+  entry.node = std::move(node);
+  profile_.push_back(std::move(entry));
 }
 
 Status Executor::prepare() {
@@ -133,15 +153,19 @@ Status Executor::prepare() {
     std::string where = fmt::format("instruction {}", i);
     if (const auto *call = std::get_if<KernelCall>(&instructions[i])) {
       DUET_RETURN_IF_ERROR(addKernelStep(*call, where));
+      addProfileEntry(i, "kernel", call->op, firstOutputName(program_, *call));
       continue;
     }
     const auto &call = std::get<DelegateCall>(instructions[i]);
     const DelegateInfo &delegate = program_.delegates()[call.delegate];
     if (program_.referenceMode()) {
-      for (size_t k = 0; k < delegate.ops.size(); ++k)
+      for (size_t k = 0; k < delegate.ops.size(); ++k) {
         DUET_RETURN_IF_ERROR(addKernelStep(
             delegate.ops[k],
             fmt::format("{}: delegate {} op {}", where, call.delegate, k)));
+        addProfileEntry(i, "kernel", delegate.ops[k].op,
+                        firstOutputName(program_, delegate.ops[k]));
+      }
       continue;
     }
     Backend *backend = program_.backends().find(delegate.backend);
@@ -167,19 +191,35 @@ Status Executor::prepare() {
     step.outputs = bind(call.outputs);
     prepared_.push_back(std::move(prepared));
     steps_.push_back(std::move(step));
+    addProfileEntry(i, "delegate", delegate.backend,
+                    fmt::format("delegate {}", call.delegate));
   }
   return Status::ok();
 }
 
+Status Executor::runStep(const Step &step) const {
+  Status status =
+      step.kernel
+          ? step.kernel(step.attrs, step.inputs, step.outputs)
+          : step.backend->execute(*step.delegate, step.inputs, step.outputs);
+  if (!status.isOk())
+    return status.withContext(
+        fmt::format("{}: {}", program_.name(), step.where));
+  return Status::ok();
+}
+
 Status Executor::run() {
-  for (const Step &step : steps_) {
-    Status status =
-        step.kernel
-            ? step.kernel(step.attrs, step.inputs, step.outputs)
-            : step.backend->execute(*step.delegate, step.inputs, step.outputs);
-    if (!status.isOk())
-      return status.withContext(
-          fmt::format("{}: {}", program_.name(), step.where));
+  if (profile_.empty()) {
+    for (const Step &step : steps_)
+      DUET_RETURN_IF_ERROR(runStep(step));
+    return Status::ok();
+  }
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    auto start = std::chrono::steady_clock::now();
+    DUET_RETURN_IF_ERROR(runStep(steps_[s]));
+    profile_[s].ms = msSince(start);
+    if (steps_[s].delegate)
+      steps_[s].delegate->profileParts(profile_[s].parts);
   }
   return Status::ok();
 }

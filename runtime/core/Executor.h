@@ -41,6 +41,10 @@ public:
   /// written to, their views.
   Status run();
 
+  /// The times of the latest run, one entry per prepared instruction in
+  /// order, when loaded with LoadOptions::profile.enabled; empty otherwise.
+  const std::vector<ProfileEntry> &profile() const { return profile_; }
+
 private:
   /// One prepared instruction.
   struct Step {
@@ -57,6 +61,10 @@ private:
   explicit Executor(const Program &program) : program_(program) {}
   Status prepare();
   Status addKernelStep(const KernelCall &call, std::string where);
+  /// The profile entry of the step just added, when profiling.
+  void addProfileEntry(size_t instruction, std::string kind, std::string name,
+                       std::string node);
+  Status runStep(const Step &step) const;
   std::vector<TensorView> bind(const std::vector<int32_t> &ids) const;
 
   /// Zeroed memory of `bytes` (and some slack) starting 64-aligned inside
@@ -71,6 +79,7 @@ private:
   std::vector<TensorView> views_;
   std::vector<std::unique_ptr<PreparedDelegate>> prepared_;
   std::vector<Step> steps_;
+  std::vector<ProfileEntry> profile_;
 };
 
 } // namespace duet::rt

@@ -40,14 +40,23 @@ struct LoadOptions {
   /// that ask this runtime for kernels and backends. Such a program cannot
   /// be executed.
   bool inspectOnly = false;
-  /// Threads a CPU delegate (XNNPACK) may use; 0: one per core.
+  /// Threads a CPU delegate (XNNPACK) may use; 0: one per CPU this process
+  /// may run on (usableCpuCount).
   unsigned threads = 0;
   /// The Vulkan delegate's device and test hooks (include/duet/
   /// runtime_options.h).
   runtime::VulkanOptions vulkan;
+  /// Timing the parts of each run (include/duet/runtime_options.h).
+  runtime::ProfileOptions profile;
   /// Faults planted on purpose; Runtime::run applies them.
   runtime::FaultOptions faults;
 };
+
+/// The CPUs this process may run on (its sched_getaffinity mask, which
+/// taskset, cgroup cpusets and container limits narrow), at least 1: the
+/// thread count LoadOptions::threads = 0 stands for. One thread per online
+/// CPU would oversubscribe a process pinned to fewer.
+unsigned usableCpuCount();
 
 /// The environment variables duet's tools read into LoadOptions::vulkan,
 /// spelled once for the reader (runtime/cli/Environment.cpp) and for the

@@ -340,6 +340,10 @@ std::string Program::describeTensor(int32_t id) const {
   return fmt::format("tensor {} ({})", id, escaped(tensors_[id].name));
 }
 
+unsigned Program::threads() const {
+  return options_.threads ? options_.threads : usableCpuCount();
+}
+
 const BackendRegistry &Program::backends() const {
   return options_.backends ? *options_.backends : defaultBackends();
 }

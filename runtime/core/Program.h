@@ -73,8 +73,8 @@ public:
 
   bool referenceMode() const { return options_.reference; }
   bool inspectOnly() const { return options_.inspectOnly; }
-  /// LoadOptions::threads.
-  unsigned threads() const { return options_.threads; }
+  /// LoadOptions::threads, 0 resolved to usableCpuCount().
+  unsigned threads() const;
   /// The options the program was loaded with, for backends to read theirs.
   const LoadOptions &options() const { return options_; }
   /// The registry delegates are initialized from.

@@ -59,6 +59,12 @@ public:
   /// floating-point output (include/duet/runtime_options.h).
   Status run();
 
+  /// Where the latest run's time went, per prepared instruction, when loaded
+  /// with LoadOptions::profile.enabled; empty otherwise (Executor::profile).
+  const std::vector<ProfileEntry> &profile() const {
+    return executor_->profile();
+  }
+
   /// A view of output `index` in the runtime's memory, valid until the next
   /// run() or until the runtime goes away. An index out of range gives a
   /// view without data.

@@ -43,7 +43,7 @@ public:
   }
 
 private:
-  /// The pool of `threads` threads (0: one per core) that the delegates of
+  /// The pool of `threads` threads (Program::threads) that the delegates of
   /// every program asking for that many share; null for one thread, which
   /// XNNPACK runs on the caller.
   Status threadpool(unsigned threads, std::shared_ptr<pthreadpool> &pool) {

@@ -23,6 +23,16 @@ namespace {
 /// A node operand that is left out (a convolution without bias).
 constexpr uint32_t kNoValue = 0xFFFFFFFFu;
 
+/// Workers go to sleep after a run instead of spinning for the next one:
+/// between runs (and between a delegate and the portable kernels around it)
+/// a spinning worker takes a core the caller or another process needs, which
+/// on a busy machine makes two threads slower than one (docs/xnnpack.md).
+#ifdef XNN_FLAG_YIELD_WORKERS
+constexpr uint32_t kRuntimeFlags = XNN_FLAG_YIELD_WORKERS;
+#else
+constexpr uint32_t kRuntimeFlags = 0;
+#endif
+
 const char *statusName(xnn_status status) {
   switch (status) {
   case xnn_status_success:
@@ -394,7 +404,42 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
   std::vector<bool> hostMemory;
   DUET_RETURN_IF_ERROR(checkSteps(*root, hostMemory));
   DUET_RETURN_IF_ERROR(allocateHostBuffers(hostMemory));
-  return createRuntimes(*root);
+  DUET_RETURN_IF_ERROR(createRuntimes(*root));
+  if (program.options().profile.enabled)
+    for (size_t s = 0; s < steps_.size(); ++s)
+      stepTimes_.push_back({stepName(*root, s), 0});
+  return Status::ok();
+}
+
+std::string XnnpackDelegate::stepName(const fb::Delegate &root,
+                                      size_t s) const {
+  if (const auto *copy = std::get_if<CopyRun>(&steps_[s])) {
+    const ValueSpec &in = values_[copy->input];
+    const ValueSpec &out = values_[copy->output];
+    std::string what;
+    if (!copy->permutation.empty())
+      what = fmt::format("permute {}", fmt::join(copy->permutation, ","));
+    if (in.type != out.type)
+      what += fmt::format("{}{} to {}", what.empty() ? "" : ", ",
+                          typeName(in.type), typeName(out.type));
+    return fmt::format("step {}: host copy {} {} ({})", s, typeName(in.type),
+                       formatDims(in.dims), what.empty() ? "plain" : what);
+  }
+  // The node types by how many of them the subgraph has, most first.
+  const auto *nodes = root.steps()->GetAs<fb::Subgraph>(s)->nodes();
+  std::map<std::string, size_t> counts;
+  for (const fb::Node *node : *nodes)
+    ++counts[fb::EnumNameNodeType(node->type())];
+  std::vector<std::pair<std::string, size_t>> byCount(counts.begin(),
+                                                      counts.end());
+  std::stable_sort(
+      byCount.begin(), byCount.end(),
+      [](const auto &a, const auto &b) { return a.second > b.second; });
+  std::vector<std::string> listed;
+  for (const auto &[type, count] : byCount)
+    listed.push_back(fmt::format("{} x{}", type, count));
+  return fmt::format("step {}: subgraph of {} node{} ({})", s, nodes->size(),
+                     nodes->size() == 1 ? "" : "s", fmt::join(listed, ", "));
 }
 
 Status XnnpackDelegate::loadValues(const Program &program,
@@ -756,7 +801,8 @@ Status XnnpackDelegate::createRuntimes(const fb::Delegate &root) {
                      values_[node->inputs()->Get(0)].dims.size(), what));
     }
     xnn_runtime_t runtime = nullptr;
-    status = xnn_create_runtime_v2(subgraph, pool_.get(), 0, &runtime);
+    status =
+        xnn_create_runtime_v2(subgraph, pool_.get(), kRuntimeFlags, &runtime);
     if (status != xnn_status_success)
       return Status::error("{}: xnn_create_runtime_v2: {}", where,
                            statusName(status));
@@ -972,6 +1018,49 @@ void *XnnpackDelegate::address(uint32_t id,
   return nullptr;
 }
 
+Status XnnpackDelegate::runStep(size_t s, const std::vector<TensorView> &inputs,
+                                const std::vector<TensorView> &outputs) {
+  if (auto *copy = std::get_if<CopyRun>(&steps_[s])) {
+    const ValueSpec &in = values_[copy->input];
+    const ValueSpec &out = values_[copy->output];
+    hostCopy(address(copy->input, inputs, outputs), in.type, in.dims,
+             address(copy->output, inputs, outputs), out.type,
+             copy->permutation, pool_.get());
+    return Status::ok();
+  }
+  auto &run = std::get<SubgraphRun>(steps_[s]);
+  bool changed = false;
+  for (size_t e = 0; e < run.externals.size(); ++e) {
+    void *data = address(run.externals[e], inputs, outputs);
+    if (!data)
+      return Status::error("step {}: value {} has no memory", s,
+                           run.externals[e]);
+    changed |= data != run.bound[e];
+    run.bound[e] = data;
+  }
+  if (changed) {
+    std::vector<xnn_external_value> external(run.externals.size());
+    for (size_t e = 0; e < external.size(); ++e)
+      external[e] = {static_cast<uint32_t>(e), run.bound[e]};
+    xnn_status status =
+        xnn_setup_runtime(run.runtime, external.size(), external.data());
+    if (status != xnn_status_success) {
+      std::fill(run.bound.begin(), run.bound.end(), nullptr);
+      return Status::error("step {}: xnn_setup_runtime: {}", s,
+                           statusName(status));
+    }
+  }
+  xnn_status status = xnn_invoke_runtime(run.runtime);
+  if (status != xnn_status_success)
+    return Status::error("step {}: xnn_invoke_runtime: {}", s,
+                         statusName(status));
+  return Status::ok();
+}
+
+void XnnpackDelegate::profileParts(std::vector<ProfilePart> &parts) const {
+  parts = stepTimes_;
+}
+
 Status XnnpackDelegate::run(const std::vector<TensorView> &inputs,
                             const std::vector<TensorView> &outputs) {
   if (inputs.size() != inputCount_ || outputs.size() != outputCount_)
@@ -979,41 +1068,15 @@ Status XnnpackDelegate::run(const std::vector<TensorView> &inputs,
                          "outputs, given {} and {}",
                          inputCount_, outputCount_, inputs.size(),
                          outputs.size());
+  if (stepTimes_.empty()) {
+    for (size_t s = 0; s < steps_.size(); ++s)
+      DUET_RETURN_IF_ERROR(runStep(s, inputs, outputs));
+    return Status::ok();
+  }
   for (size_t s = 0; s < steps_.size(); ++s) {
-    if (auto *copy = std::get_if<CopyRun>(&steps_[s])) {
-      const ValueSpec &in = values_[copy->input];
-      const ValueSpec &out = values_[copy->output];
-      hostCopy(address(copy->input, inputs, outputs), in.type, in.dims,
-               address(copy->output, inputs, outputs), out.type,
-               copy->permutation, pool_.get());
-      continue;
-    }
-    auto &run = std::get<SubgraphRun>(steps_[s]);
-    bool changed = false;
-    for (size_t e = 0; e < run.externals.size(); ++e) {
-      void *data = address(run.externals[e], inputs, outputs);
-      if (!data)
-        return Status::error("step {}: value {} has no memory", s,
-                             run.externals[e]);
-      changed |= data != run.bound[e];
-      run.bound[e] = data;
-    }
-    if (changed) {
-      std::vector<xnn_external_value> external(run.externals.size());
-      for (size_t e = 0; e < external.size(); ++e)
-        external[e] = {static_cast<uint32_t>(e), run.bound[e]};
-      xnn_status status =
-          xnn_setup_runtime(run.runtime, external.size(), external.data());
-      if (status != xnn_status_success) {
-        std::fill(run.bound.begin(), run.bound.end(), nullptr);
-        return Status::error("step {}: xnn_setup_runtime: {}", s,
-                             statusName(status));
-      }
-    }
-    xnn_status status = xnn_invoke_runtime(run.runtime);
-    if (status != xnn_status_success)
-      return Status::error("step {}: xnn_invoke_runtime: {}", s,
-                           statusName(status));
+    auto start = std::chrono::steady_clock::now();
+    DUET_RETURN_IF_ERROR(runStep(s, inputs, outputs));
+    stepTimes_[s].ms = msSince(start);
   }
   return Status::ok();
 }

@@ -44,6 +44,12 @@ public:
   Status run(const std::vector<TensorView> &inputs,
              const std::vector<TensorView> &outputs);
 
+  /// One part per step: each host copy and each subgraph runtime (its
+  /// xnn_setup_runtime when addresses changed and xnn_invoke_runtime). This
+  /// XNNPACK (2022-02) has no per-operator profiling API, so a subgraph is
+  /// the finest figure; its name lists the node types in it.
+  void profileParts(std::vector<ProfilePart> &parts) const override;
+
 private:
   enum class Kind : uint8_t { internal, input, output, constant };
   struct ValueSpec {
@@ -87,6 +93,12 @@ private:
   /// Checks that the dims of `node`'s output follow from its operands and
   /// parameters: XNNPACK trusts them, and would read or write past a buffer
   /// the blob describes wrongly.
+  /// Step `s` as a profile names it (profileParts).
+  std::string stepName(const ::duet::xnnpack::schema::Delegate &root,
+                       size_t s) const;
+  /// Runs step `s`.
+  Status runStep(size_t s, const std::vector<TensorView> &inputs,
+                 const std::vector<TensorView> &outputs);
   Status checkShapes(const ::duet::xnnpack::schema::Node &node,
                      const std::string &what) const;
   void *address(uint32_t id, const std::vector<TensorView> &inputs,
@@ -99,6 +111,8 @@ private:
   std::vector<ValueSpec> values_;
   std::vector<std::variant<SubgraphRun, CopyRun>> steps_;
   std::vector<void *> buffers_;
+  /// When profiling: each step's name and its time in the latest run.
+  std::vector<ProfilePart> stepTimes_;
 };
 
 } // namespace duet::rt::xnnpack

@@ -1,0 +1,54 @@
+//===- Profile.h - where the time of a run goes -----------------*- C++ -*-===//
+//
+// With LoadOptions::profile.enabled the executor times each instruction of a
+// run, and asks each delegate for the times of the parts it timed itself
+// (PreparedDelegate::profileParts). Without it nothing here is touched: a run
+// reads no clock.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_RUNTIME_CORE_PROFILE_H
+#define DUET_RUNTIME_CORE_PROFILE_H
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace duet::rt {
+
+/// Milliseconds on the steady clock since `start`.
+inline double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// A part of a delegate's run that its backend timed: "step 2: subgraph of 14
+/// nodes (convolution_2d x5, ...)".
+struct ProfilePart {
+  std::string name;
+  double ms = 0;
+};
+
+/// One prepared instruction of the latest run. In reference mode a delegate
+/// is its recorded ops, each an entry of its own.
+struct ProfileEntry {
+  /// The instruction's index in the program.
+  size_t instruction = 0;
+  /// "kernel" (a portable kernel call) or "delegate".
+  std::string kind;
+  /// The kernel's op ("aten.add.Tensor") or the delegate's backend.
+  std::string name;
+  /// A kernel call's node (the name of its first output tensor, empty when
+  /// it has none); a delegate call's partition ("delegate 0").
+  std::string node;
+  double ms = 0;
+  /// What the delegate timed inside, in its order; empty for a kernel and a
+  /// delegate that times nothing apart.
+  std::vector<ProfilePart> parts;
+};
+
+} // namespace duet::rt
+
+#endif // DUET_RUNTIME_CORE_PROFILE_H
