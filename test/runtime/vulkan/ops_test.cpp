@@ -195,7 +195,7 @@ func.func @main(%x: tensor<3x1x6xf32>) -> (tensor<3x1x6xf32>, tensor<3x1x6xf32>,
   %11 = aten.erf %x : tensor<3x1x6xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>
 })"},
-    {"binary ops texel by texel: equal shapes, a [1,C,1,1] scale, 0-d operands", true, R"(
+    {"binary ops: equal shapes, a [1,C,1,1] scale, 0-d operands", true, R"(
 func.func @main(%x: tensor<1x6x5x7xf32>, %y: tensor<1x6x5x7xf32>, %s: tensor<1x6x1x1xf32>) -> (tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>) {
   %half = arith.constant dense<0.5> : tensor<f32>
   %0 = aten.add %x, %y {alpha = 2.0 : f64} : tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32> -> tensor<1x6x5x7xf32>
