@@ -8,20 +8,24 @@
 #ifndef DUET_RUNTIME_CLI_EXITCODES_H
 #define DUET_RUNTIME_CLI_EXITCODES_H
 
+#include "duet/status.h"
+
 namespace duet::cli {
 
+/// The library's ErrorCode numbers (include/duet/status.h), which the tools
+/// exit with as they are, and the one code only a tool gives.
 enum ExitCode : int {
-  kOk = 0,
+  kOk = static_cast<int>(ErrorCode::ok),
   /// Anything not listed below (including an internal error).
-  kFailure = 1,
+  kFailure = static_cast<int>(ErrorCode::failure),
   /// The input model or program is malformed or unreadable as such.
-  kBadInput = 2,
+  kBadInput = static_cast<int>(ErrorCode::badInput),
   /// The model uses an op, dtype or backend this build cannot handle.
-  kUnsupported = 3,
+  kUnsupported = static_cast<int>(ErrorCode::unsupported),
   /// `--strict` and some op fell to the portable kernels.
-  kStrictFallback = 4,
+  kStrictFallback = static_cast<int>(ErrorCode::strictFallback),
   /// A file could not be read or written.
-  kIoError = 5,
+  kIoError = static_cast<int>(ErrorCode::ioError),
   /// `duet run --expect`: an output differs from the reference; `duet-run
   /// replay`: a run's outputs differ from the first run's.
   kMismatch = 6,

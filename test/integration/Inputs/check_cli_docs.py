@@ -70,7 +70,15 @@ def main():
                     errors.append(f"{tool} {sub}: {kind[:-1].lower()} {name} is not in "
                                   f"the section of {doc_path}")
 
-    codes = {int(v) for v in re.findall(r"^\s*k\w+ = (\d+),", open(commands_h).read(), re.M)}
+    # ExitCodes.h spells the library's codes as ErrorCode values (status.h,
+    # in include/duet/ of the same tree) and its own as numbers.
+    status_h = os.path.join(os.path.dirname(commands_h), "..", "..", "include", "duet",
+                            "status.h")
+    error_codes = dict(re.findall(r"^\s*(\w+) = (\d+),", open(status_h).read(), re.M))
+    codes = set()
+    for value in re.findall(r"^\s*k\w+ = ([^,]+),", open(commands_h).read(), re.M):
+        named = re.fullmatch(r"static_cast<int>\(ErrorCode::(\w+)\)", value.strip())
+        codes.add(int(error_codes[named.group(1)]) if named else int(value))
     exit_part = next((p for p in parts if p.lower().startswith("exit codes")), "")
     documented = {int(v) for v in re.findall(r"^\| *`?(\d+)`? *\|", exit_part, re.M)}
     if codes != documented:
