@@ -116,8 +116,7 @@ def main():
             warm.append(duet_bench(options.duet_run, program, 1, 0, options.cache)["load_ms"])
         model = torch_model(name)
         x = torch.randn(1, 3, 224, 224, device="cuda")
-        results = {"duet": [], "eager": [], "graph": [], "load": [], "cold": cold,
-                   "warm": warm}
+        results = {"duet": [], "eager": [], "graph": [], "cold": cold, "warm": warm}
         engines = ["duet", "eager", "graph"]
         for repeat in range(options.repeats):
             for engine in engines[repeat % 3:] + engines[:repeat % 3]:
@@ -125,7 +124,6 @@ def main():
                     out = duet_bench(options.duet_run, program, options.iterations,
                                      options.warmup, options.cache)
                     results["duet"].append(out["median_ms"])
-                    results["load"].append(out["load_ms"])
                 elif engine == "eager":
                     results["eager"].append(time_eager(model, x, options.iterations,
                                                        options.warmup))

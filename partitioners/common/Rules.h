@@ -15,6 +15,7 @@
 
 #include "dialects/duet/DuetDialect.h"
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -26,6 +27,11 @@
 #include <utility>
 
 namespace duet::partition {
+
+/// The static shape of a value of ranked tensor type.
+inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value value) {
+  return llvm::cast<mlir::RankedTensorType>(value.getType()).getShape();
+}
 
 /// A set of element types, one bit each.
 using DTypeSet = uint16_t;

@@ -22,10 +22,6 @@ constexpr PackedDim kLayouts[] = {
     PackedDim::width_packed, PackedDim::height_packed,
     PackedDim::channels_packed, PackedDim::contiguous};
 
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
-
 /// Cost for tie-breaking: a texture costs its texel count, a buffer more than
 /// any texture.
 int64_t cost(Value value, PackedDim layout) {

@@ -10,6 +10,7 @@
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
 #include "partitioners/common/FusionDialect.h"
+#include "partitioners/common/Rules.h"
 #include "passes/BatchNormAffine.h"
 #include "runtime/schema/vulkan_generated.h"
 
@@ -33,9 +34,7 @@ int64_t normalizeDim(int64_t dim, int64_t rank) {
   return dim < 0 ? dim + rank : dim;
 }
 
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
+using partition::shapeOf;
 
 int64_t rankOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getRank();

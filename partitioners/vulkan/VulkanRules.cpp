@@ -27,10 +27,6 @@ namespace {
 // Argument predicates
 //===----------------------------------------------------------------------===//
 
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
-
 std::optional<std::string> convolutionArgs(Operation *op) {
   auto conv = cast<ConvolutionOp>(op);
   ArrayRef<int64_t> input = shapeOf(conv.getInput());

@@ -14,6 +14,7 @@
 
 #include "dialects/aten/AtenDialect.h"
 #include "partitioners/common/FusionDialect.h"
+#include "partitioners/common/Rules.h"
 #include "partitioners/xnnpack/XnnDialect.h"
 #include "partitioners/xnnpack/XnnpackBlob.h"
 #include "partitioners/xnnpack/XnnpackWeights.h"
@@ -37,19 +38,10 @@ using xnn::Layout;
 const std::vector<uint8_t> kToNhwc = {0, 2, 3, 1};
 const std::vector<uint8_t> kToNchw = {0, 3, 1, 2};
 
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
+using partition::shapeOf;
 
 Type elementTypeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getElementType();
-}
-
-int64_t numel(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t s : shape)
-    n *= s;
-  return n;
 }
 
 /// The dims of `shape` as XNNPACK sees them in `layout` (a rank-0 tensor is
@@ -456,7 +448,7 @@ LogicalResult BlobWriter::emitFullyConnected(Operation *op, Value input,
   uint64_t outFeatures = transposed ? w[1] : w[0];
   uint32_t biasId = kNoValue;
   if (bias) {
-    if (numel(shapeOf(bias)) != int64_t(outFeatures))
+    if (ShapedType::getNumElements(shapeOf(bias)) != int64_t(outFeatures))
       return bug(op, "the bias is not one value per output feature");
     auto id = constantAsIs(bias, {outFeatures}, op);
     if (failed(id))
@@ -480,7 +472,7 @@ LogicalResult BlobWriter::emitBinary(Operation *op, fb::NodeType type) {
     // 4 first when of lower rank).
     ArrayRef<int64_t> shape = shapeOf(value);
     Layout reads =
-        *layout == Layout::nhwc && (shape.size() == 4 || numel(shape) > 1)
+        *layout == Layout::nhwc && (shape.size() == 4 || ShapedType::getNumElements(shape) > 1)
             ? Layout::nhwc
             : Layout::plain;
     auto id = operand(value, reads, op);

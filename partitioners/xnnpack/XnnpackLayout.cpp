@@ -2,6 +2,7 @@
 
 #include "partitioners/xnnpack/XnnpackLayout.h"
 
+#include "partitioners/common/Rules.h"
 #include "partitioners/xnnpack/XnnDialect.h"
 
 #include "dialects/aten/AtenDialect.h"
@@ -18,17 +19,6 @@ namespace {
 
 using xnn::Layout;
 using xnn::Transfer;
-
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
-
-int64_t numel(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t size : shape)
-    n *= size;
-  return n;
-}
 
 bool isConstant(Value value) {
   return value.getDefiningOp<arith::ConstantOp>() != nullptr;
@@ -136,7 +126,7 @@ private:
       // lower-rank one that broadcasts; a scalar reads the same either way.
       bool nhwc = layout == Layout::nhwc &&
                   (shape.size() == 4 ||
-                   (broadcast && shape.size() < 4 && numel(shape) > 1));
+                   (broadcast && shape.size() < 4 && ShapedType::getNumElements(shape) > 1));
       if (!nhwc)
         return value;
       Value &view = repacked[value];
@@ -233,7 +223,7 @@ private:
             nhwcCost += !has(operand, Layout::nhwc);
             plainCost += !has(operand, Layout::plain);
           }
-        } else if (numel(shape) > 1 && !xnn::sameOrder(xnn::expandTo4(shape))) {
+        } else if (ShapedType::getNumElements(shape) > 1 && !xnn::sameOrder(xnn::expandTo4(shape))) {
           nhwcPossible = false;
         }
       }
@@ -243,7 +233,7 @@ private:
     }
     for (OpOperand &operand : op->getOpOperands()) {
       ArrayRef<int64_t> shape = shapeOf(operand.get());
-      bool lower = shape.size() < 4 && numel(shape) > 1;
+      bool lower = shape.size() < 4 && ShapedType::getNumElements(shape) > 1;
       if (layout == Layout::plain || !lower || isConstant(operand.get())) {
         if (failed(readOperand(operand, layout, /*broadcast=*/true)))
           return failure();

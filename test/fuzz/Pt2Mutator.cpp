@@ -394,18 +394,22 @@ private:
         return false;
       list->push_back(json((*list)[rng() % list->size()]));
       return true;
-    default: {
-      std::vector<json *> all, names;
-      collect(*list, all);
-      for (json *v : all)
-        if (json *name = member(v, "name"); name && name->is_string())
-          names.push_back(name);
-      if (names.empty())
-        return false;
-      *pick(rng, names) = tensorName();
-      return true;
+    default:
+      return renameSomeTensor(*list);
     }
-    }
+  }
+
+  /// Gives one `name` string found under `root` another tensor name.
+  bool renameSomeTensor(json &root) {
+    std::vector<json *> all, names;
+    collect(root, all);
+    for (json *v : all)
+      if (json *name = member(v, "name"); name && name->is_string())
+        names.push_back(name);
+    if (names.empty())
+      return false;
+    *pick(rng, names) = tensorName();
+    return true;
   }
 
   /// A node's output defines another (maybe existing) name.
@@ -439,17 +443,8 @@ private:
       if (i < inputs->size() && rng() % 2)
         inputs->erase(i);
       return true;
-    case 1: {
-      std::vector<json *> all, names;
-      collect((*specs)[i], all);
-      for (json *v : all)
-        if (json *name = member(v, "name"); name && name->is_string())
-          names.push_back(name);
-      if (names.empty())
-        return false;
-      *pick(rng, names) = tensorName();
-      return true;
-    }
+    case 1:
+      return renameSomeTensor((*specs)[i]);
     default: {
       static const char *kinds[] = {"user_input", "parameter", "buffer",
                                     "tensor_constant", "constant_input"};
