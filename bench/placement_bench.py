@@ -10,8 +10,8 @@ example and the benchmark models of bench/models, compiles
   vulkan    duet compile M --backends vulkan
   both      duet compile M --backends vulkan,xnnpack
 
-and measures each with `duet bench --json` on the same inputs (the seeded
-random ones), interleaved: every repeat runs each variant once, in an order
+and measures each with `duet bench --json` on the model's stored inputs
+(random ones could index out of range), interleaved: every repeat runs each variant once, in an order
 that rotates between repeats, so that load on a shared machine hits all of
 them alike. A variant's time is the smallest median over the repeats. The
 number of timed runs per variant is chosen from a first short run, so that
@@ -44,18 +44,20 @@ EXPLICIT = ["xnnpack", "vulkan", "both"]
 
 
 def models():
-    """(name, .pt2 path) of every model the check covers."""
+    """(name, .pt2 path, input .npy paths) of every model the check covers."""
     found = []
-    with open(os.path.join(REPO, "test", "models", "MANIFEST.json")) as f:
+    folder = os.path.join(REPO, "test", "models")
+    with open(os.path.join(folder, "MANIFEST.json")) as f:
         for fixture in json.load(f)["fixtures"]:
             flavour = fixture.get("flavours", {}).get("aten")
             if flavour:
-                found.append((fixture["name"],
-                              os.path.join(REPO, "test", "models", flavour["file"])))
+                found.append((fixture["name"], os.path.join(folder, flavour["file"]),
+                              [os.path.join(folder, i["file"]) for i in fixture["inputs"]]))
     found.append(("mobilenet_v3_small",
-                  os.path.join(REPO, "examples", "mobilenet_v3_small.pt2")))
-    found.append(("mobilenet_v2",
-                  os.path.join(BENCH, "models", "mobilenet_v2.pt2")))
+                  os.path.join(REPO, "examples", "mobilenet_v3_small.pt2"),
+                  [os.path.join(REPO, "examples", "mobilenet_v3_small.input0.npy")]))
+    found.append(("mobilenet_v2", os.path.join(BENCH, "models", "mobilenet_v2.pt2"),
+                  [os.path.join(BENCH, "models", "mobilenet_v2.input0.npy")]))
     return found
 
 
@@ -68,9 +70,11 @@ def run(cmd):
     return proc.stdout
 
 
-def bench(duet, program, iterations, threads):
+def bench(duet, program, inputs, iterations, threads):
     cmd = [duet, "bench", program, "--json", "--iterations", str(iterations),
            "--warmup", "2"]
+    for path in inputs:
+        cmd += ["-i", path]
     if threads is not None:
         cmd += ["--threads", str(threads)]
     return json.loads(run(cmd))["median_ms"]
@@ -91,7 +95,7 @@ def main():
     rows = []
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
-        for name, pt2 in models():
+        for name, pt2, inputs in models():
             if wanted and name not in wanted:
                 continue
             programs = {}
@@ -103,9 +107,11 @@ def main():
                 except RuntimeError as error:
                     print("{} {}: not compiled: {}".format(name, variant, error),
                           file=sys.stderr)
+            if "default" not in programs:
+                continue
             iterations = {}
             for variant, path in programs.items():
-                first = bench(duet, path, 3, args.threads)
+                first = bench(duet, path, inputs, 3, args.threads)
                 iterations[variant] = int(max(5, min(200, args.budget_ms / max(first, 1e-3))))
             best = {variant: float("inf") for variant in programs}
             order = list(programs)
@@ -113,7 +119,7 @@ def main():
                 rotated = order[repeat % len(order):] + order[:repeat % len(order)]
                 for variant in rotated:
                     best[variant] = min(best[variant],
-                                        bench(duet, programs[variant],
+                                        bench(duet, programs[variant], inputs,
                                               iterations[variant], args.threads))
             explicit = [v for v in EXPLICIT if v in best]
             fastest = min(explicit, key=lambda v: best[v])

@@ -176,6 +176,20 @@ PartitionReport portableReport(ModuleOp module) {
   return report;
 }
 
+llvm::Expected<std::string>
+targetCostsJson(MLIRContext *context, const BackendOptions &options) {
+  if (llvm::Error error = checkBackendOptions(options))
+    return std::move(error);
+  for (const DelegateBackend *backend : delegateBackends()) {
+    auto setUp = backend->configure(context, options);
+    if (!setUp)
+      return setUp.takeError();
+    if (const TargetCosts *costs = (*setUp)->targetCosts())
+      return costs->toJson();
+  }
+  return std::string();
+}
+
 FailureOr<PartitionReport> partitionModule(ModuleOp module,
                                            const PartitionOptions &options) {
   MLIRContext *context = module.getContext();
@@ -216,12 +230,14 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
   // portable kernels.
   bool byCost = options.placement == Placement::cost;
   const TargetCosts *targetCosts = nullptr;
+  for (const DelegateBackend *backend : delegateBackends())
+    if ((targetCosts = configured[backend->name()]->targetCosts()))
+      break;
+  if (targetCosts)
+    report.targetCostsJson = targetCosts->toJson();
   SmallVector<const BackendCosts *> backendCosts;
   const BackendCosts *portableCosts = nullptr;
   if (byCost) {
-    for (const DelegateBackend *backend : delegateBackends())
-      if ((targetCosts = configured[backend->name()]->targetCosts()))
-        break;
     if (!targetCosts)
       return module.emitError()
              << "placement by cost needs a target profile with costs; "

@@ -71,6 +71,14 @@ partitionModule(mlir::ModuleOp module, const PartitionOptions &options);
 /// not changed.
 PartitionReport portableReport(mlir::ModuleOp module);
 
+/// The costs object of the target profile `options` name, as JSON text
+/// (PartitionReport::targetCostsJson), for a compilation that partitions
+/// nothing (`--backends portable`) but whose program should still record
+/// them; empty when no backend reads a profile. An error for a bad option.
+llvm::Expected<std::string>
+targetCostsJson(mlir::MLIRContext *context,
+                const partition::BackendOptions &options);
+
 /// Registers `duet-partition`, `duet-fuse-activations` and every backend's
 /// passes for tools.
 void registerPartitionerPasses();

@@ -595,6 +595,7 @@ LogicalResult Emitter::run(func::FuncOp func, std::vector<uint8_t> &bytes,
     std::visit([&](auto &call) { addInstruction(builder, std::move(call)); },
                instruction);
   builder.setMemoryPlan({plan.arenaBytes, plan.lowerBoundBytes});
+  builder.setTargetCosts(options_.targetCosts);
   rt::Status status = builder.serialize(bytes);
   if (!status.isOk())
     return func.emitError() << "writing the program: " << status.message();

@@ -35,6 +35,9 @@ struct EmitOptions {
   /// The backend options of the compilation; each emitter reads its own
   /// (Vulkan's force-fp16).
   partition::BackendOptions backendOptions;
+  /// The target profile's costs as JSON text, kept in the program for
+  /// `duet-run tune` (PartitionReport::targetCostsJson); empty: none.
+  std::string targetCosts;
 };
 
 /// Writes `func` as a program into `bytes`. Errors are emitted as diagnostics

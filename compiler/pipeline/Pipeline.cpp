@@ -136,6 +136,12 @@ llvm::Expected<CompileResult> compileModel(llvm::StringRef path,
                            diagnostics.text("no diagnostic"));
   } else {
     result.report = portableReport(module);
+    llvm::Expected<std::string> costs =
+        targetCostsJson(&ctx, partition.backendOptions);
+    if (!costs)
+      return makeError(CompileErrorKind::badInput, errorKind,
+                       path.str() + ": " + llvm::toString(costs.takeError()));
+    result.report.targetCostsJson = std::move(*costs);
   }
 
   auto funcs = module.getOps<mlir::func::FuncOp>();
@@ -144,6 +150,7 @@ llvm::Expected<CompileResult> compileModel(llvm::StringRef path,
                      path.str() + ": expected one function after import");
   EmitOptions emit;
   emit.backendOptions = options.partition.backendOptions;
+  emit.targetCosts = result.report.targetCostsJson;
   if (mlir::failed(
           emitProgram(*funcs.begin(), result.program, result.emitStats, emit)))
     return makeError(CompileErrorKind::unsupported, errorKind,

@@ -8,6 +8,7 @@
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,91 +19,28 @@ namespace duet::partition {
 
 namespace {
 
-/// The elements of a value of static ranked tensor type; 0 otherwise.
-double elementsOf(Value value) {
+/// The sizes of a value of static ranked tensor type; none otherwise (an
+/// absent operand counts as a scalar).
+std::vector<int64_t> sizesOf(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type || !type.hasStaticShape())
-    return 0;
-  return static_cast<double>(type.getNumElements());
-}
-
-double largestTensor(Operation *op) {
-  double most = 0;
-  for (Value value : op->getOperands())
-    most = std::max(most, elementsOf(value));
-  for (Value value : op->getResults())
-    most = std::max(most, elementsOf(value));
-  return most;
-}
-
-/// The size of dim `dim` (from the back when negative) of `value`, or 1.
-double dimOf(Value value, int64_t dim) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || type.getRank() == 0)
-    return 1;
-  int64_t rank = type.getRank();
-  if (dim < 0)
-    dim += rank;
-  if (dim < 0 || dim >= rank || ShapedType::isDynamic(type.getDimSize(dim)))
-    return 1;
-  return static_cast<double>(type.getDimSize(dim));
-}
-
-/// Multiply-adds of a convolution: each output element sums Cin/groups
-/// times the window (the weight's dims from 1); a transposed one scatters
-/// each input element over Cout/groups times the window instead.
-double convolutionMacs(aten::ConvolutionOp conv) {
-  auto weight = cast<RankedTensorType>(conv.getWeight().getType());
-  double perElement = 1;
-  for (int64_t size : weight.getShape().drop_front())
-    perElement *= static_cast<double>(size);
-  return (conv.getTransposed() ? elementsOf(conv.getInput())
-                               : elementsOf(conv.getResult())) *
-         perElement;
+    return {};
+  return {type.getShape().begin(), type.getShape().end()};
 }
 
 } // namespace
 
-llvm::StringRef workRateKey(WorkClass cls) {
-  switch (cls) {
-  case WorkClass::gemm:
-    return "gemm_macs_per_us";
-  case WorkClass::elementwise:
-    return "elementwise_per_us";
-  case WorkClass::reduce:
-    return "reduce_per_us";
-  case WorkClass::data:
-    return "data_per_us";
-  }
-  llvm_unreachable("a work class without a key");
-}
-
 OpWork workOf(Operation *op) {
-  using namespace aten;
-  if (auto conv = dyn_cast<ConvolutionOp>(op))
-    return {WorkClass::gemm, convolutionMacs(conv)};
-  // Output elements times the reduced dim: the last dim of the first
-  // operand (linear's input, addmm's mat1, a matrix product's self).
-  if (auto addmm = dyn_cast<AddmmOp>(op))
-    return {WorkClass::gemm, elementsOf(op->getResult(0)) *
-                                 dimOf(addmm.getMat1(), -1)};
-  if (isa<LinearOp, MmOp, BmmOp, MatmulOp>(op))
-    return {WorkClass::gemm,
-            elementsOf(op->getResult(0)) * dimOf(op->getOperand(0), -1)};
-  // Scores (L x S per batch and head, each a D-long dot product) and the
-  // weighted sum of the values (L x D, each S long): 2 * |query| * S.
-  if (auto sdpa = dyn_cast<ScaledDotProductAttentionOp>(op))
-    return {WorkClass::gemm,
-            2 * elementsOf(sdpa.getQuery()) * dimOf(sdpa.getKey(), -2)};
-  if (isa<MeanOp, SumOp, AmaxOp, AnyOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp,
-          CumsumOp, AdaptiveAvgPool2dOp, AvgPool2dOp, MaxPool2dOp>(op))
-    return {WorkClass::reduce, largestTensor(op)};
-  if (isa<ViewOp, PermuteOp, ExpandOp, RepeatOp, SliceOp, SelectOp,
-          ConstantPadNdOp, CloneOp, CatOp, SplitWithSizesOp,
-          UpsampleNearest2dOp, UpsampleBilinear2dOp, EmbeddingOp, GatherOp,
-          IndexSelectOp>(op))
-    return {WorkClass::data, largestTensor(op)};
-  return {WorkClass::elementwise, largestTensor(op)};
+  std::vector<std::vector<int64_t>> inputs, outputs;
+  for (Value operand : op->getOperands())
+    inputs.push_back(sizesOf(operand));
+  for (Value result : op->getResults())
+    outputs.push_back(sizesOf(result));
+  bool transposed = false;
+  if (auto conv = dyn_cast<aten::ConvolutionOp>(op))
+    transposed = conv.getTransposed();
+  return rt::estimateWork(op->getName().getStringRef(), inputs, outputs,
+                          transposed);
 }
 
 int64_t tensorBytes(Value value) {
@@ -145,7 +83,7 @@ llvm::Expected<BackendCosts> parseBackend(const llvm::json::Object &object,
     llvm::StringRef key = entry.first;
     bool known = llvm::is_contained(kFixed, key);
     for (size_t cls = 0; cls < kWorkClasses; ++cls)
-      known |= key == workRateKey(static_cast<WorkClass>(cls));
+      known |= key == rateKey(static_cast<WorkClass>(cls));
     if (!known)
       return costError(origin,
                        "unknown key \"" + key + "\" in \"" + backend +
@@ -165,7 +103,7 @@ llvm::Expected<BackendCosts> parseBackend(const llvm::json::Object &object,
   }
   for (size_t cls = 0; cls < kWorkClasses; ++cls) {
     llvm::Expected<double> rate =
-        readNumber(object, workRateKey(static_cast<WorkClass>(cls)), backend,
+        readNumber(object, rateKey(static_cast<WorkClass>(cls)), backend,
                    origin, /*positive=*/true);
     if (!rate)
       return rate.takeError();
@@ -208,6 +146,27 @@ llvm::Expected<TargetCosts> TargetCosts::parse(const llvm::json::Object &costs,
 const BackendCosts *TargetCosts::find(llvm::StringRef backend) const {
   auto it = backends_.find(backend);
   return it == backends_.end() ? nullptr : &it->second;
+}
+
+std::string TargetCosts::toJson() const {
+  llvm::json::Object out;
+  out["source"] = source_;
+  for (const auto &entry : backends_) {
+    const BackendCosts &costs = entry.second;
+    llvm::json::Object backend;
+    backend["call_us"] = costs.callUs;
+    backend["op_us"] = costs.opUs;
+    backend["transfer_us"] = costs.transferUs;
+    backend["transfer_bytes_per_us"] = costs.transferBytesPerUs;
+    for (size_t cls = 0; cls < kWorkClasses; ++cls)
+      backend[rateKey(static_cast<WorkClass>(cls))] =
+          costs.unitsPerUs[cls];
+    out[entry.first()] = std::move(backend);
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(out));
+  return text;
 }
 
 double TargetCosts::opUs(const BackendCosts &costs, Operation *op) {

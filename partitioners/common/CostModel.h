@@ -16,6 +16,8 @@
 #ifndef DUET_PARTITIONERS_COMMON_COSTMODEL_H
 #define DUET_PARTITIONERS_COMMON_COSTMODEL_H
 
+#include "runtime/core/OpWork.h"
+
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -35,27 +37,17 @@ class Value;
 
 namespace duet::partition {
 
-/// What an op's work is counted in.
-enum class WorkClass {
-  /// Matrix products and convolutions: multiply-adds.
-  gemm,
-  /// Pointwise ops: output elements.
-  elementwise,
-  /// Reductions, normalizations, pooling, scans: input elements.
-  reduce,
-  /// Data movement (views, permutes, copies, gathers): output elements.
-  data,
-};
-constexpr size_t kWorkClasses = 4;
+/// What an op's work is counted in, and how much (runtime/core/OpWork.h,
+/// shared with `duet-run tune`).
+using rt::kWorkClasses;
+using rt::OpWork;
+using rt::WorkClass;
 
 /// The JSON key of a class's rate ("gemm_macs_per_us").
-llvm::StringRef workRateKey(WorkClass cls);
-
-/// How much work an op is.
-struct OpWork {
-  WorkClass cls = WorkClass::elementwise;
-  double units = 0;
-};
+inline llvm::StringRef rateKey(WorkClass cls) {
+  std::string_view key = rt::workRateKey(cls);
+  return {key.data(), key.size()};
+}
 
 /// The work of `op`, from its static shapes.
 OpWork workOf(mlir::Operation *op);
@@ -95,6 +87,10 @@ public:
 
   /// The costs of `backend` ("vulkan", "xnnpack", "portable"), or nullptr.
   const BackendCosts *find(llvm::StringRef backend) const;
+
+  /// The "costs" object these were parsed from, as JSON text (the program
+  /// keeps it, for `duet-run tune` to start from).
+  std::string toJson() const;
 
   /// Estimated microseconds of `op` on `costs`' backend, per-op cost
   /// included.

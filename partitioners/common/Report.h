@@ -127,6 +127,10 @@ struct PartitionReport {
   /// Backends in the priority order they were asked.
   std::vector<std::string> backends;
   PlacementSummary placement;
+  /// The costs object of the compilation's target profile as JSON text
+  /// (TargetCosts::toJson), whatever the placement; empty when no backend
+  /// read one. The program keeps it for `duet-run tune`.
+  std::string targetCostsJson;
   std::vector<OpDecision> ops;
   std::vector<PartitionInfo> partitions;
   /// One per backend of the build, in registration order (the order of the

@@ -194,6 +194,8 @@ Status Program::parse() {
 
   segmentOffset_ = alignUp(bufferBytes, kConstantAlignment);
   segmentBytes_ = root->constant_segment_bytes();
+  if (const fb::String *costs = root->target_costs())
+    targetCosts_ = costs->str();
   if (segmentOffset_ > size_ || segmentBytes_ > size_ - segmentOffset_)
     return Status::error("{}: the {}-byte constant segment starting at byte "
                          "{} runs past the end of the {}-byte file; the file "

@@ -56,6 +56,9 @@ public:
   const std::vector<Instruction> &instructions() const { return instructions_; }
   const std::vector<DelegateInfo> &delegates() const { return delegates_; }
   const MemoryPlan &memoryPlan() const { return plan_; }
+  /// The target profile's costs the compiler planned with, as JSON text;
+  /// empty when the program has none (docs/profiles.md).
+  const std::string &targetCosts() const { return targetCosts_; }
 
   /// Sizes of the file and its parts.
   uint64_t fileBytes() const { return size_; }
@@ -108,6 +111,7 @@ private:
   std::vector<Instruction> instructions_;
   std::vector<DelegateInfo> delegates_;
   MemoryPlan plan_;
+  std::string targetCosts_;
 };
 
 } // namespace duet::rt

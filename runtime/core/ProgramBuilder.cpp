@@ -194,10 +194,13 @@ Status ProgramBuilder::emit(
   }
   auto delegateVector = fbb.CreateVector(delegates);
   auto plan = sc::CreateMemoryPlan(fbb, plan_.arenaBytes, plan_.peakBytes);
+  auto targetCosts =
+      targetCosts_.empty() ? 0 : fbb.CreateString(targetCosts_);
 
   auto root = sc::CreateProgram(fbb, kProgramFormatVersion, tensorVector,
                                 inputs, outputs, typeVector, instructionVector,
-                                delegateVector, plan, constantSegmentBytes());
+                                delegateVector, plan, constantSegmentBytes(),
+                                targetCosts);
   sc::FinishSizePrefixedProgramBuffer(fbb, root);
 
   static const uint8_t zeros[kConstantAlignment] = {};

@@ -52,6 +52,8 @@ public:
   }
 
   void setMemoryPlan(MemoryPlan plan) { plan_ = plan; }
+  /// The target profile's costs as JSON text (Program::targetCosts).
+  void setTargetCosts(std::string json) { targetCosts_ = std::move(json); }
 
   /// Bytes of the constant segment so far: the constants, 64-aligned, then
   /// zeros up to a multiple of 64 with at least kConstantTailBytes of them.
@@ -84,6 +86,7 @@ private:
   std::vector<Instruction> instructions_;
   std::vector<DelegateSpec> delegates_;
   MemoryPlan plan_;
+  std::string targetCosts_;
   /// The end of the last constant.
   uint64_t constantsEnd_ = 0;
   Status firstError_;

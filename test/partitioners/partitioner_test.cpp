@@ -127,6 +127,71 @@ TEST_CASE("a bad profile is an error that says what is wrong",
   CHECK(limits->maxStorageBufferRange == 134217728);
 }
 
+TEST_CASE("every built-in profile states costs for every backend and the "
+          "portable kernels",
+          "[profile][cost]") {
+  for (const std::string &name : builtinProfileNames()) {
+    INFO(name);
+    auto profile = loadDeviceProfile(name);
+    REQUIRE(holds(profile));
+    REQUIRE(profile->costs.has_value());
+    CHECK(profile->costs->source().size() > 20);
+    for (const char *backend : {"vulkan", "xnnpack", "portable"}) {
+      INFO(backend);
+      const BackendCosts *costs = profile->costs->find(backend);
+      REQUIRE(costs);
+      for (double rate : costs->unitsPerUs)
+        CHECK(rate > 0);
+    }
+    CHECK(profile->costs->find("portable")->callUs == 0);
+  }
+}
+
+TEST_CASE("the work classes name registered ops, each once", "[cost]") {
+  MLIRContext &ctx = context();
+  std::set<std::string> seen;
+  for (const auto &ops : rt::opsByWorkClass())
+    for (std::string_view op : ops) {
+      INFO(std::string(op));
+      CHECK(RegisteredOperationName::lookup(op, &ctx).has_value());
+      CHECK(seen.insert(std::string(op)).second);
+    }
+}
+
+TEST_CASE("an op's work is counted from its shapes", "[cost]") {
+  // A 3x3 convolution 8 -> 16 channels onto 10x10: 16*100 outputs, each
+  // 8*9 multiply-adds; transposed, each of the 8*100 inputs is spread over
+  // 16*9 (the weight is then [Cin, Cout, k, k]).
+  rt::OpWork conv = rt::estimateWork("aten.convolution",
+                                     {{1, 8, 10, 10}, {16, 8, 3, 3}, {16}},
+                                     {{1, 16, 10, 10}});
+  CHECK(conv.cls == rt::WorkClass::gemm);
+  CHECK(conv.units == 16 * 100 * 8 * 9);
+  rt::OpWork up = rt::estimateWork("aten.convolution",
+                                   {{1, 8, 10, 10}, {8, 16, 3, 3}},
+                                   {{1, 16, 20, 20}}, /*transposed=*/true);
+  CHECK(up.units == 8 * 100 * 16 * 9);
+  CHECK(rt::estimateWork("aten.linear", {{4, 32}, {64, 32}}, {{4, 64}}).units ==
+        4 * 64 * 32);
+  CHECK(rt::estimateWork("aten.addmm", {{64}, {4, 32}, {32, 64}}, {{4, 64}})
+            .units == 4 * 64 * 32);
+  // Attention: 2 * |query| * key length.
+  CHECK(rt::estimateWork("aten.scaled_dot_product_attention",
+                         {{1, 2, 5, 8}, {1, 2, 7, 8}, {1, 2, 7, 8}},
+                         {{1, 2, 5, 8}})
+            .units == 2 * 80 * 7);
+  rt::OpWork softmax =
+      rt::estimateWork("aten.softmax", {{2, 50}}, {{2, 50}});
+  CHECK(softmax.cls == rt::WorkClass::reduce);
+  CHECK(softmax.units == 100);
+  rt::OpWork mean = rt::estimateWork("aten.mean", {{1, 8, 4, 4}}, {{1, 8, 1, 1}});
+  CHECK(mean.units == 128);
+  CHECK(rt::estimateWork("aten.permute", {{3, 4}}, {{4, 3}}).cls ==
+        rt::WorkClass::data);
+  CHECK(rt::estimateWork("aten.relu", {{3, 4}}, {{3, 4}}).cls ==
+        rt::WorkClass::elementwise);
+}
+
 TEST_CASE("the rule tables name registered ops, once, and decompose only "
           "into native ops",
           "[rules]") {

@@ -2,12 +2,13 @@
 //
 // The tool a user copies next to a program: it links the runtime alone (no
 // LLVM or MLIR). `run` and `bench` are duet's own (runtime/cli); `replay`
-// is its own. Messages, files and exit codes follow docs/cli.md.
+// and `tune` are its own. Messages, files and exit codes follow docs/cli.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cli/Command.h"
 #include "runtime/tools/duet-run/ReplayCommand.h"
+#include "runtime/tools/duet-run/TuneCommand.h"
 
 int main(int argc, char **argv) {
   using namespace duet::cli;
@@ -17,6 +18,7 @@ int main(int argc, char **argv) {
   return runTool(app, "duet-run " DUET_VERSION,
                  {{"run", addRunCommand(app)},
                   {"bench", addBenchCommand(app)},
-                  {"replay", addReplayCommand(app)}},
+                  {"replay", addReplayCommand(app)},
+                  {"tune", addTuneCommand(app)}},
                  argc, argv);
 }

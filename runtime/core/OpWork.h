@@ -1,0 +1,59 @@
+//===- OpWork.h - how much work an aten op is, from its shapes --*- C++ -*-===//
+//
+// Placement by cost (docs/partitioning.md) estimates each op's time as a
+// fixed cost plus its work at a backend's rate for the op's class; `duet-run
+// tune` fits those rates to measured times. Both count the work here, from
+// the op's name and static shapes, so the compiler's estimate and the
+// runtime's fit agree by construction.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_RUNTIME_CORE_OPWORK_H
+#define DUET_RUNTIME_CORE_OPWORK_H
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace duet::rt {
+
+/// What an op's work is counted in.
+enum class WorkClass {
+  /// Convolutions, linear layers, matrix products, attention:
+  /// multiply-adds.
+  gemm,
+  /// Pointwise ops: the largest tensor's elements.
+  elementwise,
+  /// Reductions, normalizations, softmax, pooling, scans: the largest
+  /// tensor's elements.
+  reduce,
+  /// Data movement (views, permutes, copies, gathers, resizing): the
+  /// largest tensor's elements.
+  data,
+};
+constexpr size_t kWorkClasses = 4;
+
+/// The key of a class's rate in a profile's costs ("gemm_macs_per_us").
+std::string_view workRateKey(WorkClass cls);
+
+/// The ops of each class but elementwise, by dialect name, for tests.
+const std::array<std::vector<std::string_view>, kWorkClasses> &
+opsByWorkClass();
+
+struct OpWork {
+  WorkClass cls = WorkClass::elementwise;
+  double units = 0;
+};
+
+/// The work of aten op `op` ("aten.convolution") with operand sizes `inputs`
+/// (an absent optional operand: empty, as a scalar) and result sizes
+/// `outputs`; `transposed` is a convolution's attribute.
+OpWork estimateWork(std::string_view op,
+                    const std::vector<std::vector<int64_t>> &inputs,
+                    const std::vector<std::vector<int64_t>> &outputs,
+                    bool transposed = false);
+
+} // namespace duet::rt
+
+#endif // DUET_RUNTIME_CORE_OPWORK_H
