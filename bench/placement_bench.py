@@ -24,6 +24,11 @@ exit 1 (use it as a check on a quiet machine).
 Usage: bench/placement_bench.py [--build-dir build] [--repeats 3]
                                 [--budget-ms 300] [--margin 0.10]
                                 [--models NAME,...] [--threads N]
+
+On a machine without the compiler (the GPU machine), measure programs
+compiled elsewhere instead: --precompiled DIR --duet-run PATH reads
+DIR/<model>.<variant>.duet (variants as above; missing ones are left out)
+and DIR/<model>.input<k>.npy, and times them with `duet-run bench`.
 """
 import argparse
 import json
@@ -61,6 +66,18 @@ def models():
     return found
 
 
+def precompiled(folder):
+    """(name, None, input .npy paths) of every model with programs in `folder`."""
+    names = sorted({f.split(".")[0] for f in os.listdir(folder) if f.endswith(".duet")})
+    found = []
+    for name in names:
+        inputs = []
+        while os.path.exists(os.path.join(folder, "{}.input{}.npy".format(name, len(inputs)))):
+            inputs.append(os.path.join(folder, "{}.input{}.npy".format(name, len(inputs))))
+        found.append((name, None, inputs))
+    return found
+
+
 def run(cmd):
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
@@ -88,18 +105,26 @@ def main():
     parser.add_argument("--margin", type=float, default=0.10)
     parser.add_argument("--models", default="")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--precompiled", default=None)
+    parser.add_argument("--duet-run", default=None)
     args = parser.parse_args()
-    duet = os.path.join(args.build_dir, "bin", "duet")
+    duet = args.duet_run if args.precompiled else os.path.join(args.build_dir, "bin", "duet")
     wanted = set(filter(None, args.models.split(",")))
 
     rows = []
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
-        for name, pt2, inputs in models():
+        for name, pt2, inputs in (precompiled(args.precompiled) if args.precompiled
+                                  else models()):
             if wanted and name not in wanted:
                 continue
             programs = {}
             for variant, flags in VARIANTS.items():
+                if args.precompiled:
+                    path = os.path.join(args.precompiled, "{}.{}.duet".format(name, variant))
+                    if os.path.exists(path):
+                        programs[variant] = path
+                    continue
                 path = os.path.join(tmp, "{}.{}.duet".format(name, variant))
                 try:
                     run([duet, "compile", pt2, "-o", path, "--quiet"] + flags)
@@ -107,7 +132,7 @@ def main():
                 except RuntimeError as error:
                     print("{} {}: not compiled: {}".format(name, variant, error),
                           file=sys.stderr)
-            if "default" not in programs:
+            if not programs:
                 continue
             iterations = {}
             for variant, path in programs.items():
@@ -123,12 +148,13 @@ def main():
                                               iterations[variant], args.threads))
             explicit = [v for v in EXPLICIT if v in best]
             fastest = min(explicit, key=lambda v: best[v])
-            ratio = best["default"] / best[fastest]
+            ratio = best["default"] / best[fastest] if "default" in best else float("nan")
             bad = ratio > 1 + args.margin
             failed |= bad
             rows.append((name, best, fastest, ratio, bad))
-            print("{}: default {:.3f} ms, fastest {} {:.3f} ms, ratio {:.2f}{}".format(
-                name, best["default"], fastest, best[fastest], ratio,
+            print("{}: {}; fastest {} {:.3f} ms, default / fastest {:.2f}{}".format(
+                name, ", ".join("{} {:.3f} ms".format(v, t) for v, t in best.items()),
+                fastest, best[fastest], ratio,
                 "  <-- over the margin" if bad else ""), file=sys.stderr)
 
     print("| model | default ms | xnnpack ms | vulkan ms | vulkan,xnnpack ms | fastest explicit | default / fastest |")

@@ -5,8 +5,9 @@
 #     MODEL <model.pt2>              # relative: to the current source folder
 #     OUTPUT <model.duet>            # relative: to the current build folder
 #     [BACKENDS <backend>...]        # priority order: vulkan xnnpack portable
+#     [PLACEMENT priority|cost]      # default: priority with BACKENDS, else cost
 #     [TEXTURE_LIMITS <x,y,z>]       # or three values: x y z
-#     [PROFILE <name or file.json>]  # a Vulkan device profile
+#     [PROFILE <name or file.json>]  # the target device's profile: limits, costs
 #     [REPORT <report.json>]         # also write the placement report
 #     [ENABLE_BF16]                  # let XNNPACK take bf16 ops
 #     [STRICT])                      # fail when an op falls to portable
@@ -17,10 +18,13 @@
 # the options change: the options are written to a file that is rewritten
 # only when they differ, and the step depends on that file. Uses the
 # executable target duet::duet (the installed tool, or the one being built).
+# Without BACKENDS and PROFILE, `duet compile` plans for the machine the build
+# runs on (docs/cli.md); a build step for another device names its PROFILE.
 
 function(duet_compile_model target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "ENABLE_BF16;STRICT"
-                        "MODEL;OUTPUT;PROFILE;REPORT" "BACKENDS;TEXTURE_LIMITS")
+                        "MODEL;OUTPUT;PROFILE;REPORT;PLACEMENT"
+                        "BACKENDS;TEXTURE_LIMITS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "duet_compile_model(${target}): unknown arguments "
                         "'${ARG_UNPARSED_ARGUMENTS}'")
@@ -46,6 +50,13 @@ function(duet_compile_model target)
   if(ARG_BACKENDS)
     list(JOIN ARG_BACKENDS "," backends)
     list(APPEND options --backends "${backends}")
+  endif()
+  if(ARG_PLACEMENT)
+    if(NOT ARG_PLACEMENT MATCHES "^(priority|cost)$")
+      message(FATAL_ERROR "duet_compile_model(${target}): PLACEMENT takes "
+                          "priority or cost, got '${ARG_PLACEMENT}'")
+    endif()
+    list(APPEND options --placement "${ARG_PLACEMENT}")
   endif()
   if(ARG_TEXTURE_LIMITS)
     list(JOIN ARG_TEXTURE_LIMITS "," limits)
