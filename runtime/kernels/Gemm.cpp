@@ -8,11 +8,19 @@
 // so the micro-kernel has no edge cases and its fixed-size loops vectorize at
 // -O2 on any target.
 //
+// gemm() is compiled twice (GCC's target_clones): for the x86-64 baseline
+// (SSE2) and for x86-64-v3 (AVX2 and FMA, 2013 and later), and the loader
+// picks the clone the CPU runs when the library is loaded. Everything it
+// calls is inlined into it, so each clone's loops use its own instructions.
+// With FMA each multiply-add rounds once instead of twice: results move by
+// at most an ulp per addition, more accurate, not less.
+//
 //===----------------------------------------------------------------------===//
 
 #include "runtime/kernels/Gemm.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 namespace duet::rt::portable {
@@ -26,8 +34,8 @@ constexpr int64_t NC = 256; // columns of B per packed block (fits L2)
 
 /// Packs rows [i0, i0+mc) x columns [p0, p0+kc) of A as MR-row panels, each
 /// stored k-major: panel[p * MR + r]. Rows past the edge are zero.
-void packA(MatrixRef a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
-           float *packed) {
+[[gnu::always_inline]] inline void packA(MatrixRef a, int64_t i0, int64_t mc,
+                                        int64_t p0, int64_t kc, float *packed) {
   for (int64_t ir = 0; ir < mc; ir += MR) {
     int64_t rows = std::min(MR, mc - ir);
     for (int64_t p = 0; p < kc; ++p) {
@@ -41,8 +49,8 @@ void packA(MatrixRef a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
 
 /// Packs rows [p0, p0+kc) x columns [j0, j0+nc) of B as NR-column panels,
 /// each stored k-major: panel[p * NR + c]. Columns past the edge are zero.
-void packB(MatrixRef b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
-           float *packed) {
+[[gnu::always_inline]] inline void packB(MatrixRef b, int64_t p0, int64_t kc,
+                                        int64_t j0, int64_t nc, float *packed) {
   for (int64_t jr = 0; jr < nc; jr += NR) {
     int64_t cols = std::min(NR, nc - jr);
     for (int64_t p = 0; p < kc; ++p) {
@@ -54,24 +62,60 @@ void packB(MatrixRef b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
   }
 }
 
-/// acc = A panel * B panel over `kc`.
-void microKernel(int64_t kc, const float *a, const float *b,
-                 float acc[MR][NR]) {
-  float sum[MR][NR] = {};
+/// NR floats as one value: GCC lowers it to the widest vectors of the
+/// target (two SSE registers, or one AVX register).
+typedef float Row __attribute__((vector_size(NR * sizeof(float))));
+
+/// acc = A panel * B panel over `kc`. The MR rows of sums stay in registers
+/// (the loop over rows is unrolled), each step broadcasting one element of A
+/// against a row of B.
+[[gnu::always_inline]] inline void microKernel(int64_t kc, const float *a,
+                                              const float *b,
+                                              float acc[MR][NR]) {
+  Row sum[MR] = {};
   for (int64_t p = 0; p < kc; ++p) {
-    for (int64_t r = 0; r < MR; ++r) {
-      float ar = a[p * MR + r];
-      for (int64_t c = 0; c < NR; ++c)
-        sum[r][c] += ar * b[p * NR + c];
-    }
+    Row bRow;
+    std::memcpy(&bRow, b + p * NR, sizeof(bRow));
+#pragma GCC unroll 8
+    for (int64_t r = 0; r < MR; ++r)
+      sum[r] += a[p * MR + r] * bRow;
   }
   for (int64_t r = 0; r < MR; ++r)
-    for (int64_t c = 0; c < NR; ++c)
-      acc[r][c] = sum[r][c];
+    std::memcpy(acc[r], &sum[r], sizeof(sum[r]));
+}
+
+/// C += alpha * A * B for one row of A (m == 1) when B's columns are
+/// contiguous (a linear layer's weight, read as its transpose): one dot
+/// product per column, with no packing, which for a matrix-vector product
+/// would copy all of B to read it once.
+[[gnu::always_inline]] inline void rowTimesColumns(int64_t n, int64_t k,
+                                                  float alpha, MatrixRef a,
+                                                  MatrixRef b, float *c) {
+  std::vector<float> row(k);
+  for (int64_t p = 0; p < k; ++p)
+    row[p] = a.data[p * a.colStride];
+  for (int64_t j = 0; j < n; ++j) {
+    const float *column = b.data + j * b.colStride;
+    Row partial = {};
+    int64_t p = 0;
+    for (; p + NR <= k; p += NR) {
+      Row x, w;
+      std::memcpy(&x, row.data() + p, sizeof(x));
+      std::memcpy(&w, column + p, sizeof(w));
+      partial += x * w;
+    }
+    float sum = 0;
+    for (int64_t lane = 0; lane < NR; ++lane)
+      sum += partial[lane];
+    for (; p < k; ++p)
+      sum += row[p] * column[p];
+    c[j] += alpha * sum;
+  }
 }
 
 /// Applies beta to C without reading it when beta is 0.
-void scaleC(int64_t m, int64_t n, float beta, float *c, int64_t ldc) {
+[[gnu::always_inline]] inline void scaleC(int64_t m, int64_t n, float beta,
+                                         float *c, int64_t ldc) {
   for (int64_t i = 0; i < m; ++i) {
     float *row = c + i * ldc;
     if (beta == 0.f)
@@ -84,6 +128,13 @@ void scaleC(int64_t m, int64_t n, float beta, float *c, int64_t ldc) {
 
 } // namespace
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define DUET_GEMM_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define DUET_GEMM_CLONES
+#endif
+
+DUET_GEMM_CLONES
 void gemm(int64_t m, int64_t n, int64_t k, float alpha, MatrixRef a,
           MatrixRef b, float beta, float *c, int64_t ldc) {
   if (m <= 0 || n <= 0)
@@ -92,6 +143,10 @@ void gemm(int64_t m, int64_t n, int64_t k, float alpha, MatrixRef a,
   scaleC(m, n, beta, c, ldc);
   if (k <= 0 || alpha == 0.f)
     return;
+  if (m == 1 && b.rowStride == 1) {
+    rowTimesColumns(n, k, alpha, a, b, c);
+    return;
+  }
 
   // Edge panels are padded to whole MR rows and NR columns.
   std::vector<float> packedA(KC * ((MC + MR - 1) / MR * MR));

@@ -365,8 +365,11 @@ TEST_CASE("gemm matches the triple loop for odd sizes and transposes",
   struct Size {
     int64_t m, n, k;
   };
+  // m = 1 with B transposed (its columns contiguous) takes the
+  // dot-product path: k below, at and above the vector width.
   const Size sizes[] = {{1, 1, 1},      {7, 13, 5}, {3, 1, 513},
-                        {65, 257, 300}, {9, 8, 0},  {17, 31, 257}};
+                        {65, 257, 300}, {9, 8, 0},  {17, 31, 257},
+                        {1, 37, 5},     {1, 9, 8},  {1, 100, 1027}};
   uint32_t seed = 200;
   for (Size s : sizes)
     for (bool transA : {false, true})
