@@ -1045,7 +1045,9 @@ def docs_table(manifest):
     return "\n".join(rows)
 
 
-def update_docs(doc_path, manifest_path):
+def update_docs(doc_path, manifest_path, check):
+    """Rewrites the generated section of doc_path; with check, only says whether
+    it is current (exit status 1 when not)."""
     with open(manifest_path) as f:
         manifest = json.load(f)
     with open(doc_path) as f:
@@ -1054,8 +1056,15 @@ def update_docs(doc_path, manifest_path):
         sys.exit(f"{doc_path}: no '{BEGIN}' ... '{END}' section to rewrite")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
+    fresh = head + BEGIN + "\n" + docs_table(manifest) + "\n" + END + tail
+    if check:
+        if fresh != text:
+            print(f"{doc_path} is stale; regenerate it with tools/export_zoo.py --docs {doc_path}")
+            return 1
+        return 0
     with open(doc_path, "w") as f:
-        f.write(head + BEGIN + "\n" + docs_table(manifest) + "\n" + END + tail)
+        f.write(fresh)
+    return 0
 
 
 def main():
@@ -1069,6 +1078,8 @@ def main():
     parser.add_argument("--docs", metavar="ZOO_MD",
                         help="rewrite the generated table of ZOO_MD from --out's MANIFEST.json "
                              "and export nothing")
+    parser.add_argument("--check", action="store_true",
+                        help="with --docs: only check that ZOO_MD is current")
     parser.add_argument("--list", action="store_true", help="print the architectures and exit")
     options = parser.parse_args()
 
@@ -1077,8 +1088,8 @@ def main():
             print(f"{name} {category}")
         return 0
     if options.docs:
-        update_docs(options.docs, os.path.join(options.out, "MANIFEST.json"))
-        return 0
+        return update_docs(options.docs, os.path.join(options.out, "MANIFEST.json"),
+                           options.check)
     wanted = set(filter(None, options.only.split(",")))
     unknown = wanted - set(ZOO)
     if unknown:
