@@ -114,6 +114,15 @@ Value NodeContext::optionalTensor(llvm::StringRef name) {
 }
 
 llvm::SmallVector<Value> NodeContext::tensorList(llvm::StringRef name) {
+  llvm::SmallVector<Value> out = optionalTensorList(name);
+  if (llvm::is_contained(out, Value())) {
+    fail("argument '" + name + "': a None in a tensor list is not supported");
+    out.clear();
+  }
+  return out;
+}
+
+llvm::SmallVector<Value> NodeContext::optionalTensorList(llvm::StringRef name) {
   llvm::SmallVector<Value> out;
   auto kase = argumentCase(name);
   if (!kase)
@@ -136,11 +145,7 @@ llvm::SmallVector<Value> NodeContext::tensorList(llvm::StringRef name) {
       if (inner && inner->first == "as_tensor")
         tensorArg = inner->second;
     }
-    if (!tensorArg) {
-      fail("argument '" + name + "': a None in a tensor list is not supported");
-      return out;
-    }
-    out.push_back(lookupTensor(name, *tensorArg));
+    out.push_back(tensorArg ? lookupTensor(name, *tensorArg) : Value());
   }
   return out;
 }

@@ -76,6 +76,8 @@ public:
   /// A null value when the argument is None.
   mlir::Value optionalTensor(llvm::StringRef name);
   llvm::SmallVector<mlir::Value> tensorList(llvm::StringRef name);
+  /// A `Tensor?[]` argument: a null value for each None.
+  llvm::SmallVector<mlir::Value> optionalTensorList(llvm::StringRef name);
   /// A tensor, or a Python number turned into a 0-d constant of
   /// `elementType` (the `.Scalar` overloads and scalars in Tensor slots).
   mlir::Value tensorOrScalar(llvm::StringRef name, mlir::Type elementType);

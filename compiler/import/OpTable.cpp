@@ -14,6 +14,8 @@
 
 #include "compiler/import/OpTable.h"
 
+#include "compiler/import/CompositeTargets.h"
+
 #include "dialects/aten/AtenDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,6 +26,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 using namespace duet::import;
 using namespace duet::aten;
@@ -344,10 +347,28 @@ Value unaryOperand(NodeContext &ctx, RankedTensorType &type) {
   return operandAs(ctx, self, type);
 }
 
+/// abs and neg keep an integer input's type (T5's relative positions);
+/// the unary ops compute in float, so on integers they are written with the
+/// binary ops, which take every element type: `0 - x` and `max(x, 0 - x)`.
+template <typename OpT>
+bool buildIntegerUnary(NodeContext &ctx, RankedTensorType type, Value self) {
+  constexpr bool isAbs = std::is_same_v<OpT, AbsOp>;
+  if (!(isAbs || std::is_same_v<OpT, NegOp>) ||
+      !type.getElementType().isSignlessInteger() ||
+      type.getElementType().isInteger(1))
+    return false;
+  Value zero = ctx.splat(RankedTensorType::get({}, type.getElementType()),
+                         Scalar{true, 0, 0});
+  Value negated = ctx.create<SubOp>(type, zero, self, f64(ctx, 1.0));
+  ctx.setResult(isAbs ? Value(ctx.create<MaximumOp>(type, self, negated))
+                      : negated);
+  return true;
+}
+
 template <typename OpT> void buildUnary(NodeContext &ctx) {
   RankedTensorType type;
   Value self = unaryOperand(ctx, type);
-  if (ctx.ok())
+  if (ctx.ok() && !buildIntegerUnary<OpT>(ctx, type, self))
     ctx.setResult(ctx.create<OpT>(type, self));
 }
 
@@ -1482,6 +1503,18 @@ std::vector<OpEntry> makeTable() {
          {"eps", real(1e-5)},
          {"cudnn_enable", boolean(true)}});
   t.add("native_layer_norm.default", buildLayerNorm);
+  t.add("native_group_norm.default", buildNativeGroupNorm,
+        {{"weight", none()}, {"bias", none()}});
+  t.add("group_norm.default", buildGroupNorm,
+        {{"weight", none()},
+         {"bias", none()},
+         {"eps", real(1e-5)},
+         {"cudnn_enabled", boolean(true)}});
+  t.add("linalg_vector_norm.default", buildVectorNorm,
+        {{"ord", integer(2)},
+         {"dim", none()},
+         {"keepdim", boolean(false)},
+         {"dtype", none()}});
 
   // Activations and elementwise math, with their in-place variants.
   // Every Aten_UnaryOp of AtenOps.td imports from `<mnemonic>.default` and
@@ -1511,6 +1544,7 @@ std::vector<OpEntry> makeTable() {
   t.addWithInPlace("gelu", "default", buildGelu,
                    {{"approximate", str("none")}});
   t.add("pow.Tensor_Scalar", buildPowScalar);
+  t.add("pow.Scalar", buildPowScalarBase);
   t.add("pow_.Scalar", buildPowScalar, {}, Effect::InPlace);
 
   // Binary ops; `.Scalar` overloads and numbers in Tensor slots become 0-d
@@ -1534,6 +1568,8 @@ std::vector<OpEntry> makeTable() {
   for (const char *overload : {"Tensor", "Scalar"})
     t.addWithInPlace("remainder", overload, buildBinary<RemainderOp>);
   t.add("remainder.Scalar_Tensor", buildBinary<RemainderOp>);
+  for (const char *overload : {"Scalar", "Tensor"})
+    t.addWithInPlace("fmod", overload, buildFmod);
 
   // Comparisons, logic and selection.
   for (const char *overload : {"Tensor", "Scalar"}) {
@@ -1602,6 +1638,7 @@ std::vector<OpEntry> makeTable() {
         "reshape_as.default"})
     t.add(view, buildView);
   t.add("expand.default", buildExpand, {{"implicit", boolean(false)}});
+  t.add("as_strided.default", buildAsStrided, {{"storage_offset", none()}});
   t.add("expand_as.default", buildExpand);
   t.add("repeat.default", buildRepeat);
   t.add("permute.default", buildPermute);
@@ -1667,6 +1704,7 @@ std::vector<OpEntry> makeTable() {
   t.add("gather.default", buildIndexOp<GatherOp>,
         {{"sparse_grad", boolean(false)}});
   t.add("index_select.default", buildIndexOp<IndexSelectOp>);
+  t.add("index.Tensor", buildIndexTensor);
   t.add("scaled_dot_product_attention.default", buildScaledDotProductAttention,
         {{"attn_mask", none()},
          {"dropout_p", real(0)},

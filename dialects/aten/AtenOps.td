@@ -161,6 +161,8 @@ def Aten_LogOp : Aten_UnaryOp<"log", "ln(x)">;
 def Aten_SqrtOp : Aten_UnaryOp<"sqrt", "sqrt(x)">;
 def Aten_RsqrtOp : Aten_UnaryOp<"rsqrt", "1 / sqrt(x)">;
 def Aten_ErfOp : Aten_UnaryOp<"erf", "erf(x), the Gauss error function">;
+def Aten_SinOp : Aten_UnaryOp<"sin", "sin(x), x in radians">;
+def Aten_CosOp : Aten_UnaryOp<"cos", "cos(x), x in radians">;
 
 def Aten_HardtanhOp : Aten_ParamUnaryOp<"hardtanh", "min(max(x, min_val), max_val)",
     (ins DefaultValuedAttr<F64Attr, "-1.0">:$min_val, DefaultValuedAttr<F64Attr, "1.0">:$max_val)> {

@@ -129,6 +129,14 @@ Status erf(const KernelContext &ctx) {
   return mapFloat(ctx, [](float x) { return std::erf(x); });
 }
 
+Status sin(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::sin(x); });
+}
+
+Status cos(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::cos(x); });
+}
+
 Status hardtanh(const KernelContext &ctx) {
   AttrReader attrs(ctx);
   float lo = static_cast<float>(attrs.getFloat("min_val"));

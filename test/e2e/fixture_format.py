@@ -24,16 +24,24 @@ VARIANTS = {
 
 
 class FixtureFormat(lit.formats.base.TestFormat):
-    def __init__(self, models, tools):
+    """One test per manifest entry, flavour and backend set.
+
+    models: the folder of MANIFEST.json and its files; tools: where `duet` is;
+    backend_sets: the sets to compile each entry for (default BACKEND_SETS);
+    work: the folder under the suite's exec root for the compiled programs."""
+
+    def __init__(self, models, tools, backend_sets=BACKEND_SETS, work="e2e"):
         self.models = models
         self.tools = tools
+        self.backend_sets = list(backend_sets)
+        self.work = work
 
     def getTestsInDirectory(self, testSuite, path_in_suite, litConfig, localConfig):
         with open(os.path.join(self.models, "MANIFEST.json")) as f:
             manifest = json.load(f)
         for fixture in manifest["fixtures"]:
             for flavour in sorted(fixture["flavours"]):
-                for backends in BACKEND_SETS:
+                for backends in self.backend_sets:
                     name = f"{fixture['name']}.{flavour}.{backends}"
                     test = lit.Test.Test(testSuite, path_in_suite + (name,), localConfig)
                     test.fixture = (fixture, flavour, backends)
@@ -43,7 +51,7 @@ class FixtureFormat(lit.formats.base.TestFormat):
         fixture, flavour, backend_set = test.fixture
         backends, _, variant = backend_set.partition("+")
         compile_extra, run_extra = VARIANTS[variant] if variant else ([], [])
-        tmp = os.path.join(test.suite.exec_root, "e2e", test.path_in_suite[-1])
+        tmp = os.path.join(test.suite.exec_root, self.work, test.path_in_suite[-1])
         os.makedirs(os.path.dirname(tmp), exist_ok=True)
         program = tmp + ".duet"
         duet = os.path.join(self.tools, "duet")

@@ -64,6 +64,8 @@ std::vector<SmokeCase> smokeCases() {
   unary("sqrt", {}, 0.5, 2);
   unary("rsqrt", {}, 0.5, 2);
   unary("erf", {}, -3, 3);
+  unary("sin", {}, -7, 7);
+  unary("cos", {}, -7, 7);
   unary("pow", AttrMap().setFloat("exponent", 1.7), 0.5, 2);
   unary("hardtanh",
         AttrMap().setFloat("min_val", -0.5).setFloat("max_val", 0.5));

@@ -177,7 +177,7 @@ func.func @main(%x: tensor<2x3x5x7xf32>) -> (tensor<2x3x5x7xf32>, tensor<2x3x5x7
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>
 })"},
     {"math, clamps and powers", true, R"(
-func.func @main(%x: tensor<3x1x6xf32>) -> (tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>) {
+func.func @main(%x: tensor<3x1x6xf32>) -> (tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>) {
   %one = arith.constant dense<1.0> : tensor<f32>
   %a = aten.abs %x : tensor<3x1x6xf32>
   %p = aten.add %a, %one : tensor<3x1x6xf32>, tensor<f32> -> tensor<3x1x6xf32>
@@ -193,7 +193,9 @@ func.func @main(%x: tensor<3x1x6xf32>) -> (tensor<3x1x6xf32>, tensor<3x1x6xf32>,
   %9 = aten.pow %p {exponent = -0.5 : f64} : tensor<3x1x6xf32>
   %10 = aten.clone %x : tensor<3x1x6xf32>
   %11 = aten.erf %x : tensor<3x1x6xf32>
-  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>
+  %12 = aten.sin %x : tensor<3x1x6xf32>
+  %13 = aten.cos %p : tensor<3x1x6xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13 : tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>
 })"},
     {"binary ops: equal shapes, a [1,C,1,1] scale, 0-d operands", true, R"(
 func.func @main(%x: tensor<1x6x5x7xf32>, %y: tensor<1x6x5x7xf32>, %s: tensor<1x6x1x1xf32>) -> (tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>) {

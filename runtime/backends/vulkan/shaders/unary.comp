@@ -63,6 +63,8 @@ float apply(float x) {
   case UNARY_OP_ELU: return x <= 0.0 ? (exp(x * a.z) - 1.0) * a.x * a.y : x * a.y;
   case UNARY_OP_POW: return power(x, a.x);
   case UNARY_OP_ERF: return erfApprox(x);
+  case UNARY_OP_SIN: return sin(x);
+  case UNARY_OP_COS: return cos(x);
   }
   return x;
 }

@@ -1,0 +1,35 @@
+//===- CompositeTargets.h - ATen targets built from several ops -*- C++ -*-===//
+//
+// Targets that the aten dialect has no op of its own for, because a few of
+// its ops compute them exactly: advanced indexing, group norm, vector norms,
+// a scalar raised to a tensor, fmod, and the as_strided re-stridings
+// run_decompositions() leaves behind. Each builder writes those ops, which
+// then run wherever their pieces run.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_COMPILER_IMPORT_COMPOSITETARGETS_H
+#define DUET_COMPILER_IMPORT_COMPOSITETARGETS_H
+
+#include "compiler/import/NodeContext.h"
+
+namespace duet::import {
+
+/// index.Tensor: `self[i0, i1, ...]` with integer index tensors on
+/// consecutive dims (None for the dims before them).
+void buildIndexTensor(NodeContext &ctx);
+/// native_group_norm and group_norm (only the normalized output).
+void buildNativeGroupNorm(NodeContext &ctx);
+void buildGroupNorm(NodeContext &ctx);
+/// linalg_vector_norm for ord 1, 2 and infinity.
+void buildVectorNorm(NodeContext &ctx);
+/// pow.Scalar: a positive Python number raised to a tensor.
+void buildPowScalarBase(NodeContext &ctx);
+/// fmod.Scalar and fmod.Tensor: `self - trunc(self / other) * other`.
+void buildFmod(NodeContext &ctx);
+/// as_strided that only re-strides dims of size 1 (an identity).
+void buildAsStrided(NodeContext &ctx);
+
+} // namespace duet::import
+
+#endif // DUET_COMPILER_IMPORT_COMPOSITETARGETS_H
