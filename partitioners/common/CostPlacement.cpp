@@ -116,8 +116,9 @@ PlacementCosts::planUs(const DenseMap<Operation *, int> &assignment) const {
   return total;
 }
 
-double PlacementCosts::quickPlanUs(ArrayRef<int> placement) const {
-  size_t n = ops.size();
+SmallVector<unsigned>
+PlacementCosts::componentRoots(ArrayRef<int> placement) const {
+  size_t n = placement.size();
   SmallVector<unsigned> parent(n);
   std::iota(parent.begin(), parent.end(), 0u);
   auto find = [&](unsigned i) {
@@ -125,15 +126,23 @@ double PlacementCosts::quickPlanUs(ArrayRef<int> placement) const {
       i = parent[i] = parent[parent[i]];
     return i;
   };
+  for (size_t i = 0; i < n; ++i)
+    if (placement[i] != kPortable)
+      for (unsigned j : producers[i])
+        if (placement[j] == placement[i])
+          parent[find(j)] = find(i);
+  for (size_t i = 0; i < n; ++i)
+    parent[i] = find(i);
+  return parent;
+}
+
+double PlacementCosts::quickPlanUs(ArrayRef<int> placement) const {
+  size_t n = ops.size();
   double total = 0;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < n; ++i)
     total += opCost[i][placement[i] + 1];
-    if (placement[i] == kPortable)
-      continue;
-    for (unsigned j : producers[i])
-      if (placement[j] == placement[i])
-        parent[find(j)] = find(i);
-  }
+  SmallVector<unsigned> roots = componentRoots(placement);
+  auto find = [&](unsigned i) { return roots[i]; };
   // Per component: one call, and each tensor that crosses its boundary.
   llvm::DenseSet<unsigned> calls;
   llvm::DenseSet<std::pair<unsigned, unsigned>> producedInputs;
@@ -261,18 +270,8 @@ private:
   /// Connected components of same-backend ops, portable ops left out.
   SmallVector<SmallVector<unsigned>> components(ArrayRef<int> placement) {
     size_t n = placement.size();
-    SmallVector<unsigned> parent(n);
-    std::iota(parent.begin(), parent.end(), 0u);
-    auto find = [&](unsigned i) {
-      while (parent[i] != i)
-        i = parent[i] = parent[parent[i]];
-      return i;
-    };
-    for (size_t i = 0; i < n; ++i)
-      if (placement[i] != kPortable)
-        for (unsigned j : costs.producers[i])
-          if (placement[j] == placement[i])
-            parent[find(j)] = find(i);
+    SmallVector<unsigned> roots = costs.componentRoots(placement);
+    auto find = [&](unsigned i) { return roots[i]; };
     DenseMap<unsigned, unsigned> slot;
     SmallVector<SmallVector<unsigned>> out;
     for (size_t i = 0; i < n; ++i) {

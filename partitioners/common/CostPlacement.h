@@ -79,6 +79,9 @@ private:
   /// same-backend ops (grouping may split a component to stay acyclic, which
   /// only adds calls and transfers): linear in the block, for the search.
   double quickPlanUs(llvm::ArrayRef<int> placement) const;
+  /// For each op, a representative of its connected component of ops on
+  /// the same backend along data edges (a portable op is its own).
+  llvm::SmallVector<unsigned> componentRoots(llvm::ArrayRef<int> placement) const;
 
   mlir::Block &block;
   llvm::SmallVector<mlir::Operation *> ops;

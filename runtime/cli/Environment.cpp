@@ -65,4 +65,22 @@ rt::Status readVulkanEnvironment(rt::LoadOptions &options) {
   return rt::Status::ok();
 }
 
+std::optional<rt::DeviceInfo> selectedDevice(std::string *backendName) {
+  rt::LoadOptions load;
+  if (!readVulkanEnvironment(load).isOk())
+    return std::nullopt;
+  rt::BackendRegistry &registry = rt::defaultBackends();
+  for (const std::string &name : registry.names()) {
+    rt::Backend *backend = registry.find(name);
+    rt::DeviceList list;
+    if (!backend->listsDevices() ||
+        !backend->listDevices("", load, list).isOk() || !list.selected)
+      continue;
+    if (backendName)
+      *backendName = name;
+    return list.devices[*list.selected];
+  }
+  return std::nullopt;
+}
+
 } // namespace duet::cli

@@ -10,9 +10,11 @@
 #ifndef DUET_RUNTIME_CLI_ENVIRONMENT_H
 #define DUET_RUNTIME_CLI_ENVIRONMENT_H
 
+#include "runtime/core/Backend.h"
 #include "runtime/core/LoadOptions.h"
 #include "runtime/core/Status.h"
 
+#include <optional>
 #include <string>
 
 namespace duet::cli {
@@ -30,6 +32,13 @@ std::string pipelineCacheFolder();
 /// (positive whole numbers) and DUET_VULKAN_TEST_NO_FP16_IMAGES (set to any
 /// value). An error names a variable whose value is not such a number.
 rt::Status readVulkanEnvironment(rt::LoadOptions &options);
+
+/// The device the runtime's delegates would run on here, under the
+/// environment's Vulkan options: the selected device of the first backend
+/// that lists devices and selects one, with that backend's name in
+/// `backend`. Nothing when no backend selects a device (or the environment's
+/// options are bad, which `duet devices` reports).
+std::optional<rt::DeviceInfo> selectedDevice(std::string *backend = nullptr);
 
 } // namespace duet::cli
 

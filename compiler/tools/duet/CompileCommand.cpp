@@ -59,34 +59,25 @@ struct MachineTarget {
 /// otherwise; no device, or a CPU one (Mesa's lavapipe), means XNNPACK and
 /// the portable kernels, with the `host-cpu` profile (docs/cli.md).
 MachineTarget thisMachine() {
-  rt::LoadOptions load;
   std::string found = "no Vulkan device";
-  if (readVulkanEnvironment(load).isOk()) {
-    rt::BackendRegistry &registry = rt::defaultBackends();
-    for (const std::string &name : registry.names()) {
-      rt::Backend *backend = registry.find(name);
-      rt::DeviceList list;
-      if (!backend->listsDevices() ||
-          !backend->listDevices("", load, list).isOk() || !list.selected)
-        continue;
-      const rt::DeviceInfo &info = list.devices[*list.selected];
-      std::string type;
-      for (const auto &[fact, value] : info.kindFacts)
-        if (fact == "type")
-          if (const auto *text = std::get_if<std::string>(&value))
-            type = *text;
-      if (type == "CPU" || type == "other") {
-        found = fmt::format("{} device {} is {} ({})", name, info.index,
-                            info.name, type);
-        continue;
-      }
-      bool nvidia = llvm::StringRef(info.name).contains_insensitive("nvidia");
+  std::string backend;
+  if (std::optional<rt::DeviceInfo> info = selectedDevice(&backend)) {
+    std::string type;
+    for (const auto &[fact, value] : info->kindFacts)
+      if (fact == "type")
+        if (const auto *text = std::get_if<std::string>(&value))
+          type = *text;
+    if (type == "CPU" || type == "other") {
+      found = fmt::format("{} device {} is {} ({})", backend, info->index,
+                          info->name, type);
+    } else {
+      bool nvidia = llvm::StringRef(info->name).contains_insensitive("nvidia");
       MachineTarget target;
       target.profile = nvidia ? "nvidia-desktop" : "generic";
       target.note = fmt::format(
           "planned for this machine's {} ({}): every backend, costs of "
           "profile {}",
-          info.name, type, target.profile);
+          info->name, type, target.profile);
       return target;
     }
   }

@@ -227,22 +227,11 @@ ordered_json costsJson(const Costs &costs) {
   return out;
 }
 
-/// The limits of the Vulkan device the runtime would use here, as profile
-/// fields; nothing without one.
+/// The limits of the device the runtime would use here, as profile fields;
+/// nothing without one.
 std::vector<rt::DeviceFact> deviceProfile() {
-  rt::LoadOptions load;
-  if (!readVulkanEnvironment(load).isOk())
-    return {};
-  rt::BackendRegistry &registry = rt::defaultBackends();
-  for (const std::string &name : registry.names()) {
-    rt::Backend *backend = registry.find(name);
-    rt::DeviceList list;
-    if (!backend->listsDevices() ||
-        !backend->listDevices("", load, list).isOk() || !list.selected)
-      continue;
-    return list.devices[*list.selected].profile;
-  }
-  return {};
+  std::optional<rt::DeviceInfo> device = selectedDevice();
+  return device ? device->profile : std::vector<rt::DeviceFact>{};
 }
 
 int runTune(const TuneArgs &args) {
