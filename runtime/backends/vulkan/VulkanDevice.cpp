@@ -170,21 +170,34 @@ std::string lower(std::string text) {
 } // namespace
 
 Status listDevices(std::vector<DeviceInfo> &devices) {
-  const VulkanApi *loader = nullptr;
-  DUET_RETURN_IF_ERROR(loadVulkanApi(loader));
-  VulkanApi api = *loader;
-  VkInstance instance = VK_NULL_HANDLE;
-  DUET_RETURN_IF_ERROR(createInstance(api, instance));
-  Status status = api.loadInstanceFunctions(instance);
-  if (status.isOk()) {
-    std::vector<VkPhysicalDevice> handles;
-    status = physicalDevices(api, instance, handles);
-    for (uint32_t i = 0; status.isOk() && i < handles.size(); ++i)
-      devices.push_back(describe(api, handles[i], i));
-  }
-  if (api.vkDestroyInstance)
-    api.vkDestroyInstance(instance, nullptr);
-  return status;
+  // One instance lists the devices for the whole process and is never
+  // destroyed, as the devices' own instances are not (docs/vulkan.md):
+  // destroying it would unload the driver, some drivers refuse new
+  // instances after repeated create/destroy, and what the driver keeps
+  // would be reported as leaked by a module no longer loaded.
+  struct Listing {
+    VulkanApi api;
+    VkInstance instance = VK_NULL_HANDLE;
+    Status status;
+  };
+  static const Listing *listing = [] {
+    auto *made = new Listing;
+    const VulkanApi *loader = nullptr;
+    made->status = loadVulkanApi(loader);
+    if (!made->status.isOk())
+      return made;
+    made->api = *loader;
+    made->status = createInstance(made->api, made->instance);
+    if (made->status.isOk())
+      made->status = made->api.loadInstanceFunctions(made->instance);
+    return made;
+  }();
+  DUET_RETURN_IF_ERROR(listing->status);
+  std::vector<VkPhysicalDevice> handles;
+  DUET_RETURN_IF_ERROR(physicalDevices(listing->api, listing->instance, handles));
+  for (uint32_t i = 0; i < handles.size(); ++i)
+    devices.push_back(describe(listing->api, handles[i], i));
+  return Status::ok();
 }
 
 Status selectDevice(const std::vector<DeviceInfo> &devices,
