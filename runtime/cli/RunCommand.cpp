@@ -1,6 +1,7 @@
 //===- RunCommand.cpp - duet run, duet-run run ----------------------------===//
 
 #include "runtime/cli/Command.h"
+#include "runtime/cli/FaultOption.h"
 #include "runtime/cli/OutputFiles.h"
 #include "runtime/cli/ProgramInputs.h"
 #include "runtime/cli/TensorDifference.h"
@@ -27,6 +28,7 @@ struct RunArgs {
   bool reference = false;
   bool quiet = false;
   unsigned threads = 0;
+  std::vector<std::string> faults;
 };
 
 /// The documented default tolerance of an output dtype (docs/cli.md):
@@ -83,6 +85,8 @@ int runRun(const RunArgs &args) {
   rt::LoadOptions options;
   options.reference = args.reference;
   options.threads = args.threads;
+  if (int code = parseFaults(args.faults, options.faults.nodes))
+    return code;
   std::unique_ptr<rt::Runtime> runtime;
   if (int code = loadProgram(args.program, options, runtime))
     return code;
@@ -186,6 +190,7 @@ Runner addRunCommand(CLI::App &app) {
   cmd->add_flag("--reference", args->reference,
                 "run every op, delegated ones too, on the portable kernels");
   addThreadsOption(*cmd, args->threads);
+  addInjectFaultOption(*cmd, args->faults);
   cmd->add_flag("-q,--quiet", args->quiet, "print only errors and comparisons");
   return [args] { return runRun(*args); };
 }
