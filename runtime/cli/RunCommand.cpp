@@ -31,21 +31,6 @@ struct RunArgs {
   std::vector<std::string> faults;
 };
 
-/// The documented default tolerance of an output dtype (docs/cli.md):
-/// max |out - ref| <= rtol * max|ref| + atol.
-void defaultTolerance(rt::DType dtype, double &rtol, double &atol) {
-  switch (dtype) {
-  case rt::DType::f16:
-    rtol = 2e-3, atol = 1e-3;
-    return;
-  case rt::DType::bf16:
-    rtol = 2e-2, atol = 1e-2;
-    return;
-  default:
-    rtol = 1e-4, atol = 1e-5;
-  }
-}
-
 /// Compares output `index` with the reference file; prints one line.
 int compareOutput(rt::Runtime &runtime, size_t index, const std::string &path,
                   const RunArgs &args) {
@@ -71,8 +56,8 @@ int compareOutput(rt::Runtime &runtime, size_t index, const std::string &path,
     rtol = args.rtol;
   if (args.atol >= 0)
     atol = args.atol;
-  double bound = rtol * diff.maxOfSecond + atol;
-  bool ok = !diff.nan && diff.maxAbs <= bound;
+  double bound = toleranceBound(diff, rtol, atol);
+  bool ok = withinTolerance(diff, rtol, atol);
   fmt::print("output {} ({}): max abs diff {:.3g} vs {} (bound {:.3g} = "
              "{:g}*{:.3g} + {:g}){} {}\n",
              index, info.name, diff.maxAbs, path, bound, rtol, diff.maxOfSecond,
