@@ -7,8 +7,11 @@
 //    read after the run (an external value instead of one of its own);
 //  - a fault of LoadOptions::faults (Faults.h) at such a node becomes one
 //    more node: the faulted node writes a fresh value, and an add of a
-//    constant (add VALUE; nan: add NaN) or a multiply by 0 (zero) writes the
-//    node's value from it, so every later node reads the wrong value.
+//    constant (add VALUE) or a multiply by 0 (zero) writes the node's value
+//    from it, so every later node reads the wrong value. NaN takes two
+//    nodes: this XNNPACK's add clamps its result to its output bounds even
+//    when they are infinite, and the clamp turns a NaN into +inf, so the
+//    fault adds -inf and takes the square root (which has no bounds).
 //
 //===----------------------------------------------------------------------===//
 
@@ -115,10 +118,15 @@ Status XnnpackDelegate::planDebugging(const Program &program, uint32_t index,
     values_.push_back(std::move(redirect));
     planted.redirect = static_cast<uint32_t>(values_.size() - 1);
     hostMemory.push_back(false);
+    if (spec.type == HostType::f16 && fault.kind == runtime::FaultKind::nan)
+      return Status::error("{}: the xnnpack delegate {} computes it in fp16, "
+                           "where this XNNPACK has no square root to make a "
+                           "NaN with; plant an add or zero fault there",
+                           describeFault(fault), index);
     float constant = fault.kind == runtime::FaultKind::add
                          ? static_cast<float>(fault.value)
                      : fault.kind == runtime::FaultKind::nan
-                         ? std::numeric_limits<float>::quiet_NaN()
+                         ? -std::numeric_limits<float>::infinity()
                          : 0.f;
     planted.constant.assign(sizeof(float) + XNN_EXTRA_BYTES, 0);
     if (spec.type == HostType::f16) {
@@ -152,12 +160,28 @@ Status XnnpackDelegate::defineFault(xnn_subgraph *subgraph,
   xnn_status status = xnn_define_tensor_value(
       subgraph, datatype, ones.size(), ones.data(), fault.constant.data(),
       XNN_INVALID_VALUE_ID, 0, &constant);
+  const float inf = std::numeric_limits<float>::infinity();
   if (status == xnn_status_success) {
-    const float inf = std::numeric_limits<float>::infinity();
-    status = fault.fault.kind == runtime::FaultKind::zero
-                 ? xnn_define_multiply2(subgraph, -inf, inf, from, constant,
-                                        to, 0)
-                 : xnn_define_add2(subgraph, -inf, inf, from, constant, to, 0);
+    switch (fault.fault.kind) {
+    case runtime::FaultKind::add:
+      status = xnn_define_add2(subgraph, -inf, inf, from, constant, to, 0);
+      break;
+    case runtime::FaultKind::zero:
+      status = xnn_define_multiply2(subgraph, -inf, inf, from, constant, to, 0);
+      break;
+    case runtime::FaultKind::nan: {
+      uint32_t minusInf = XNN_INVALID_VALUE_ID;
+      status = xnn_define_tensor_value(subgraph, datatype, spec.dims.size(),
+                                       spec.dims.data(), nullptr,
+                                       XNN_INVALID_VALUE_ID, 0, &minusInf);
+      if (status == xnn_status_success)
+        status = xnn_define_add2(subgraph, -inf, inf, from, constant,
+                                 minusInf, 0);
+      if (status == xnn_status_success)
+        status = xnn_define_square_root(subgraph, minusInf, to, 0);
+      break;
+    }
+    }
   }
   if (status != xnn_status_success)
     return Status::error("{}: defining its XNNPACK node failed (status {})",
