@@ -24,12 +24,16 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <set>
 #include <sys/stat.h>
 
 namespace duet::cli {
 namespace {
 
 using nlohmann::ordered_json;
+
+/// The contaminated ops the text output lists before "… and N more".
+constexpr size_t kDownstreamShown = 8;
 
 struct BisectArgs {
   std::string program;
@@ -161,11 +165,15 @@ ordered_json resultJson(const BisectArgs &args, const rt::Program &program,
     first["inputs"].push_back(entry);
   }
   out["first_divergent"] = first;
+  // A node decomposed into several ops is listed once in `downstream`.
   ordered_json downstream = ordered_json::array(), ops = ordered_json::array();
+  std::set<std::string> listed;
   for (const OpComparison &cmp : result.downstream) {
     const rt::KernelCall &call = *result.ops[cmp.op].call;
-    downstream.push_back(call.node.empty() ? ordered_json()
-                                           : ordered_json(printableName(call.node)));
+    if (call.node.empty())
+      downstream.push_back(nullptr);
+    else if (listed.insert(call.node).second)
+      downstream.push_back(printableName(call.node));
     ops.push_back(opJson(result, cmp));
   }
   out["downstream"] = downstream;
@@ -227,7 +235,13 @@ void printResult(const BisectArgs &args, const rt::Program &program,
   }
   fmt::print("downstream, contaminated ({} op{}):\n", result.downstream.size(),
              result.downstream.size() == 1 ? "" : "s");
-  for (const OpComparison &later : result.downstream) {
+  for (size_t i = 0; i < result.downstream.size(); ++i) {
+    if (i == kDownstreamShown) {
+      fmt::print("  … and {} more (--json lists them all)\n",
+                 result.downstream.size() - i);
+      break;
+    }
+    const OpComparison &later = result.downstream[i];
     const BisectOp &at = result.ops[later.op];
     fmt::print("  node {} ({}), {} partition {}: max abs error {:.3g}\n",
                nodeText(*at.call), printableName(at.call->op),
