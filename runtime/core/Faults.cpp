@@ -152,6 +152,21 @@ void applyFault(const TensorFault &fault, const TensorView &view) {
   }
 }
 
+std::string fusedInto(const Program &program, const TensorFault &fault) {
+  const auto *call =
+      std::get_if<DelegateCall>(&program.instructions()[fault.instruction]);
+  if (call && fault.delegateOp >= 0) {
+    const std::vector<KernelCall> &ops = program.delegates()[call->delegate].ops;
+    for (size_t k = static_cast<size_t>(fault.delegateOp) + 1; k < ops.size();
+         ++k)
+      for (int32_t input : ops[k].inputs)
+        if (input == fault.tensor && !ops[k].node.empty())
+          return fmt::format("node '{}' ({})", escaped(ops[k].node),
+                             escaped(ops[k].op));
+  }
+  return "the op after it";
+}
+
 std::string describeFault(const TensorFault &fault) {
   std::string kind = kindName(fault.kind);
   if (fault.kind == runtime::FaultKind::add)

@@ -53,6 +53,11 @@ float faultedValue(const TensorFault &fault, float x);
 /// bfloat16) in host memory.
 void applyFault(const TensorFault &fault, const TensorView &view);
 
+/// For a fault a delegate cannot plant because the op is fused into the op
+/// after it: "node 'relu' (aten.relu)", the first later op of the delegate
+/// that reads the faulted tensor, or "the op after it" when none does.
+std::string fusedInto(const Program &program, const TensorFault &fault);
+
 /// "fault add 1 at node 'relu' (aten.relu)", for messages.
 std::string describeFault(const TensorFault &fault);
 

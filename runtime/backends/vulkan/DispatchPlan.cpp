@@ -221,10 +221,10 @@ Status PlanBuilder::build(ByteSpan blob) {
     if (!planted[f])
       return Status::error(
           "{}: the vulkan delegate {} computes no tensor of its own for it "
-          "(its op is fused into a later op's dispatch, such as an "
-          "activation folded into a convolution); plant the fault at that "
-          "later node",
-          describeFault(faults[f]), index_);
+          "(its op is fused into a later op's dispatch, as an activation "
+          "folded into a convolution is); plant the fault at {}, which "
+          "computes the fused result",
+          describeFault(faults[f]), index_, fusedInto(program_, faults[f]));
   // Observed tensors are staged out after the ops: no two tensors share
   // memory, so each still holds what its op wrote.
   if (program_.options().observer)

@@ -100,9 +100,10 @@ Status XnnpackDelegate::planDebugging(const Program &program, uint32_t index,
     if (!at)
       return Status::error(
           "{}: the xnnpack delegate {} computes no value of its own for it "
-          "(its op is fused into a later op's node, such as an activation "
-          "folded into a convolution); plant the fault at that later node",
-          describeFault(fault), index);
+          "(its op is fused into a later op's node, as an activation folded "
+          "into a convolution is); plant the fault at {}, which computes the "
+          "fused result",
+          describeFault(fault), index, fusedInto(program, fault));
     const ValueSpec &spec = values_[at->value];
     if (spec.type != HostType::f32 && spec.type != HostType::f16)
       return Status::error("{}: the xnnpack delegate {} computes it as {}, "
