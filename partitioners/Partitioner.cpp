@@ -2,6 +2,7 @@
 
 #include "partitioners/Partitioner.h"
 
+#include "partitioners/common/CostPlacement.h"
 #include "partitioners/common/Grouping.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -9,6 +10,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <memory>
+#include <optional>
 
 using namespace mlir;
 
@@ -143,6 +145,14 @@ llvm::Error checkBackendOptions(const BackendOptions &options) {
 
 } // namespace partition
 
+std::optional<Placement> parsePlacement(llvm::StringRef text) {
+  if (text == "priority")
+    return Placement::priority;
+  if (text == "cost")
+    return Placement::cost;
+  return std::nullopt;
+}
+
 std::vector<std::string> knownBackends() {
   std::vector<std::string> names;
   for (const DelegateBackend *backend : delegateBackends())
@@ -202,6 +212,38 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
     kinds.push_back(findDelegateBackend(name)->kind());
   }
 
+  // Placed by cost: the target's costs, for every backend asked and the
+  // portable kernels.
+  bool byCost = options.placement == Placement::cost;
+  const TargetCosts *targetCosts = nullptr;
+  SmallVector<const BackendCosts *> backendCosts;
+  const BackendCosts *portableCosts = nullptr;
+  if (byCost) {
+    for (const DelegateBackend *backend : delegateBackends())
+      if ((targetCosts = configured[backend->name()]->targetCosts()))
+        break;
+    if (!targetCosts)
+      return module.emitError()
+             << "placement by cost needs a target profile with costs; "
+                "none of this build's backends reads one";
+    for (const std::string &name : report.backends) {
+      backendCosts.push_back(targetCosts->find(name));
+      if (!backendCosts.back())
+        return module.emitError()
+               << "the costs of " << targetCosts->origin()
+               << " have no entry for backend \"" << name
+               << "\"; add one (docs/profiles.md) or leave the backend out";
+    }
+    portableCosts = targetCosts->find("portable");
+    if (!portableCosts)
+      return module.emitError()
+             << "the costs of " << targetCosts->origin()
+             << " have no entry for \"portable\" (docs/profiles.md)";
+    report.placement.mode = "cost";
+    report.placement.costsOrigin = targetCosts->origin();
+    report.placement.costsSource = targetCosts->source();
+  }
+
   FailureOr<SmallVector<func::FuncOp>> functions = functionsOf(module);
   if (failed(functions))
     return failure();
@@ -211,14 +253,23 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
     Block &block = function.getBody().front();
     std::string functionName = function.getSymName().str();
 
-    // Ask the backends in priority order.
+    // Ask the backends in priority order: by priority, until one claims the
+    // op; by cost, all of them.
     DenseMap<Operation *, int> assignment;
     DenseMap<Operation *, size_t> decisionOf;
+    SmallVector<Operation *> placeable;
+    SmallVector<SmallVector<bool>> claims;
+    SmallVector<SmallVector<SmallVector<std::string>>> pieces;
     int64_t index = 0;
     for (Operation &op : block.without_terminator()) {
       if (!isPlaceable(&op))
         continue;
       OpDecision decision = portableDecision(op, function, index++);
+      SmallVector<bool> &claimed =
+          claims.emplace_back(backends.size(), false);
+      SmallVector<SmallVector<std::string>> &decomposed =
+          pieces.emplace_back(backends.size());
+      placeable.push_back(&op);
       for (auto [rank, backend] : llvm::enumerate(backends)) {
         BackendRules &rules = backend->rules();
         Verdict verdict = rules.check(&op);
@@ -227,15 +278,51 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
               {rules.name().str(), std::move(verdict.reason)});
           continue;
         }
-        decision.backend = rules.name().str();
-        decision.decomposedInto.assign(verdict.decomposedInto.begin(),
-                                       verdict.decomposedInto.end());
-        assignment[&op] = rank;
-        break;
+        claimed[rank] = true;
+        decomposed[rank].assign(verdict.decomposedInto.begin(),
+                                verdict.decomposedInto.end());
+        if (!assignment.count(&op)) {
+          decision.backend = rules.name().str();
+          decision.decomposedInto.assign(decomposed[rank].begin(),
+                                        decomposed[rank].end());
+          assignment[&op] = rank;
+        }
+        if (!byCost)
+          break;
       }
       names.nameOp(&op, decision.node);
       decisionOf[&op] = report.ops.size();
       report.ops.push_back(std::move(decision));
+    }
+
+    std::optional<PlacementCosts> costs;
+    if (byCost) {
+      costs.emplace(block, placeable, claims, backendCosts, *portableCosts);
+      CostSearchStats stats;
+      DenseMap<Operation *, int> chosen =
+          placeByCost(*costs, assignment, stats);
+      report.placement.priorityUs += costs->planUs(assignment);
+      report.placement.estimatedUs += costs->planUs(chosen);
+      report.placement.evaluations += stats.evaluations;
+      report.placement.moves += stats.moves;
+      report.placement.budgetReached |= stats.budgetReached;
+      assignment = std::move(chosen);
+      for (auto [i, op] : llvm::enumerate(placeable)) {
+        OpDecision &decision = report.ops[decisionOf[op]];
+        for (auto [rank, backend] : llvm::enumerate(backends))
+          if (claims[i][rank])
+            decision.costsUs.push_back(
+                {backend->rules().name().str(), costs->opUs(op, rank)});
+        decision.costsUs.push_back({"portable", costs->opUs(op, kPortable)});
+        auto found = assignment.find(op);
+        decision.backend = found == assignment.end()
+                               ? "portable"
+                               : report.backends[found->second];
+        decision.decomposedInto.clear();
+        if (found != assignment.end())
+          decision.decomposedInto.assign(pieces[i][found->second].begin(),
+                                        pieces[i][found->second].end());
+      }
     }
 
     SmallVector<Partition> partitions = groupPartitions(block, assignment);
@@ -249,6 +336,16 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
         OpDecision &decision = report.ops[decisionOf[op]];
         decision.partition = info.id;
         info.nodes.push_back(decision.node);
+      }
+      if (costs) {
+        PlacementCosts::Boundary boundary = costs->boundaryOf(partition);
+        info.callUs = boundary.callUs;
+        info.transferUs = boundary.transferUs;
+        info.transfers = boundary.transfers;
+        info.transferBytes = boundary.transferBytes;
+        info.estimatedUs = boundary.callUs + boundary.transferUs;
+        for (Operation *op : partition.ops)
+          info.estimatedUs += costs->opUs(op, partition.backend);
       }
       report.partitions.push_back(std::move(info));
     }

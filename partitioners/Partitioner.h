@@ -20,6 +20,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LogicalResult.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,11 +31,25 @@ class OpPassManager;
 
 namespace duet {
 
+/// How ops are given to backends (docs/partitioning.md).
+enum class Placement {
+  /// The first backend, in priority order, that can run an op takes it.
+  priority,
+  /// The placement with the least estimated time under the target
+  /// profile's costs, among the backends asked and the portable kernels.
+  cost,
+};
+
+/// "priority" or "cost" as a Placement; nothing for any other text.
+std::optional<Placement> parsePlacement(llvm::StringRef text);
+
 /// What one partitioning is asked to do.
 struct PartitionOptions {
   /// Backends in priority order (any order or subset of knownBackends());
-  /// empty means all of them, in the default order.
+  /// empty means all of them, in the default order. Placed by cost, the
+  /// backends that may be used.
   std::vector<std::string> backends;
+  Placement placement = Placement::priority;
   /// The backends' options by name (DelegateBackend::options).
   partition::BackendOptions backendOptions;
 };

@@ -57,6 +57,13 @@ struct PartitionPass : impl::PartitionPassBase<PartitionPass> {
     PartitionOptions options;
     options.backends.assign(backends.begin(), backends.end());
     options.backendOptions = backendOptions.values();
+    std::optional<Placement> mode = parsePlacement(placement);
+    if (!mode) {
+      module.emitError() << "placement must be priority or cost, got '"
+                         << placement << "'";
+      return signalPassFailure();
+    }
+    options.placement = *mode;
     FailureOr<PartitionReport> report = partitionModule(module, options);
     if (failed(report))
       return signalPassFailure();

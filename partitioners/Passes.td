@@ -47,6 +47,9 @@ def PartitionPass : Pass<"duet-partition", "::mlir::ModuleOp"> {
   let options = [
     ListOption<"backends", "backends", "std::string",
                "Backends in priority order (default: every backend, in the default order)">,
+    Option<"placement", "placement", "std::string", "\"priority\"",
+           "priority (the first backend that claims an op takes it) or cost "
+           "(the least estimated time under the target profile's costs)">,
     Option<"reportPath", "report", "std::string", "\"\"",
            "Write the JSON report to this file ('-' for stdout)">,
     Option<"explain", "explain", "bool", "false",

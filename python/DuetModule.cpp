@@ -144,9 +144,10 @@ py::tuple
 compile(const py::object &source, bool isPath,
         const std::vector<std::string> &backends,
         const std::vector<std::pair<std::string, std::string>> &backendOptions,
-        bool strict, const std::string &name) {
+        const std::string &placement, bool strict, const std::string &name) {
   duet::compiler::Options options;
   options.backends = backends;
+  options.placement = placement;
   options.backendOptions = backendOptions;
   options.strict = strict;
   duet::compiler::Result result;
@@ -173,8 +174,8 @@ compile(const py::object &source, bool isPath,
 PYBIND11_MODULE(_duet, m) {
   m.doc() = "duet's C++ API (include/duet/); use the duet package instead.";
   m.def("compile", &compile, py::arg("source"), py::arg("is_path"),
-        py::arg("backends"), py::arg("backend_options"), py::arg("strict"),
-        py::arg("name"));
+        py::arg("backends"), py::arg("backend_options"), py::arg("placement"),
+        py::arg("strict"), py::arg("name"));
   m.def("load", &load, py::arg("source"), py::arg("is_path"), py::arg("name"),
         py::arg("reference"));
   m.def("compiler_backends", &duet::compiler::availableBackends);

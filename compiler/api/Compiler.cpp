@@ -53,6 +53,12 @@ Status compilePath(const std::string &path, const std::string &shownAs,
   pipeline.backends = options.backends;
   for (const auto &[name, value] : options.backendOptions)
     pipeline.partition.backendOptions.set(name, value);
+  std::optional<Placement> placement = parsePlacement(options.placement);
+  if (!placement)
+    return Status(ErrorCode::badInput,
+                  "placement must be \"priority\" or \"cost\", got \"" +
+                      options.placement + "\"");
+  pipeline.partition.placement = *placement;
 
   CompileErrorKind kind = CompileErrorKind::internal;
   llvm::Expected<CompileResult> compiled = compileModel(path, pipeline, &kind);

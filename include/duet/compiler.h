@@ -47,6 +47,13 @@ struct Options {
   /// takes "true" or "false". An unknown name or a bad value is
   /// ErrorCode::badInput.
   std::vector<std::pair<std::string, std::string>> backendOptions;
+  /// "priority": the first backend in `backends` order that can run an op
+  /// takes it. "cost": the placement with the least estimated time under
+  /// the target profile's costs, `backends` being the candidates
+  /// (docs/partitioning.md, "Placement by cost"). Anything else is
+  /// ErrorCode::badInput. The library never probes the machine: `duet
+  /// compile` without --backends does (docs/cli.md).
+  std::string placement = "priority";
   /// Fail with ErrorCode::strictFallback when any op falls to the portable
   /// kernels. The Result is filled all the same, so the report says why.
   bool strict = false;

@@ -14,6 +14,7 @@
 #ifndef DUET_PARTITIONERS_COMMON_DELEGATEBACKEND_H
 #define DUET_PARTITIONERS_COMMON_DELEGATEBACKEND_H
 
+#include "partitioners/common/CostModel.h"
 #include "partitioners/common/Report.h"
 #include "partitioners/common/Rules.h"
 
@@ -96,6 +97,11 @@ public:
   }
   /// Its section of the report, with what it planned so far.
   virtual std::shared_ptr<const ReportSection> report() const = 0;
+  /// The costs of every backend on the compilation's target, when this
+  /// backend reads the target profile that states them (Vulkan's
+  /// target-profile); nullptr otherwise. Placement by cost uses the first
+  /// backend's, in registration order, that has them.
+  virtual const TargetCosts *targetCosts() const { return nullptr; }
 };
 
 /// One delegate backend of the compiler.

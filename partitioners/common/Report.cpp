@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 namespace duet {
@@ -18,6 +19,14 @@ namespace duet {
 namespace {
 
 using ordered_json = nlohmann::ordered_json;
+
+/// Estimates to three significant digits: more would be noise.
+double roundUs(double us) {
+  if (us <= 0)
+    return 0;
+  double scale = std::pow(10.0, 2 - std::floor(std::log10(us)));
+  return std::round(us * scale) / scale;
+}
 
 ordered_json opToJson(const OpDecision &op) {
   ordered_json out;
@@ -34,7 +43,35 @@ ordered_json opToJson(const OpDecision &op) {
   out["rejections"] = std::move(rejections);
   if (!op.decomposedInto.empty())
     out["decomposed_into"] = op.decomposedInto;
+  if (!op.costsUs.empty()) {
+    ordered_json costs;
+    for (const auto &[backend, us] : op.costsUs)
+      costs[backend] = roundUs(us);
+    out["estimated_us"] = std::move(costs);
+  }
   return out;
+}
+
+ordered_json placementToJson(const PlacementSummary &placement) {
+  ordered_json out;
+  out["mode"] = placement.mode;
+  out["costs"] = placement.costsOrigin;
+  out["costs_source"] = placement.costsSource;
+  out["estimated_us"] = roundUs(placement.estimatedUs);
+  out["priority_estimated_us"] = roundUs(placement.priorityUs);
+  out["search"] = {{"evaluations", placement.evaluations},
+                   {"moves", placement.moves},
+                   {"budget_reached", placement.budgetReached}};
+  return out;
+}
+
+/// "12.3": microseconds as the table prints them.
+std::string usText(double us) {
+  std::ostringstream os;
+  os.setf(std::ios::fixed);
+  os.precision(us < 10 ? 2 : 1);
+  os << us;
+  return os.str();
 }
 
 } // namespace
@@ -42,6 +79,8 @@ ordered_json opToJson(const OpDecision &op) {
 std::string reportToJson(const PartitionReport &report) {
   ordered_json out;
   out["backends"] = report.backends;
+  if (report.placement.mode == "cost")
+    out["placement"] = placementToJson(report.placement);
   auto addParts = [&](ReportSection::Part part) {
     for (const auto &section : report.sections)
       section->addJson(part, out);
@@ -61,14 +100,23 @@ std::string reportToJson(const PartitionReport &report) {
   out["ops"] = std::move(ops);
 
   ordered_json partitions = ordered_json::array();
-  for (const PartitionInfo &partition : report.partitions)
-    partitions.push_back({{"id", partition.id},
+  for (const PartitionInfo &partition : report.partitions) {
+    ordered_json entry = {{"id", partition.id},
                           {"function", partition.function},
                           {"backend", partition.backend},
                           {"nodes", partition.nodes},
                           {"inputs", partition.inputs},
                           {"outputs", partition.outputs},
-                          {"layout_conversions", partition.layoutConversions}});
+                          {"layout_conversions", partition.layoutConversions}};
+    if (partition.estimatedUs >= 0) {
+      entry["estimated_us"] = roundUs(partition.estimatedUs);
+      entry["call_us"] = roundUs(partition.callUs);
+      entry["transfer_us"] = roundUs(partition.transferUs);
+      entry["transfers"] = partition.transfers;
+      entry["transfer_bytes"] = partition.transferBytes;
+    }
+    partitions.push_back(std::move(entry));
+  }
   out["partitions"] = std::move(partitions);
   addParts(ReportSection::Part::plans);
   // Names come from the model (node names, locations) and need not be
@@ -96,10 +144,22 @@ std::string reportToTable(const PartitionReport &report) {
       section->addText(part, text);
     os << text;
   };
-  os << "backends (in priority order): ";
+  bool byCost = report.placement.mode == "cost";
+  os << (byCost ? "backends (placed by estimated cost): "
+                : "backends (in priority order): ");
   for (size_t i = 0; i < report.backends.size(); ++i)
     os << (i ? ", " : "") << report.backends[i];
   os << "\n";
+  if (byCost) {
+    const PlacementSummary &placement = report.placement;
+    os << "costs: " << placement.costsOrigin << "\n"
+       << "estimated: " << usText(placement.estimatedUs)
+       << " us (priority placement: " << usText(placement.priorityUs)
+       << " us; " << placement.moves << " moves in "
+       << placement.evaluations << " estimates"
+       << (placement.budgetReached ? ", search budget reached" : "")
+       << ")\n";
+  }
   addParts(ReportSection::Part::target);
   os << "\n";
   os << pad("node", nodeWidth) << "  " << pad("op", opWidth)
@@ -108,6 +168,12 @@ std::string reportToTable(const PartitionReport &report) {
     os << pad(op.node, nodeWidth) << "  " << pad(op.op, opWidth) << "  "
        << pad(op.backend, 8) << "  "
        << (op.partition >= 0 ? std::to_string(op.partition) : "-") << "\n";
+    if (!op.costsUs.empty()) {
+      os << "    estimated:";
+      for (const auto &[backend, us] : op.costsUs)
+        os << " " << backend << " " << usText(us) << " us";
+      os << "\n";
+    }
     if (!op.decomposedInto.empty()) {
       os << "    runs as:";
       for (const std::string &piece : op.decomposedInto)
@@ -126,6 +192,11 @@ std::string reportToTable(const PartitionReport &report) {
        << partition.inputs << " inputs, " << partition.outputs << " outputs";
     if (partition.layoutConversions)
       os << ", " << partition.layoutConversions << " layout conversions";
+    if (partition.estimatedUs >= 0)
+      os << "; estimated " << usText(partition.estimatedUs) << " us (call "
+         << usText(partition.callUs) << ", " << partition.transfers
+         << " transfers of " << partition.transferBytes << " bytes "
+         << usText(partition.transferUs) << ")";
     os << "\n";
   }
   addParts(ReportSection::Part::plans);
@@ -152,6 +223,13 @@ std::vector<std::string> portableOps(const PartitionReport &report) {
     std::string line = op.node + " (" + op.op + ")";
     for (size_t i = 0; i < op.rejections.size(); ++i)
       line += (i ? "; " : ": ") + op.rejections[i].reason;
+    // Placed by cost, an op some backend could run may still be portable.
+    if (op.costsUs.size() > 1) {
+      line += op.rejections.empty() ? ": " : "; ";
+      line += "cheaper on the portable kernels:";
+      for (const auto &[backend, us] : op.costsUs)
+        line += " " + backend + " " + usText(us) + " us";
+    }
     lines.push_back(std::move(line));
   }
   return lines;

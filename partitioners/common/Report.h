@@ -44,10 +44,15 @@ struct OpDecision {
   /// The partition it is in; -1 when portable.
   int64_t partition = -1;
   /// Every backend asked before the one that took it (all of them, for a
-  /// portable op), in priority order.
+  /// portable op), in priority order; placed by cost, every backend that
+  /// cannot run it.
   std::vector<Rejection> rejections;
   /// For an op its backend runs decomposed: the ops it becomes there.
   std::vector<std::string> decomposedInto;
+  /// Placement by cost only: the estimated microseconds of the op on each
+  /// backend that can run it, in the order asked, then on the portable
+  /// kernels (partition calls and transfers are the partitions').
+  std::vector<std::pair<std::string, double>> costsUs;
 };
 
 /// One delegate partition.
@@ -62,6 +67,30 @@ struct PartitionInfo {
   /// Layout conversions its backend's planner inserted (Vulkan's; 0 for a
   /// backend that plans none).
   int64_t layoutConversions = 0;
+  /// Placement by cost only: the estimated microseconds of its ops, of its
+  /// call and of its transfers, and the tensors that enter or leave it with
+  /// their bytes; estimatedUs is -1 otherwise.
+  double estimatedUs = -1;
+  double callUs = 0;
+  double transferUs = 0;
+  int64_t transfers = 0;
+  int64_t transferBytes = 0;
+};
+
+/// How the ops were placed.
+struct PlacementSummary {
+  /// "priority" (the first backend that claims an op takes it) or "cost".
+  std::string mode = "priority";
+  /// Placement by cost only: where the costs come from (the profile and
+  /// its "source"), the estimated time of the placement chosen and of the
+  /// priority placement over the same backends, and the search's effort.
+  std::string costsOrigin;
+  std::string costsSource;
+  double estimatedUs = 0;
+  double priorityUs = 0;
+  int64_t evaluations = 0;
+  int64_t moves = 0;
+  bool budgetReached = false;
 };
 
 /// What one backend adds to the report beside its ops and partitions. Every
@@ -97,6 +126,7 @@ public:
 struct PartitionReport {
   /// Backends in the priority order they were asked.
   std::vector<std::string> backends;
+  PlacementSummary placement;
   std::vector<OpDecision> ops;
   std::vector<PartitionInfo> partitions;
   /// One per backend of the build, in registration order (the order of the

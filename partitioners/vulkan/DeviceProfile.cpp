@@ -86,15 +86,16 @@ llvm::Expected<DeviceProfile> parseDeviceProfile(llvm::StringRef json,
   if (!object)
     return profileError(origin, "must be a JSON object");
 
-  static constexpr llvm::StringLiteral kKeys[] = {"name", "device", "source",
-                                                  "maxImageDimension3D",
-                                                  "maxStorageBufferRange"};
+  static constexpr llvm::StringLiteral kKeys[] = {
+      "name", "device", "source", "maxImageDimension3D",
+      "maxStorageBufferRange", "costs"};
   for (const auto &entry : *object)
     if (!llvm::is_contained(kKeys, entry.first.str()))
       return profileError(origin,
                           "unknown key \"" + entry.first.str() +
                               "\"; a profile has name, device, source, "
-                              "maxImageDimension3D, maxStorageBufferRange");
+                              "maxImageDimension3D, maxStorageBufferRange, "
+                              "costs");
 
   DeviceProfile profile;
   profile.origin = origin.str();
@@ -118,6 +119,15 @@ llvm::Expected<DeviceProfile> parseDeviceProfile(llvm::StringRef json,
   profile.source = std::move(*source);
   profile.maxImageDimension3D = *extent;
   profile.maxStorageBufferRange = *bufferRange;
+  if (const llvm::json::Value *costs = object->get("costs")) {
+    const llvm::json::Object *costObject = costs->getAsObject();
+    if (!costObject)
+      return profileError(origin, "\"costs\" must be an object");
+    auto parsed = TargetCosts::parse(*costObject, origin);
+    if (!parsed)
+      return parsed.takeError();
+    profile.costs = std::move(*parsed);
+  }
   return profile;
 }
 
@@ -163,6 +173,19 @@ resolveVulkanLimits(llvm::StringRef profileName,
   limits.maxExtent.fill(profile->maxImageDimension3D);
   limits.maxStorageBufferRange = profile->maxStorageBufferRange;
   limits.origin = described;
+  if (profile->costs) {
+    auto costs = std::make_shared<TargetCosts>(std::move(*profile->costs));
+    costs->setOrigin(described);
+    limits.costs = std::move(costs);
+  } else {
+    auto generic = loadDeviceProfile("generic");
+    if (!generic)
+      return generic.takeError();
+    auto costs = std::make_shared<TargetCosts>(std::move(*generic->costs));
+    costs->setOrigin("profile generic (built-in), since " + described +
+                     " states no costs");
+    limits.costs = std::move(costs);
+  }
   if (textureLimits) {
     for (int64_t limit : *textureLimits)
       if (limit < 1 || limit > kMaxUint32)

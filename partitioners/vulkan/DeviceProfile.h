@@ -11,12 +11,15 @@
 #ifndef DUET_PARTITIONERS_VULKAN_DEVICEPROFILE_H
 #define DUET_PARTITIONERS_VULKAN_DEVICEPROFILE_H
 
+#include "partitioners/common/CostModel.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +42,9 @@ struct DeviceProfile {
   int64_t maxStorageBufferRange = 0;
   /// "built-in" or the file the profile was read from.
   std::string origin;
+  /// What each backend's ops and transfers cost on the device (the
+  /// profile's optional "costs" object), for placement by cost.
+  std::optional<TargetCosts> costs;
 };
 
 /// The limits one compilation plans Vulkan storage against.
@@ -50,6 +56,9 @@ struct VulkanLimits {
   /// Where these limits come from: "profile generic (built-in)",
   /// "texture-limits option; profile generic (built-in) for buffers".
   std::string origin;
+  /// The profile's costs; those of the built-in "generic" when the profile
+  /// states none (their origin says so).
+  std::shared_ptr<const TargetCosts> costs;
 };
 
 /// The names of the compiled-in profiles, sorted.

@@ -152,7 +152,7 @@ class ConfiguredVulkan : public ConfiguredBackend {
 public:
   ConfiguredVulkan(MLIRContext *context, const VulkanLimits &limits)
       : table(context, limits),
-        section(std::make_shared<VulkanReport>(limits)) {}
+        section(std::make_shared<VulkanReport>(limits)), costs(limits.costs) {}
 
   BackendRules &rules() override { return table; }
 
@@ -190,9 +190,12 @@ public:
     return section;
   }
 
+  const TargetCosts *targetCosts() const override { return costs.get(); }
+
 private:
   VulkanRules table;
   std::shared_ptr<VulkanReport> section;
+  std::shared_ptr<const TargetCosts> costs;
 };
 
 //===----------------------------------------------------------------------===//

@@ -90,20 +90,23 @@ def _backend_options(target_profile, texture_limits, enable_bf16, force_fp16):
 
 
 def compile(model, backends=None, target_profile=None, texture_limits=None,
-            enable_bf16=False, force_fp16=False, strict=False):
+            enable_bf16=False, force_fp16=False, strict=False, placement="priority"):
     """Compiles a .pt2 archive (a path, bytes, a binary file object, or a
     torch.export.ExportedProgram when torch is installed) into a Program.
 
     backends: delegate backends in priority order (None: every backend this
-    build can write; ["portable"]: no delegate). The other arguments are the
-    `duet compile` flags of the same names (docs/cli.md)."""
+    build can write; ["portable"]: no delegate). placement: "priority" (the
+    first backend in that order that can run an op takes it) or "cost" (the
+    least estimated time under the target profile's costs; docs/partitioning.md).
+    Unlike `duet compile` without --backends, it never probes the machine. The
+    other arguments are the `duet compile` flags of the same names (docs/cli.md)."""
     source, is_path, name = _model_source(model)
     if isinstance(backends, str):
         backends = backends.split(",")
     program, report = _duet.compile(
         source, is_path, list(backends or []),
         _backend_options(target_profile, texture_limits, enable_bf16, force_fp16),
-        bool(strict), name)
+        str(placement), bool(strict), name)
     return Program(program, json.loads(report), source if is_path else None)
 
 

@@ -16,7 +16,7 @@
 // Every user-facing error of the partitioner names what is wrong and what to
 // do instead.
 
-// UNKNOWN: error: unknown device profile "snapdragon"; built-in profiles: adreno, generic, lavapipe, mali, nvidia-desktop, powervr-dxt-48-1536, vulkan-core-minimum; or give the path of a profile .json file
+// UNKNOWN: error: unknown device profile "snapdragon"; built-in profiles: adreno, generic, host-cpu, lavapipe, mali, nvidia-desktop, powervr-dxt-48-1536, vulkan-core-minimum; or give the path of a profile .json file
 // SYNTAX: error: device profile {{.*}}bad-syntax.json: not valid JSON: [4:3, byte={{[0-9]+}}]: Expected , or } after object property
 // VALUE: error: device profile {{.*}}bad-value.json: "maxImageDimension3D" must be a whole number from 1 to 4294967295
 // KEY: error: device profile {{.*}}unknown-key.json: unknown key "maxImageDimension3d"; a profile has name, device, source, maxImageDimension3D, maxStorageBufferRange

@@ -60,6 +60,19 @@ class CompileTest(unittest.TestCase):
                             enable_bf16=True)
         self.assertTrue(bf16.report["enable_bf16"])
 
+    def test_placement_by_cost(self):
+        # lavapipe's costs put nothing on Vulkan; by priority Vulkan is first.
+        by_cost = duet.compile(PT2, backends="vulkan,xnnpack", target_profile="lavapipe",
+                               placement="cost")
+        self.assertEqual(by_cost.report["placement"]["mode"], "cost")
+        self.assertEqual(by_cost.report["summary"]["vulkan"], 0)
+        self.assertIn("estimated_us", by_cost.report["ops"][0])
+        by_priority = duet.compile(PT2, backends="vulkan,xnnpack", target_profile="lavapipe")
+        self.assertNotIn("placement", by_priority.report)
+        self.assertGreater(by_priority.report["summary"]["vulkan"], 0)
+        with self.assertRaisesRegex(duet.BadInputError, "placement must be"):
+            duet.compile(PT2, placement="fastest")
+
     def test_save_writes_the_program_and_never_the_model(self):
         program = duet.compile(PT2, backends=["portable"])
         with tempfile.TemporaryDirectory() as folder:

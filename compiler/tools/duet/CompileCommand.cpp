@@ -2,7 +2,9 @@
 
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/tools/duet/Commands.h"
+#include "runtime/cli/Environment.h"
 #include "runtime/cli/OutputFiles.h"
+#include "runtime/core/Backend.h"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -29,15 +31,98 @@ struct CompileArgs {
   std::vector<std::string> backends;
   /// Every option of every backend (CLI11 keeps pointers into them).
   std::deque<BackendFlag> backendFlags;
+  std::string placement;
   std::string report;
   bool explain = false;
   bool strict = false;
   bool quiet = false;
 };
 
+/// The target profile option every backend set shares (Vulkan's): the
+/// device whose limits and costs the compilation plans for.
+constexpr llvm::StringLiteral kTargetProfile = "target-profile";
+
+/// What `duet compile` plans for when told neither --backends nor
+/// --target-profile: the machine it runs on.
+struct MachineTarget {
+  /// The candidate backends; empty: every one of the build.
+  std::vector<std::string> backends;
+  /// The built-in profile whose limits and costs to plan with.
+  std::string profile;
+  /// What was found and chosen, for the summary line.
+  std::string note;
+};
+
+/// The device the runtime's delegates would run on here, if it is a GPU,
+/// decides: a GPU (discrete, integrated or virtual) means every backend,
+/// with the NVIDIA desktop profile for an NVIDIA device and `generic`
+/// otherwise; no device, or a CPU one (Mesa's lavapipe), means XNNPACK and
+/// the portable kernels, with the `host-cpu` profile (docs/cli.md).
+MachineTarget thisMachine() {
+  rt::LoadOptions load;
+  std::string found = "no Vulkan device";
+  if (readVulkanEnvironment(load).isOk()) {
+    rt::BackendRegistry &registry = rt::defaultBackends();
+    for (const std::string &name : registry.names()) {
+      rt::Backend *backend = registry.find(name);
+      rt::DeviceList list;
+      if (!backend->listsDevices() ||
+          !backend->listDevices("", load, list).isOk() || !list.selected)
+        continue;
+      const rt::DeviceInfo &info = list.devices[*list.selected];
+      std::string type;
+      for (const auto &[fact, value] : info.kindFacts)
+        if (fact == "type")
+          if (const auto *text = std::get_if<std::string>(&value))
+            type = *text;
+      if (type == "CPU" || type == "other") {
+        found = fmt::format("{} device {} is {} ({})", name, info.index,
+                            info.name, type);
+        continue;
+      }
+      bool nvidia = llvm::StringRef(info.name).contains_insensitive("nvidia");
+      MachineTarget target;
+      target.profile = nvidia ? "nvidia-desktop" : "generic";
+      target.note = fmt::format(
+          "planned for this machine's {} ({}): every backend, costs of "
+          "profile {}",
+          info.name, type, target.profile);
+      return target;
+    }
+  }
+  MachineTarget target;
+  for (const std::string &name : knownBackends())
+    if (name != "vulkan")
+      target.backends.push_back(name);
+  target.profile = "host-cpu";
+  target.note = fmt::format(
+      "planned for this machine: no GPU ({}), so {} and the portable kernels; "
+      "--backends or --target-profile plans for another",
+      found,
+      target.backends.empty() ? std::string("none")
+                              : fmt::format("{}", fmt::join(target.backends,
+                                                            ", ")));
+  return target;
+}
+
 int runCompile(const CompileArgs &args) {
   CompileOptions options;
   options.backends = args.backends;
+  // Placed by cost unless the backends are named, which keeps their order.
+  options.partition.placement = args.backends.empty() ? Placement::cost
+                                                      : Placement::priority;
+  if (!args.placement.empty())
+    options.partition.placement = *parsePlacement(args.placement);
+  bool profileGiven = false;
+  for (const BackendFlag &flag : args.backendFlags)
+    profileGiven |= flag.spec->name == kTargetProfile && flag.option->count();
+  std::string machineNote;
+  if (args.backends.empty() && !profileGiven) {
+    MachineTarget machine = thisMachine();
+    options.backends = machine.backends;
+    options.partition.backendOptions.set(kTargetProfile, machine.profile);
+    machineNote = machine.note;
+  }
   CommandFiles files;
   files.addInput("the model", args.input);
   for (const BackendFlag &flag : args.backendFlags) {
@@ -92,6 +177,8 @@ int runCompile(const CompileArgs &args) {
       counts +=
           fmt::format("{}{} {}", counts.empty() ? "" : ", ", backend, count);
     const EmitStats &e = result->emitStats;
+    if (!machineNote.empty())
+      fmt::print(stderr, "duet: {}\n", machineNote);
     fmt::print(stderr,
                "duet: {} -> {}: {} ops ({}), {} partitions; constants {:.1f} "
                "KiB, arena {:.1f} KiB (lower bound {:.1f} KiB); {:.1f} ms\n",
@@ -132,8 +219,9 @@ Runner addCompileCommand(CLI::App &app) {
                   "delegate backends in priority order, comma separated: " +
                       partition::backendNames(", ", ", ") +
                       ", portable (portable is always the last resort; "
-                      "'portable' alone means no delegate). Default: every "
-                      "delegate backend this build can write")
+                      "'portable' alone means no delegate). Default: what "
+                      "this machine can run (no GPU: every backend but "
+                      "vulkan), or with --target-profile every backend")
       ->delimiter(',');
   // Each backend's options, in the backends' order.
   for (const partition::DelegateBackend *backend :
@@ -146,6 +234,12 @@ Runner addCompileCommand(CLI::App &app) {
                         ? cmd->add_flag(name, flag.set, spec.help.str())
                         : cmd->add_option(name, flag.text, spec.help.str());
     }
+  cmd->add_option("--placement", args->placement,
+                  "priority: the first backend in --backends order that can "
+                  "run an op takes it; cost: the placement with the least "
+                  "estimated time under the target profile's costs. Default: "
+                  "priority with --backends, cost without")
+      ->check(CLI::IsMember({"priority", "cost"}));
   cmd->add_option("--report", args->report,
                   "write the placement report as JSON to this file");
   cmd->add_flag("--explain", args->explain,
