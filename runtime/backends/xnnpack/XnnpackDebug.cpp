@@ -104,7 +104,8 @@ Status XnnpackDelegate::planDebugging(const Program &program, uint32_t index,
           "into a convolution is); plant the fault at {}, which computes the "
           "fused result",
           describeFault(fault), index, fusedInto(program, fault));
-    const ValueSpec &spec = values_[at->value];
+    // A copy: the redirect value below is appended to values_.
+    const ValueSpec spec = values_[at->value];
     if (spec.type != HostType::f32 && spec.type != HostType::f16)
       return Status::error("{}: the xnnpack delegate {} computes it as {}, "
                            "where no fault can be planted",
