@@ -52,8 +52,8 @@ int parseFaults(const std::vector<std::string> &specs,
     } else if (kind == "zero" || kind == "nan") {
       if (!value.empty())
         return bad(fmt::format("{} takes no value", kind));
-      fault.kind = kind == "zero" ? runtime::FaultKind::zero
-                                  : runtime::FaultKind::nan;
+      fault.kind =
+          kind == "zero" ? runtime::FaultKind::zero : runtime::FaultKind::nan;
     } else {
       return bad(fmt::format("unknown kind '{}' (add, zero or nan)",
                              printableName(kind)));
@@ -72,12 +72,13 @@ void noteFaults(const rt::Runtime &runtime) {
     std::string where = "after its portable kernel";
     if (const auto *call = std::get_if<rt::DelegateCall>(
             &program.instructions()[fault.instruction]))
-      where = program.referenceMode()
-                  ? "after its portable kernel (reference mode)"
-                  : fmt::format("inside {} delegate {}",
-                                printableName(
-                                    program.delegates()[call->delegate].backend),
-                                call->delegate);
+      where =
+          program.referenceMode()
+              ? "after its portable kernel (reference mode)"
+              : fmt::format(
+                    "inside {} delegate {}",
+                    printableName(program.delegates()[call->delegate].backend),
+                    call->delegate);
     fmt::print(stderr, "note: --inject-fault: {} planted {}, on {}\n",
                rt::describeFault(fault), where,
                printableName(program.describeTensor(fault.tensor)));

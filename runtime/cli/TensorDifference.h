@@ -34,12 +34,10 @@ void defaultTolerance(rt::DType dtype, double &rtol, double &atol);
 
 /// The tolerance rule of `run --expect` and `bisect`: no NaN where the
 /// reference has a number, and max |a - b| <= rtol * max|b| + atol.
-inline double toleranceBound(const Difference &diff, double rtol,
-                             double atol) {
+inline double toleranceBound(const Difference &diff, double rtol, double atol) {
   return rtol * diff.maxOfSecond + atol;
 }
-inline bool withinTolerance(const Difference &diff, double rtol,
-                            double atol) {
+inline bool withinTolerance(const Difference &diff, double rtol, double atol) {
   return !diff.nan && diff.maxAbs <= toleranceBound(diff, rtol, atol);
 }
 

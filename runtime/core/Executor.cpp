@@ -233,8 +233,9 @@ Status Executor::observe(const Step &step) const {
     if (id >= 0)
       observer(id, views_[id]);
   for (int32_t id : step.readObserved) {
-    DUET_RETURN_IF_ERROR(step.delegate->readObserved(id, views_[id]).withContext(
-        fmt::format("reading {}", program_.describeTensor(id))));
+    DUET_RETURN_IF_ERROR(step.delegate->readObserved(id, views_[id])
+                             .withContext(fmt::format(
+                                 "reading {}", program_.describeTensor(id))));
     observer(id, views_[id]);
   }
   return Status::ok();

@@ -56,8 +56,7 @@ std::vector<OpAt> opsInOrder(const Program &program) {
 
 Status resolveFaults(const Program &program, std::vector<TensorFault> &faults) {
   faults.clear();
-  const std::vector<runtime::NodeFault> &nodes =
-      program.options().faults.nodes;
+  const std::vector<runtime::NodeFault> &nodes = program.options().faults.nodes;
   if (nodes.empty())
     return Status::ok();
   std::vector<OpAt> ops = opsInOrder(program);
@@ -156,7 +155,8 @@ std::string fusedInto(const Program &program, const TensorFault &fault) {
   const auto *call =
       std::get_if<DelegateCall>(&program.instructions()[fault.instruction]);
   if (call && fault.delegateOp >= 0) {
-    const std::vector<KernelCall> &ops = program.delegates()[call->delegate].ops;
+    const std::vector<KernelCall> &ops =
+        program.delegates()[call->delegate].ops;
     for (size_t k = static_cast<size_t>(fault.delegateOp) + 1; k < ops.size();
          ++k)
       for (int32_t input : ops[k].inputs)

@@ -1,4 +1,4 @@
-//===- Faults.h - planted node faults, resolved against a program -*- C++ -*-===//
+//===- Faults.h - planted node faults, resolved ----------------*- C++ -*-===//
 //
 // LoadOptions::faults.nodes names nodes by their .pt2 name; a program
 // computes each node with an op (KernelCall::node), either a portable kernel

@@ -26,8 +26,7 @@ using KernelLookup = std::function<KernelFn(std::string_view opName)>;
 
 /// Given a tensor a run computed, right after the step that computed it
 /// (LoadOptions::observer). The view is valid during the call only.
-using TensorObserver =
-    std::function<void(int32_t id, const TensorView &value)>;
+using TensorObserver = std::function<void(int32_t id, const TensorView &value)>;
 
 struct LoadOptions {
   /// Run each delegate's recorded aten ops on the portable kernels instead of

@@ -236,10 +236,10 @@ Status PlanBuilder::build(ByteSpan blob) {
               TensorKind::delegateInternal)
         continue;
       plan_.staging.push_back({tensor, StagingBuffer::Use::observed});
-      DUET_RETURN_IF_ERROR(addCopy(
-          plan_.runDispatches, Ref::tensor(tensor),
-          Ref::staging(static_cast<int32_t>(plan_.staging.size() - 1)),
-          "staging a tensor out for an observer"));
+      DUET_RETURN_IF_ERROR(
+          addCopy(plan_.runDispatches, Ref::tensor(tensor),
+                  Ref::staging(static_cast<int32_t>(plan_.staging.size() - 1)),
+                  "staging a tensor out for an observer"));
     }
   for (int32_t tensor : plan_.outputs) {
     plan_.staging.push_back({tensor, StagingBuffer::Use::output});

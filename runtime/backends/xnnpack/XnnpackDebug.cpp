@@ -177,8 +177,8 @@ Status XnnpackDelegate::defineFault(xnn_subgraph *subgraph,
                                        spec.dims.data(), nullptr,
                                        XNN_INVALID_VALUE_ID, 0, &minusInf);
       if (status == xnn_status_success)
-        status = xnn_define_add2(subgraph, -inf, inf, from, constant,
-                                 minusInf, 0);
+        status =
+            xnn_define_add2(subgraph, -inf, inf, from, constant, minusInf, 0);
       if (status == xnn_status_success)
         status = xnn_define_square_root(subgraph, minusInf, to, 0);
       break;

@@ -1,4 +1,4 @@
-//===- Bisect.cpp - the first op whose delegate result leaves the reference ===//
+//===- Bisect.cpp - the first op that leaves the reference ----------------===//
 
 #include "runtime/tools/duet-run/Bisect.h"
 
@@ -70,8 +70,8 @@ public:
 
   /// The comparison of op `index`'s results (its worst), when both runs
   /// kept one; `leaves` says whether it diverges.
-  std::optional<OpComparison> compare(const BisectResult &result,
-                                      size_t index, bool &leaves) {
+  std::optional<OpComparison> compare(const BisectResult &result, size_t index,
+                                      bool &leaves) {
     const rt::KernelCall &call = *result.ops[index].call;
     std::optional<OpComparison> worst;
     leaves = false;
@@ -91,8 +91,8 @@ public:
         cmp.atol = tolerance_.atol;
       cmp.maxAbs = diff.worst();
       cmp.maxRel = diff.maxOfSecond > 0 ? cmp.maxAbs / diff.maxOfSecond
-                   : cmp.maxAbs > 0     ? std::numeric_limits<double>::infinity()
-                                        : 0;
+                   : cmp.maxAbs > 0 ? std::numeric_limits<double>::infinity()
+                                    : 0;
       cmp.nonfinite = valueRange(*a).nonfinite > 0;
       if (cmp.nonfinite) {
         cmp.nonfiniteFirst = true;
@@ -102,8 +102,8 @@ public:
             if (valueRange(*in).nonfinite > 0)
               cmp.nonfiniteFirst = false;
       }
-      bool out = nanMode_ ? cmp.nonfinite
-                          : !withinTolerance(diff, cmp.rtol, cmp.atol);
+      bool out =
+          nanMode_ ? cmp.nonfinite : !withinTolerance(diff, cmp.rtol, cmp.atol);
       if (!worst || (out && !leaves) ||
           (out == leaves && cmp.maxAbs > worst->maxAbs)) {
         worst = cmp;

@@ -1,4 +1,4 @@
-//===- Bisect.h - the first op whose delegate result leaves the reference -*- C++ -*-===//
+//===- Bisect.h - the first op that leaves the reference ------*- C++ -*-===//
 //
 // `duet-run bisect` runs a program twice on the same inputs, as it is and in
 // reference mode (every op on the portable kernels), each with a

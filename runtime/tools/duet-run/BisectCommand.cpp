@@ -123,8 +123,9 @@ ordered_json number(double value) {
 ordered_json opJson(const BisectResult &result, const OpComparison &cmp) {
   const BisectOp &op = result.ops[cmp.op];
   ordered_json out;
-  out["node"] = op.call->node.empty() ? ordered_json()
-                                      : ordered_json(printableName(op.call->node));
+  out["node"] = op.call->node.empty()
+                    ? ordered_json()
+                    : ordered_json(printableName(op.call->node));
   out["op"] = printableName(op.call->op);
   out["backend"] = printableName(op.backend);
   out["partition"] = op.partition;
@@ -259,8 +260,8 @@ int dumpFirst(const BisectArgs &args, const Bisection &b,
   std::vector<std::vector<uint8_t>> encoded(2);
   std::vector<OutputBytes> writes;
   for (int i = 0; i < 2; ++i) {
-    std::string path = fmt::format("{}/first_divergent.{}.npy", args.dump,
-                                   suffix[i]);
+    std::string path =
+        fmt::format("{}/first_divergent.{}.npy", args.dump, suffix[i]);
     std::string notice;
     rt::Status status = rt::encodeNpy(*views[i], encoded[i], notice);
     if (!status.isOk()) {

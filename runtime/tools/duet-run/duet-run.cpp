@@ -12,8 +12,9 @@
 
 int main(int argc, char **argv) {
   using namespace duet::cli;
-  CLI::App app{"duet-run: run, time, replay and bisect duet programs (.duet) with the "
-               "runtime alone, without the compiler"};
+  CLI::App app{
+      "duet-run: run, time, replay and bisect duet programs (.duet) with the "
+      "runtime alone, without the compiler"};
   // A braced list is evaluated in order: the help lists the commands so.
   return runTool(app, "duet-run " DUET_VERSION,
                  {{"run", addRunCommand(app)},
