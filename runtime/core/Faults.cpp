@@ -10,11 +10,6 @@
 namespace duet::rt {
 namespace {
 
-bool isFloating(DType dtype) {
-  return dtype == DType::f32 || dtype == DType::f64 || dtype == DType::f16 ||
-         dtype == DType::bf16;
-}
-
 const char *kindName(runtime::FaultKind kind) {
   switch (kind) {
   case runtime::FaultKind::add:
@@ -72,7 +67,7 @@ Status resolveFaults(const Program &program, std::vector<TensorFault> &faults) {
           escaped(wanted.node));
     size_t planted = 0;
     for (int32_t id : last->call->outputs) {
-      if (id < 0 || !isFloating(program.tensors()[id].dtype))
+      if (id < 0 || !isFloat(program.tensors()[id].dtype))
         continue;
       TensorFault fault;
       fault.tensor = id;

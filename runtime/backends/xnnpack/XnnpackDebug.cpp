@@ -34,22 +34,6 @@ namespace {
 /// The value of a [N, H, W, C] NHWC value, read as [N, C, H, W].
 const std::vector<uint8_t> kToNchw = {0, 3, 1, 2};
 
-bool hostTypeOf(DType dtype, HostType &type) {
-  switch (dtype) {
-  case DType::f32:
-    type = HostType::f32;
-    return true;
-  case DType::f16:
-    type = HostType::f16;
-    return true;
-  case DType::bf16:
-    type = HostType::bf16;
-    return true;
-  default:
-    return false;
-  }
-}
-
 } // namespace
 
 Status XnnpackDelegate::planDebugging(const Program &program, uint32_t index,
@@ -197,7 +181,7 @@ Status XnnpackDelegate::readObserved(int32_t id, const TensorView &out) const {
       continue;
     const ValueSpec &spec = values_[node.value];
     HostType type;
-    if (!spec.buffer || !hostTypeOf(out.dtype, type))
+    if (!spec.buffer || !fromDType(out.dtype, type))
       break;
     hostCopy(spec.buffer, spec.type, spec.dims, out.data, type,
              node.nhwc ? kToNchw : std::vector<uint8_t>(), pool_.get());

@@ -53,22 +53,6 @@ const char *statusName(xnn_status status) {
   return "unknown status";
 }
 
-bool fromDType(DType dtype, HostType &type) {
-  switch (dtype) {
-  case DType::f32:
-    type = HostType::f32;
-    return true;
-  case DType::f16:
-    type = HostType::f16;
-    return true;
-  case DType::bf16:
-    type = HostType::bf16;
-    return true;
-  default:
-    return false;
-  }
-}
-
 const char *typeName(HostType type) {
   switch (type) {
   case HostType::f32:
