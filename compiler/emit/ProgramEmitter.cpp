@@ -268,6 +268,21 @@ std::string nameOf(Operation *op, unsigned result) {
   return base;
 }
 
+/// The .pt2 node an op computes (KernelCall.node): its name location, or in
+/// a fused location the last name, since the passes that fuse ops
+/// (duet-fold-batchnorm) list the op whose result the fused op produces
+/// last. Ops a decomposition made keep the decomposed op's location, hence
+/// its name. Empty when the location names no node.
+std::string nodeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : llvm::reverse(fused.getLocations()))
+      if (std::string name = nodeName(inner); !name.empty())
+        return name;
+  return {};
+}
+
 FailureOr<int32_t> Emitter::addTensor(Type type, Value value, Operation *at,
                                       rt::TensorKind kind, std::string name) {
   auto dtype = toDType(at, type);
@@ -325,6 +340,7 @@ LogicalResult Emitter::emitConstant(arith::ConstantOp op) {
 FailureOr<rt::KernelCall> Emitter::recordOp(Operation *op, bool internal) {
   rt::KernelCall call;
   call.op = op->getName().getStringRef().str();
+  call.node = nodeName(op->getLoc());
   for (Value operand : operandSlots(op)) {
     if (!operand) {
       call.inputs.push_back(-1);

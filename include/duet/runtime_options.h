@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace duet::runtime {
 
@@ -62,8 +63,33 @@ struct ProfileOptions {
   bool enabled = false;
 };
 
+/// How a planted fault makes a node's result wrong (NodeFault).
+enum class FaultKind : uint8_t {
+  /// Adds NodeFault::value to every element.
+  add,
+  /// Sets every element to 0.
+  zero,
+  /// Sets every element to NaN.
+  nan,
+};
+
+/// One node of the program whose result is made wrong where it is computed:
+/// inside its delegate (XNNPACK: a node added after the node's own; Vulkan: a
+/// dispatch after the node's, on its tensor) or after its portable kernel,
+/// so that every op reading it sees the wrong value (`--inject-fault`).
+struct NodeFault {
+  /// The .pt2 node name (KernelCall::node, `duet inspect --json`'s "node").
+  /// A node the compiler decomposed into several ops is faulted at the last
+  /// of them, the op that writes the node's result.
+  std::string node;
+  FaultKind kind = FaultKind::add;
+  /// FaultKind::add: what is added.
+  double value = 0;
+};
+
 /// Faults planted on purpose, to show that a checking tool catches them
-/// (`duet-run replay --inject-nondeterminism`). All off by default.
+/// (`duet-run replay --inject-nondeterminism`, `duet-run bisect
+/// --inject-fault`). All off by default.
 struct FaultOptions {
   /// When K > 0, every K-th successful run of a loaded program (the runs
   /// numbered K-1, 2K-1, 3K-1, ... counting from 0) adds 1 to the first
@@ -72,6 +98,10 @@ struct FaultOptions {
   /// element's precision (a large fp16 value) it moves to the next value up;
   /// an infinity or NaN, integer and bool outputs are left as they are.
   uint32_t nondeterminismPeriod = 0;
+  /// Nodes whose every run's result is wrong. Loading fails, naming the
+  /// node, when no op of the program computes it or when its delegate keeps
+  /// no value of its own for it (an op fused into the node after it).
+  std::vector<NodeFault> nodes;
 };
 
 } // namespace duet::runtime

@@ -65,7 +65,8 @@ std::vector<uint8_t> BlobRecords::serialize() const {
       nodes.push_back(fb::CreateNodeDirect(
           fbb, node.type, &node.inputs, node.output, node.outputMin,
           node.outputMax, window, node.scalar,
-          node.shape.empty() ? nullptr : &node.shape, node.alignCorners));
+          node.shape.empty() ? nullptr : &node.shape, node.alignCorners,
+          node.tensor, node.tensorNhwc));
     }
     if (nodes.empty())
       continue;

@@ -48,6 +48,10 @@ struct NodeRec {
   bool alignCorners = false;
   /// The subgraph step it runs in.
   int64_t subgraph = 0;
+  /// The program tensor it computes and whether its output is that tensor
+  /// in NHWC (xnnpack.fbs, Node.tensor).
+  int32_t tensor = -1;
+  bool tensorNhwc = false;
 };
 
 struct ValueRec {

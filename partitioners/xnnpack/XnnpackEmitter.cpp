@@ -252,6 +252,9 @@ LogicalResult BlobWriter::emitNode(NodeRec node, Operation *op, Layout writes) {
     node.outputMax = bounds->hi;
   }
   node.subgraph = *subgraph;
+  // The node writes the value of the last activation folded after it.
+  node.tensor = context_.tensorId(fusion::foldedResult(result));
+  node.tensorNhwc = writes == Layout::nhwc;
   uint32_t id = blob_.addNode(std::move(node), computeType(result),
                               dimsIn(shapeOf(result), writes));
   return bind(result, id, op);

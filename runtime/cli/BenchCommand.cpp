@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cli/Command.h"
+#include "runtime/cli/FaultOption.h"
 #include "runtime/cli/PrintableText.h"
 #include "runtime/cli/ProfileSummary.h"
 #include "runtime/cli/ProgramInputs.h"
@@ -35,12 +36,15 @@ struct BenchArgs {
   unsigned threads = 0;
   bool json = false;
   bool profile = false;
+  std::vector<std::string> faults;
 };
 
 int runBench(const BenchArgs &args) {
   rt::LoadOptions options;
   options.threads = args.threads;
   options.profile.enabled = args.profile;
+  if (int code = parseFaults(args.faults, options.faults.nodes))
+    return code;
   std::unique_ptr<rt::Runtime> runtime;
   double loadMs = 0;
   if (int code = loadProgram(args.program, options, runtime, &loadMs))
@@ -104,6 +108,7 @@ Runner addBenchCommand(CLI::App &app) {
   cmd->add_option("--warmup", args->warmup,
                   "runs before timing starts (default 10)");
   addThreadsOption(*cmd, args->threads);
+  addInjectFaultOption(*cmd, args->faults);
   cmd->add_flag("--profile", args->profile,
                 "time each instruction of the timed runs, and each step inside "
                 "XNNPACK delegates, and print where the time goes (median per "

@@ -4,6 +4,7 @@
 
 #include "runtime/cli/Environment.h"
 #include "runtime/cli/ExitCodes.h"
+#include "runtime/cli/FaultOption.h"
 #include "runtime/cli/Messages.h"
 #include "runtime/core/Npy.h"
 
@@ -77,8 +78,11 @@ int loadProgram(const std::string &path, rt::LoadOptions options,
                     std::chrono::steady_clock::now() - start)
                     .count();
   }
-  if (status.isOk())
+  if (status.isOk()) {
+    if (!options.faults.nodes.empty())
+      noteFaults(*runtime);
     return kOk;
+  }
   printError(status.message());
   return kBadInput;
 }

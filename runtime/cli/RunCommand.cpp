@@ -1,6 +1,7 @@
 //===- RunCommand.cpp - duet run, duet-run run ----------------------------===//
 
 #include "runtime/cli/Command.h"
+#include "runtime/cli/FaultOption.h"
 #include "runtime/cli/OutputFiles.h"
 #include "runtime/cli/ProgramInputs.h"
 #include "runtime/cli/TensorDifference.h"
@@ -27,22 +28,8 @@ struct RunArgs {
   bool reference = false;
   bool quiet = false;
   unsigned threads = 0;
+  std::vector<std::string> faults;
 };
-
-/// The documented default tolerance of an output dtype (docs/cli.md):
-/// max |out - ref| <= rtol * max|ref| + atol.
-void defaultTolerance(rt::DType dtype, double &rtol, double &atol) {
-  switch (dtype) {
-  case rt::DType::f16:
-    rtol = 2e-3, atol = 1e-3;
-    return;
-  case rt::DType::bf16:
-    rtol = 2e-2, atol = 1e-2;
-    return;
-  default:
-    rtol = 1e-4, atol = 1e-5;
-  }
-}
 
 /// Compares output `index` with the reference file; prints one line.
 int compareOutput(rt::Runtime &runtime, size_t index, const std::string &path,
@@ -69,8 +56,8 @@ int compareOutput(rt::Runtime &runtime, size_t index, const std::string &path,
     rtol = args.rtol;
   if (args.atol >= 0)
     atol = args.atol;
-  double bound = rtol * diff.maxOfSecond + atol;
-  bool ok = !diff.nan && diff.maxAbs <= bound;
+  double bound = toleranceBound(diff, rtol, atol);
+  bool ok = withinTolerance(diff, rtol, atol);
   fmt::print("output {} ({}): max abs diff {:.3g} vs {} (bound {:.3g} = "
              "{:g}*{:.3g} + {:g}){} {}\n",
              index, info.name, diff.maxAbs, path, bound, rtol, diff.maxOfSecond,
@@ -83,6 +70,8 @@ int runRun(const RunArgs &args) {
   rt::LoadOptions options;
   options.reference = args.reference;
   options.threads = args.threads;
+  if (int code = parseFaults(args.faults, options.faults.nodes))
+    return code;
   std::unique_ptr<rt::Runtime> runtime;
   if (int code = loadProgram(args.program, options, runtime))
     return code;
@@ -186,6 +175,7 @@ Runner addRunCommand(CLI::App &app) {
   cmd->add_flag("--reference", args->reference,
                 "run every op, delegated ones too, on the portable kernels");
   addThreadsOption(*cmd, args->threads);
+  addInjectFaultOption(*cmd, args->faults);
   cmd->add_flag("-q,--quiet", args->quiet, "print only errors and comparisons");
   return [args] { return runRun(*args); };
 }

@@ -57,4 +57,33 @@ Difference difference(const rt::TensorView &a, const rt::TensorView &b) {
   return out;
 }
 
+void defaultTolerance(rt::DType dtype, double &rtol, double &atol) {
+  switch (dtype) {
+  case rt::DType::f16:
+    rtol = 2e-3, atol = 1e-3;
+    return;
+  case rt::DType::bf16:
+    rtol = 2e-2, atol = 1e-2;
+    return;
+  default:
+    rtol = 1e-4, atol = 1e-5;
+  }
+}
+
+ValueRange valueRange(const rt::TensorView &t) {
+  ValueRange range;
+  range.min = std::numeric_limits<double>::infinity();
+  range.max = -std::numeric_limits<double>::infinity();
+  for (int64_t i = 0, n = t.numel(); i < n; ++i) {
+    double x = elementAt(t, i);
+    if (!std::isfinite(x)) {
+      ++range.nonfinite;
+      continue;
+    }
+    range.min = std::min(range.min, x);
+    range.max = std::max(range.max, x);
+  }
+  return range;
+}
+
 } // namespace duet::cli

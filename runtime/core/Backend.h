@@ -41,6 +41,16 @@ public:
   virtual void profileParts(std::vector<ProfilePart> &parts) const {
     parts.clear();
   }
+  /// When loaded with LoadOptions::observer: the program tensors inside its
+  /// partition (delegate-internal ones) whose values it computes apart, as
+  /// the result of a node or dispatch of its own, and can give after a run.
+  /// An op fused into the next one has none. Nothing by default.
+  virtual std::vector<int32_t> observableTensors() const { return {}; }
+  /// Copies tensor `id`, one of observableTensors(), as the latest run
+  /// computed it, into `out` (the program's dtype and sizes, row-major).
+  virtual Status readObserved(int32_t id, const TensorView &out) const {
+    return Status::error("this delegate keeps no tensor {} to read", id);
+  }
 };
 
 /// One fact about a device: a number, a yes or no, or text.

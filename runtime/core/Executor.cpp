@@ -67,8 +67,13 @@ std::vector<TensorView> Executor::bind(const std::vector<int32_t> &ids) const {
   return views;
 }
 
-Status Executor::addKernelStep(const KernelCall &call, std::string where) {
+Status Executor::addKernelStep(const KernelCall &call, std::string where,
+                               size_t instruction, int64_t delegateOp) {
   Step step;
+  step.computed = call.outputs;
+  for (const TensorFault &fault : faults_)
+    if (fault.instruction == instruction && fault.delegateOp == delegateOp)
+      step.faults.push_back(fault);
   step.where = std::move(where);
   step.kernel = program_.findOpKernel(call.op);
   if (!step.kernel) // the loader checked; a lookup may still change its mind
@@ -104,7 +109,8 @@ Status Executor::prepare() {
   // Each is within kMaxTensorBytes (the loader checked), so stopping at the
   // bound keeps the sum from overflowing.
   uint64_t internalBytes = 0;
-  if (program_.referenceMode())
+  const bool observing = static_cast<bool>(program_.options().observer);
+  if (program_.referenceMode() || observing)
     for (const TensorInfo &t : tensors) {
       if (t.kind != TensorKind::delegateInternal)
         continue;
@@ -148,11 +154,12 @@ Status Executor::prepare() {
     view.sizes = t.sizes;
   }
 
+  DUET_RETURN_IF_ERROR(resolveFaults(program_, faults_));
   const std::vector<Instruction> &instructions = program_.instructions();
   for (size_t i = 0; i < instructions.size(); ++i) {
     std::string where = fmt::format("instruction {}", i);
     if (const auto *call = std::get_if<KernelCall>(&instructions[i])) {
-      DUET_RETURN_IF_ERROR(addKernelStep(*call, where));
+      DUET_RETURN_IF_ERROR(addKernelStep(*call, where, i, -1));
       addProfileEntry(i, "kernel", call->op, firstOutputName(program_, *call));
       continue;
     }
@@ -162,7 +169,8 @@ Status Executor::prepare() {
       for (size_t k = 0; k < delegate.ops.size(); ++k) {
         DUET_RETURN_IF_ERROR(addKernelStep(
             delegate.ops[k],
-            fmt::format("{}: delegate {} op {}", where, call.delegate, k)));
+            fmt::format("{}: delegate {} op {}", where, call.delegate, k), i,
+            static_cast<int64_t>(k)));
         addProfileEntry(i, "kernel", delegate.ops[k].op,
                         firstOutputName(program_, delegate.ops[k]));
       }
@@ -189,6 +197,12 @@ Status Executor::prepare() {
     step.delegate = prepared.get();
     step.inputs = bind(call.inputs);
     step.outputs = bind(call.outputs);
+    step.computed = call.outputs;
+    if (observing)
+      for (int32_t id : prepared->observableTensors())
+        if (id >= 0 && static_cast<size_t>(id) < tensors.size() &&
+            tensors[id].kind == TensorKind::delegateInternal)
+          step.readObserved.push_back(id);
     prepared_.push_back(std::move(prepared));
     steps_.push_back(std::move(step));
     addProfileEntry(i, "delegate", delegate.backend,
@@ -202,9 +216,28 @@ Status Executor::runStep(const Step &step) const {
       step.kernel
           ? step.kernel(step.attrs, step.inputs, step.outputs)
           : step.backend->execute(*step.delegate, step.inputs, step.outputs);
+  if (status.isOk())
+    for (const TensorFault &fault : step.faults)
+      applyFault(fault, views_[fault.tensor]);
+  if (status.isOk() && program_.options().observer)
+    status = observe(step);
   if (!status.isOk())
     return status.withContext(
         fmt::format("{}: {}", program_.name(), step.where));
+  return Status::ok();
+}
+
+Status Executor::observe(const Step &step) const {
+  const TensorObserver &observer = program_.options().observer;
+  for (int32_t id : step.computed)
+    if (id >= 0)
+      observer(id, views_[id]);
+  for (int32_t id : step.readObserved) {
+    DUET_RETURN_IF_ERROR(step.delegate->readObserved(id, views_[id])
+                             .withContext(fmt::format(
+                                 "reading {}", program_.describeTensor(id))));
+    observer(id, views_[id]);
+  }
   return Status::ok();
 }
 

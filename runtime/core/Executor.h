@@ -11,6 +11,7 @@
 #define DUET_RUNTIME_CORE_EXECUTOR_H
 
 #include "runtime/core/Backend.h"
+#include "runtime/core/Faults.h"
 #include "runtime/core/Program.h"
 #include "runtime/kernels/AttrMap.h"
 
@@ -56,11 +57,21 @@ private:
     PreparedDelegate *delegate = nullptr;
     std::vector<TensorView> inputs;
     std::vector<TensorView> outputs;
+    /// The tensors it computes, for LoadOptions::observer: a kernel's
+    /// results, a delegate's outputs and then the tensors it keeps apart
+    /// (`readObserved` read from the delegate).
+    std::vector<int32_t> computed;
+    std::vector<int32_t> readObserved;
+    /// Faults planted after a kernel (Faults.h).
+    std::vector<TensorFault> faults;
   };
 
   explicit Executor(const Program &program) : program_(program) {}
   Status prepare();
-  Status addKernelStep(const KernelCall &call, std::string where);
+  Status addKernelStep(const KernelCall &call, std::string where,
+                       size_t instruction, int64_t delegateOp);
+  /// Calls LoadOptions::observer with what `step` computed.
+  Status observe(const Step &step) const;
   /// The profile entry of the step just added, when profiling.
   void addProfileEntry(size_t instruction, std::string kind, std::string name,
                        std::string node);
@@ -80,6 +91,8 @@ private:
   std::vector<std::unique_ptr<PreparedDelegate>> prepared_;
   std::vector<Step> steps_;
   std::vector<ProfileEntry> profile_;
+  /// LoadOptions::faults.nodes, resolved (Faults.h).
+  std::vector<TensorFault> faults_;
 };
 
 } // namespace duet::rt

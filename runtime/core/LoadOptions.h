@@ -24,6 +24,10 @@ class BackendRegistry;
 /// Finds the portable kernel of an op; nullptr when there is none.
 using KernelLookup = std::function<KernelFn(std::string_view opName)>;
 
+/// Given a tensor a run computed, right after the step that computed it
+/// (LoadOptions::observer). The view is valid during the call only.
+using TensorObserver = std::function<void(int32_t id, const TensorView &value)>;
+
 struct LoadOptions {
   /// Run each delegate's recorded aten ops on the portable kernels instead of
   /// its backend (`duet run --reference`). Backends need not be registered.
@@ -48,8 +52,16 @@ struct LoadOptions {
   runtime::VulkanOptions vulkan;
   /// Timing the parts of each run (include/duet/runtime_options.h).
   runtime::ProfileOptions profile;
-  /// Faults planted on purpose; Runtime::run applies them.
+  /// Faults planted on purpose: the node faults where their nodes are
+  /// computed (Faults.h), the nondeterminism in Runtime::run.
   runtime::FaultOptions faults;
+  /// When set, every run calls it with each tensor a step computed, right
+  /// after that step: the results of kernel calls, the outputs of delegate
+  /// calls, and inside a delegate partition each value its backend computes
+  /// apart (PreparedDelegate::observableTensors), which backends then keep
+  /// where it can be read. For tools that compare a run op by op (`duet-run
+  /// bisect`); runs are slower.
+  TensorObserver observer;
 };
 
 /// The CPUs this process may run on (its sched_getaffinity mask, which

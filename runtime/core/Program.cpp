@@ -38,6 +38,7 @@ Status decodeKernelCall(const sc::KernelCall &call, const std::string &where,
   out.op = call.op()->str();
   out.inputs = toVector(call.inputs());
   out.outputs = toVector(call.outputs());
+  out.node = toString(call.node());
   if (!call.attributes())
     return Status::ok();
   for (const sc::Attribute *attr : *call.attributes()) {

@@ -52,7 +52,10 @@ fb::Offset<sc::KernelCall> writeKernelCall(fb::FlatBufferBuilder &fbb,
   auto attrVector = fbb.CreateVector(attrs);
   auto inputs = fbb.CreateVector(call.inputs);
   auto outputs = fbb.CreateVector(call.outputs);
-  return sc::CreateKernelCall(fbb, op, attrVector, inputs, outputs);
+  fb::Offset<fb::String> node;
+  if (!call.node.empty())
+    node = fbb.CreateString(call.node);
+  return sc::CreateKernelCall(fbb, op, attrVector, inputs, outputs, node);
 }
 
 fb::Offset<sc::Tensor> writeTensor(fb::FlatBufferBuilder &fbb,

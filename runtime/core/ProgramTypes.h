@@ -106,10 +106,14 @@ struct KernelCall {
   std::vector<Attribute> attributes;
   std::vector<int32_t> inputs;
   std::vector<int32_t> outputs;
+  /// The .pt2 node it computes (program.fbs says which for fused and
+  /// decomposed ops); empty when none is known.
+  std::string node;
 
   bool operator==(const KernelCall &other) const {
     return op == other.op && attributes == other.attributes &&
-           inputs == other.inputs && outputs == other.outputs;
+           inputs == other.inputs && outputs == other.outputs &&
+           node == other.node;
   }
 };
 

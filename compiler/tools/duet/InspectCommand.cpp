@@ -48,9 +48,12 @@ struct InspectArgs {
 using nlohmann::json;
 
 json opJson(const rt::KernelCall &call) {
-  return {{"op", printableName(call.op)},
-          {"inputs", call.inputs},
-          {"outputs", call.outputs}};
+  json out = {{"op", printableName(call.op)},
+              {"inputs", call.inputs},
+              {"outputs", call.outputs}};
+  if (!call.node.empty())
+    out["node"] = printableName(call.node);
+  return out;
 }
 
 /// Partitions in execution order: each delegate call is one, and each run of

@@ -11,6 +11,7 @@
 
 #include "runtime/backends/vulkan/TextureExtents.h"
 #include "runtime/core/Escape.h"
+#include "runtime/core/Faults.h"
 #include "runtime/core/FlatVectors.h"
 #include "runtime/schema/vulkan_generated.h"
 
@@ -130,6 +131,8 @@ private:
   }
   /// An identity gather from `from` to `to` (staging, layout conversions).
   Status addCopy(std::vector<Dispatch> &list, Ref from, Ref to, std::string op);
+  /// The dispatch planting `fault` on `tensor`, in place (fault.comp).
+  Status addFault(const TensorFault &fault, int32_t tensor);
 
   /// "delegate 0 op 3 (aten.convolution 'conv1')".
   template <typename... Args>
@@ -200,12 +203,44 @@ Status PlanBuilder::build(ByteSpan blob) {
                 Ref::staging(static_cast<int32_t>(plan_.staging.size() - 1)),
                 Ref::tensor(tensor), "uploading a constant"));
   }
+  std::vector<TensorFault> faults = delegateFaults(program_, index_);
+  std::vector<bool> planted(faults.size(), false);
   for (size_t i = 0; i < root->ops()->size(); ++i) {
     opIndex_ = i;
     const sc::Op *op = root->ops()->Get(i);
     opName_ = op->name() ? escaped(op->name()->str()) : "unnamed";
     DUET_RETURN_IF_ERROR(readOp(op));
+    for (size_t f = 0; f < faults.size(); ++f)
+      for (int32_t tensor : toVector(op->outputs()))
+        if (plan_.tensors[tensor].programId == faults[f].tensor) {
+          DUET_RETURN_IF_ERROR(addFault(faults[f], tensor));
+          planted[f] = true;
+        }
   }
+  for (size_t f = 0; f < faults.size(); ++f)
+    if (!planted[f])
+      return Status::error(
+          "{}: the vulkan delegate {} computes no tensor of its own for it "
+          "(its op is fused into a later op's dispatch, as an activation "
+          "folded into a convolution is); plant the fault at {}, which "
+          "computes the fused result",
+          describeFault(faults[f]), index_, fusedInto(program_, faults[f]));
+  // Observed tensors are staged out after the ops: no two tensors share
+  // memory, so each still holds what its op wrote.
+  if (program_.options().observer)
+    for (int32_t tensor = 0;
+         tensor < static_cast<int32_t>(plan_.tensors.size()); ++tensor) {
+      const PlannedTensor &planned = plan_.tensors[tensor];
+      if (planned.role != PlannedTensor::Role::computed ||
+          program_.tensors()[planned.programId].kind !=
+              TensorKind::delegateInternal)
+        continue;
+      plan_.staging.push_back({tensor, StagingBuffer::Use::observed});
+      DUET_RETURN_IF_ERROR(
+          addCopy(plan_.runDispatches, Ref::tensor(tensor),
+                  Ref::staging(static_cast<int32_t>(plan_.staging.size() - 1)),
+                  "staging a tensor out for an observer"));
+    }
   for (int32_t tensor : plan_.outputs) {
     plan_.staging.push_back({tensor, StagingBuffer::Use::output});
     DUET_RETURN_IF_ERROR(
@@ -534,6 +569,19 @@ Status PlanBuilder::addCopy(std::vector<Dispatch> &list, Ref from, Ref to,
     copy.params.iarg[2 + d / 4][d % 4] = 1;
   }
   return add(list, std::move(copy));
+}
+
+Status PlanBuilder::addFault(const TensorFault &fault, int32_t tensor) {
+  Dispatch dispatch;
+  dispatch.family = ShaderFamily::Fault;
+  dispatch.op = describeFault(fault);
+  dispatch.output = Ref::tensor(tensor);
+  // x * a + b (fault.comp) with the formula of faultedValue.
+  float a = fault.kind == runtime::FaultKind::zero ? 0.f : 1.f;
+  float b = faultedValue(fault, 0.f);
+  dispatch.params.farg[0][0] = a;
+  dispatch.params.farg[0][1] = b;
+  return add(plan_.runDispatches, std::move(dispatch));
 }
 
 Status PlanBuilder::readOp(const sc::Op *op) {

@@ -98,7 +98,9 @@ struct Dispatch {
 
 /// A host-visible fp32 row-major buffer the host fills or reads.
 struct StagingBuffer {
-  enum class Use : uint8_t { input, output, constant };
+  /// observed: a delegate-internal tensor staged out after each run for
+  /// LoadOptions::observer.
+  enum class Use : uint8_t { input, output, constant, observed };
   int32_t tensor = -1;
   Use use = Use::input;
 };
@@ -110,7 +112,8 @@ struct DispatchPlan {
   /// Program constant ids uploaded as weight buffers: fp32, or int32 for an
   /// integer index.
   std::vector<int32_t> weights;
-  /// Delegate inputs, then outputs, then constants read as tensors.
+  /// Delegate inputs, constants read as tensors, observed tensors, and
+  /// last the outputs.
   std::vector<StagingBuffer> staging;
   /// Run once at load: constants from staging into their layouts.
   std::vector<Dispatch> loadDispatches;

@@ -51,6 +51,8 @@ std::string_view shaderName(ShaderFamily family) {
     return "index";
   case ShaderFamily::Scan:
     return "scan";
+  case ShaderFamily::Fault:
+    return "fault";
   }
   return "unknown";
 }
@@ -69,6 +71,8 @@ ShaderBindings shaderBindings(ShaderFamily family) {
     return {1, 2};
   case ShaderFamily::Index:
     return {1, 1};
+  case ShaderFamily::Fault:
+    return {0, 0};
   default:
     return {1, 0};
   }

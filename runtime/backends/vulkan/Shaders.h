@@ -32,6 +32,8 @@ enum class ShaderFamily : uint8_t {
   Upsample,
   Index,
   Scan,
+  /// A planted fault (fault.comp), in place on its output.
+  Fault,
 };
 
 /// The family's name, as its SPIR-V is recorded ("matmul_linear").

@@ -730,4 +730,28 @@ Status VulkanDelegate::execute(const std::vector<TensorView> &inputs,
   return Status::ok();
 }
 
+std::vector<int32_t> VulkanDelegate::observableTensors() const {
+  std::vector<int32_t> ids;
+  for (const StagingBuffer &staging : plan_.staging)
+    if (staging.use == StagingBuffer::Use::observed)
+      ids.push_back(plan_.tensors[staging.tensor].programId);
+  return ids;
+}
+
+Status VulkanDelegate::readObserved(int32_t id, const TensorView &out) const {
+  for (size_t i = 0; i < plan_.staging.size(); ++i) {
+    const StagingBuffer &staging = plan_.staging[i];
+    const PlannedTensor &tensor = plan_.tensors[staging.tensor];
+    if (staging.use != StagingBuffer::Use::observed || tensor.programId != id)
+      continue;
+    if (!out.data || out.dtype != tensor.dtype || out.sizes != tensor.sizes)
+      break;
+    fromFloats(reinterpret_cast<const float *>(staging_[i].mapped), out);
+    return Status::ok();
+  }
+  return Status::error("vulkan delegate {}: no tensor {} of the planned "
+                       "shape to read",
+                       index_, id);
+}
+
 } // namespace duet::rt::vulkan

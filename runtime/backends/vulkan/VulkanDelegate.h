@@ -37,6 +37,11 @@ public:
 
   const DispatchPlan &plan() const { return plan_; }
 
+  /// Under LoadOptions::observer: the delegate-internal tensors, staged out
+  /// after every run (StagingBuffer::Use::observed), and read from there.
+  std::vector<int32_t> observableTensors() const override;
+  Status readObserved(int32_t id, const TensorView &out) const override;
+
 private:
   /// A buffer or an image bound into one of the arenas.
   struct Resource {

@@ -14,6 +14,22 @@ namespace duet::rt::xnnpack {
 
 size_t hostTypeSize(HostType type) { return type == HostType::f32 ? 4 : 2; }
 
+bool fromDType(DType dtype, HostType &type) {
+  switch (dtype) {
+  case DType::f32:
+    type = HostType::f32;
+    return true;
+  case DType::f16:
+    type = HostType::f16;
+    return true;
+  case DType::bf16:
+    type = HostType::bf16;
+    return true;
+  default:
+    return false;
+  }
+}
+
 namespace {
 
 template <HostType T> struct Element;

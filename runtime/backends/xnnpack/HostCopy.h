@@ -9,6 +9,8 @@
 #ifndef DUET_RUNTIME_BACKENDS_XNNPACK_HOSTCOPY_H
 #define DUET_RUNTIME_BACKENDS_XNNPACK_HOSTCOPY_H
 
+#include "runtime/core/DType.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -21,6 +23,9 @@ namespace duet::rt::xnnpack {
 enum class HostType : uint8_t { f32, f16, bf16 };
 
 size_t hostTypeSize(HostType type);
+
+/// The host type of a program dtype; false for one a host copy cannot read.
+bool fromDType(DType dtype, HostType &type);
 
 /// Writes `input` (of `inputDims`, row-major) to `output` with output dim i
 /// being input dim `permutation[i]` (an empty permutation keeps the order),

@@ -53,22 +53,6 @@ const char *statusName(xnn_status status) {
   return "unknown status";
 }
 
-bool fromDType(DType dtype, HostType &type) {
-  switch (dtype) {
-  case DType::f32:
-    type = HostType::f32;
-    return true;
-  case DType::f16:
-    type = HostType::f16;
-    return true;
-  case DType::bf16:
-    type = HostType::bf16;
-    return true;
-  default:
-    return false;
-  }
-}
-
 const char *typeName(HostType type) {
   switch (type) {
   case HostType::f32:
@@ -403,6 +387,7 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
   DUET_RETURN_IF_ERROR(loadValues(program, *call, *root));
   std::vector<bool> hostMemory;
   DUET_RETURN_IF_ERROR(checkSteps(*root, hostMemory));
+  DUET_RETURN_IF_ERROR(planDebugging(program, index, *root, hostMemory));
   DUET_RETURN_IF_ERROR(allocateHostBuffers(hostMemory));
   DUET_RETURN_IF_ERROR(createRuntimes(*root));
   if (program.options().profile.enabled)
@@ -788,7 +773,10 @@ Status XnnpackDelegate::createRuntimes(const fb::Delegate &root) {
                                formatDims(values_[id].dims),
                                statusName(status));
       }
-      uint32_t outId = node->output();
+      // A fault planted at the node: the node writes a value of its own,
+      // and the fault's node writes the node's value from it.
+      const PlantedFault *fault = plantedAt(node->output());
+      uint32_t outId = fault ? fault->redirect : node->output();
       if ((status = valueId(outId, true, out)) != xnn_status_success)
         return Status::error("{}: defining value {} {} {}: {}", what, outId,
                              typeName(values_[outId].type),
@@ -799,6 +787,16 @@ Status XnnpackDelegate::createRuntimes(const fb::Delegate &root) {
       DUET_RETURN_IF_ERROR(
           defineNode(subgraph, *node, ids, out,
                      values_[node->inputs()->Get(0)].dims.size(), what));
+      if (fault) {
+        uint32_t faulted = XNN_INVALID_VALUE_ID;
+        if ((status = valueId(node->output(), true, faulted)) !=
+            xnn_status_success)
+          return Status::error("{}: defining value {} for the planted fault: "
+                               "{}",
+                               what, node->output(), statusName(status));
+        producedHere[node->output()] = true;
+        DUET_RETURN_IF_ERROR(defineFault(subgraph, *fault, out, faulted));
+      }
     }
     xnn_runtime_t runtime = nullptr;
     status =

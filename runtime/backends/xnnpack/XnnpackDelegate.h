@@ -15,6 +15,7 @@
 
 #include "runtime/backends/xnnpack/HostCopy.h"
 #include "runtime/core/Backend.h"
+#include "runtime/core/Faults.h"
 #include "runtime/core/Program.h"
 
 #include <memory>
@@ -23,6 +24,7 @@
 
 struct pthreadpool;
 struct xnn_runtime;
+struct xnn_subgraph;
 namespace duet::xnnpack::schema {
 struct Delegate;
 struct Node;
@@ -50,6 +52,14 @@ public:
   /// the finest figure; its name lists the node types in it.
   void profileParts(std::vector<ProfilePart> &parts) const override;
 
+  /// Under LoadOptions::observer: the delegate-internal tensors its nodes
+  /// compute (Node.tensor), each given a host buffer, and read from there
+  /// back into the program's layout and dtype (XnnpackDebug.cpp).
+  std::vector<int32_t> observableTensors() const override {
+    return observable_;
+  }
+  Status readObserved(int32_t id, const TensorView &out) const override;
+
 private:
   enum class Kind : uint8_t { internal, input, output, constant };
   struct ValueSpec {
@@ -76,7 +86,34 @@ private:
     std::vector<uint8_t> permutation;
   };
 
+  /// A node that computes a program tensor (Node.tensor): its output value.
+  struct NodeTensor {
+    int32_t tensor = -1;
+    uint32_t value = 0;
+    bool nhwc = false;
+  };
+  /// A fault planted at the node writing `value`: that node writes
+  /// `redirect` instead, and a node of the fault's writes `value` from it.
+  struct PlantedFault {
+    TensorFault fault;
+    uint32_t value = 0;
+    uint32_t redirect = 0;
+    /// The fault's constant operand (one element, with XNN_EXTRA_BYTES).
+    std::vector<uint8_t> constant;
+  };
+
   XnnpackDelegate() = default;
+  /// Reads the nodes' program tensors, gives the observed ones host memory
+  /// (`hostMemory`) and plans the faults of LoadOptions::faults that are
+  /// this delegate's; an error names a fault it cannot plant.
+  Status planDebugging(const Program &program, uint32_t index,
+                       const ::duet::xnnpack::schema::Delegate &root,
+                       std::vector<bool> &hostMemory);
+  /// The fault planted at the node writing `value`, or null.
+  const PlantedFault *plantedAt(uint32_t value) const;
+  /// Defines the fault's node reading XNNPACK value `from` and writing `to`.
+  Status defineFault(xnn_subgraph *subgraph, const PlantedFault &fault,
+                     uint32_t from, uint32_t to);
   Status load(const Program &program, uint32_t index, ByteSpan blob);
   /// Reads the blob's values and checks each against the program tensor it
   /// stands for (dtype, element count, role).
@@ -113,6 +150,9 @@ private:
   std::vector<void *> buffers_;
   /// When profiling: each step's name and its time in the latest run.
   std::vector<ProfilePart> stepTimes_;
+  std::vector<NodeTensor> nodeTensors_;
+  std::vector<int32_t> observable_;
+  std::vector<PlantedFault> planted_;
 };
 
 } // namespace duet::rt::xnnpack

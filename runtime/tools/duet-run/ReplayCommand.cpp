@@ -12,6 +12,7 @@
 
 #include "runtime/tools/duet-run/ReplayCommand.h"
 
+#include "runtime/cli/FaultOption.h"
 #include "runtime/cli/OutputFiles.h"
 #include "runtime/cli/PrintableText.h"
 #include "runtime/cli/ProgramInputs.h"
@@ -40,6 +41,7 @@ struct ReplayArgs {
   std::string dumpEach;
   bool json = false;
   unsigned injectPeriod = 0;
+  std::vector<std::string> faults;
   unsigned threads = 0;
 };
 
@@ -210,6 +212,8 @@ int prepare(const ReplayArgs &args, Replay &replay) {
   rt::LoadOptions options;
   options.threads = args.threads;
   options.faults.nondeterminismPeriod = args.injectPeriod;
+  if (int code = parseFaults(args.faults, options.faults.nodes))
+    return code;
   replay.programs.resize(args.vs.empty() ? 1 : 2);
   if (int code =
           ReplayedProgram::load(args.program, options, replay.programs[0]))
@@ -384,6 +388,7 @@ Runner addReplayCommand(CLI::App &app) {
                   "of each program add 1 to the first element of each "
                   "floating-point output (LoadOptions::faults)")
       ->check(CLI::Range(1u, 10000000u));
+  addInjectFaultOption(*cmd, args->faults);
   addThreadsOption(*cmd, args->threads);
   return [args] { return runReplay(*args); };
 }

@@ -9,6 +9,8 @@
 #include "runtime/core/Npy.h"
 #include "runtime/core/Runtime.h"
 
+#include <cmath>
+
 using namespace duet::rt;
 using namespace duet::rt::test;
 
@@ -43,7 +45,9 @@ std::unique_ptr<Runtime> loadRuntime(const std::vector<uint8_t> &bytes,
 /// a blob holding 3.0; the recorded ops compute the same f in aten form:
 /// inner = x * k (k = 3.0, a constant), y = relu(inner) — so the backend
 /// (a plain scale) and the reference agree on non-negative inputs.
-ProgramBuilder delegateProgram(const std::string &backend) {
+ProgramBuilder delegateProgram(const std::string &backend,
+                               const std::string &mulNode = "",
+                               const std::string &reluNode = "") {
   ProgramBuilder builder;
   int32_t x =
       builder.addTensor(tensor("x", DType::f32, {2, 3}, TensorKind::input, 0));
@@ -59,8 +63,8 @@ ProgramBuilder delegateProgram(const std::string &backend) {
   DelegateSpec delegate;
   delegate.backend = backend;
   delegate.blob = bytesOf(std::vector<float>{3.0f});
-  delegate.ops = {{"aten.mul", {}, {x, k}, {inner}},
-                  {"aten.relu", {}, {inner}, {y}}};
+  delegate.ops = {{"aten.mul", {}, {x, k}, {inner}, mulNode},
+                  {"aten.relu", {}, {inner}, {y}, reluNode}};
   uint32_t index = builder.addDelegate(delegate);
   builder.addDelegateCall({index, {x}, {y}});
   builder.setMemoryPlan({128, 48});
@@ -113,6 +117,58 @@ TEST_CASE("a planted fault changes every K-th run", "[executor][faults]") {
     CHECK(outputValues(*runtime, 0) ==
           std::vector<float>{first, 0, 4, 0, 1, 5.5f});
   }
+}
+
+// A node fault (LoadOptions::faults.nodes) on a kernel call acts after its
+// kernel, so the ops after it read the wrong value: with 10 added at the add
+// node, s = [3, 0, 4, -8, 1, 5.5] + 10 and relu leaves [13, 10, 14, 2, 11,
+// 15.5]. The observer sees s and y, in that order, right after their steps.
+TEST_CASE("a node fault acts after its kernel, and the observer sees it",
+          "[executor][faults]") {
+  LoadOptions options;
+  options.faults.nodes = {{"add_1", duet::runtime::FaultKind::add, 10.0}};
+  std::vector<std::pair<int32_t, std::vector<float>>> seen;
+  options.observer = [&](int32_t id, const TensorView &value) {
+    seen.push_back({id, std::vector<float>(value.as<float>(),
+                                           value.as<float>() + value.numel())});
+  };
+  std::vector<uint8_t> bytes = serialize(addReluProgram("add_1", "relu_1"));
+  std::unique_ptr<Runtime> runtime = loadRuntime(bytes, options);
+  std::vector<float> x = {1, 2, 3, -4, -5, 6};
+  REQUIRE(runtime->setInput(0, floatView(x, {2, 3})).isOk());
+  REQUIRE(runtime->run().isOk());
+  std::vector<float> y = {13, 10, 14, 2, 11, 15.5f};
+  CHECK(outputValues(*runtime, 0) == y);
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0].second == std::vector<float>{13, 10, 14, 2, 11, 15.5f});
+  CHECK(seen[1].second == y);
+
+  // zero at the relu: the output is all 0; nan: all NaN.
+  options.observer = nullptr;
+  options.faults.nodes = {{"relu_1", duet::runtime::FaultKind::zero, 0}};
+  runtime = loadRuntime(bytes, options);
+  REQUIRE(runtime->setInput(0, floatView(x, {2, 3})).isOk());
+  REQUIRE(runtime->run().isOk());
+  CHECK(outputValues(*runtime, 0) == std::vector<float>(6, 0.0f));
+  options.faults.nodes = {{"relu_1", duet::runtime::FaultKind::nan, 0}};
+  runtime = loadRuntime(bytes, options);
+  REQUIRE(runtime->setInput(0, floatView(x, {2, 3})).isOk());
+  REQUIRE(runtime->run().isOk());
+  for (float v : outputValues(*runtime, 0))
+    CHECK(std::isnan(v));
+}
+
+// A node no op computes fails the load, naming it.
+TEST_CASE("a fault at an unknown node fails the load", "[executor][faults]") {
+  std::vector<uint8_t> bytes = serialize(addReluProgram("add_1", "relu_1"));
+  LoadOptions options;
+  options.faults.nodes = {{"conv1", duet::runtime::FaultKind::nan, 0}};
+  std::unique_ptr<Runtime> runtime;
+  Status status = Runtime::loadFromBytes(bytes.data(), bytes.size(),
+                                         "test.duet", options, runtime);
+  CHECK(status.message() ==
+        "test.duet: fault at node 'conv1': no op of the program computes a "
+        "node of that name; `duet inspect --json` gives each op's \"node\"");
 }
 
 // Kernels come from the lookup in LoadOptions when one is given: here an
@@ -209,6 +265,28 @@ TEST_CASE("reference mode runs a delegate's recorded ops", "[executor]") {
   }
   CHECK(backend->inits == 0);
   CHECK(backend->executions == 0);
+}
+
+// In reference mode a fault at a delegate's op acts after its portable
+// kernel, and the observer sees the delegate's internal tensor: zeroing the
+// mul gives inner = 0 and y = relu(0) = 0.
+TEST_CASE("reference mode plants a fault at a delegate's op",
+          "[executor][faults]") {
+  ProgramBuilder builder = delegateProgram("fakegpu", "mul_1", "relu_1");
+  LoadOptions options;
+  options.reference = true;
+  options.faults.nodes = {{"mul_1", duet::runtime::FaultKind::zero, 0}};
+  std::vector<int32_t> seen;
+  options.observer = [&](int32_t id, const TensorView &) {
+    seen.push_back(id);
+  };
+  std::unique_ptr<Runtime> runtime = loadRuntime(serialize(builder), options);
+  std::vector<float> x = {-1, 1, -2, 2, 0, 5};
+  REQUIRE(runtime->setInput(0, floatView(x, {2, 3})).isOk());
+  REQUIRE(runtime->run().isOk());
+  CHECK(outputValues(*runtime, 0) == std::vector<float>(6, 0.0f));
+  // inner (tensor 2), then y (tensor 3).
+  CHECK(seen == std::vector<int32_t>{2, 3});
 }
 
 // Outside reference mode, an unregistered backend stops the load.

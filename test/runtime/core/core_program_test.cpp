@@ -108,6 +108,8 @@ struct Fixture {
                      {"empty", std::string()}},
                     {x, w, -1},
                     {h}};
+    // A node name (KernelCall::node) on one call, none on the other.
+    conv.node = "conv1";
     KernelCall other{
         "aten.cat", {}, {b, idx, flag, scalar, empty, i32, i16, i8}, {spare}};
     DelegateCall call{0, {h}, {y}};
@@ -117,8 +119,8 @@ struct Fixture {
 
     delegate.backend = "vulkan";
     delegate.blob = pattern(37, 11);
-    delegate.ops = {{"aten.relu", {}, {h}, {inner}},
-                    {"aten.mul", {{"alpha", 0.5}}, {inner, w}, {y}}};
+    delegate.ops = {{"aten.relu", {}, {h}, {inner}, "relu"},
+                    {"aten.mul", {{"alpha", 0.5}}, {inner, w}, {y}, "mul_1"}};
     REQUIRE(builder.addDelegate(delegate) == 0);
     builder.addDelegateCall(call);
     builder.setMemoryPlan(plan);

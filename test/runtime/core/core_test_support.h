@@ -55,8 +55,9 @@ template <typename T> std::vector<uint8_t> bytesOf(const std::vector<T> &v) {
 
 /// `y = relu(x + 2 * c)` on [2, 3] float32, with c a constant:
 /// x input (arena 0), c constant, s activation (arena 64), y output (arena
-/// 128).
-inline ProgramBuilder addReluProgram() {
+/// 128); the two calls' nodes are `addNode` and `reluNode`.
+inline ProgramBuilder addReluProgram(const std::string &addNode = "",
+                                     const std::string &reluNode = "") {
   ProgramBuilder builder;
   int32_t x =
       builder.addTensor(tensor("x", DType::f32, {2, 3}, TensorKind::input, 0));
@@ -69,8 +70,8 @@ inline ProgramBuilder addReluProgram() {
       tensor("y", DType::f32, {2, 3}, TensorKind::output, 128));
   builder.setInputs({x});
   builder.setOutputs({y});
-  builder.addKernelCall({"aten.add", {{"alpha", 2.0}}, {x, c}, {s}});
-  builder.addKernelCall({"aten.relu", {}, {s}, {y}});
+  builder.addKernelCall({"aten.add", {{"alpha", 2.0}}, {x, c}, {s}, addNode});
+  builder.addKernelCall({"aten.relu", {}, {s}, {y}, reluNode});
   builder.setMemoryPlan({192, 192});
   return builder;
 }

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <random>
 
 using namespace duet;
@@ -34,10 +35,10 @@ struct Loaded {
   std::vector<uint8_t> blob;
 };
 
-Loaded loadForPlanning(const std::string &mlir) {
+Loaded loadForPlanning(const std::string &mlir,
+                       rt::LoadOptions options = rt::LoadOptions()) {
   Loaded loaded;
   loaded.file = compileMlir(mlir).program;
-  rt::LoadOptions options;
   options.inspectOnly = true;
   rt::Status status = rt::Program::loadFromBytes(
       loaded.file.data(), loaded.file.size(), "test", options, loaded.program);
@@ -83,6 +84,86 @@ TEST_CASE("a convolution with a relu plans as one fused dispatch",
   CHECK(out.tensors.size() == 2);
   CHECK(out.tensors[0].texture);
   CHECK(out.tensors[0].packing == rt::Layout::channelsPacked);
+}
+
+// Named nodes (the importer's name locations): a convolution whose relu is
+// folded into it, then a sigmoid.
+const char *kNamedMlir = R"(
+func.func @main(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<4x3x3x3xf32>
+  %0 = aten.convolution %x, %w {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> loc("conv")
+  %1 = aten.relu %0 : tensor<1x4x8x8xf32> loc("relu")
+  %2 = aten.sigmoid %1 : tensor<1x4x8x8xf32> loc("sigmoid")
+  return %2 : tensor<1x4x8x8xf32>
+})";
+
+// A fault (LoadOptions::faults.nodes) is one dispatch of fault.comp right
+// after its op's, on its tensor in place, computing x * a + b: (1, NaN) for
+// nan, (0, 0) for zero, (1, VALUE) for add.
+TEST_CASE("a planted fault is a dispatch after its op's", "[vulkan][plan]") {
+  struct Case {
+    duet::runtime::FaultKind kind;
+    float a, b;
+  };
+  for (Case c : {Case{duet::runtime::FaultKind::nan, 1.f, NAN},
+                 Case{duet::runtime::FaultKind::zero, 0.f, 0.f},
+                 Case{duet::runtime::FaultKind::add, 1.f, 2.5f}}) {
+    rt::LoadOptions options;
+    options.faults.nodes = {{"relu", c.kind, 2.5}};
+    Loaded loaded = loadForPlanning(kNamedMlir, options);
+    vk::DispatchPlan out;
+    rt::Status status = plan(loaded, loaded.blob, out);
+    INFO(status.message());
+    REQUIRE(status.isOk());
+    // Staging in, the convolution (writing relu's tensor), the fault, the
+    // sigmoid, staging out.
+    REQUIRE(out.runDispatches.size() == 5);
+    CHECK(out.runDispatches[1].family == vk::ShaderFamily::Convolution);
+    const vk::Dispatch &fault = out.runDispatches[2];
+    CHECK(fault.family == vk::ShaderFamily::Fault);
+    CHECK(fault.output.index == out.runDispatches[1].output.index);
+    CHECK(fault.inputs[0].kind == vk::Ref::Kind::none);
+    CHECK(fault.params.farg[0][0] == c.a);
+    if (std::isnan(c.b))
+      CHECK(std::isnan(fault.params.farg[0][1]));
+    else
+      CHECK(fault.params.farg[0][1] == c.b);
+    CHECK(out.runDispatches[3].family == vk::ShaderFamily::Unary);
+  }
+}
+
+// The convolution has no tensor of its own: its relu is folded into it. The
+// error names the node to plant the fault at instead.
+TEST_CASE("a fault at a fused op names the node it is fused into",
+          "[vulkan][plan]") {
+  rt::LoadOptions options;
+  options.faults.nodes = {{"conv", duet::runtime::FaultKind::nan, 0}};
+  Loaded loaded = loadForPlanning(kNamedMlir, options);
+  vk::DispatchPlan out;
+  CHECK(plan(loaded, loaded.blob, out).message() ==
+        "fault 'nan' at node 'conv' (aten.convolution): the vulkan delegate 0 "
+        "computes no tensor of its own for it (its op is fused into a later "
+        "op's dispatch, as an activation folded into a convolution is); plant "
+        "the fault at node 'relu' (aten.relu), which computes the fused "
+        "result");
+}
+
+// With an observer, each delegate-internal tensor (relu's, between the
+// convolution and the sigmoid) is staged out after the ops, before the
+// outputs.
+TEST_CASE("an observer stages the internal tensors out", "[vulkan][plan]") {
+  rt::LoadOptions options;
+  options.observer = [](int32_t, const rt::TensorView &) {};
+  Loaded loaded = loadForPlanning(kNamedMlir, options);
+  vk::DispatchPlan out;
+  REQUIRE(plan(loaded, loaded.blob, out).isOk());
+  REQUIRE(out.runDispatches.size() == 5);
+  CHECK(out.runDispatches[3].op == "staging a tensor out for an observer");
+  CHECK(out.runDispatches[3].output.kind == vk::Ref::Kind::staging);
+  REQUIRE(out.staging.size() == 3);
+  CHECK(out.staging[1].use == vk::StagingBuffer::Use::observed);
+  CHECK(out.staging[1].tensor == out.runDispatches[1].output.index);
+  CHECK(out.staging[2].use == vk::StagingBuffer::Use::output);
 }
 
 TEST_CASE("each convolution gets the kernel its geometry allows",
