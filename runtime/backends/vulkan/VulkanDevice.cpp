@@ -250,7 +250,16 @@ Status Device::shared(const std::string &wanted,
   std::shared_ptr<Device> &slot = (*kept)[wanted];
   if (!slot) {
     std::shared_ptr<Device> opened(new Device());
-    DUET_RETURN_IF_ERROR(opened->open(wanted));
+    Status status = opened->open(wanted);
+    if (!status.isOk()) {
+      // Kept too: destroying its instance would unload the driver, whose
+      // kept allocations would then show as leaks of an unknown module
+      // (LeakSanitizer), and some drivers refuse new instances after
+      // create/destroy cycles. A failed open costs one instance.
+      static auto *failed = new std::vector<std::shared_ptr<Device>>();
+      failed->push_back(std::move(opened));
+      return status;
+    }
     slot = std::move(opened);
   }
   device = slot;
