@@ -51,6 +51,13 @@ Tensor castTo(const Tensor &t, DType dtype) {
 
 TEST_CASE("activations match hand-computed values", "[unary]") {
   requireClose(unary("aten.relu", {-1, 0, 2, kNaN}), {0, 0, 2, kNaN});
+  // Past eight elements relu runs eight lanes at a time, then the tail:
+  // NaN, negatives and infinities in both.
+  requireClose(unary("aten.relu", {-1, 3, kNaN, -5, 0.5, -INFINITY, INFINITY, 7,
+                                   -2, kNaN, 4, -0.25, 9, -1, 6, kNaN, -8, 2,
+                                   -3}),
+               {0, 3, kNaN, 0, 0.5, 0, INFINITY, 7, 0, kNaN, 4, 0, 9, 0, 6,
+                kNaN, 0, 2, 0});
   requireClose(unary("aten.hardswish", {-4, -1, 1, 4}),
                {0, -1.0 / 3, 2.0 / 3, 4});
   requireClose(unary("aten.hardsigmoid", {-4, 0, 1, 4}), {0, 0.5, 4.0 / 6, 1});
