@@ -170,15 +170,11 @@ std::string TargetCosts::toJson() const {
 }
 
 double TargetCosts::opUs(const BackendCosts &costs, Operation *op) {
-  OpWork work = workOf(op);
-  return costs.opUs + work.units / costs.unitsPerUs[size_t(work.cls)];
+  return rt::estimateOpUs(costs, workOf(op));
 }
 
 double TargetCosts::transferUs(const BackendCosts &costs, int64_t bytes) {
-  double perByte = costs.transferBytesPerUs > 0
-                       ? static_cast<double>(bytes) / costs.transferBytesPerUs
-                       : 0;
-  return costs.transferUs + perByte;
+  return rt::estimateTransferUs(costs, static_cast<uint64_t>(bytes));
 }
 
 } // namespace duet::partition

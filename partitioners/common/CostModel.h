@@ -55,20 +55,8 @@ OpWork workOf(mlir::Operation *op);
 /// The bytes of a value of ranked tensor type (0 for anything else).
 int64_t tensorBytes(mlir::Value value);
 
-/// The costs of one backend, in microseconds.
-struct BackendCosts {
-  /// One call of a partition (a submit and its wait; an XNNPACK runtime
-  /// invocation); 0 for the portable kernels, which run no partitions.
-  double callUs = 0;
-  /// Each op on top of its work (a dispatch, a node, a kernel call).
-  double opUs = 0;
-  /// Each tensor that enters or leaves one of its partitions, plus its
-  /// bytes at transferBytesPerUs (0: no per-byte cost).
-  double transferUs = 0;
-  double transferBytesPerUs = 0;
-  /// Units of work per microsecond, by WorkClass.
-  std::array<double, kWorkClasses> unitsPerUs = {1, 1, 1, 1};
-};
+/// The costs of one backend (runtime/core/OpWork.h).
+using rt::BackendCosts;
 
 /// The costs of every backend for one target, and where they come from.
 class TargetCosts {

@@ -112,4 +112,15 @@ OpWork estimateWork(std::string_view op,
   return {WorkClass::elementwise, largest(inputs, outputs)};
 }
 
+double estimateOpUs(const BackendCosts &costs, const OpWork &work) {
+  return costs.opUs + work.units / costs.unitsPerUs[size_t(work.cls)];
+}
+
+double estimateTransferUs(const BackendCosts &costs, uint64_t bytes) {
+  double perByte = costs.transferBytesPerUs > 0
+                       ? static_cast<double>(bytes) / costs.transferBytesPerUs
+                       : 0;
+  return costs.transferUs + perByte;
+}
+
 } // namespace duet::rt

@@ -4,7 +4,8 @@
 // fixed cost plus its work at a backend's rate for the op's class; `duet-run
 // tune` fits those rates to measured times. Both count the work here, from
 // the op's name and static shapes, so the compiler's estimate and the
-// runtime's fit agree by construction.
+// runtime's fit agree by construction, and so do the estimates made from
+// a backend's costs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +54,27 @@ OpWork estimateWork(std::string_view op,
                     const std::vector<std::vector<int64_t>> &inputs,
                     const std::vector<std::vector<int64_t>> &outputs,
                     bool transposed = false);
+
+/// The costs of one backend on a target, in microseconds, as a profile's
+/// "costs" object states them (docs/profiles.md).
+struct BackendCosts {
+  /// One call of a partition (a submit and its wait; an XNNPACK runtime
+  /// invocation); 0 for the portable kernels, which run no partitions.
+  double callUs = 0;
+  /// Each op on top of its work (a dispatch, a node, a kernel call).
+  double opUs = 0;
+  /// Each tensor that enters or leaves one of its partitions, plus its
+  /// bytes at transferBytesPerUs (0: no per-byte cost).
+  double transferUs = 0;
+  double transferBytesPerUs = 0;
+  /// Units of work per microsecond, by WorkClass.
+  std::array<double, kWorkClasses> unitsPerUs = {1, 1, 1, 1};
+};
+
+/// Estimated microseconds of an op of `work` on `costs`' backend.
+double estimateOpUs(const BackendCosts &costs, const OpWork &work);
+/// Estimated microseconds of moving `bytes` into or out of a partition.
+double estimateTransferUs(const BackendCosts &costs, uint64_t bytes);
 
 } // namespace duet::rt
 

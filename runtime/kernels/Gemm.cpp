@@ -91,16 +91,22 @@ typedef float Row __attribute__((vector_size(NR * sizeof(float))));
 [[gnu::always_inline]] inline void rowTimesColumns(int64_t n, int64_t k,
                                                   float alpha, MatrixRef a,
                                                   MatrixRef b, float *c) {
-  std::vector<float> row(k);
-  for (int64_t p = 0; p < k; ++p)
-    row[p] = a.data[p * a.colStride];
+  // A's row, contiguous (copied only when it is strided).
+  std::vector<float> copied;
+  const float *row = a.data;
+  if (a.colStride != 1) {
+    copied.resize(k);
+    for (int64_t p = 0; p < k; ++p)
+      copied[p] = a.data[p * a.colStride];
+    row = copied.data();
+  }
   for (int64_t j = 0; j < n; ++j) {
     const float *column = b.data + j * b.colStride;
     Row partial = {};
     int64_t p = 0;
     for (; p + NR <= k; p += NR) {
       Row x, w;
-      std::memcpy(&x, row.data() + p, sizeof(x));
+      std::memcpy(&x, row + p, sizeof(x));
       std::memcpy(&w, column + p, sizeof(w));
       partial += x * w;
     }

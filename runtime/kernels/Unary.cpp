@@ -9,6 +9,7 @@
 #include "runtime/kernels/Ops.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <cmath>
 #include <type_traits>
@@ -16,31 +17,16 @@
 namespace duet::rt::portable {
 namespace {
 
-/// Applies `fn` to every element of the float input.
-template <typename Fn> Status mapFloat(const KernelContext &ctx, Fn fn) {
-  const TensorView &x = ctx.in(0), &y = ctx.out(0);
-  DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
-  DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
-  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
-  if (ctx.checking())
-    return Status::ok();
-  const float *in = x.as<const float>();
-  float *out = y.as<float>();
-  int64_t n = x.numel();
-  for (int64_t i = 0; i < n; ++i)
-    out[i] = fn(in[i]);
-  return Status::ok();
-}
-
 /// Eight floats as one value (GCC vector extension): two SSE registers or
 /// one AVX register, whichever the target has.
 typedef float Floats8 __attribute__((vector_size(8 * sizeof(float))));
 
-/// Like mapFloat, with `vectorFn` applied to eight elements at a time (it
-/// must give what `fn` gives on each lane) and `fn` to the tail: for ops
-/// whose scalar form compiles to a branch per element.
-template <typename Fn, typename VectorFn>
-Status mapFloatVector(const KernelContext &ctx, Fn fn, VectorFn vectorFn) {
+/// Applies `fn` to every element of the float input. With `vectorFn` (it
+/// must give what `fn` gives on each lane), eight elements at a time and
+/// `fn` on the tail: for ops whose scalar form compiles to a branch per
+/// element.
+template <typename Fn, typename VectorFn = std::nullptr_t>
+Status mapFloat(const KernelContext &ctx, Fn fn, VectorFn vectorFn = nullptr) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);
   DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
   DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
@@ -50,13 +36,15 @@ Status mapFloatVector(const KernelContext &ctx, Fn fn, VectorFn vectorFn) {
   const float *in = x.as<const float>();
   float *out = y.as<float>();
   int64_t n = x.numel(), i = 0;
-  // Each block is loaded whole before it is stored, so in == out (an
-  // in-place op) is fine.
-  for (; i + 8 <= n; i += 8) {
-    Floats8 v;
-    std::memcpy(&v, in + i, sizeof(v));
-    v = vectorFn(v);
-    std::memcpy(out + i, &v, sizeof(v));
+  if constexpr (!std::is_null_pointer_v<VectorFn>) {
+    // Each block is loaded whole before it is stored, so in == out (an
+    // in-place op) is fine.
+    for (; i + 8 <= n; i += 8) {
+      Floats8 v;
+      std::memcpy(&v, in + i, sizeof(v));
+      v = vectorFn(v);
+      std::memcpy(out + i, &v, sizeof(v));
+    }
   }
   for (; i < n; ++i)
     out[i] = fn(in[i]);
@@ -107,7 +95,7 @@ float clampValue(float x, float lo, float hi) {
 Status relu(const KernelContext &ctx) {
   // x < 0 is false for NaN, so NaN passes through as in PyTorch. The scalar
   // loop compiled to a branch per element (~4 ns each on random signs).
-  return mapFloatVector(
+  return mapFloat(
       ctx, [](float x) { return std::max(x, 0.f); },
       [](Floats8 v) {
         Floats8 zero = {};

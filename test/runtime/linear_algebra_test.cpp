@@ -400,6 +400,27 @@ TEST_CASE("gemm matches the triple loop for odd sizes and transposes",
         }
 }
 
+TEST_CASE("gemm of one strided row against contiguous columns", "[gemm]") {
+  using namespace duet::rt::portable;
+  // A is column 1 of a k x 3 matrix (a 1 x k row with column stride 3), B
+  // is W transposed (columns contiguous): the dot-product path copies A.
+  const int64_t k = 21, n = 5;
+  std::vector<float> source = randomFloats(k * 3, 7);
+  std::vector<float> w = randomFloats(n * k, 8);
+  std::vector<float> a(k);
+  for (int64_t p = 0; p < k; ++p)
+    a[p] = source[p * 3 + 1];
+  std::vector<float> c = randomFloats(n, 9);
+  std::vector<double> want = referenceGemm(1, n, k, 2.0, a, false, w, true,
+                                           0.5, c);
+  gemm(1, n, k, 2.f, MatrixRef{source.data() + 1, 0, 3},
+       MatrixRef::rowMajor(w.data(), k).transposed(), 0.5f, c.data(), n);
+  for (int64_t j = 0; j < n; ++j) {
+    INFO("column " << j);
+    REQUIRE(std::fabs(c[j] - want[j]) <= 1e-5 * (1 + std::sqrt(double(k))));
+  }
+}
+
 TEST_CASE("matmul follows NumPy: 1-D operands and broadcast batches",
           "[matmul]") {
   SECTION("vector times vector is a scalar") {

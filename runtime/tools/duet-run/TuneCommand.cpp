@@ -49,11 +49,7 @@ struct TuneArgs {
   unsigned threads = 0;
 };
 
-/// One backend's costs, as a profile's "costs" object states them.
-struct Costs {
-  double callUs = 0, opUs = 0, transferUs = 0, transferBytesPerUs = 0;
-  std::array<double, rt::kWorkClasses> rates = {1, 1, 1, 1};
-};
+using Costs = rt::BackendCosts;
 
 /// Reads the costs object `text` of `program`; an error message otherwise.
 std::string parseCosts(const std::string &program, const std::string &text,
@@ -84,7 +80,7 @@ std::string parseCosts(const std::string &program, const std::string &text,
     number("transfer_bytes_per_us", c.transferBytesPerUs);
     for (size_t cls = 0; cls < rt::kWorkClasses; ++cls)
       number(std::string(rt::workRateKey(rt::WorkClass(cls))).c_str(),
-             c.rates[cls]);
+             c.unitsPerUs[cls]);
   }
   return {};
 }
@@ -124,16 +120,6 @@ rt::OpWork workOf(const rt::Program &program, const rt::KernelCall &call) {
     outputs.push_back(program.tensors()[id].sizes);
   bool transposed = rt::attributeMap(call).getBool("transposed").value_or(false);
   return rt::estimateWork(call.op, inputs, outputs, transposed);
-}
-
-double opUs(const Costs &costs, const rt::OpWork &work) {
-  return costs.opUs + work.units / costs.rates[size_t(work.cls)];
-}
-
-double transferUs(const Costs &costs, uint64_t bytes) {
-  return costs.transferUs + (costs.transferBytesPerUs > 0
-                                 ? double(bytes) / costs.transferBytesPerUs
-                                 : 0);
 }
 
 /// Times `path` and adds its instructions to `gathered`, estimated with
@@ -188,7 +174,7 @@ int measure(const TuneArgs &args, const std::string &path,
       if (!portable)
         continue;
       rt::OpWork work = workOf(program, *call);
-      gathered.portable[size_t(work.cls)].add(measured, opUs(*portable, work));
+      gathered.portable[size_t(work.cls)].add(measured, rt::estimateOpUs(*portable, work));
       ++gathered.instructions;
       continue;
     }
@@ -199,10 +185,10 @@ int measure(const TuneArgs &args, const std::string &path,
       continue;
     double estimated = costs->callUs;
     for (const rt::KernelCall &op : delegate.ops)
-      estimated += opUs(*costs, workOf(program, op));
+      estimated += rt::estimateOpUs(*costs, workOf(program, op));
     for (const auto *ids : {&call.inputs, &call.outputs})
       for (int32_t id : *ids)
-        estimated += transferUs(*costs, program.tensors()[id].nbytes);
+        estimated += rt::estimateTransferUs(*costs, program.tensors()[id].nbytes);
     gathered.delegates[delegate.backend].add(measured, estimated);
     ++gathered.instructions;
   }
@@ -223,7 +209,7 @@ ordered_json costsJson(const Costs &costs) {
   out["transfer_bytes_per_us"] = rounded(costs.transferBytesPerUs);
   for (size_t cls = 0; cls < rt::kWorkClasses; ++cls)
     out[std::string(rt::workRateKey(rt::WorkClass(cls)))] =
-        rounded(costs.rates[cls]);
+        rounded(costs.unitsPerUs[cls]);
   return out;
 }
 
@@ -269,7 +255,7 @@ int runTune(const TuneArgs &args) {
       for (size_t cls = 0; cls < rt::kWorkClasses; ++cls) {
         const Sums &sums = gathered.portable[cls];
         double scale = sums.instructions ? sums.scale() : all.scale();
-        costs.rates[cls] /= scale;
+        costs.unitsPerUs[cls] /= scale;
         perClass += fmt::format("{}{} x{:.3g} ({} calls)",
                                 perClass.empty() ? "" : ", ",
                                 rt::workRateKey(rt::WorkClass(cls)), 1 / scale,
@@ -289,7 +275,7 @@ int runTune(const TuneArgs &args) {
     costs.transferUs *= scale;
     if (costs.transferBytesPerUs > 0)
       costs.transferBytesPerUs /= scale;
-    for (double &rate : costs.rates)
+    for (double &rate : costs.unitsPerUs)
       rate /= scale;
     scales += fmt::format("; {}: times x{:.3g} ({} partition calls, {:.1f} us "
                           "measured against {:.1f} estimated)",
