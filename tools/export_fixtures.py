@@ -1048,17 +1048,29 @@ def export_torchvision(name, out_dir):
     }
 
 
+def is_foreign(entry):
+    """An entry another tool wrote into one of this tool's manifests (it says so in
+    "generator"); this tool's runs keep it."""
+    return entry.get("generator", "tools/export_fixtures.py") != "tools/export_fixtures.py"
+
+
 def export_models(names, out_dir):
     import torchvision
 
     os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, "MANIFEST.json")
+    foreign = []
+    if os.path.exists(path):
+        with open(path) as f:
+            foreign = [m for m in json.load(f).get("models", [])
+                       if is_foreign(m) and m["name"] not in names]
     manifest = {
         "torch_version": torch.__version__,
         "torchvision_version": torchvision.__version__,
         "generator": "tools/export_fixtures.py",
-        "models": [export_torchvision(name, out_dir) for name in names],
+        "models": [export_torchvision(name, out_dir) for name in names] + foreign,
     }
-    write_json(os.path.join(out_dir, "MANIFEST.json"), manifest)
+    write_json(path, manifest)
 
 
 def write_json(path, value):
@@ -1121,14 +1133,18 @@ def main():
                       flush=True)
     if tables:
         path = os.path.join(options.out, "MANIFEST.json")
-        if wanted and os.path.exists(path):
+        if os.path.exists(path):
             # --only: the fixtures exported replace their entries in the
-            # manifest already there; the others stay as they are.
+            # manifest already there; the others stay as they are. A full
+            # run keeps only the entries another tool wrote (their
+            # "generator": tools/export_quantized.py's q_* fixtures).
             with open(path) as f:
                 old = json.load(f)
             for key in ("fixtures", "error_fixtures"):
                 fresh = {entry["name"]: entry for entry in manifest[key]}
-                entries = [fresh.pop(entry["name"], entry) for entry in old.get(key, [])]
+                kept = old.get(key, []) if wanted else [
+                    entry for entry in old.get(key, []) if is_foreign(entry)]
+                entries = [fresh.pop(entry["name"], entry) for entry in kept]
                 manifest[key] = entries + list(fresh.values())
         write_json(path, manifest)
 

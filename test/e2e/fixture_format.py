@@ -23,6 +23,28 @@ VARIANTS = {
 }
 
 
+def tolerance_args(fixture, run_extra):
+    """run_extra with the fixture's own "tolerance" (MANIFEST.json: {"rtol", "atol",
+    "why"}, e.g. one int8 step of a quantized output) applied to every output. A
+    variant's --rtol/--atol and the fixture's combine into the looser of each, given
+    once. An entry without "tolerance" keeps run_extra as it is."""
+    tolerance = fixture.get("tolerance")
+    if not tolerance:
+        return list(run_extra)
+    wanted = {"--rtol": float(tolerance["rtol"]), "--atol": float(tolerance["atol"])}
+    out, i = [], 0
+    while i < len(run_extra):
+        if run_extra[i] in wanted and i + 1 < len(run_extra):
+            wanted[run_extra[i]] = max(wanted[run_extra[i]], float(run_extra[i + 1]))
+            i += 2
+        else:
+            out.append(run_extra[i])
+            i += 1
+    for flag, value in wanted.items():
+        out += [flag, repr(value)]
+    return out
+
+
 class FixtureFormat(lit.formats.base.TestFormat):
     """One test per manifest entry, flavour and backend set.
 
@@ -57,7 +79,7 @@ class FixtureFormat(lit.formats.base.TestFormat):
         duet = os.path.join(self.tools, "duet")
         compile_cmd = [duet, "compile", os.path.join(self.models, fixture["flavours"][flavour]["file"]),
                        "-o", program, "--backends", backends] + compile_extra
-        run_cmd = [duet, "run", program] + run_extra
+        run_cmd = [duet, "run", program] + tolerance_args(fixture, run_extra)
         for spec in fixture["inputs"]:
             run_cmd += ["--input", os.path.join(self.models, spec["file"])]
         for spec in fixture["outputs"]:
