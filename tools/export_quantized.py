@@ -352,17 +352,7 @@ class QWeighted(nn.Module):
         self.frozen = False
 
     def freeze(self):
-        w = self.weight.detach()
-        reduce = tuple(range(1, w.dim()))
-        lo = torch.amin(w, dim=reduce)
-        hi = torch.amax(w, dim=reduce)
-        # PerChannelMinMaxObserver, per_channel_symmetric: max(-min, max) / ((qmax-qmin)/2).
-        max_pos = torch.max(-torch.min(lo, torch.zeros_like(lo)),
-                            torch.max(hi, torch.zeros_like(hi)))
-        scale = torch.max(max_pos / (float(WQMAX - WQMIN) / 2), torch.tensor([EPS]))
-        scale = scale.to(torch.float32)
-        zero_point = torch.zeros(w.shape[0], dtype=torch.int64)
-        q = QD.quantize_per_channel.default(w, scale, zero_point, 0, WQMIN, WQMAX, torch.int8)
+        q, scale, zero_point = quantize_weight(self.weight.detach())
         del self.weight
         self.register_buffer("weight", q)
         self.register_buffer("weight_scale", scale)
@@ -382,6 +372,23 @@ class QWeighted(nn.Module):
             return F.linear(x, w, self.bias)
         conv = {"conv1d": F.conv1d, "conv2d": F.conv2d, "conv3d": F.conv3d}[self.kind]
         return conv(x, w, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+def quantize_weight(w):
+    """A conv/linear weight quantized per channel (axis 0), symmetric int8 in
+    [WQMIN, WQMAX]: (int8 values as quantize_per_channel gives them, float32 scales,
+    int64 zero points, all 0). Also used by tools/quantize_archive.py."""
+    reduce = tuple(range(1, w.dim()))
+    lo = torch.amin(w, dim=reduce)
+    hi = torch.amax(w, dim=reduce)
+    # PerChannelMinMaxObserver, per_channel_symmetric: max(-min, max) / ((qmax-qmin)/2).
+    max_pos = torch.max(-torch.min(lo, torch.zeros_like(lo)),
+                        torch.max(hi, torch.zeros_like(hi)))
+    scale = torch.max(max_pos / (float(WQMAX - WQMIN) / 2), torch.tensor([EPS]))
+    scale = scale.to(torch.float32)
+    zero_point = torch.zeros(w.shape[0], dtype=torch.int64)
+    q = QD.quantize_per_channel.default(w, scale, zero_point, 0, WQMIN, WQMAX, torch.int8)
+    return q, scale, zero_point
 
 
 def folded(conv, bn):
