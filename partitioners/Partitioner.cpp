@@ -70,10 +70,33 @@ private:
   DenseMap<Operation *, std::string> nodes;
 };
 
-/// Whether `op` is placed at all: constants are copied into the partitions
-/// that read them, and existing delegates are left as they are.
+/// Whether `op` is placed at all: constants and quantized weights are copied
+/// into the partitions that read them, and existing delegates are left as
+/// they are.
 bool isPlaceable(Operation *op) {
-  return !op->hasTrait<OpTrait::ConstantLike>() && !isa<DelegateOp>(op);
+  return !op->hasTrait<OpTrait::ConstantLike>() && !isQuantizedWeightOp(op) &&
+         !isa<DelegateOp>(op);
+}
+
+/// Moves each quantized weight of `block` to just after the last of its
+/// constants, so that it comes before every op, in or out of a partition,
+/// that reads it.
+void hoistQuantizedWeights(Block &block) {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (!isQuantizedWeightOp(&op))
+      continue;
+    Operation *last = nullptr;
+    for (Value operand : op.getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def && def->getBlock() == &block &&
+          (!last || last->isBeforeInBlock(def)))
+        last = def;
+    }
+    if (last)
+      op.moveAfter(last);
+    else
+      op.moveBefore(&block.front());
+  }
 }
 
 /// The functions with a body; an error for one whose body is not one block.
@@ -104,6 +127,15 @@ OpDecision portableDecision(Operation &op, func::FuncOp function,
   decision.op = op.getName().getStringRef().str();
   decision.backend = "portable";
   return decision;
+}
+
+/// A quantize or dequantize node left on the portable kernels, named `node`.
+QuantizationNode portableQuantization(Operation &op, std::string node) {
+  QuantizationNode entry;
+  entry.node = std::move(node);
+  entry.op = op.getName().getStringRef().str();
+  entry.why = "runs on the portable kernels";
+  return entry;
 }
 
 } // namespace
@@ -169,9 +201,15 @@ PartitionReport portableReport(ModuleOp module) {
       continue;
     int64_t index = 0;
     for (Block &block : function.getBody())
-      for (Operation &op : block.without_terminator())
+      for (Operation &op : block.without_terminator()) {
         if (isPlaceable(&op))
           report.ops.push_back(portableDecision(op, function, index++));
+        if (isQuantizationOp(&op))
+          report.quantization.push_back(portableQuantization(
+              op, report.ops.empty() || isQuantizedWeightOp(&op)
+                      ? locationName(op.getLoc())
+                      : report.ops.back().node));
+      }
   }
   return report;
 }
@@ -268,6 +306,7 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
   for (func::FuncOp function : *functions) {
     Block &block = function.getBody().front();
     std::string functionName = function.getSymName().str();
+    hoistQuantizedWeights(block);
 
     // Ask the backends in priority order: by priority, until one claims the
     // op; by cost, all of them.
@@ -381,6 +420,22 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
       if (failed(backend->rules().legalize(delegate)) ||
           failed(backend->plan(delegate, info, names)))
         return failure();
+    }
+
+    // The quantization nodes in program order: each partition's as its
+    // backend planned them, the others on the portable kernels.
+    DenseMap<Operation *, int64_t> partitionOf;
+    for (auto [offset, delegate] : llvm::enumerate(*delegates))
+      partitionOf[delegate] = firstId + offset;
+    for (Operation &op : block.without_terminator()) {
+      if (auto found = partitionOf.find(&op); found != partitionOf.end()) {
+        const PartitionInfo &info = report.partitions[found->second];
+        llvm::append_range(report.quantization, info.quantization);
+        continue;
+      }
+      if (isQuantizationOp(&op))
+        report.quantization.push_back(
+            portableQuantization(op, names(op.getResult(0))));
     }
   }
   return report;

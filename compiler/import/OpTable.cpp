@@ -15,6 +15,7 @@
 #include "compiler/import/OpTable.h"
 
 #include "compiler/import/CompositeTargets.h"
+#include "compiler/import/QuantizedTargets.h"
 
 #include "dialects/aten/AtenDialect.h"
 
@@ -1444,6 +1445,13 @@ public:
     entries.push_back(OpEntry{std::string("torch.ops.aten.") + name, build,
                               std::move(defaults), effect});
   }
+  /// Registers `torch.ops.quantized_decomposed.<name>`.
+  void addQuantized(const char *name, OpBuildFn build,
+                    std::vector<ArgDefault> defaults = {}) {
+    entries.push_back(
+        OpEntry{std::string("torch.ops.quantized_decomposed.") + name, build,
+                std::move(defaults), Effect::Functional});
+  }
   /// Registers the functional op `<op>.<overload>` and its in-place variant
   /// `<op>_.<overload>`.
   void addWithInPlace(const char *op, const char *overload, OpBuildFn build,
@@ -1711,6 +1719,19 @@ std::vector<OpEntry> makeTable() {
          {"is_causal", boolean(false)},
          {"scale", none()},
          {"enable_gqa", boolean(false)}});
+
+  // Quantization (PT2E's quantized_decomposed ops).
+  t.addQuantized("quantize_per_tensor.default", buildQuantizePerTensor);
+  t.addQuantized("quantize_per_tensor.tensor", buildQuantizePerTensor);
+  t.addQuantized("dequantize_per_tensor.default", buildDequantizePerTensor,
+                 {{"out_dtype", none()}});
+  t.addQuantized("dequantize_per_tensor.tensor", buildDequantizePerTensor,
+                 {{"out_dtype", none()}});
+  t.addQuantized("quantize_per_channel.default", buildQuantizePerChannel);
+  t.addQuantized("dequantize_per_channel.default", buildDequantizePerChannel,
+                 {{"out_dtype", none()}});
+  t.addQuantized("choose_qparams.tensor", buildChooseQparams);
+  t.addQuantized("choose_qparams_symmetric.tensor", buildChooseQparams);
   return std::move(t.entries);
 }
 

@@ -19,6 +19,7 @@
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
@@ -910,3 +911,85 @@ LogicalResult ScaledDotProductAttentionOp::verify() {
 
 #define GET_OP_CLASSES
 #include "dialects/aten/AtenOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The range of the integer element type `type`.
+std::pair<int64_t, int64_t> integerRange(Type type) {
+  auto integer = cast<IntegerType>(type);
+  unsigned bits = integer.getWidth();
+  if (integer.isUnsigned())
+    return {0, (int64_t{1} << bits) - 1};
+  return {-(int64_t{1} << (bits - 1)), (int64_t{1} << (bits - 1)) - 1};
+}
+
+/// quant_min <= quant_max, both in the range of the quantized element type
+/// `quantized`.
+LogicalResult checkQuantRange(Operation *op, int64_t min, int64_t max,
+                              Type quantized) {
+  auto [lo, hi] = integerRange(getElementTypeOrSelf(quantized));
+  if (min > max || min < lo || max > hi)
+    return op->emitOpError()
+           << "quant_min " << min << " and quant_max " << max
+           << " must satisfy " << lo << " <= quant_min <= quant_max <= " << hi
+           << " for " << getElementTypeOrSelf(quantized);
+  return success();
+}
+
+/// A scale PyTorch can divide by and multiply with: positive and finite.
+LogicalResult checkScale(Operation *op, double scale) {
+  if (scale > 0 && std::isfinite(scale))
+    return success();
+  return op->emitOpError() << "scale " << scale
+                           << " must be positive and finite";
+}
+
+/// The per-channel operands: `axis` a dim of `self`, `scales` (and
+/// `zeroPoints` when given) of one element per index of it.
+LogicalResult checkChannels(Operation *op, Value self, Value scales,
+                            Value zeroPoints, int64_t axis) {
+  int64_t rank = tensorType(self).getRank();
+  if (failed(checkDim(op, "axis", axis, rank)))
+    return failure();
+  int64_t channels = tensorType(self).getDimSize(axis);
+  if (failed(checkVector(op, "scales", scales, channels)) ||
+      failed(checkVector(op, "zero_points", zeroPoints, channels)))
+    return failure();
+  return success();
+}
+
+} // namespace
+
+LogicalResult QuantizePerTensorOp::verify() {
+  if (failed(checkScale(*this, getScale().convertToDouble())))
+    return failure();
+  return checkQuantRange(*this, getQuantMin(), getQuantMax(), getType());
+}
+
+LogicalResult DequantizePerTensorOp::verify() {
+  if (failed(checkScale(*this, getScale().convertToDouble())))
+    return failure();
+  return checkQuantRange(*this, getQuantMin(), getQuantMax(),
+                         getSelf().getType());
+}
+
+LogicalResult QuantizePerChannelOp::verify() {
+  if (failed(checkChannels(*this, getSelf(), getScales(), getZeroPoints(),
+                           getAxis())))
+    return failure();
+  return checkQuantRange(*this, getQuantMin(), getQuantMax(), getType());
+}
+
+LogicalResult DequantizePerChannelOp::verify() {
+  if (failed(checkChannels(*this, getSelf(), getScales(), getZeroPoints(),
+                           getAxis())) ||
+      failed(checkResultShape(*this, getSelf().getType().getShape(),
+                              getType())))
+    return failure();
+  return checkQuantRange(*this, getQuantMin(), getQuantMax(),
+                         getSelf().getType());
+}

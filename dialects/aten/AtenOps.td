@@ -656,4 +656,102 @@ def Aten_ScaledDotProductAttentionOp : Aten_Op<"scaled_dot_product_attention"> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Quantization: the quantized_decomposed ops of PT2E programs
+//===----------------------------------------------------------------------===//
+
+def Aten_QuantElement : AnyTypeOf<[I8, UI8, I16, I32]>;
+def Aten_QuantTensor : StaticShapeTensorOf<[Aten_QuantElement]>;
+
+def Aten_QuantizePerTensorOp : Aten_Op<"quantize_per_tensor",
+    [SameOperandsAndResultShape]> {
+  let summary = "affine quantization with one scale and zero point";
+  let description = [{
+    `quantized_decomposed.quantize_per_tensor` (`.default`, and `.tensor` with
+    constant qparams): `clamp(round(x * (1 / scale)) + zero_point, quant_min,
+    quant_max)` in float32, converted to the result's integer type, exactly as
+    PyTorch computes it (`1 / scale` in double, rounded once to float32; round
+    half to even). The result type is the op's `dtype`.
+
+    ```mlir
+    %q = aten.quantize_per_tensor %x {scale = 0.05 : f64, zero_point = -3 : i64,
+        quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8x4x4xf32> -> tensor<1x8x4x4xi8>
+    ```
+  }];
+  let arguments = (ins F32Tensor:$self, F64Attr:$scale, I64Attr:$zero_point,
+                       I64Attr:$quant_min, I64Attr:$quant_max);
+  let results = (outs Aten_QuantTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Aten_DequantizePerTensorOp : Aten_Op<"dequantize_per_tensor",
+    [SameOperandsAndResultShape]> {
+  let summary = "the real values of affine-quantized integers";
+  let description = [{
+    `quantized_decomposed.dequantize_per_tensor`: `(float(q) - zero_point) *
+    scale` in float32 (`scale` rounded to float32), the result in its
+    `out_dtype` (float32 unless given). `quant_min` and `quant_max` are the
+    range the integers were quantized to.
+
+    ```mlir
+    %x = aten.dequantize_per_tensor %q {scale = 0.05 : f64, zero_point = -3 : i64,
+        quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8x4x4xi8> -> tensor<1x8x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Aten_QuantTensor:$self, F64Attr:$scale,
+                       I64Attr:$zero_point, I64Attr:$quant_min,
+                       I64Attr:$quant_max);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Aten_QuantizePerChannelOp : Aten_Op<"quantize_per_channel",
+    [SameOperandsAndResultShape]> {
+  let summary = "affine quantization with a scale and zero point per channel";
+  let description = [{
+    `quantized_decomposed.quantize_per_channel`: element `x` at index `c` of
+    dim `axis` becomes `clamp(round(x * (1 / scales[c])) + zero_points[c],
+    quant_min, quant_max)`, computed in the type of `scales` (float32 or
+    float64, as PyTorch promotes).
+
+    ```mlir
+    %q = aten.quantize_per_channel %x, %s, %z {axis = 0 : i64, quant_min = -127 : i64, quant_max = 127 : i64}
+        : (tensor<8x3x3x3xf32>, tensor<8xf32>, tensor<8xi64>) -> tensor<8x3x3x3xi8>
+    ```
+  }];
+  let arguments = (ins F32Tensor:$self, Aten_FloatTensor:$scales,
+                       Aten_IndexTensor:$zero_points, I64Attr:$axis,
+                       I64Attr:$quant_min, I64Attr:$quant_max);
+  let results = (outs Aten_QuantTensor:$result);
+  let assemblyFormat = [{
+    $self `,` $scales `,` $zero_points attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Aten_DequantizePerChannelOp : Aten_Op<"dequantize_per_channel"> {
+  let summary = "the real values of integers quantized per channel";
+  let description = [{
+    `quantized_decomposed.dequantize_per_channel`: element `q` at index `c` of
+    dim `axis` becomes `(q - zero_points[c]) * scales[c]` in the type of
+    `scales`, then the result's type. Without `zero_points` they are 0. A
+    weight of a quantized convolution or linear is this op on constants.
+
+    ```mlir
+    %w = aten.dequantize_per_channel %q, %s, %z {axis = 0 : i64, quant_min = -127 : i64, quant_max = 127 : i64}
+        : (tensor<8x3x3x3xi8>, tensor<8xf32>, tensor<8xi64>) -> tensor<8x3x3x3xf32>
+    ```
+  }];
+  let arguments = (ins Aten_QuantTensor:$self, Aten_FloatTensor:$scales,
+                       Optional<Aten_IndexTensor>:$zero_points, I64Attr:$axis,
+                       I64Attr:$quant_min, I64Attr:$quant_max);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = [{
+    $self `,` $scales (`zero_points` $zero_points^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // DUET_ATEN_OPS_TD

@@ -45,7 +45,7 @@ PlacementCosts::PlacementCosts(Block &block, ArrayRef<Operation *> ops,
       }
     }
     for (Value operand : op->getOperands()) {
-      if (isConstant(operand))
+      if (isConstant(operand) || isQuantizedWeight(operand))
         continue;
       Operation *def = operand.getDefiningOp();
       auto found = def ? indexOf.find(def) : indexOf.end();
@@ -88,7 +88,8 @@ PlacementCosts::boundaryOf(const Partition &partition) const {
   for (Operation *op : partition.ops) {
     for (Value operand : op->getOperands()) {
       Operation *def = operand.getDefiningOp();
-      if (isConstant(operand) || (def && inside.contains(def)) ||
+      if (isConstant(operand) || isQuantizedWeight(operand) ||
+          (def && inside.contains(def)) ||
           !inputs.insert(operand).second)
         continue;
       add(operand);

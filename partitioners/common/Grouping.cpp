@@ -2,7 +2,10 @@
 
 #include "partitioners/common/Grouping.h"
 
+#include "partitioners/common/Rules.h"
+
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OpDefinition.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -269,7 +272,13 @@ DelegateOp outline(const Partition &partition, Backend backend,
       Operation *def = operand.getDefiningOp();
       if (def && inside.count(def))
         continue;
-      if (def && def->hasTrait<OpTrait::ConstantLike>()) {
+      if (def && (def->hasTrait<OpTrait::ConstantLike>() ||
+                  isQuantizedWeightOp(def))) {
+        // A quantized weight comes with its constants, copied first.
+        for (Value weightOperand : def->getOperands())
+          if (Operation *constant = weightOperand.getDefiningOp();
+              !llvm::is_contained(constants, constant))
+            constants.push_back(constant);
         if (!llvm::is_contained(constants, def))
           constants.push_back(def);
       } else if (!llvm::is_contained(inputs, operand)) {
@@ -299,9 +308,10 @@ DelegateOp outline(const Partition &partition, Backend backend,
   for (Operation *op : partition.ops)
     op->moveBefore(yield);
   builder.setInsertionPointToStart(body);
+  IRMapping copies;
   for (Operation *constant : constants) {
     cloned.insert(constant);
-    Operation *copy = builder.clone(*constant);
+    Operation *copy = builder.clone(*constant, copies);
     constant->getResult(0).replaceUsesWithIf(copy->getResult(0), isInside);
   }
   for (auto [input, argument] : llvm::zip(inputs, body->getArguments()))
@@ -330,9 +340,16 @@ outlinePartitions(Block &block, ArrayRef<Partition> partitions,
   for (const Partition &partition : partitions)
     delegates.push_back(
         outline(partition, backends[partition.backend], cloned));
-  for (Operation *constant : cloned)
-    if (constant->use_empty())
-      constant->erase();
+  // Quantized weights first: erasing one may leave its constants unused.
+  SmallVector<Operation *> copied(cloned.begin(), cloned.end());
+  for (bool weights : {true, false})
+    for (Operation *&constant : copied)
+      if (constant &&
+          !constant->hasTrait<OpTrait::ConstantLike>() == weights &&
+          constant->use_empty()) {
+        constant->erase();
+        constant = nullptr;
+      }
   return delegates;
 }
 

@@ -118,6 +118,21 @@ std::string reportToJson(const PartitionReport &report) {
     partitions.push_back(std::move(entry));
   }
   out["partitions"] = std::move(partitions);
+  if (!report.quantization.empty()) {
+    ordered_json nodes = ordered_json::array();
+    for (const QuantizationNode &node : report.quantization) {
+      ordered_json entry = {{"node", node.node},
+                            {"op", node.op},
+                            {"partition", node.partition},
+                            {"folded", node.folded}};
+      if (node.folded)
+        entry["into"] = node.into;
+      else
+        entry["why"] = node.why;
+      nodes.push_back(std::move(entry));
+    }
+    out["quantization"] = std::move(nodes);
+  }
   addParts(ReportSection::Part::plans);
   // Names come from the model (node names, locations) and need not be
   // UTF-8; dump() would throw on one, which without exceptions aborts, so
@@ -198,6 +213,21 @@ std::string reportToTable(const PartitionReport &report) {
          << " transfers of " << partition.transferBytes << " bytes "
          << usText(partition.transferUs) << ")";
     os << "\n";
+  }
+  if (!report.quantization.empty()) {
+    size_t folded = 0;
+    for (const QuantizationNode &node : report.quantization)
+      folded += node.folded;
+    os << "\nquantization: " << folded << " of " << report.quantization.size()
+       << " quantize/dequantize nodes folded into integer ops\n";
+    for (const QuantizationNode &node : report.quantization) {
+      os << "  " << node.node << " (" << node.op << "): ";
+      if (node.folded)
+        os << "folded into " << node.into << "\n";
+      else
+        os << "kept" << (node.partition < 0 ? " (portable)" : "") << ": "
+           << node.why << "\n";
+    }
   }
   addParts(ReportSection::Part::plans);
   return os.str();

@@ -55,6 +55,20 @@ struct OpDecision {
   std::vector<std::pair<std::string, double>> costsUs;
 };
 
+/// What became of one quantize, dequantize or quantized weight: absorbed by
+/// the integer node of the op `into` (it has no node of its own), or kept,
+/// for the reason `why`.
+struct QuantizationNode {
+  std::string node;
+  std::string op;
+  /// The partition it is in; -1 on the portable kernels.
+  int64_t partition = -1;
+  bool folded = false;
+  /// The node of the op that computes it in integers, when folded.
+  std::string into;
+  std::string why;
+};
+
 /// One delegate partition.
 struct PartitionInfo {
   int64_t id = 0;
@@ -75,6 +89,9 @@ struct PartitionInfo {
   double transferUs = 0;
   int64_t transfers = 0;
   int64_t transferBytes = 0;
+  /// Its quantize and dequantize nodes and quantized weights, as its
+  /// backend's plan left them.
+  std::vector<QuantizationNode> quantization;
 };
 
 /// How the ops were placed.
@@ -133,6 +150,9 @@ struct PartitionReport {
   std::string targetCostsJson;
   std::vector<OpDecision> ops;
   std::vector<PartitionInfo> partitions;
+  /// Every quantize, dequantize and quantized weight of the program, in
+  /// program order within each function, partitions' ones included.
+  std::vector<QuantizationNode> quantization;
   /// One per backend of the build, in registration order (the order of the
   /// per-backend counts too).
   std::vector<std::shared_ptr<const ReportSection>> sections;

@@ -51,6 +51,10 @@ struct TableFacts {
   DecomposedCheck decomposed;
   /// Ops the backend never runs, each with the reason.
   llvm::ArrayRef<UnsupportedOp> unsupported;
+  /// Whether a quantized weight (isQuantizedWeight) may stand for a
+  /// constant weight: the backend reads its integers or dequantizes it at
+  /// compile time.
+  bool quantizedWeights = false;
 };
 
 /// A backend's rules over its table of `RuleT` (a RuleFacts with the
@@ -118,7 +122,8 @@ private:
                                         const RuleT &rule) const {
     if (auto why = checkMaxRank(op, facts.maxRank))
       return why;
-    if (auto why = checkConstantOperands(op, rule.weights))
+    if (auto why = checkConstantOperands(op, rule.weights,
+                                           facts.quantizedWeights))
       return why;
     if (rule.predicate)
       if (auto why = rule.predicate(op))

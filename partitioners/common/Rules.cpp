@@ -2,6 +2,8 @@
 
 #include "partitioners/common/Rules.h"
 
+#include "dialects/aten/AtenDialect.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
@@ -127,10 +129,35 @@ std::optional<std::string> checkDTypes(Operation *op, DTypeSet allowed,
 
 bool isConstant(Value value) { return matchPattern(value, m_Constant()); }
 
+bool isQuantizedWeightOp(Operation *op) {
+  if (!op ||
+      !isa<aten::DequantizePerChannelOp, aten::DequantizePerTensorOp>(op) ||
+      op->getResult(0).use_empty() ||
+      !llvm::all_of(op->getOperands(),
+                    [](Value operand) { return isConstant(operand); }))
+    return false;
+  // Read only as the weight of a convolution or linear.
+  return llvm::all_of(op->getResult(0).getUses(), [](OpOperand &use) {
+    return use.getOperandNumber() == 1 &&
+           isa<aten::ConvolutionOp, aten::LinearOp>(use.getOwner());
+  });
+}
+
+bool isQuantizationOp(Operation *op) {
+  return isa<aten::QuantizePerTensorOp, aten::DequantizePerTensorOp,
+             aten::QuantizePerChannelOp, aten::DequantizePerChannelOp>(op);
+}
+
+bool isQuantizedWeight(Value value) {
+  return isQuantizedWeightOp(value.getDefiningOp());
+}
+
 std::optional<std::string> checkConstantOperands(Operation *op,
-                                                 unsigned operandMask) {
+                                                 unsigned operandMask,
+                                                 bool quantizedWeights) {
   for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
-    if (!(operandMask >> index & 1) || isConstant(operand))
+    if (!(operandMask >> index & 1) || isConstant(operand) ||
+        (quantizedWeights && isQuantizedWeight(operand)))
       continue;
     // An integer operand of an op on float tensors is an index (gather).
     if (auto type = dyn_cast<RankedTensorType>(operand.getType());

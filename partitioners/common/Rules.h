@@ -179,11 +179,26 @@ std::optional<std::string> checkDTypes(mlir::Operation *op, DTypeSet allowed,
 /// Whether `value` is produced by a constant op (weights, folded scalars).
 bool isConstant(mlir::Value value);
 
+/// Whether `op` is a quantized weight: a dequantize (per channel or per
+/// tensor) whose operands are all constants and whose every reader reads it
+/// as the weight of a convolution or linear. Like a constant it is not
+/// placed: every partition that reads it gets a copy of it and its
+/// constants, and a backend that runs its reader in integers reads the
+/// integers themselves (docs/quantization.md); what no partition reads runs
+/// on the portable kernels.
+bool isQuantizedWeightOp(mlir::Operation *op);
+/// Whether `op` is a quantize or dequantize op (per tensor or per channel).
+bool isQuantizationOp(mlir::Operation *op);
+/// Whether `value` is the result of a quantized weight.
+bool isQuantizedWeight(mlir::Value value);
+
 /// The first operand in `operandMask` (bit i: operand i) that is present but
 /// not a constant: "weight (input 1) is not a constant", or for an integer
 /// operand "index (input 1) is computed at run time".
+/// With `quantizedWeights`, a quantized weight counts as a constant.
 std::optional<std::string> checkConstantOperands(mlir::Operation *op,
-                                                 unsigned operandMask);
+                                                 unsigned operandMask,
+                                                 bool quantizedWeights = false);
 
 /// Whether an input or output of `op` has an element type in `set`.
 bool touchesDTypes(mlir::Operation *op, DTypeSet set);

@@ -126,6 +126,12 @@ LogicalResult XnnDialect::verifyOperationAttribute(Operation *op,
              << attr.getName().getValue() << " is a subgraph index, >= 0";
     return success();
   }
+  if (attr.getName() == kQint8AttrName || attr.getName() == kFoldedAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError()
+             << attr.getName().getValue() << " is a unit attribute";
+    return success();
+  }
   return op->emitOpError() << "unknown xnn attribute "
                            << attr.getName().getValue();
 }

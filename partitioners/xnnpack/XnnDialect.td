@@ -43,6 +43,13 @@ def Xnn_Dialect : Dialect {
     /// The subgraph step an op's node runs in, or for a host copy the
     /// subgraph it runs before (after subgraph k - 1): a non-negative i64.
     static constexpr ::llvm::StringLiteral kSubgraphAttrName = "xnn.subgraph";
+    /// A unit attribute on an op whose node computes in qint8
+    /// (XnnpackQuantization.h): it reads the integers its dequantized
+    /// operands come from and writes those of the quantize after it.
+    static constexpr ::llvm::StringLiteral kQint8AttrName = "xnn.qint8";
+    /// A unit attribute on a quantize, dequantize or quantized weight that
+    /// the qint8 nodes reading or writing it absorb: it has no node.
+    static constexpr ::llvm::StringLiteral kFoldedAttrName = "xnn.folded";
   }];
 }
 

@@ -5,6 +5,7 @@
 #include "partitioners/common/ActivationFusion.h"
 #include "partitioners/xnnpack/XnnDialect.h"
 #include "partitioners/xnnpack/XnnpackEmitter.h"
+#include "partitioners/xnnpack/XnnpackQuantization.h"
 #include "partitioners/xnnpack/XnnpackRules.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -48,6 +49,24 @@ public:
         section(std::make_shared<XnnpackReport>(enableBf16)) {}
 
   BackendRules &rules() override { return table; }
+
+  // Which nodes compute in qint8, decided now that the partition exists.
+  LogicalResult plan(DelegateOp delegate, PartitionInfo &info,
+                     llvm::function_ref<std::string(Value)> names) override {
+    for (const QuantizationFold &fold : planXnnpackQuantization(delegate)) {
+      QuantizationNode node;
+      node.node = names(fold.op->getResult(0));
+      node.op = fold.op->getName().getStringRef().str();
+      node.partition = info.id;
+      node.folded = fold.into != nullptr;
+      if (fold.into)
+        node.into = names(fold.into->getResult(0));
+      node.why = fold.why;
+      info.quantization.push_back(std::move(node));
+    }
+    return success();
+  }
+
   std::shared_ptr<const ReportSection> report() const override {
     return section;
   }

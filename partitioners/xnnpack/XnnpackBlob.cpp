@@ -7,10 +7,11 @@
 namespace duet::xnnpack {
 
 uint32_t BlobRecords::addNode(NodeRec node, fb::DataType type,
-                              std::vector<uint64_t> dims) {
+                              std::vector<uint64_t> dims, QuantRec quant) {
   ValueRec output;
   output.type = type;
   output.dims = std::move(dims);
+  output.quant = std::move(quant);
   node.output = addValue(std::move(output));
   nodes_.push_back(std::move(node));
   return nodes_.back().output;
@@ -35,9 +36,14 @@ flatbuffers::Offset<fb::Window> windowOf(flatbuffers::FlatBufferBuilder &fbb,
 std::vector<uint8_t> BlobRecords::serialize() const {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<fb::Value>> values;
-  for (const ValueRec &rec : values_)
-    values.push_back(
-        fb::CreateValueDirect(fbb, rec.kind, rec.index, rec.type, &rec.dims));
+  for (const ValueRec &rec : values_) {
+    bool channelwise = rec.type == fb::DataType::Qcint8 ||
+                       rec.type == fb::DataType::Qcint32;
+    values.push_back(fb::CreateValueDirect(
+        fbb, rec.kind, rec.index, rec.type, &rec.dims, rec.quant.zeroPoint,
+        rec.quant.scale, channelwise ? &rec.quant.channelScales : nullptr,
+        rec.quant.channelDim));
+  }
   int64_t lastSubgraph = -1, lastCopy = -1;
   for (const NodeRec &node : nodes_)
     lastSubgraph = std::max(lastSubgraph, node.subgraph);

@@ -54,11 +54,21 @@ struct NodeRec {
   bool tensorNhwc = false;
 };
 
+/// How a quantized value's integers map to real values (xnnpack.fbs,
+/// Value): one zero point and scale (Qint8), or a scale per channel.
+struct QuantRec {
+  int32_t zeroPoint = 0;
+  float scale = 1;
+  std::vector<float> channelScales;
+  uint32_t channelDim = 0;
+};
+
 struct ValueRec {
   fb::ValueKind kind = fb::ValueKind::Internal;
   int32_t index = -1;
   fb::DataType type = fb::DataType::Fp32;
   std::vector<uint64_t> dims;
+  QuantRec quant;
 };
 
 struct CopyRec {
@@ -78,8 +88,10 @@ public:
   }
   ValueRec &value(uint32_t id) { return values_[id]; }
 
-  /// Adds `node` and its output value, of `type` and `dims`.
-  uint32_t addNode(NodeRec node, fb::DataType type, std::vector<uint64_t> dims);
+  /// Adds `node` and its output value, of `type` and `dims` (and `quant`
+  /// for a quantized type).
+  uint32_t addNode(NodeRec node, fb::DataType type, std::vector<uint64_t> dims,
+                   QuantRec quant = {});
 
   void addCopy(CopyRec copy) { copies_.push_back(std::move(copy)); }
 

@@ -17,6 +17,7 @@
 #include "partitioners/common/Rules.h"
 #include "partitioners/xnnpack/XnnDialect.h"
 #include "partitioners/xnnpack/XnnpackBlob.h"
+#include "partitioners/xnnpack/XnnpackQuantization.h"
 #include "partitioners/xnnpack/XnnpackWeights.h"
 #include "passes/ConstantUtils.h"
 
@@ -24,6 +25,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -62,8 +64,13 @@ Layout forRank(Value value, Layout layout) {
   return shapeOf(value).size() == 4 ? layout : Layout::plain;
 }
 
+/// Whether `value` holds the int8 of a quantized tensor (qint8 in XNNPACK).
+bool isInt8(Value value) { return elementTypeOf(value).isSignlessInteger(8); }
+
 /// The element type XNNPACK computes a value in: bf16 is computed in fp32.
 fb::DataType computeType(Value value) {
+  if (isInt8(value))
+    return fb::DataType::Qint8;
   return elementTypeOf(value).isF16() ? fb::DataType::Fp16 : fb::DataType::Fp32;
 }
 
@@ -72,7 +79,107 @@ fb::DataType hostType(Value value) {
   Type type = elementTypeOf(value);
   if (type.isBF16())
     return fb::DataType::Bf16;
-  return type.isF16() ? fb::DataType::Fp16 : fb::DataType::Fp32;
+  return computeType(value);
+}
+
+/// The qparams of a quantize or dequantize per tensor.
+template <typename OpT> QuantRec qparamsOf(OpT op) {
+  QuantRec quant;
+  quant.zeroPoint = static_cast<int32_t>(int64_t(op.getZeroPoint()));
+  quant.scale = static_cast<float>(op.getScale().convertToDouble());
+  return quant;
+}
+
+/// The quantize after the qint8 op `op` (through the activations folded
+/// into its node), which XnnpackQuantization found.
+aten::QuantizePerTensorOp quantizeAfter(Operation *op) {
+  Value value = op->getResult(0);
+  while (value.hasOneUse()) {
+    Operation *user = *value.getUsers().begin();
+    if (auto q = dyn_cast<aten::QuantizePerTensorOp>(user))
+      return q;
+    if (user->getNumResults() != 1)
+      break;
+    value = user->getResult(0);
+  }
+  return {};
+}
+
+/// The elements of a quantized weight (a dequantize of int8 constants) as
+/// int8, row-major, with the scale of each index of dim 0 (the one scale of
+/// a per-tensor weight repeated); nothing when it is not one.
+struct QuantizedFilter {
+  std::vector<int8_t> data;
+  std::vector<float> scales;
+};
+std::optional<QuantizedFilter> readQuantizedFilter(Value weight) {
+  Operation *def = weight.getDefiningOp();
+  if (!partition::isQuantizedWeightOp(def))
+    return std::nullopt;
+  auto ints = readIntegerElements(getConstantElements(def->getOperand(0)));
+  if (!ints)
+    return std::nullopt;
+  int64_t channels = shapeOf(weight).empty() ? 1 : shapeOf(weight)[0];
+  QuantizedFilter filter;
+  filter.data.assign(ints->begin(), ints->end());
+  if (auto pc = dyn_cast<aten::DequantizePerChannelOp>(def)) {
+    auto scales = readFloatConstant(pc.getScales());
+    if (!scales || int64_t(scales->size()) != channels)
+      return std::nullopt;
+    filter.scales.assign(scales->begin(), scales->end());
+  } else {
+    auto pt = cast<aten::DequantizePerTensorOp>(def);
+    filter.scales.assign(channels,
+                         float(pt.getScale().convertToDouble()));
+  }
+  return filter;
+}
+
+/// A quantized weight's real values, computed exactly as its dequantize
+/// kernel computes them (runtime/kernels/Quantize.cpp): the weight of an op
+/// that computes in fp32.
+std::optional<std::vector<float>> dequantizeWeight(Value weight) {
+  Operation *def = weight.getDefiningOp();
+  auto ints = readIntegerElements(getConstantElements(def->getOperand(0)));
+  if (!ints)
+    return std::nullopt;
+  std::vector<float> values(ints->size());
+  if (auto pt = dyn_cast<aten::DequantizePerTensorOp>(def)) {
+    float scale = float(pt.getScale().convertToDouble());
+    float zeroPoint = float(int64_t(pt.getZeroPoint()));
+    for (size_t i = 0; i < values.size(); ++i)
+      values[i] = (float((*ints)[i]) - zeroPoint) * scale;
+    return values;
+  }
+  auto pc = cast<aten::DequantizePerChannelOp>(def);
+  auto scales = readFloatConstant(pc.getScales());
+  std::optional<SmallVector<int64_t>> zeroPoints;
+  if (pc.getZeroPoints())
+    zeroPoints = readIntegerElements(getConstantElements(pc.getZeroPoints()));
+  ArrayRef<int64_t> shape = shapeOf(weight);
+  int64_t axis = pc.getAxis(), outer = 1, inner = 1;
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d)
+    if (d != axis)
+      (d < axis ? outer : inner) *= shape[d];
+  int64_t channels = shape[axis];
+  if (!scales || int64_t(scales->size()) != channels ||
+      (pc.getZeroPoints() &&
+       (!zeroPoints || int64_t(zeroPoints->size()) != channels)))
+    return std::nullopt;
+  bool doubleScales = cast<RankedTensorType>(pc.getScales().getType())
+                          .getElementType()
+                          .isF64();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < channels; ++c) {
+      int64_t zeroPoint = zeroPoints ? (*zeroPoints)[c] : 0;
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t at = (o * channels + c) * inner + i;
+        int64_t q = (*ints)[at] - zeroPoint;
+        values[at] = doubleScales ? float(double(q) * (*scales)[c])
+                                  : float(q) * float((*scales)[c]);
+      }
+    }
+  return values;
 }
 
 bool isConstantValue(Value value) {
@@ -119,6 +226,43 @@ private:
               "was the IR edited after it?)";
   }
 
+  /// The qparams of the int8 value `value`: its quantize's, or for a
+  /// partition input those of the dequantizes that read it.
+  QuantRec quantOf(Value value) {
+    if (auto q = value.getDefiningOp<aten::QuantizePerTensorOp>())
+      return qparamsOf(q);
+    for (Operation *user : value.getUsers())
+      if (auto dq = dyn_cast<aten::DequantizePerTensorOp>(user))
+        return qparamsOf(dq);
+    return {};
+  }
+  /// A new program constant of `dtype` holding `data`, as a value of `type`
+  /// and `dims` with `quant`.
+  template <typename T>
+  uint32_t quantizedConstant(std::string name, rt::DType dtype,
+                             fb::DataType type, std::vector<uint64_t> dims,
+                             const std::vector<T> &data, QuantRec quant) {
+    std::vector<uint8_t> bytes(data.size() * sizeof(T));
+    std::memcpy(bytes.data(), data.data(), bytes.size());
+    std::vector<int64_t> sizes(dims.begin(), dims.end());
+    int32_t tensor = context_.addConstant(std::move(name), dtype,
+                                          std::move(sizes), std::move(bytes));
+    uint32_t id = constantValue(tensor, std::move(dims));
+    blob_.value(id).type = type;
+    blob_.value(id).quant = std::move(quant);
+    return id;
+  }
+  /// The qcint8 filter (of `dims`, scales along `channelDim`) and qcint32
+  /// bias of a qint8 node reading an input of scale `inputScale`.
+  struct QuantizedWeights {
+    uint32_t filter, bias;
+  };
+  FailureOr<QuantizedWeights>
+  quantizedWeights(Operation *op, Value weight, Value bias, float inputScale,
+                   std::vector<uint64_t> dims, uint32_t channelDim,
+                   llvm::function_ref<std::vector<int8_t>(ArrayRef<int8_t>)>
+                       pack);
+
   /// Value `id` of program tensor `tensor` (a constant) with `dims`.
   uint32_t constantValue(int32_t tensor, std::vector<uint64_t> dims) {
     ValueRec rec;
@@ -157,6 +301,9 @@ private:
   LogicalResult emitLayoutChange(xnn::LayoutChangeOp op);
   LogicalResult emitOp(Operation *op);
   LogicalResult emitConvolution(aten::ConvolutionOp op);
+  LogicalResult emitQint8Convolution(aten::ConvolutionOp op, uint32_t input);
+  LogicalResult emitQint8Linear(aten::LinearOp op);
+  LogicalResult emitQuantization(Operation *op);
   LogicalResult emitFullyConnected(Operation *op, Value input, Value weight,
                                    bool transposed, Value bias);
   LogicalResult emitBinary(Operation *op, fb::NodeType type);
@@ -180,6 +327,13 @@ private:
 
 FailureOr<std::vector<float>> BlobWriter::readConstant(Value value,
                                                        Operation *user) {
+  if (partition::isQuantizedWeight(value)) {
+    if (auto weight = dequantizeWeight(value))
+      return std::move(*weight);
+    return user->emitError() << "the XNNPACK delegate cannot read the "
+                                "quantized weight of this op (its int8 "
+                                "constants, scales or zero points)";
+  }
   auto elements = readFloatConstant(value);
   if (!elements)
     return user->emitError()
@@ -191,7 +345,8 @@ FailureOr<std::vector<float>> BlobWriter::readConstant(Value value,
 FailureOr<uint32_t> BlobWriter::constantAsIs(Value value,
                                              std::vector<uint64_t> dims,
                                              Operation *user) {
-  if (elementTypeOf(value).isF32() || elementTypeOf(value).isF16()) {
+  if (isConstantValue(value) &&
+      (elementTypeOf(value).isF32() || elementTypeOf(value).isF16())) {
     int32_t tensor = context_.tensorId(value);
     if (tensor < 0)
       return bug(user, "a constant operand is not a program tensor");
@@ -252,11 +407,24 @@ LogicalResult BlobWriter::emitNode(NodeRec node, Operation *op, Layout writes) {
     node.outputMax = bounds->hi;
   }
   node.subgraph = *subgraph;
-  // The node writes the value of the last activation folded after it.
+  // The node writes the value of the last activation folded after it, or
+  // for a qint8 node the integers of the quantize after that.
   node.tensor = context_.tensorId(fusion::foldedResult(result));
   node.tensorNhwc = writes == Layout::nhwc;
-  uint32_t id = blob_.addNode(std::move(node), computeType(result),
-                              dimsIn(shapeOf(result), writes));
+  fb::DataType type = computeType(result);
+  QuantRec quant;
+  if (partition::isQint8(op)) {
+    aten::QuantizePerTensorOp q = quantizeAfter(op);
+    if (!q)
+      return notAsPlanned(op, "this qint8 op has no quantize after it");
+    type = fb::DataType::Qint8;
+    quant = qparamsOf(q);
+    node.tensor = context_.tensorId(q.getResult());
+  } else if (type == fb::DataType::Qint8) {
+    quant = quantOf(result);
+  }
+  uint32_t id = blob_.addNode(std::move(node), type,
+                              dimsIn(shapeOf(result), writes), quant);
   return bind(result, id, op);
 }
 
@@ -313,7 +481,9 @@ LogicalResult BlobWriter::emitLayoutChange(xnn::LayoutChangeOp op) {
     node.shape = dimsIn(shape, to);
     node.subgraph = *subgraph;
     fb::DataType type = blob_.value(*in).type;
-    ids_[result] = blob_.addNode(std::move(node), type, dimsIn(shape, to));
+    QuantRec quant = blob_.value(*in).quant;
+    ids_[result] =
+        blob_.addNode(std::move(node), type, dimsIn(shape, to), quant);
     return success();
   }
   case xnn::Transfer::host_copy: {
@@ -323,6 +493,10 @@ LogicalResult BlobWriter::emitLayoutChange(xnn::LayoutChangeOp op) {
     if (failed(in))
       return failure();
     ValueRec rec;
+    // A qint8 value (a folded dequantize's result stands for one) is copied
+    // as its integers.
+    bool integers = blob_.value(*in).type == fb::DataType::Qint8;
+    rec.quant = blob_.value(*in).quant;
     auto yielded = yields_.find(result);
     if (yielded != yields_.end()) {
       if (to != Layout::plain)
@@ -331,7 +505,7 @@ LogicalResult BlobWriter::emitLayoutChange(xnn::LayoutChangeOp op) {
       rec.index = static_cast<int32_t>(yielded->second);
       rec.type = hostType(result);
     } else {
-      rec.type = computeType(result);
+      rec.type = integers ? fb::DataType::Qint8 : computeType(result);
     }
     rec.dims = dimsIn(shape, to);
     uint32_t id = blob_.addValue(std::move(rec));
@@ -346,6 +520,48 @@ LogicalResult BlobWriter::emitLayoutChange(xnn::LayoutChangeOp op) {
   return failure();
 }
 
+FailureOr<BlobWriter::QuantizedWeights> BlobWriter::quantizedWeights(
+    Operation *op, Value weight, Value bias, float inputScale,
+    std::vector<uint64_t> dims, uint32_t channelDim,
+    llvm::function_ref<std::vector<int8_t>(ArrayRef<int8_t>)> pack) {
+  std::optional<QuantizedFilter> filter = readQuantizedFilter(weight);
+  if (!filter)
+    return notAsPlanned(op, "the weight of this qint8 op is not a quantized "
+                            "weight duet can read");
+  size_t channels = filter->scales.size();
+  QuantRec filterQuant;
+  filterQuant.channelScales = filter->scales;
+  filterQuant.channelDim = channelDim;
+  uint32_t filterId = quantizedConstant(
+      nameOf(weight, ".qcint8"), rt::DType::i8, fb::DataType::Qcint8, dims,
+      pack(filter->data), std::move(filterQuant));
+  // The bias in the accumulator's units, input scale times filter scale,
+  // rounded to nearest (XNNPACK adds it to the int32 sums).
+  std::vector<float> biasValues(channels, 0.0f);
+  if (bias) {
+    auto data = readConstant(bias, op);
+    if (failed(data))
+      return failure();
+    if (data->size() != channels)
+      return bug(op, "the bias is not one value per output channel");
+    biasValues = *data;
+  }
+  std::vector<int32_t> biasInts(channels);
+  QuantRec biasQuant;
+  for (size_t c = 0; c < channels; ++c) {
+    float scale = inputScale * filter->scales[c];
+    double q = std::nearbyint(double(biasValues[c]) / double(scale));
+    q = std::min<double>(std::max<double>(q, -2147483648.0), 2147483647.0);
+    biasInts[c] = static_cast<int32_t>(q);
+    biasQuant.channelScales.push_back(scale);
+  }
+  uint32_t biasId = quantizedConstant(
+      bias ? nameOf(bias, ".qcint32") : nameOf(weight, ".bias_qcint32"),
+      rt::DType::i32, fb::DataType::Qcint32, {uint64_t(channels)}, biasInts,
+      std::move(biasQuant));
+  return QuantizedWeights{filterId, biasId};
+}
+
 LogicalResult BlobWriter::emitConvolution(aten::ConvolutionOp op) {
   ArrayRef<int64_t> in = shapeOf(op.getInput());
   ArrayRef<int64_t> w = shapeOf(op.getWeight());
@@ -354,6 +570,8 @@ LogicalResult BlobWriter::emitConvolution(aten::ConvolutionOp op) {
   auto input = operand(op.getInput(), Layout::nhwc, op);
   if (failed(input))
     return failure();
+  if (partition::isQint8(op))
+    return emitQint8Convolution(op, *input);
   auto weights = readConstant(op.getWeight(), op);
   if (failed(weights))
     return failure();
@@ -391,7 +609,7 @@ LogicalResult BlobWriter::emitConvolution(aten::ConvolutionOp op) {
     filter =
         floatConstant(nameOf(op.getWeight(), ".xnnpack_dw"),
                       {1, uint64_t(kh), uint64_t(kw), uint64_t(outChannels)},
-                      packDepthwiseFilter(*weights, w));
+                      packDepthwiseFilter<float>(*weights, w));
     node.type = fb::NodeType::DepthwiseConvolution2d;
     node.window->groupInputChannels = uint64_t(in[1]);
     node.window->groupOutputChannels = uint64_t(outChannels / in[1]);
@@ -408,7 +626,7 @@ LogicalResult BlobWriter::emitConvolution(aten::ConvolutionOp op) {
       filter = *same;
     } else {
       filter = floatConstant(nameOf(op.getWeight(), ".ohwi"), dims,
-                             packConvolutionFilter(*weights, w));
+                             packConvolutionFilter<float>(*weights, w));
     }
     node.type = fb::NodeType::Convolution2d;
     node.window->groupInputChannels = uint64_t(gic);
@@ -423,6 +641,124 @@ LogicalResult BlobWriter::emitConvolution(aten::ConvolutionOp op) {
   }
   node.inputs = {*input, filter, bias};
   return emitNode(std::move(node), op, Layout::nhwc);
+}
+
+LogicalResult BlobWriter::emitQint8Convolution(aten::ConvolutionOp op,
+                                               uint32_t input) {
+  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  ArrayRef<int64_t> w = shapeOf(op.getWeight());
+  int64_t groups = op.getGroups();
+  int64_t outChannels = w[0], kh = w[2], kw = w[3];
+  ArrayRef<int64_t> padding = op.getPadding(), stride = op.getStride(),
+                    dilation = op.getDilation();
+  NodeRec node;
+  WindowRec window;
+  window.padding = {uint32_t(padding[0]), uint32_t(padding[1]),
+                    uint32_t(padding[0]), uint32_t(padding[1])};
+  window.kernel = {uint32_t(kh), uint32_t(kw)};
+  window.stride = {uint32_t(stride[0]), uint32_t(stride[1])};
+  window.dilation = {uint32_t(dilation[0]), uint32_t(dilation[1])};
+  window.groups = uint32_t(groups);
+  bool depthwise = groups > 1 && w[1] == 1;
+  float inputScale = blob_.value(input).quant.scale;
+  FailureOr<QuantizedWeights> weights = failure();
+  if (depthwise) {
+    node.type = fb::NodeType::DepthwiseConvolution2d;
+    window.groupInputChannels = uint64_t(in[1]);
+    window.groupOutputChannels = uint64_t(outChannels / in[1]);
+    weights = quantizedWeights(
+        op, op.getWeight(), op.getBias(), inputScale,
+        {1, uint64_t(kh), uint64_t(kw), uint64_t(outChannels)}, 3,
+        [&](ArrayRef<int8_t> data) { return packDepthwiseFilter(data, w); });
+  } else {
+    node.type = fb::NodeType::Convolution2d;
+    window.groupInputChannels = uint64_t(w[1]);
+    window.groupOutputChannels = uint64_t(outChannels / groups);
+    weights = quantizedWeights(
+        op, op.getWeight(), op.getBias(), inputScale,
+        {uint64_t(outChannels), uint64_t(kh), uint64_t(kw), uint64_t(w[1])}, 0,
+        [&](ArrayRef<int8_t> data) { return packConvolutionFilter(data, w); });
+  }
+  if (failed(weights))
+    return failure();
+  node.window = window;
+  node.inputs = {input, weights->filter, weights->bias};
+  return emitNode(std::move(node), op, Layout::nhwc);
+}
+
+LogicalResult BlobWriter::emitQint8Linear(aten::LinearOp op) {
+  // This XNNPACK's fully_connected takes no qcint8 filter, so the rows
+  // [M, K] are a 1x1 convolution over an image [1, 1, M, K]: a reshape in,
+  // the convolution (which takes the fused bounds), a reshape out.
+  Value inputValue = op.getInput();
+  auto in = operand(inputValue, Layout::plain, op);
+  if (failed(in))
+    return failure();
+  ArrayRef<int64_t> w = shapeOf(op.getWeight());
+  if (w.size() != 2)
+    return bug(op, "a linear weight is 2-D");
+  uint64_t outFeatures = uint64_t(w[0]), inFeatures = uint64_t(w[1]);
+  uint64_t rows = uint64_t(ShapedType::getNumElements(shapeOf(inputValue))) /
+                  inFeatures;
+  std::optional<int64_t> subgraph = xnn::subgraphOf(op);
+  if (!subgraph)
+    return notAsPlanned(op, "this op has no xnn.subgraph");
+  QuantRec inQuant = blob_.value(*in).quant;
+  NodeRec toImage;
+  toImage.type = fb::NodeType::Reshape;
+  toImage.inputs = {*in};
+  toImage.shape = {1, 1, rows, inFeatures};
+  toImage.subgraph = *subgraph;
+  uint32_t image = blob_.addNode(std::move(toImage), fb::DataType::Qint8,
+                                 {1, 1, rows, inFeatures}, inQuant);
+  auto weights = quantizedWeights(
+      op, op.getWeight(), op.getBias(), inQuant.scale,
+      {outFeatures, 1, 1, inFeatures}, 0,
+      [](ArrayRef<int8_t> data) { return std::vector<int8_t>(data.begin(), data.end()); });
+  if (failed(weights))
+    return failure();
+  aten::QuantizePerTensorOp q = quantizeAfter(op);
+  if (!q)
+    return notAsPlanned(op, "this qint8 op has no quantize after it");
+  NodeRec conv;
+  conv.type = fb::NodeType::Convolution2d;
+  WindowRec window;
+  window.groupInputChannels = inFeatures;
+  window.groupOutputChannels = outFeatures;
+  conv.window = window;
+  conv.inputs = {image, weights->filter, weights->bias};
+  if (std::optional<fusion::Bounds> bounds = fusion::nodeBounds(op)) {
+    conv.outputMin = bounds->lo;
+    conv.outputMax = bounds->hi;
+  }
+  conv.subgraph = *subgraph;
+  uint32_t product = blob_.addNode(std::move(conv), fb::DataType::Qint8,
+                                   {1, 1, rows, outFeatures}, qparamsOf(q));
+  NodeRec fromImage;
+  fromImage.type = fb::NodeType::Reshape;
+  fromImage.inputs = {product};
+  fromImage.shape = dimsIn(shapeOf(op.getResult()), Layout::plain);
+  return emitNode(std::move(fromImage), op, Layout::plain);
+}
+
+LogicalResult BlobWriter::emitQuantization(Operation *op) {
+  Value input = op->getOperand(0);
+  if (!partition::isFoldedQuantization(op))
+    return emitUnary(op, fb::NodeType::Convert);
+  // Folded: a dequantize's result stands for its integers, which the qint8
+  // nodes reading it read; a quantize's is the integers its qint8 node
+  // wrote.
+  Layout layout = forRank(input, xnn::layoutOf(input).value_or(Layout::plain));
+  auto id = operand(input, layout, op);
+  if (failed(id))
+    return failure();
+  if (isa<aten::DequantizePerTensorOp>(op)) {
+    ids_[op->getResult(0)] = *id;
+    return success();
+  }
+  if (blob_.value(*id).type != fb::DataType::Qint8)
+    return notAsPlanned(op, "this folded quantize follows no qint8 node");
+  return bind(op->getResult(0), *id, op);
 }
 
 LogicalResult BlobWriter::emitFullyConnected(Operation *op, Value input,
@@ -600,9 +936,13 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case<ConvolutionOp>([&](auto conv) { return emitConvolution(conv); })
       .Case<LinearOp>([&](auto linear) {
+        if (partition::isQint8(op))
+          return emitQint8Linear(linear);
         return emitFullyConnected(op, linear.getInput(), linear.getWeight(),
                                   false, linear.getBias());
       })
+      .Case<QuantizePerTensorOp, DequantizePerTensorOp>(
+          [&](auto) { return emitQuantization(op); })
       .Case<AddmmOp>([&](auto addmm) {
         return emitFullyConnected(op, addmm.getMat1(), addmm.getMat2(), true,
                                   addmm.getSelf());
@@ -695,13 +1035,16 @@ LogicalResult BlobWriter::run(std::vector<uint8_t> &blob) {
     rec.index = static_cast<int32_t>(index);
     rec.type = hostType(arg);
     rec.dims = dimsIn(shapeOf(arg), Layout::plain);
+    if (rec.type == fb::DataType::Qint8)
+      rec.quant = quantOf(arg);
     ids_[arg] = blob_.addValue(std::move(rec));
   }
   auto yield = cast<YieldOp>(body.getTerminator());
   for (auto [index, value] : llvm::enumerate(yield.getValues()))
     yields_[value] = static_cast<unsigned>(index);
   for (Operation &inner : body.without_terminator()) {
-    if (isa<arith::ConstantOp>(inner))
+    // Constants and quantized weights are read by the nodes that take them.
+    if (isa<arith::ConstantOp>(inner) || partition::isQuantizedWeightOp(&inner))
       continue;
     LogicalResult result = failure();
     if (auto change = dyn_cast<xnn::LayoutChangeOp>(inner))

@@ -287,7 +287,8 @@ private:
         })
         .Case<ReluOp, HardtanhOp, ClampOp, HardswishOp, SigmoidOp, LeakyReluOp,
               EluOp, AbsOp, NegOp, SqrtOp, PowOp, CastOp, CloneOp,
-              ConstantPadNdOp>([&](auto) { return follows(op); })
+              ConstantPadNdOp, QuantizePerTensorOp, DequantizePerTensorOp>(
+            [&](auto) { return follows(op); })
         // Anything else is no XNNPACK node; the emitter reports it.
         .Default([](Operation *) { return success(); });
   }

@@ -314,6 +314,49 @@ std::optional<std::string> castArgs(Operation *op) {
   return std::nullopt;
 }
 
+/// Quantize and dequantize per tensor are convert nodes between fp32 and
+/// XNNPACK's qint8, whose range is the whole of int8.
+std::optional<std::string> quantizationArgs(Operation *op, Value quantized,
+                                            int64_t min, int64_t max,
+                                            int64_t zeroPoint) {
+  std::string name = op->getName().getStringRef().str();
+  Type element = typeOf(quantized).getElementType();
+  if (!element.isSignlessInteger(8))
+    return name + " to " +
+           (isa<IntegerType>(element) && cast<IntegerType>(element).isUnsigned()
+                ? std::string("uint8")
+                : "a type other than int8") +
+           ": duet runs XNNPACK's qint8 only";
+  if (min != -128 || max != 127)
+    return name + " with quant_min " + std::to_string(min) + ", quant_max " +
+           std::to_string(max) +
+           ": this XNNPACK's convert saturates to the whole int8 range "
+           "[-128, 127]";
+  if (zeroPoint < -128 || zeroPoint > 127)
+    return name + " with zero_point " + std::to_string(zeroPoint) +
+           ": a qint8 zero point is in [-128, 127]";
+  return std::nullopt;
+}
+
+std::optional<std::string> quantizeArgs(Operation *op) {
+  auto q = cast<QuantizePerTensorOp>(op);
+  return quantizationArgs(op, q.getResult(), int64_t(q.getQuantMin()), int64_t(q.getQuantMax()),
+                          int64_t(q.getZeroPoint()));
+}
+
+std::optional<std::string> dequantizeArgs(Operation *op) {
+  auto dq = cast<DequantizePerTensorOp>(op);
+  if (isConstant(dq.getSelf()))
+    return std::string("dequantize_per_tensor of a constant that is not the "
+                       "weight of a convolution or linear: this XNNPACK's "
+                       "convert reads computed values");
+  if (!dq.getType().getElementType().isF32())
+    return std::string("dequantize_per_tensor to a type other than float32: "
+                       "this XNNPACK's convert writes fp32");
+  return quantizationArgs(op, dq.getSelf(), int64_t(dq.getQuantMin()),
+                          int64_t(dq.getQuantMax()), int64_t(dq.getZeroPoint()));
+}
+
 //===----------------------------------------------------------------------===//
 // The table
 //===----------------------------------------------------------------------===//
@@ -388,6 +431,10 @@ const XnnpackRule kRules[] = {
     node<UpsampleBilinear2dOp>("static_resize_bilinear_2d", false, kNoWeights,
                                bilinearArgs),
     withFp16(node<CastOp>("convert", false, kNoWeights, castArgs)),
+    node<QuantizePerTensorOp>("convert (fp32 to qint8)", false, kNoWeights,
+                              quantizeArgs),
+    node<DequantizePerTensorOp>("convert (qint8 to fp32)", false, kNoWeights,
+                                dequantizeArgs),
     // Decomposed here; hardswish stays whole (native above).
     decomposed<SiluOp>(true, kSiluPieces),
     decomposed<HardsigmoidOp>(true, kHardsigmoidPieces),
@@ -418,11 +465,17 @@ constexpr UnsupportedOp kUnsupported[] = {
     never<RepeatOp>("this XNNPACK's subgraph API has no tile"),
     never<CumsumOp>("this XNNPACK's subgraph API has no cumulative sum"),
     never<IndexSelectOp>("this XNNPACK's subgraph API has no gather"),
+    never<QuantizePerChannelOp>(
+        "this XNNPACK's convert quantizes with one scale per tensor"),
+    never<DequantizePerChannelOp>(
+        "per-channel dequantization of a computed tensor: this XNNPACK's "
+        "convert takes one scale per tensor (a per-channel weight is read by "
+        "its convolution or linear instead)"),
 };
 
-constexpr TableFacts kTable = {kXnnpackMaxRank, "XNNPACK subgraph node",
-                               "XNNPACK node", DecomposedCheck::whole,
-                               kUnsupported};
+constexpr TableFacts kTable = {kXnnpackMaxRank,       "XNNPACK subgraph node",
+                               "XNNPACK node",        DecomposedCheck::whole,
+                               kUnsupported,          /*quantizedWeights=*/true};
 
 } // namespace
 
@@ -452,6 +505,10 @@ XnnpackRules::checkTensors(Operation *op, const XnnpackRule &rule) const {
   if (auto why = checkNotEmpty(op, "XNNPACK values have no zero dims"))
     return why;
   DTypeSet allowed = kF32;
+  // The integers of a quantize or dequantize (their predicates checked
+  // that they are qint8).
+  if (isa<QuantizePerTensorOp, DequantizePerTensorOp>(op))
+    allowed |= kI8;
   if (rule.fp16)
     allowed |= kF16;
   else if (touchesDTypes(op, kF16))

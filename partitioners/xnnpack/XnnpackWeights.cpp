@@ -17,30 +17,6 @@ std::vector<float> toNhwc(llvm::ArrayRef<float> data,
   return nhwc;
 }
 
-std::vector<float> packConvolutionFilter(llvm::ArrayRef<float> data,
-                                         llvm::ArrayRef<int64_t> shape) {
-  int64_t outChannels = shape[0], gic = shape[1], kh = shape[2], kw = shape[3];
-  std::vector<float> packed(data.size());
-  for (int64_t o = 0; o < outChannels; ++o)
-    for (int64_t i = 0; i < gic; ++i)
-      for (int64_t y = 0; y < kh; ++y)
-        for (int64_t x = 0; x < kw; ++x)
-          packed[((o * kh + y) * kw + x) * gic + i] =
-              data[((o * gic + i) * kh + y) * kw + x];
-  return packed;
-}
-
-std::vector<float> packDepthwiseFilter(llvm::ArrayRef<float> data,
-                                       llvm::ArrayRef<int64_t> shape) {
-  int64_t outChannels = shape[0], kh = shape[2], kw = shape[3];
-  std::vector<float> packed(data.size());
-  for (int64_t c = 0; c < outChannels; ++c)
-    for (int64_t y = 0; y < kh; ++y)
-      for (int64_t x = 0; x < kw; ++x)
-        packed[(y * kw + x) * outChannels + c] = data[(c * kh + y) * kw + x];
-  return packed;
-}
-
 std::vector<float> packDeconvolutionFilter(llvm::ArrayRef<float> data,
                                            llvm::ArrayRef<int64_t> shape,
                                            int64_t groups) {

@@ -21,13 +21,34 @@ namespace duet::xnnpack {
 std::vector<float> toNhwc(llvm::ArrayRef<float> data,
                           llvm::ArrayRef<int64_t> nchw);
 
-/// A convolution filter [Cout, Cin/g, KH, KW] as OHWI [Cout, KH, KW, Cin/g].
-std::vector<float> packConvolutionFilter(llvm::ArrayRef<float> data,
-                                         llvm::ArrayRef<int64_t> shape);
+/// A convolution filter [Cout, Cin/g, KH, KW] as OHWI [Cout, KH, KW, Cin/g]
+/// (float, or the int8 of a quantized filter).
+template <typename T>
+std::vector<T> packConvolutionFilter(llvm::ArrayRef<T> data,
+                                     llvm::ArrayRef<int64_t> shape) {
+  int64_t outChannels = shape[0], gic = shape[1], kh = shape[2], kw = shape[3];
+  std::vector<T> packed(data.size());
+  for (int64_t o = 0; o < outChannels; ++o)
+    for (int64_t i = 0; i < gic; ++i)
+      for (int64_t y = 0; y < kh; ++y)
+        for (int64_t x = 0; x < kw; ++x)
+          packed[((o * kh + y) * kw + x) * gic + i] =
+              data[((o * gic + i) * kh + y) * kw + x];
+  return packed;
+}
 
 /// A depthwise filter [Cout, 1, KH, KW] as [1, KH, KW, Cout].
-std::vector<float> packDepthwiseFilter(llvm::ArrayRef<float> data,
-                                       llvm::ArrayRef<int64_t> shape);
+template <typename T>
+std::vector<T> packDepthwiseFilter(llvm::ArrayRef<T> data,
+                                   llvm::ArrayRef<int64_t> shape) {
+  int64_t outChannels = shape[0], kh = shape[2], kw = shape[3];
+  std::vector<T> packed(data.size());
+  for (int64_t c = 0; c < outChannels; ++c)
+    for (int64_t y = 0; y < kh; ++y)
+      for (int64_t x = 0; x < kw; ++x)
+        packed[(y * kw + x) * outChannels + c] = data[(c * kh + y) * kw + x];
+  return packed;
+}
 
 /// A transposed convolution's filter [Cin, Cout/g, KH, KW] as
 /// [Cout, KH, KW, Cin/g], group by group.

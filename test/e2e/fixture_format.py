@@ -23,12 +23,20 @@ VARIANTS = {
 }
 
 
-def tolerance_args(fixture, run_extra):
+def tolerance_args(fixture, run_extra, backends=""):
     """run_extra with the fixture's own "tolerance" (MANIFEST.json: {"rtol", "atol",
-    "why"}, e.g. one int8 step of a quantized output) applied to every output. A
+    "why"}, e.g. one int8 step of a quantized output) applied to every output, or
+    for a backend set with XNNPACK its "tolerance_xnnpack" and for a variant its
+    "tolerance_<variant>" when it has them (a deep int8 network computed in
+    integers, or through fp16 textures: see docs/quantization.md). A
     variant's --rtol/--atol and the fixture's combine into the looser of each, given
     once. An entry without "tolerance" keeps run_extra as it is."""
     tolerance = fixture.get("tolerance")
+    sets, _, variant = backends.partition("+")
+    if "xnnpack" in sets.split(",") and fixture.get("tolerance_xnnpack"):
+        tolerance = fixture["tolerance_xnnpack"]
+    if variant and fixture.get("tolerance_" + variant):
+        tolerance = fixture["tolerance_" + variant]
     if not tolerance:
         return list(run_extra)
     wanted = {"--rtol": float(tolerance["rtol"]), "--atol": float(tolerance["atol"])}
@@ -79,7 +87,7 @@ class FixtureFormat(lit.formats.base.TestFormat):
         duet = os.path.join(self.tools, "duet")
         compile_cmd = [duet, "compile", os.path.join(self.models, fixture["flavours"][flavour]["file"]),
                        "-o", program, "--backends", backends] + compile_extra
-        run_cmd = [duet, "run", program] + tolerance_args(fixture, run_extra)
+        run_cmd = [duet, "run", program] + tolerance_args(fixture, run_extra, backend_set)
         for spec in fixture["inputs"]:
             run_cmd += ["--input", os.path.join(self.models, spec["file"])]
         for spec in fixture["outputs"]:

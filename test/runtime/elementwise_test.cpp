@@ -141,6 +141,55 @@ TEST_CASE("clamping ops", "[unary]") {
         "aten.clamp: needs at least one of the attributes 'min' and 'max'");
 }
 
+TEST_CASE("quantize and dequantize compute what PyTorch's decomposed ops do",
+          "[quant]") {
+  AttrMap q = AttrMap()
+                  .setFloat("scale", 0.5)
+                  .setInt("zero_point", 3)
+                  .setInt("quant_min", -128)
+                  .setInt("quant_max", 127);
+  // x * (1 / 0.5) rounds half to even, then the zero point, then the clamp;
+  // NaN becomes 0 clamped (PyTorch's conversion of NaN is undefined).
+  Tensor quantized =
+      run1("aten.quantize_per_tensor", q,
+           {Tensor::of({7}, {0.25, 0.75, -0.25, 1.0, 200, -200, kNaN})}, {7},
+           DType::i8);
+  requireClose(quantized, {3, 5, 3, 5, 127, -128, 0}, 0);
+  requireClose(run1("aten.dequantize_per_tensor", q,
+                    {Tensor::of({3}, {-128, 3, 127}, DType::i8)}, {3}),
+               {-65.5, 0, 62});
+  // A narrower range clamps there, and uint8 holds 0..255.
+  AttrMap narrow = AttrMap(q).setInt("quant_min", -127).setInt("quant_max", 5);
+  requireClose(run1("aten.quantize_per_tensor", narrow,
+                    {Tensor::of({2}, {-100, 100})}, {2}, DType::i8),
+               {-127, 5}, 0);
+  AttrMap unsigned8 = AttrMap(q).setInt("quant_min", 0).setInt("quant_max", 255);
+  requireClose(run1("aten.quantize_per_tensor", unsigned8,
+                    {Tensor::of({2}, {-100, 100})}, {2}, DType::u8),
+               {0, 203}, 0);
+  // Per channel along dim 1, with each channel's scale and zero point.
+  AttrMap c = AttrMap()
+                  .setInt("axis", 1)
+                  .setInt("quant_min", -127)
+                  .setInt("quant_max", 127);
+  Tensor scales = Tensor::of({2}, {0.5, 0.25});
+  Tensor zeroPoints = Tensor::of({2}, {1, -1}, DType::i64);
+  Tensor perChannel =
+      run1("aten.quantize_per_channel", c,
+           {Tensor::of({2, 2}, {1, 1, -0.25, 0.375}), scales, zeroPoints},
+           {2, 2}, DType::i8);
+  requireClose(perChannel, {3, 3, 1, 1}, 0);
+  requireClose(run1("aten.dequantize_per_channel", c,
+                    {perChannel, scales, zeroPoints}, {2, 2}),
+               {1, 1, 0, 0.5});
+  // An out-of-range quant_min is refused before any memory is touched.
+  std::vector<Tensor> out = {Tensor(DType::i8, {1})};
+  CHECK(runOp("aten.quantize_per_tensor",
+              AttrMap(q).setInt("quant_min", -129), {Tensor::of({1}, {1})}, out)
+            .message() == "aten.quantize_per_tensor: quant_min -129 and "
+                          "quant_max 127 do not fit int8 or are out of order");
+}
+
 TEST_CASE("pow special-cases the exponents PyTorch does", "[unary]") {
   auto pow = [](double e, std::vector<double> in) {
     return unary("aten.pow", in, AttrMap().setFloat("exponent", e));

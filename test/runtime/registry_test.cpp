@@ -255,6 +255,28 @@ std::vector<SmokeCase> smokeCases() {
        {},
        {rnd({10, 4}, 45), Tensor::of({2, 3}, {0, 9, 3, 3, 5, 1}, DType::i64)},
        {{2, 3, 4}}});
+  AttrMap perTensor = AttrMap()
+                          .setFloat("scale", 0.05)
+                          .setInt("zero_point", -3)
+                          .setInt("quant_min", -128)
+                          .setInt("quant_max", 127);
+  AttrMap perChannel = AttrMap()
+                           .setInt("axis", 0)
+                           .setInt("quant_min", -127)
+                           .setInt("quant_max", 127);
+  Tensor scales = Tensor::of({3}, {0.1, 0.2, 0.05});
+  Tensor zeroPoints = Tensor::of({3}, {0, 1, -2}, DType::i64);
+  Tensor integers =
+      Tensor::of({3, 4}, {-127, -5, 0, 3, 9, 127, -1, 2, 4, 5, -6, 100},
+                 DType::i8);
+  c.push_back({"aten.quantize_per_tensor", perTensor, {rnd({2, 3, 4}, 60, -8, 8)},
+               {{2, 3, 4}}, DType::i8, false});
+  c.push_back({"aten.dequantize_per_tensor", perTensor, {integers}, {{3, 4}}});
+  c.push_back({"aten.quantize_per_channel", perChannel,
+               {rnd({3, 4}, 61, -8, 8), scales, zeroPoints}, {{3, 4}},
+               DType::i8, false});
+  c.push_back({"aten.dequantize_per_channel", perChannel,
+               {integers, scales, zeroPoints}, {{3, 4}}});
   c.push_back({"aten.gather",
                AttrMap().setInt("dim", 1),
                {rnd({2, 5, 3}, 51),

@@ -12,7 +12,19 @@
 
 namespace duet::rt::xnnpack {
 
-size_t hostTypeSize(HostType type) { return type == HostType::f32 ? 4 : 2; }
+size_t hostTypeSize(HostType type) {
+  switch (type) {
+  case HostType::f32:
+  case HostType::i32:
+    return 4;
+  case HostType::f16:
+  case HostType::bf16:
+    return 2;
+  case HostType::i8:
+    return 1;
+  }
+  return 4;
+}
 
 bool fromDType(DType dtype, HostType &type) {
   switch (dtype) {
@@ -24,6 +36,12 @@ bool fromDType(DType dtype, HostType &type) {
     return true;
   case DType::bf16:
     type = HostType::bf16;
+    return true;
+  case DType::i8:
+    type = HostType::i8;
+    return true;
+  case DType::i32:
+    type = HostType::i32;
     return true;
   default:
     return false;
@@ -47,6 +65,12 @@ template <> struct Element<HostType::bf16> {
   using Storage = uint16_t;
   static float load(uint16_t v) { return bf16ToFloat(v); }
   static uint16_t store(float v) { return floatToBf16(v); }
+};
+/// The integers of a qint8 value, copied unchanged.
+template <> struct Element<HostType::i8> {
+  using Storage = int8_t;
+  static int8_t load(int8_t v) { return v; }
+  static int8_t store(int8_t v) { return v; }
 };
 
 /// Tiles of the two innermost output dims when neither side is contiguous.
@@ -168,6 +192,8 @@ using CopyRowsFn = void (*)(const void *, void *, const Plan &, size_t, size_t,
                             size_t);
 
 template <HostType In> CopyRowsFn copyRowsTo(HostType outputType) {
+  if constexpr (In == HostType::i8)
+    return outputType == HostType::i8 ? copyRows<In, HostType::i8> : nullptr;
   switch (outputType) {
   case HostType::f32:
     return copyRows<In, HostType::f32>;
@@ -175,8 +201,9 @@ template <HostType In> CopyRowsFn copyRowsTo(HostType outputType) {
     return copyRows<In, HostType::f16>;
   case HostType::bf16:
     return copyRows<In, HostType::bf16>;
+  default:
+    return nullptr;
   }
-  return nullptr;
 }
 
 CopyRowsFn copyRowsFor(HostType inputType, HostType outputType) {
@@ -187,6 +214,10 @@ CopyRowsFn copyRowsFor(HostType inputType, HostType outputType) {
     return copyRowsTo<HostType::f16>(outputType);
   case HostType::bf16:
     return copyRowsTo<HostType::bf16>(outputType);
+  case HostType::i8:
+    return copyRowsTo<HostType::i8>(outputType);
+  case HostType::i32:
+    return nullptr;
   }
   return nullptr;
 }

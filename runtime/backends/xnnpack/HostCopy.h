@@ -19,8 +19,10 @@ struct pthreadpool;
 
 namespace duet::rt::xnnpack {
 
-/// Element types a host copy reads and writes.
-enum class HostType : uint8_t { f32, f16, bf16 };
+/// Element types of values on the host. A host copy converts between the
+/// float ones; it copies the int8 of a qint8 value as they are (to int8
+/// only). int32 is a qcint32 bias, a constant no copy reads.
+enum class HostType : uint8_t { f32, f16, bf16, i8, i32 };
 
 size_t hostTypeSize(HostType type);
 
@@ -30,7 +32,7 @@ bool fromDType(DType dtype, HostType &type);
 /// Writes `input` (of `inputDims`, row-major) to `output` with output dim i
 /// being input dim `permutation[i]` (an empty permutation keeps the order),
 /// converting each element from `inputType` to `outputType` (rounding to
-/// nearest even when narrowing). The work is split over the threads of
+/// nearest even when narrowing; int8 only to int8). The work is split over the threads of
 /// `threadpool` when one is given.
 void hostCopy(const void *input, HostType inputType,
               const std::vector<size_t> &inputDims, void *output,

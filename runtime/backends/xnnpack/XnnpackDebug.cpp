@@ -94,7 +94,7 @@ Status XnnpackDelegate::planDebugging(const Program &program, uint32_t index,
       return Status::error("{}: the xnnpack delegate {} computes it as {}, "
                            "where no fault can be planted",
                            describeFault(fault), index,
-                           spec.type == HostType::bf16 ? "bf16" : "?");
+                           spec.type == HostType::bf16 ? "bf16" : "qint8");
     PlantedFault planted;
     planted.value = at->value;
     ValueSpec redirect = spec;

@@ -10,6 +10,7 @@
 #include <xnnpack.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -61,6 +62,10 @@ const char *typeName(HostType type) {
     return "fp16";
   case HostType::bf16:
     return "bf16";
+  case HostType::i8:
+    return "int8";
+  case HostType::i32:
+    return "int32";
   }
   return "?";
 }
@@ -127,9 +132,10 @@ public:
 
   /// The XNNPACK id of value `id`: its external id when it is external to
   /// this subgraph, else an internal value (with its data if constant).
-  xnn_status define(uint32_t id, xnn_datatype datatype,
-                    const std::vector<size_t> &dims, const void *data,
+  xnn_status define(uint32_t id, const XnnpackDelegate::ValueSpec &spec,
                     uint32_t flags, uint32_t &xnnId) {
+    const std::vector<size_t> &dims = spec.dims;
+    const void *data = spec.constant;
     auto found = ids_.find(id);
     if (found != ids_.end()) {
       xnnId = found->second;
@@ -141,9 +147,24 @@ public:
       externalId = static_cast<uint32_t>(external - external_.begin());
     else
       flags = 0;
-    xnn_status status =
-        xnn_define_tensor_value(subgraph_, datatype, dims.size(), dims.data(),
-                                data, externalId, flags, &xnnId);
+    xnn_status status;
+    switch (spec.datatype) {
+    case xnn_datatype_qint8:
+      status = xnn_define_quantized_tensor_value(
+          subgraph_, spec.datatype, spec.zeroPoint, spec.scale, dims.size(),
+          dims.data(), data, externalId, flags, &xnnId);
+      break;
+    case xnn_datatype_qcint8:
+    case xnn_datatype_qcint32:
+      status = xnn_define_channelwise_quantized_tensor_value(
+          subgraph_, spec.datatype, spec.channelScales.data(), dims.size(),
+          spec.channelDim, dims.data(), data, externalId, flags, &xnnId);
+      break;
+    default:
+      status = xnn_define_tensor_value(subgraph_, spec.datatype, dims.size(),
+                                       dims.data(), data, externalId, flags,
+                                       &xnnId);
+    }
     if (status == xnn_status_success)
       ids_.emplace(id, xnnId);
     return status;
@@ -442,12 +463,36 @@ Status XnnpackDelegate::loadValues(const Program &program,
     switch (value->datatype()) {
     case fb::DataType::Fp32:
       spec.type = HostType::f32;
+      spec.datatype = xnn_datatype_fp32;
       break;
     case fb::DataType::Fp16:
       spec.type = HostType::f16;
+      spec.datatype = xnn_datatype_fp16;
       break;
     case fb::DataType::Bf16:
+      // Only host copies read it; what XNNPACK sees is the fp32 copy.
       spec.type = HostType::bf16;
+      spec.datatype = xnn_datatype_fp32;
+      break;
+    case fb::DataType::Qint8:
+      spec.type = HostType::i8;
+      spec.datatype = xnn_datatype_qint8;
+      spec.zeroPoint = value->zero_point();
+      spec.scale = value->scale();
+      if (spec.zeroPoint < -128 || spec.zeroPoint > 127 ||
+          !(spec.scale > 0) || !std::isfinite(spec.scale))
+        return Status::error("{} is qint8 with zero point {} and scale {}; "
+                             "XNNPACK needs a zero point in [-128, 127] and "
+                             "a positive finite scale",
+                             name, spec.zeroPoint, spec.scale);
+      break;
+    case fb::DataType::Qcint8:
+    case fb::DataType::Qcint32:
+      spec.type = value->datatype() == fb::DataType::Qcint8 ? HostType::i8
+                                                             : HostType::i32;
+      spec.datatype = value->datatype() == fb::DataType::Qcint8
+                          ? xnn_datatype_qcint8
+                          : xnn_datatype_qcint32;
       break;
     default:
       return Status::error("{} has datatype {}, which this runtime does not "
@@ -459,6 +504,25 @@ Status XnnpackDelegate::loadValues(const Program &program,
     if (spec.dims.empty() || spec.dims.size() > XNN_MAX_TENSOR_DIMS)
       return Status::error("{} has rank {}; XNNPACK takes ranks 1 to {}", name,
                            spec.dims.size(), XNN_MAX_TENSOR_DIMS);
+    if (spec.datatype == xnn_datatype_qcint8 ||
+        spec.datatype == xnn_datatype_qcint32) {
+      // One positive finite scale per index of the channel dim, and only a
+      // constant can be channelwise.
+      spec.channelDim = value->channel_dim();
+      std::vector<float> scales = copyVector(value->channel_scales());
+      bool valid = value->kind() == fb::ValueKind::Constant &&
+                   spec.channelDim < spec.dims.size() &&
+                   scales.size() == spec.dims[spec.channelDim];
+      for (float scale : scales)
+        valid = valid && scale > 0 && std::isfinite(scale);
+      if (!valid)
+        return Status::error("{} is a channelwise quantized constant without "
+                             "one positive scale per index of its channel "
+                             "dim {} (dims {}, {} scales)",
+                             name, spec.channelDim, formatDims(spec.dims),
+                             scales.size());
+      spec.channelScales = std::move(scales);
+    }
     // Every later product of dims (shape checks, host buffers) stays below
     // this bound.
     std::optional<uint64_t> elements = 1;
@@ -606,6 +670,19 @@ Status XnnpackDelegate::checkSteps(const fb::Delegate &root,
                        : permutation.size() == in.dims.size() &&
                              permutation.size() == out.dims.size();
       std::vector<bool> seen(in.dims.size(), false);
+      // Floats convert into each other; qint8 integers copy only as they
+      // are, and only between values of one quantization.
+      bool integers = in.type == HostType::i8 || out.type == HostType::i8;
+      if (integers && (in.type != out.type || in.datatype != out.datatype ||
+                       in.zeroPoint != out.zeroPoint || in.scale != out.scale))
+        return Status::error("{}: copy of value {} ({}) into value {} ({}) "
+                             "would change its integers or their "
+                             "quantization; a host copy only moves them",
+                             where, copy->input(), typeName(in.type),
+                             copy->output(), typeName(out.type));
+      if (in.type == HostType::i32 || out.type == HostType::i32)
+        return Status::error("{}: a host copy does not move int32 values",
+                             where);
       for (size_t i = 0; valid && i < permutation.size(); ++i) {
         valid = permutation[i] < in.dims.size() && !seen[permutation[i]] &&
                 out.dims[i] == in.dims[permutation[i]];
@@ -753,14 +830,10 @@ Status XnnpackDelegate::createRuntimes(const fb::Delegate &root) {
           xnnId = XNN_INVALID_VALUE_ID;
           return xnn_status_success;
         }
-        const ValueSpec &spec = values_[id];
-        xnn_datatype datatype =
-            spec.type == HostType::f16 ? xnn_datatype_fp16 : xnn_datatype_fp32;
         uint32_t flags = output || producedHere[id]
                              ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT
                              : XNN_VALUE_FLAG_EXTERNAL_INPUT;
-        return builder.define(id, datatype, spec.dims, spec.constant, flags,
-                              xnnId);
+        return builder.define(id, values_[id], flags, xnnId);
       };
       uint32_t ids[3] = {XNN_INVALID_VALUE_ID, XNN_INVALID_VALUE_ID,
                          XNN_INVALID_VALUE_ID};

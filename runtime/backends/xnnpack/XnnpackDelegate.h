@@ -18,6 +18,8 @@
 #include "runtime/core/Faults.h"
 #include "runtime/core/Program.h"
 
+#include <xnnpack.h>
+
 #include <memory>
 #include <variant>
 #include <vector>
@@ -60,19 +62,28 @@ public:
   }
   Status readObserved(int32_t id, const TensorView &out) const override;
 
-private:
   enum class Kind : uint8_t { internal, input, output, constant };
+  /// One value of the blob as loaded (public for the subgraph builder).
   struct ValueSpec {
     Kind kind = Kind::internal;
     /// Input or output position.
     size_t index = 0;
     HostType type = HostType::f32;
     std::vector<size_t> dims;
+    /// The XNNPACK datatype: fp32, fp16, or a quantized one with its
+    /// qparams (xnnpack.fbs, Value).
+    xnn_datatype datatype = xnn_datatype_fp32;
+    int32_t zeroPoint = 0;
+    float scale = 1;
+    std::vector<float> channelScales;
+    size_t channelDim = 0;
     /// Constant data in the program, or the delegate's host buffer of an
     /// internal value that crosses steps; null otherwise.
     const void *constant = nullptr;
     void *buffer = nullptr;
   };
+
+private:
   struct SubgraphRun {
     xnn_runtime *runtime = nullptr;
     /// Value ids by XNNPACK external id.

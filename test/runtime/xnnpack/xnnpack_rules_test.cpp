@@ -40,6 +40,13 @@ struct Sample {
   const char *name;
   const char *body;
   bool enableBf16 = false;
+  /// For a quantized output: its step (scale), the tolerance of a qint8
+  /// node against the portable kernels' fp32 arithmetic (XNNPACK
+  /// requantizes in its own rounding).
+  double step = 0;
+  /// How many of its quantize/dequantize nodes and weights the report must
+  /// show folded into qint8 nodes, of how many (-1: not checked).
+  int folded = -1, quantizationNodes = -1;
 };
 
 // clang-format off
@@ -273,6 +280,59 @@ const Sample kSamples[] = {
    "  %h = aten.cast %x : tensor<3x5xf32> -> tensor<3x5xf16>\n"
    "  %y = aten.cast %h : tensor<3x5xf16> -> tensor<3x5xf32>\n"
    "  return %y, %h : tensor<3x5xf32>, tensor<3x5xf16>\n}"},
+  {"aten.quantize_per_tensor", "qint8 convolution + relu: per-channel weights, q/dq folded",
+   "func.func @forward(%x: tensor<1x3x8x8xf32>) -> tensor<1x8x8x8xf32> {\n"
+   "  %wq = @const : tensor<8x3x3x3xi8>\n  %ws = arith.constant dense<[0.011, 0.012, 0.009, 0.01, 0.013, 0.008, 0.01, 0.0105]> : tensor<8xf32>\n"
+   "  %wz = arith.constant dense<0> : tensor<8xi64>\n  %b = @const : tensor<8xf32>\n"
+   "  %q0 = aten.quantize_per_tensor %x {scale = 0.0157 : f64, zero_point = -1 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xi8>\n"
+   "  %a = aten.dequantize_per_tensor %q0 {scale = 0.0157 : f64, zero_point = -1 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x3x8x8xi8> -> tensor<1x3x8x8xf32>\n"
+   "  %w = aten.dequantize_per_channel %wq, %ws zero_points %wz {axis = 0 : i64, quant_min = -127 : i64, quant_max = 127 : i64} : (tensor<8x3x3x3xi8>, tensor<8xf32>, tensor<8xi64>) -> tensor<8x3x3x3xf32>\n"
+   "  %c = aten.convolution %a, %w, %b {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>\n"
+   "  %r = aten.relu %c : tensor<1x8x8x8xf32>\n"
+   "  %q1 = aten.quantize_per_tensor %r {scale = 0.0235 : f64, zero_point = -128 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8x8x8xf32> -> tensor<1x8x8x8xi8>\n"
+   "  %y = aten.dequantize_per_tensor %q1 {scale = 0.0235 : f64, zero_point = -128 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8x8x8xi8> -> tensor<1x8x8x8xf32>\n"
+   "  return %y : tensor<1x8x8x8xf32>\n}", false, 0.0235, 3, 5},
+  {"aten.quantize_per_tensor", "qint8 MobileNet pattern: depthwise + relu6, residual add, max pool, mean, flatten, linear",
+   "func.func @forward(%x: tensor<1x8x6x6xf32>) -> tensor<1x5xf32> {\n"
+   "  %dq = @const : tensor<8x1x3x3xi8>\n  %ds = arith.constant dense<0.012> : tensor<8xf32>\n  %db = @const : tensor<8xf32>\n"
+   "  %lq = @const : tensor<5x8xi8>\n  %ls = arith.constant dense<[0.01, 0.02, 0.015, 0.012, 0.011]> : tensor<5xf32>\n  %lb = @const : tensor<5xf32>\n"
+   "  %q0 = aten.quantize_per_tensor %x {scale = 0.0157 : f64, zero_point = 0 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8x6x6xf32> -> tensor<1x8x6x6xi8>\n"
+   "  %a = aten.dequantize_per_tensor %q0 {scale = 0.0157 : f64, zero_point = 0 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8x6x6xi8> -> tensor<1x8x6x6xf32>\n"
+   "  %dw = aten.dequantize_per_channel %dq, %ds {axis = 0 : i64, quant_min = -127 : i64, quant_max = 127 : i64} : (tensor<8x1x3x3xi8>, tensor<8xf32>) -> tensor<8x1x3x3xf32>\n"
+   "  %c = aten.convolution %a, %dw, %db {dilation = array<i64: 1, 1>, groups = 8 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x8x6x6xf32>, tensor<8x1x3x3xf32>, tensor<8xf32>) -> tensor<1x8x6x6xf32>\n"
+   "  %r = aten.hardtanh %c {min_val = 0.0 : f64, max_val = 6.0 : f64} : tensor<1x8x6x6xf32>\n"
+   "  %q1 = aten.quantize_per_tensor %r {scale = 0.0118 : f64, zero_point = -128 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8x6x6xf32> -> tensor<1x8x6x6xi8>\n"
+   "  %b = aten.dequantize_per_tensor %q1 {scale = 0.0118 : f64, zero_point = -128 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8x6x6xi8> -> tensor<1x8x6x6xf32>\n"
+   "  %s = aten.add %b, %a : tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32> -> tensor<1x8x6x6xf32>\n"
+   "  %q2 = aten.quantize_per_tensor %s {scale = 0.02 : f64, zero_point = -20 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8x6x6xf32> -> tensor<1x8x6x6xi8>\n"
+   "  %e = aten.dequantize_per_tensor %q2 {scale = 0.02 : f64, zero_point = -20 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8x6x6xi8> -> tensor<1x8x6x6xf32>\n"
+   "  %p = aten.max_pool2d %e {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, ceil_mode = false} : tensor<1x8x6x6xf32> -> tensor<1x8x3x3xf32>\n"
+   "  %q3 = aten.quantize_per_tensor %p {scale = 0.02 : f64, zero_point = -20 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8x3x3xf32> -> tensor<1x8x3x3xi8>\n"
+   "  %f = aten.dequantize_per_tensor %q3 {scale = 0.02 : f64, zero_point = -20 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8x3x3xi8> -> tensor<1x8x3x3xf32>\n"
+   "  %m = aten.mean %f {dim = array<i64: 2, 3>, keepdim = true} : tensor<1x8x3x3xf32> -> tensor<1x8x1x1xf32>\n"
+   "  %q4 = aten.quantize_per_tensor %m {scale = 0.01 : f64, zero_point = -60 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8x1x1xf32> -> tensor<1x8x1x1xi8>\n"
+   "  %g = aten.dequantize_per_tensor %q4 {scale = 0.01 : f64, zero_point = -60 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8x1x1xi8> -> tensor<1x8x1x1xf32>\n"
+   "  %v = aten.view %g : tensor<1x8x1x1xf32> -> tensor<1x8xf32>\n"
+   "  %q5 = aten.quantize_per_tensor %v {scale = 0.01 : f64, zero_point = -60 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8xf32> -> tensor<1x8xi8>\n"
+   "  %h = aten.dequantize_per_tensor %q5 {scale = 0.01 : f64, zero_point = -60 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x8xi8> -> tensor<1x8xf32>\n"
+   "  %lw = aten.dequantize_per_channel %lq, %ls {axis = 0 : i64, quant_min = -127 : i64, quant_max = 127 : i64} : (tensor<5x8xi8>, tensor<5xf32>) -> tensor<5x8xf32>\n"
+   "  %l = aten.linear %h, %lw, %lb : (tensor<1x8xf32>, tensor<5x8xf32>, tensor<5xf32>) -> tensor<1x5xf32>\n"
+   "  %q6 = aten.quantize_per_tensor %l {scale = 0.008 : f64, zero_point = 3 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x5xf32> -> tensor<1x5xi8>\n"
+   "  %y = aten.dequantize_per_tensor %q6 {scale = 0.008 : f64, zero_point = 3 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x5xi8> -> tensor<1x5xf32>\n"
+   "  return %y : tensor<1x5xf32>\n}", false, 0.008, 14, 16},
+  {"aten.dequantize_per_tensor", "convert nodes only: an input quantized and dequantized",
+   "func.func @forward(%x: tensor<2x3x5xf32>) -> tensor<2x3x5xf32> {\n"
+   "  %q0 = aten.quantize_per_tensor %x {scale = 0.0157 : f64, zero_point = 5 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<2x3x5xf32> -> tensor<2x3x5xi8>\n"
+   "  %y = aten.dequantize_per_tensor %q0 {scale = 0.0157 : f64, zero_point = 5 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<2x3x5xi8> -> tensor<2x3x5xf32>\n"
+   "  return %y : tensor<2x3x5xf32>\n}", false, 0.0157, 0, 2},
+  {"aten.dequantize_per_tensor", "a float-output convolution: converts, and the weight dequantized at compile time",
+   "func.func @forward(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32> {\n"
+   "  %wq = @const : tensor<4x3x3x3xi8>\n  %ws = arith.constant dense<0.01> : tensor<4xf32>\n  %b = @const : tensor<4xf32>\n"
+   "  %q0 = aten.quantize_per_tensor %x {scale = 0.0157 : f64, zero_point = -1 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xi8>\n"
+   "  %a = aten.dequantize_per_tensor %q0 {scale = 0.0157 : f64, zero_point = -1 : i64, quant_min = -128 : i64, quant_max = 127 : i64} : tensor<1x3x8x8xi8> -> tensor<1x3x8x8xf32>\n"
+   "  %w = aten.dequantize_per_channel %wq, %ws {axis = 0 : i64, quant_min = -127 : i64, quant_max = 127 : i64} : (tensor<4x3x3x3xi8>, tensor<4xf32>) -> tensor<4x3x3x3xf32>\n"
+   "  %y = aten.convolution %a, %w, %b {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>\n"
+   "  return %y : tensor<1x4x8x8xf32>\n}", false, 0.0157, 0, 3},
   {"aten.silu", "on an input",
    "func.func @forward(%x: tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32> {\n"
    "  %y = aten.silu %x : tensor<2x3x4x4xf32>\n  return %y : tensor<2x3x4x4xf32>\n}"},
@@ -300,7 +360,8 @@ MLIRContext &context() {
 /// `text` with its constant placeholders filled in as hex dense literals.
 std::string fillConstants(const std::string &text, uint32_t seed) {
   std::mt19937 random(seed);
-  std::regex placeholder(R"(@(const|positive) : tensor<([0-9x]*)(f32|bf16)>)");
+  std::regex placeholder(
+      R"(@(const|positive) : tensor<([0-9x]*)(f32|bf16|i8)>)");
   std::string out;
   auto begin = std::sregex_iterator(text.begin(), text.end(), placeholder);
   size_t last = 0;
@@ -319,6 +380,18 @@ std::string fillConstants(const std::string &text, uint32_t seed) {
     bool bf16 = m[3] == "bf16";
     std::string hex = "0x";
     char digits[9];
+    if (m[3] == "i8") {
+      // The integers of a quantized weight, symmetric as qcint8 wants.
+      std::uniform_int_distribution<int> ints(-127, 127);
+      for (int64_t i = 0; i < count; ++i) {
+        std::snprintf(digits, sizeof digits, "%02X",
+                      static_cast<unsigned>(ints(random)) & 0xFF);
+        hex += digits;
+      }
+      out += "arith.constant dense<\"" + hex + "\"> : tensor<" + m[2].str() +
+             "i8>";
+      continue;
+    }
     for (int64_t i = 0; i < count; ++i) {
       float v = dist(random);
       uint32_t bits;
@@ -364,6 +437,16 @@ std::vector<uint8_t> compileSample(const Sample &sample, uint32_t seed) {
         op.node << " (" << op.op << "): "
                 << (op.rejections.empty() ? "" : op.rejections.front().reason));
     CHECK(op.backend == "xnnpack");
+  }
+  if (sample.quantizationNodes >= 0) {
+    int folded = 0;
+    for (const QuantizationNode &node : report->quantization) {
+      INFO(node.node << " (" << node.op << "): "
+                     << (node.folded ? "folded into " + node.into : node.why));
+      folded += node.folded;
+    }
+    CHECK(int(report->quantization.size()) == sample.quantizationNodes);
+    CHECK(folded == sample.folded);
   }
   // As the pipeline does after partitioning: the layout plan and the
   // fusions the emitter writes.
@@ -496,6 +579,10 @@ TEST_CASE("every op the XNNPACK rule table accepts builds and matches the "
         // round after every op: the bf16 tolerance of `duet run`.
         double rtol = sample.enableBf16 ? 2e-2 : 1e-4;
         double atol = sample.enableBf16 ? 1e-2 : 1e-5;
+        if (sample.step > 0) {
+          rtol = 0;
+          atol = sample.step * 1.001;
+        }
         requireClose(xnnpack[i], reference[i], rtol, atol);
         requireClose(threaded[i], xnnpack[i], 1e-6, 1e-7);
       }

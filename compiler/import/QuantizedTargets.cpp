@@ -1,0 +1,137 @@
+//===- QuantizedTargets.cpp - PT2E's quantized_decomposed targets ---------===//
+//
+// Argument names follow torch/ao/quantization/fx/_decomposed.py, the schema
+// the ops are registered with. The `dtype` argument is the result's element
+// type (the graph records it), and `quant_min`/`quant_max` must fit in it,
+// which the aten verifiers check.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/import/QuantizedTargets.h"
+
+#include "dialects/aten/AtenDialect.h"
+#include "passes/ConstantUtils.h"
+
+#include "llvm/ADT/Twine.h"
+
+using namespace duet::import;
+using namespace duet::aten;
+using namespace mlir;
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return NodeContext::typeOf(v); }
+
+/// The advice for qparams computed at run time.
+constexpr const char *kDynamicAdvice =
+    "; dynamic quantization (qparams computed at run time by choose_qparams) "
+    "is not supported: this XNNPACK has no dynamically quantized fully "
+    "connected node. Export the float model, or quantize it statically "
+    "(calibrated activation qparams)";
+
+/// The scale and zero point of a per-tensor node: numbers in `.default`,
+/// one-element constant tensors in `.tensor`.
+struct TensorQparams {
+  double scale = 1;
+  int64_t zeroPoint = 0;
+};
+
+std::optional<TensorQparams> qparams(NodeContext &ctx) {
+  TensorQparams q;
+  if (ctx.isScalar("scale")) {
+    q.scale = ctx.number("scale");
+    q.zeroPoint = ctx.integer("zero_point");
+    if (!ctx.ok())
+      return std::nullopt;
+    return q;
+  }
+  Value scale = ctx.tensor("scale"), zeroPoint = ctx.tensor("zero_point");
+  if (!ctx.ok())
+    return std::nullopt;
+  std::optional<double> s = duet::getScalarConstant(scale);
+  std::optional<SmallVector<int64_t>> z =
+      duet::readIntegerElements(duet::getConstantElements(zeroPoint));
+  if (!s || !z || z->size() != 1) {
+    ctx.fail(Twine("the scale and zero_point of this node are not one-element "
+                   "constants") +
+             kDynamicAdvice);
+    return std::nullopt;
+  }
+  q.scale = *s;
+  q.zeroPoint = z->front();
+  return q;
+}
+
+/// `input` as float32, which quantize computes in (PyTorch converts float16
+/// and bfloat16 inputs first).
+Value asF32(NodeContext &ctx, Value input) {
+  return ctx.castTo(input, ctx.builder.getF32Type());
+}
+
+} // namespace
+
+void duet::import::buildQuantizePerTensor(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value input = ctx.tensor("input");
+  std::optional<TensorQparams> q = qparams(ctx);
+  int64_t min = ctx.integer("quant_min"), max = ctx.integer("quant_max");
+  if (!ctx.ok() || !q)
+    return;
+  if (!isa<FloatType>(typeOf(input).getElementType()))
+    return ctx.fail("quantize_per_tensor input is not a float tensor");
+  ctx.setResult(ctx.create<QuantizePerTensorOp>(
+      type, asF32(ctx, input), ctx.builder.getF64FloatAttr(q->scale),
+      ctx.builder.getI64IntegerAttr(q->zeroPoint),
+      ctx.builder.getI64IntegerAttr(min), ctx.builder.getI64IntegerAttr(max)));
+}
+
+void duet::import::buildDequantizePerTensor(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value input = ctx.tensor("input");
+  std::optional<TensorQparams> q = qparams(ctx);
+  int64_t min = ctx.integer("quant_min"), max = ctx.integer("quant_max");
+  if (!ctx.ok() || !q)
+    return;
+  ctx.setResult(ctx.create<DequantizePerTensorOp>(
+      type, input, ctx.builder.getF64FloatAttr(q->scale),
+      ctx.builder.getI64IntegerAttr(q->zeroPoint),
+      ctx.builder.getI64IntegerAttr(min), ctx.builder.getI64IntegerAttr(max)));
+}
+
+void duet::import::buildQuantizePerChannel(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value input = ctx.tensor("input"), scales = ctx.tensor("scales"),
+        zeroPoints = ctx.tensor("zero_points");
+  int64_t axis = ctx.integer("axis");
+  int64_t min = ctx.integer("quant_min"), max = ctx.integer("quant_max");
+  if (!ctx.ok())
+    return;
+  axis = ctx.normalizeDim(axis, typeOf(input).getRank(), "axis");
+  if (!ctx.ok())
+    return;
+  ctx.setResult(ctx.create<QuantizePerChannelOp>(
+      type, asF32(ctx, input), scales, zeroPoints,
+      ctx.builder.getI64IntegerAttr(axis), ctx.builder.getI64IntegerAttr(min),
+      ctx.builder.getI64IntegerAttr(max)));
+}
+
+void duet::import::buildDequantizePerChannel(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value input = ctx.tensor("input"), scales = ctx.tensor("scales");
+  Value zeroPoints = ctx.optionalTensor("zero_points");
+  int64_t axis = ctx.integer("axis");
+  int64_t min = ctx.integer("quant_min"), max = ctx.integer("quant_max");
+  if (!ctx.ok())
+    return;
+  axis = ctx.normalizeDim(axis, typeOf(input).getRank(), "axis");
+  if (!ctx.ok())
+    return;
+  ctx.setResult(ctx.create<DequantizePerChannelOp>(
+      type, input, scales, zeroPoints, ctx.builder.getI64IntegerAttr(axis),
+      ctx.builder.getI64IntegerAttr(min), ctx.builder.getI64IntegerAttr(max)));
+}
+
+void duet::import::buildChooseQparams(NodeContext &ctx) {
+  ctx.fail(Twine("choose_qparams computes qparams at run time") +
+           kDynamicAdvice);
+}

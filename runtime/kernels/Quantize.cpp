@@ -1,0 +1,272 @@
+//===- Quantize.cpp - quantize and dequantize (PT2E) ----------------------===//
+//
+// The numeric reference of duet's int8 path: each kernel computes what
+// torch/ao/quantization/fx/_decomposed.py computes, in the same types and
+// order, so that a program run on these kernels gives the eager quantized
+// model's integers exactly (docs/quantization.md):
+//
+//   quantize_per_tensor    q = clamp(round(x * float(1.0 / scale)) + zp, min, max)
+//   dequantize_per_tensor  x = (float(q) - zp) * float(scale)
+//   quantize_per_channel   q = clamp(round(x * (1 / s[c])) + zp[c], min, max)
+//                          in the type of s (float32 or float64)
+//   dequantize_per_channel x = (q - zp[c]) * s[c] in the type of s
+//
+// round is half to even (std::nearbyint in the default rounding mode). A NaN
+// input, which PyTorch converts with undefined behaviour, becomes 0 clamped
+// into [quant_min, quant_max].
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/kernels/ElementTypes.h"
+#include "runtime/kernels/Ops.h"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace duet::rt::portable {
+
+namespace {
+
+constexpr std::initializer_list<DType> kQuantized = {DType::i8, DType::u8,
+                                                     DType::i16, DType::i32};
+
+/// The range of the quantized element type `Q`.
+template <typename Q> bool inRange(int64_t v) {
+  return v >= int64_t(std::numeric_limits<Q>::min()) &&
+         v <= int64_t(std::numeric_limits<Q>::max());
+}
+
+/// The attributes every quantization op has: the clamp range (checked
+/// against the quantized dtype) and, per tensor, the scale and zero point.
+struct QuantAttrs {
+  int64_t min = 0, max = 0;
+  double scale = 1;
+  int64_t zeroPoint = 0;
+};
+
+Status readRange(const KernelContext &ctx, AttrReader &attrs, DType quantized,
+                 QuantAttrs &q) {
+  q.min = attrs.getInt("quant_min");
+  q.max = attrs.getInt("quant_max");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  bool fits = visitDType(quantized, [&](auto tag) {
+    using Q = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool>)
+      return inRange<Q>(q.min) && inRange<Q>(q.max);
+    return false;
+  });
+  if (!fits || q.min > q.max)
+    return ctx.error("quant_min {} and quant_max {} do not fit {} or are out "
+                     "of order",
+                     q.min, q.max, dtypeName(quantized));
+  return Status::ok();
+}
+
+Status readPerTensor(const KernelContext &ctx, DType quantized,
+                     QuantAttrs &q) {
+  AttrReader attrs(ctx);
+  q.scale = attrs.getFloat("scale");
+  q.zeroPoint = attrs.getInt("zero_point");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  if (!(q.scale > 0) || !std::isfinite(q.scale))
+    return ctx.error("scale {} is not positive and finite", q.scale);
+  if (q.zeroPoint < -(int64_t{1} << 40) || q.zeroPoint > (int64_t{1} << 40))
+    return ctx.error("zero_point {} is out of range", q.zeroPoint);
+  return readRange(ctx, attrs, quantized, q);
+}
+
+/// `v` (already rounded) clamped to [min, max] as Q; NaN becomes 0 clamped.
+template <typename Q, typename F> Q saturate(F v, F min, F max) {
+  if (std::isnan(v))
+    v = 0;
+  return static_cast<Q>(v < min ? min : (v > max ? max : v));
+}
+
+/// Dims before `axis`, at it, and after it.
+struct Channels {
+  int64_t outer = 1, channels = 1, inner = 1;
+};
+Channels channelsOf(const TensorView &t, int64_t axis) {
+  Channels c;
+  for (int64_t d = 0; d < t.rank(); ++d)
+    (d < axis ? c.outer : d == axis ? c.channels : c.inner) *= t.sizes[d];
+  return c;
+}
+
+/// Checks of the per-channel operands: `axis`, scales of one element per
+/// channel (float32 or float64), zero points (integers) likewise.
+Status checkChannels(const KernelContext &ctx, const TensorView &x,
+                     int64_t axis, const TensorView &scales,
+                     const TensorView *zeroPoints) {
+  DUET_RETURN_IF_ERROR(ctx.requireDim(axis, x.rank(), "axis"));
+  DUET_RETURN_IF_ERROR(
+      ctx.requireDType(scales, "scales", {DType::f32, DType::f64}));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(scales, "scales", {x.sizes[axis]}));
+  if (zeroPoints) {
+    DUET_RETURN_IF_ERROR(
+        ctx.requireDType(*zeroPoints, "zero_points", {DType::i64, DType::i32}));
+    DUET_RETURN_IF_ERROR(
+        ctx.requireShape(*zeroPoints, "zero_points", {x.sizes[axis]}));
+  }
+  return Status::ok();
+}
+
+int64_t zeroPointAt(const TensorView *zeroPoints, int64_t c) {
+  if (!zeroPoints)
+    return 0;
+  return zeroPoints->dtype == DType::i64 ? zeroPoints->as<const int64_t>()[c]
+                                         : zeroPoints->as<const int32_t>()[c];
+}
+
+} // namespace
+
+Status quantizePerTensor(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  DUET_RETURN_IF_ERROR(ctx.requireDType(x, "input", {DType::f32}));
+  DUET_RETURN_IF_ERROR(ctx.requireDType(y, "output", kQuantized));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
+  QuantAttrs q;
+  DUET_RETURN_IF_ERROR(readPerTensor(ctx, y.dtype, q));
+  if (ctx.checking())
+    return Status::ok();
+  const float inverse = static_cast<float>(1.0 / q.scale);
+  const float zeroPoint = static_cast<float>(q.zeroPoint);
+  const float min = static_cast<float>(q.min), max = static_cast<float>(q.max);
+  const float *in = x.as<const float>();
+  int64_t n = x.numel();
+  visitDType(y.dtype, [&](auto tag) {
+    using Q = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool>) {
+      Q *out = y.as<Q>();
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = saturate<Q>(std::nearbyint(in[i] * inverse) + zeroPoint, min,
+                             max);
+    }
+  });
+  return Status::ok();
+}
+
+Status dequantizePerTensor(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  DUET_RETURN_IF_ERROR(ctx.requireDType(x, "input", kQuantized));
+  DUET_RETURN_IF_ERROR(ctx.requireDType(
+      y, "output", {DType::f32, DType::f16, DType::bf16, DType::f64}));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
+  QuantAttrs q;
+  DUET_RETURN_IF_ERROR(readPerTensor(ctx, x.dtype, q));
+  if (ctx.checking())
+    return Status::ok();
+  const float scale = static_cast<float>(q.scale);
+  const float zeroPoint = static_cast<float>(q.zeroPoint);
+  int64_t n = x.numel();
+  visitDType(x.dtype, [&](auto from) {
+    using Q = typename decltype(from)::type;
+    if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool>) {
+      const Q *in = x.as<const Q>();
+      visitDType(y.dtype, [&](auto to) {
+        using To = typename decltype(to)::type;
+        if constexpr (!std::is_integral_v<To>) {
+          To *out = y.as<To>();
+          for (int64_t i = 0; i < n; ++i)
+            out[i] = convertElement<To>(
+                (static_cast<float>(in[i]) - zeroPoint) * scale);
+        }
+      });
+    }
+  });
+  return Status::ok();
+}
+
+Status quantizePerChannel(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &scales = ctx.in(1),
+                   &zeroPoints = ctx.in(2), &y = ctx.out(0);
+  AttrReader attrs(ctx);
+  int64_t axis = attrs.getInt("axis");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  DUET_RETURN_IF_ERROR(ctx.requireDType(x, "input", {DType::f32}));
+  DUET_RETURN_IF_ERROR(ctx.requireDType(y, "output", kQuantized));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
+  DUET_RETURN_IF_ERROR(checkChannels(ctx, x, axis, scales, &zeroPoints));
+  QuantAttrs q;
+  DUET_RETURN_IF_ERROR(readRange(ctx, attrs, y.dtype, q));
+  if (ctx.checking())
+    return Status::ok();
+  Channels shape = channelsOf(x, axis);
+  const float *in = x.as<const float>();
+  visitDType(y.dtype, [&](auto tag) {
+    using Q = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool>) {
+      Q *out = y.as<Q>();
+      auto run = [&](auto scaleTag) {
+        using S = decltype(scaleTag);
+        const S *s = scales.as<const S>();
+        const S min = S(q.min), max = S(q.max);
+        for (int64_t o = 0; o < shape.outer; ++o)
+          for (int64_t c = 0; c < shape.channels; ++c) {
+            const S inverse = S(1) / s[c];
+            const S zeroPoint = S(zeroPointAt(&zeroPoints, c));
+            int64_t base = (o * shape.channels + c) * shape.inner;
+            for (int64_t i = base; i < base + shape.inner; ++i)
+              out[i] = saturate<Q>(
+                  std::nearbyint(static_cast<S>(in[i]) * inverse) + zeroPoint,
+                  min, max);
+          }
+      };
+      if (scales.dtype == DType::f64)
+        run(double{});
+      else
+        run(float{});
+    }
+  });
+  return Status::ok();
+}
+
+Status dequantizePerChannel(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &scales = ctx.in(1), &y = ctx.out(0);
+  const TensorView *zeroPoints = ctx.given(2) ? &ctx.in(2) : nullptr;
+  AttrReader attrs(ctx);
+  int64_t axis = attrs.getInt("axis");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  DUET_RETURN_IF_ERROR(ctx.requireDType(x, "input", kQuantized));
+  DUET_RETURN_IF_ERROR(ctx.requireDType(
+      y, "output", {DType::f32, DType::f16, DType::bf16, DType::f64}));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
+  DUET_RETURN_IF_ERROR(checkChannels(ctx, x, axis, scales, zeroPoints));
+  QuantAttrs q;
+  DUET_RETURN_IF_ERROR(readRange(ctx, attrs, x.dtype, q));
+  if (ctx.checking())
+    return Status::ok();
+  Channels shape = channelsOf(x, axis);
+  visitDType(x.dtype, [&](auto from) {
+    using Q = typename decltype(from)::type;
+    if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool>) {
+      const Q *in = x.as<const Q>();
+      visitDType(y.dtype, [&](auto to) {
+        using To = typename decltype(to)::type;
+        if constexpr (!std::is_integral_v<To>) {
+          To *out = y.as<To>();
+          auto run = [&](auto scaleTag) {
+            using S = decltype(scaleTag);
+            const S *s = scales.as<const S>();
+            for (int64_t o = 0; o < shape.outer; ++o)
+              for (int64_t c = 0; c < shape.channels; ++c) {
+                int64_t zeroPoint = zeroPointAt(zeroPoints, c);
+                int64_t base = (o * shape.channels + c) * shape.inner;
+                for (int64_t i = base; i < base + shape.inner; ++i)
+                  out[i] = convertElement<To>(
+                      static_cast<S>(int64_t(in[i]) - zeroPoint) * s[c]);
+              }
+          };
+          if (scales.dtype == DType::f64)
+            run(double{});
+          else
+            run(float{});
+        }
+      });
+    }
+  });
+  return Status::ok();
+}
+
+} // namespace duet::rt::portable
