@@ -144,6 +144,24 @@ def build_conv_variants():
             ConvVariants(), (torch.randn(1, 4, 20), torch.randn(1, 4, 7, 7)))
 
 
+class Conv3dRelu(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv3d(2, 3, 3, stride=(1, 2, 2), padding=1)
+        self.conv2 = nn.Conv3d(3, 4, (1, 3, 3), padding=(0, 1, 1), bias=False)
+
+    def forward(self, x):
+        return self.conv2(F.relu(self.conv1(x)))
+
+
+def build_conv3d():
+    return ("Conv3d(2->3, 3x3x3, stride (1,2,2), pad 1, bias) + ReLU, then Conv3d(3->4, "
+            "kernel (1,3,3), pad (0,1,1), no bias) on [1,2,4,6,6] (TRAINING: "
+            "aten.conv3d.default; ATEN: aten.convolution.default with 3-entry stride/"
+            "padding/dilation/output_padding, transposed false)",
+            Conv3dRelu(), (torch.randn(1, 2, 4, 6, 6),))
+
+
 class LinearBn(nn.Module):
     def __init__(self, features_in, features_out, bn_features):
         super().__init__()
@@ -718,6 +736,7 @@ FIXTURES = {
     "conv_bn_relu": build_conv_bn_relu,
     "mobilenet_block": build_mobilenet_block,
     "conv_variants": build_conv_variants,
+    "conv3d": build_conv3d,
     "linear_bn_2d": build_linear_bn_2d,
     "linear_bn_3d": build_linear_bn_3d,
     "activations": build_activations,

@@ -37,6 +37,15 @@ convert_pt2e(fold_quantize=True) leaves the graph)
   - .tensor overloads (q_tensor_overloads): scale and zero point are 0-d float32 / int64
     tensor constants, one pair per quantization point.
 
+Float fixtures no 2.11 export exists of (FLOAT_FIXTURES: conv3d, the base of q_conv3d)
+  are built the same way: export_fixtures.py's builder of that name gives the model, its
+  seeded weights and input; a real archive's nodes are replaced by the model's, written as
+  2.11 writes such nodes (TRAINING conv3d.default with its trailing default arguments left
+  out, as the conv2d nodes are; ATEN convolution.default with all nine), and the
+  signature, tensor values, module call graph, parameters and sample inputs rewritten.
+  They are written first (q_conv3d reads test/models/conv3d) and replaced, like the q_*
+  fixtures, by export_fixtures.py's real export when a PyTorch 2.x machine is lent.
+
 The reference outputs come from PyTorch 1.13 (this machine) interpreting the edited graph
 node by node with torch ops, the quantized_decomposed ops being export_quantized's
 (PyTorch's torch/ao/quantization/fx/_decomposed.py arithmetic). It reads the archive it
@@ -48,6 +57,7 @@ wrote back, so what is checked is what is saved.
 
 import argparse
 import copy
+import io
 import json
 import os
 import struct
@@ -84,10 +94,11 @@ ALIGN = 64  # PyTorchStreamWriter's kFieldAlignment
 
 
 def write_zip(path, entries):
-    """entries [(name, bytes)] written as PyTorch's miniz writer does: stored, each
-    entry's data 64-byte aligned by an "FB" extra field of 'Z's, general flag 0x808
-    with a data descriptor (0x800 and none for an empty entry), zero times, version 0,
-    then the central directory, a zip64 end record and locator, and the end record."""
+    """entries [(name, bytes)] written to path (a file name or a binary stream) as
+    PyTorch's miniz writer does: stored, each entry's data 64-byte aligned by an "FB"
+    extra field of 'Z's, general flag 0x808 with a data descriptor (0x800 and none for an
+    empty entry), zero times, version 0, then the central directory, a zip64 end record
+    and locator, and the end record."""
     out = bytearray()
     central = []
     for name, data in entries:
@@ -113,6 +124,9 @@ def write_zip(path, entries):
     out += struct.pack("<IIQI", 0x07064b50, 0, z64, 1)
     out += struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, len(central), len(central), z64 - cd,
                        cd, 0)
+    if hasattr(path, "write"):
+        path.write(out)
+        return
     with open(path, "wb") as f:
         f.write(out)
 
@@ -298,7 +312,8 @@ def _op(name):
 # Every target the interpreter runs: ATen ops whose PyTorch 1.13 schema matches 2.11's run
 # through torch.ops.aten; the rest as written here. In-place forms run out of place (their
 # input is a temporary nothing else reads).
-ATEN_DIRECT = ["convolution.default", "conv1d.default", "conv2d.default", "linear.default",
+ATEN_DIRECT = ["convolution.default", "conv1d.default", "conv2d.default", "conv3d.default",
+               "linear.default",
                "addmm.default", "mm.default", "t.default", "permute.default", "view.default",
                "reshape.default", "_unsafe_view.default", "flatten.using_ints",
                "clone.default", "batch_norm.default", "relu.default", "relu6.default",
@@ -384,7 +399,7 @@ def interpret(archive, state, inputs, observe=None):
 STATE_KEY = {"parameter": "parameter_name", "buffer": "buffer_name",
              "tensor_constant": "tensor_constant_name"}
 CONVS = {"torch.ops.aten.convolution.default", "torch.ops.aten.conv2d.default",
-         "torch.ops.aten.conv1d.default"}
+         "torch.ops.aten.conv1d.default", "torch.ops.aten.conv3d.default"}
 BATCH_NORMS = {"torch.ops.aten.batch_norm.default",
                "torch.ops.aten._native_batch_norm_legit_no_training.default"}
 RELUS = {"torch.ops.aten.relu.default", "torch.ops.aten.relu_.default",
@@ -805,6 +820,187 @@ def last_output_float(s):
 
 
 # ---------------------------------------------------------------------------
+# Float fixtures that no 2.11 export exists of, built by surgery on a real archive.
+# ---------------------------------------------------------------------------
+
+
+def sample_inputs_pt(old, inputs):
+    """data/sample_inputs/model.pt (torch.save of ((x,), {}), PyTorch's zip layout) with
+    its one float32 tensor replaced: the pickle's storage size, sizes and strides
+    rewritten in place, the other records kept."""
+    (x,) = inputs
+    with zipfile.ZipFile(io.BytesIO(old)) as z:
+        entries = [(i.filename, z.read(i.filename)) for i in z.infolist()]
+    records = dict(entries)
+    prefix = entries[0][0].split("/", 1)[0]
+    pkl = records[f"{prefix}/data.pkl"]
+    storage = b"X\x03\x00\x00\x00cpuq\x04"
+    at = pkl.index(storage) + len(storage)
+    size_end = at + {b"K": 2, b"M": 3, b"J": 5}[pkl[at:at + 1]]
+    # ... storage size, t q5 Q K0 ( sizes t q6 ( strides t q7 ...
+    head = pkl[at:].index(b"Q\x4b\x00(") + at + 4
+    t1 = pkl.index(b"tq\x06(", head)
+    t2 = pkl.index(b"tq\x07", t1 + 4)
+
+    def ints(values):
+        out = b""
+        for v in values:
+            out += b"K" + bytes([v]) if v < 256 else b"M" + struct.pack("<H", v) \
+                if v < 65536 else b"J" + struct.pack("<i", v)
+        return out
+
+    assert x.dtype == torch.float32 and b"torch\nFloatStorage" in pkl
+    pkl = (pkl[:at] + ints([x.numel()]) + pkl[size_end:head] + ints(x.shape) + pkl[t1:t1 + 4]
+           + ints(contiguous_strides(list(x.shape))) + pkl[t2:])
+    records[f"{prefix}/data.pkl"] = pkl
+    records[f"{prefix}/data/0"] = x.contiguous().numpy().tobytes()
+    buffer = io.BytesIO()
+    write_zip(buffer, [(n, records[n]) for n, _ in entries])
+    return buffer.getvalue()
+
+
+def conv_node(base_node, flavour, name, x, w, b, stride, padding, dilation, groups):
+    """A conv3d node as 2.11 writes one: TRAINING aten.conv3d.default with the trailing
+    arguments that equal their defaults left out (as the conv2d nodes are), ATEN
+    aten.convolution.default with all nine. Metadata: the base conv2d node's, renamed
+    for a Conv3d module, without the stack trace (no such source line exists)."""
+    tensor = lambda n: {"as_tensor": {"name": n}}  # noqa: E731
+    args = [("input", tensor(x)), ("weight", tensor(w)),
+            ("bias", tensor(b) if b else {"as_none": True}),
+            ("stride", {"as_ints": list(stride)}), ("padding", {"as_ints": list(padding)}),
+            ("dilation", {"as_ints": list(dilation)})]
+    if flavour == "ATEN":
+        target = "torch.ops.aten.convolution.default"
+        args += [("transposed", {"as_bool": False}),
+                 ("output_padding", {"as_ints": [0] * len(stride)}),
+                 ("groups", {"as_int": groups})]
+    else:
+        target = "torch.ops.aten.conv3d.default"
+        args.append(("groups", {"as_int": groups}))
+        defaults = [None, None, {"as_none": True}, {"as_ints": [1] * 3}, {"as_ints": [0] * 3},
+                    {"as_ints": [1] * 3}, {"as_int": 1}]
+        while args and args[-1][1] == defaults[len(args) - 1]:
+            args.pop()
+    node = copy.deepcopy(base_node)
+    node.update(target=target, inputs=[positional(n, a) for n, a in args],
+                outputs=[{"as_tensor": {"name": name}}], name=name)
+    node["metadata"] = renamed_metadata(base_node["metadata"])
+    return node
+
+
+def renamed_metadata(metadata):
+    text = json.dumps({k: v for k, v in metadata.items() if k != "stack_trace"})
+    for old, new in (("ConvBnRelu", "Conv3dRelu"), ("Conv2d", "Conv3d"), ("conv2d", "conv3d")):
+        text = text.replace(old, new)
+    return json.loads(text)
+
+
+def build_conv3d(s, model, inputs):
+    """conv_bn_relu -> conv3d (export_fixtures.Conv3dRelu): x [1,2,4,6,6] -> conv3d(2->3,
+    3x3x3, stride (1,2,2), pad 1, bias) -> relu -> conv3d(3->4, (1,3,3), pad (0,1,1), no
+    bias). The graph, its tensor
+    values, the signature, the module call graph and the sample inputs are rewritten;
+    the version fields and every other record stay the base's. Returns the state."""
+    a, flavour = s.a, s.a.flavour()
+    convs = [n for n in s.nodes if n["target"] in CONVS]
+    relu = next(n for n in s.nodes if n["target"] == "torch.ops.aten.relu.default")
+    stem = "conv3d" if flavour == "TRAINING" else "convolution"
+    c1, c2 = model.conv1, model.conv2
+    nodes = [conv_node(convs[0], flavour, stem, "x", "p_conv1_weight", "p_conv1_bias",
+                       c1.stride, c1.padding, c1.dilation, c1.groups),
+             dict(copy.deepcopy(relu), inputs=[positional("self", {"as_tensor": {"name": stem}})],
+                  outputs=[{"as_tensor": {"name": "relu"}}], name="relu",
+                  metadata=renamed_metadata(relu["metadata"])),
+             conv_node(convs[1], flavour, stem + "_1", "relu", "p_conv2_weight", None,
+                       c2.stride, c2.padding, c2.dilation, c2.groups)]
+    state = {"conv1.weight": c1.weight.detach().clone(), "conv1.bias": c1.bias.detach().clone(),
+             "conv2.weight": c2.weight.detach().clone()}
+    with torch.no_grad():
+        y1 = c1(inputs[0])
+        y2 = c2(y1)
+    user = next(sp for sp in a.signature["input_specs"] if "user_input" in sp)
+    a.signature["input_specs"] = [
+        {"parameter": {"arg": {"name": "p_" + n.replace(".", "_")}, "parameter_name": n}}
+        for n in state] + [user]
+    a.signature["output_specs"] = [{"user_output": {"arg": {"as_tensor": {"name": stem + "_1"}}}}]
+    g = a.graph
+    g["inputs"] = [{"as_tensor": {"name": "p_" + n.replace(".", "_")}} for n in state] + \
+        [{"as_tensor": {"name": "x"}}]
+    g["outputs"] = [{"as_tensor": {"name": stem + "_1"}}]
+    g["nodes"] = nodes
+    g["tensor_values"] = dict(
+        [("p_" + n.replace(".", "_"), tensor_meta(t.shape, t.dtype, True))
+         for n, t in state.items()]
+        + [("x", tensor_meta(inputs[0].shape, torch.float32)),
+           (stem, tensor_meta(y1.shape, torch.float32)),
+           ("relu", tensor_meta(y1.shape, torch.float32)),
+           (stem + "_1", tensor_meta(y2.shape, torch.float32))])
+    calls = a.model["graph_module"]["module_call_graph"]
+    a.model["graph_module"]["module_call_graph"] = [c for c in calls
+                                                    if c["fqn"] in ("", "conv1", "conv2")]
+    name = f"{a.prefix}/data/sample_inputs/model.pt"
+    a.data[name] = sample_inputs_pt(a.data[name], inputs)
+    a.entries = [(n, a.data[n]) for n, _ in a.entries]
+    return state
+
+
+# name -> (base, the surgery); the model, its input and its description are
+# export_fixtures.py's builder of that name (its real export replaces the fixture).
+FLOAT_FIXTURES = {
+    "conv3d": dict(base="test/models/conv_bn_relu", build=build_conv3d),
+}
+FLOAT_TEXT = ("built by graph surgery on the real 2.11 export of {base} by "
+              "tools/quantize_archive.py (its conv2d/BatchNorm nodes replaced by conv3d "
+              "nodes written as 2.11 writes conv nodes, the parameters, signature, tensor "
+              "values and sample inputs rewritten, the archive's versions and zip layout "
+              "kept): no 2.11 export with a conv3d exists in the tree and no torch.export "
+              "machine was lent this session; reference outputs from PyTorch 1.13 "
+              "interpreting the written archive node by node (torch.ops.aten.conv3d / "
+              "convolution), equal to the eager nn.Conv3d model's")
+
+
+def float_one(name, spec, out_dir):
+    """Writes a float fixture built by surgery (archives, npy files); returns its entry."""
+    torch.manual_seed(fx.SEED)  # as export_fixtures.export_fixture seeds its builders
+    description, model, inputs = fx.FIXTURES[name]()
+    model, inputs = model.eval(), list(inputs)
+    with torch.no_grad():
+        eager = fx.as_tuple(model(*inputs))
+    flavours, reference = {}, None
+    for flavour in ("training", "aten"):
+        archive = Archive(base_path(spec["base"], flavour, False))
+        state = spec["build"](Surgery(archive), model, inputs)
+        path = os.path.join(out_dir, f"{name}.{flavour}.pt2")
+        archive.save(path, state)
+        back = Archive(path)
+        with torch.no_grad():
+            outs = interpret(back, Surgery(back).state, inputs)
+        reference = reference or outs
+        ops, _ = fx.archive_ops(path)
+        flavours[flavour] = {
+            "file": os.path.basename(path), "verifiers": back.model["verifiers"],
+            "bytes": os.path.getsize(path), "ops": ops,
+            "max_abs_diff_vs_eager": max(float((a - b).abs().max())
+                                         for a, b in zip(outs, eager)),
+            "base": os.path.relpath(base_path(spec["base"], flavour, False), REPO)}
+    for i, t in enumerate(inputs):
+        np.save(os.path.join(out_dir, f"{name}.input{i}.npy"), t.numpy())
+    for i, t in enumerate(reference):
+        np.save(os.path.join(out_dir, f"{name}.output{i}.npy"), fx.to_numpy(t))
+    return {"name": name, "generator": GENERATOR,
+            "description": description + "; weights of the nn.Conv3d modules after "
+                           f"torch.manual_seed({fx.SEED}), the input torch.randn after them "
+                           "(export_fixtures.py's builder); "
+                           + FLOAT_TEXT.format(base=spec["base"]),
+            "inputs": [{"file": f"{name}.input{i}.npy", **fx.tensor_info(t),
+                        "npy_dtype": str(t.numpy().dtype)} for i, t in enumerate(inputs)],
+            "outputs": [{"file": f"{name}.output{i}.npy", **fx.tensor_info(t),
+                         "npy_dtype": str(fx.to_numpy(t).dtype)}
+                        for i, t in enumerate(reference)],
+            "flavours": flavours}
+
+
+# ---------------------------------------------------------------------------
 # Fixtures.
 # ---------------------------------------------------------------------------
 
@@ -872,6 +1068,15 @@ FIXTURES = {
              "included), ReLU6 (hardtanh) fused into the q/dq after its conv, residual adds "
              "(both inputs from dq), mean.dim with its own qparams, flatten (view) with "
              "the mean's, dropout (clone) in float, classifier addmm with its output q/dq"),
+    "q_conv3d": dict(
+        base="test/models/conv3d", flavours=("training", "aten"),
+        what="int8 3-D convolutions on [1,2,4,6,6]: Conv3d(2->3, 3x3x3, stride (1,2,2), pad "
+             "1) + ReLU fused into one q/dq, Conv3d(3->4, (1,3,3), pad (0,1,1), no bias) with "
+             "its output q/dq, the input quantized; per-channel int8 weights [3,2,3,3,3] and "
+             "[4,3,1,3,3] through dequantize_per_channel (axis 0), bias float32. XNNPACK has "
+             "no 3-D convolution: the convs run on portable in float from the dequantized "
+             "values and their q/dq nodes must stay separate ops. The base conv3d is itself "
+             "built by graph surgery (see its entry): no 2.11 export with a conv3d exists"),
 }
 BENCH = dict(
     name="q_mobilenet_v2", base="bench/models/mobilenet_v2",
@@ -1033,10 +1238,20 @@ def main():
     options = parser.parse_args()
     torch.set_num_threads(min(8, os.cpu_count() or 1))
     print(f"torch {torch.__version__}: quantized_decomposed from {eq.register_ops()}")
-    wanted = [n for n in options.only.split(",") if n] or list(FIXTURES)
+    wanted = [n for n in options.only.split(",") if n] or list(FLOAT_FIXTURES) + list(FIXTURES)
     entries = []
-    for name in wanted:
+    # the float fixtures first: q_conv3d's base is conv3d (read from test/models)
+    for name in sorted(wanted, key=lambda n: n not in FLOAT_FIXTURES):
         if name == "bench":
+            continue
+        if name in FLOAT_FIXTURES:
+            entry = float_one(name, FLOAT_FIXTURES[name], options.out)
+            eq.merge_manifest(os.path.join(options.out, "MANIFEST.json"), "fixtures", [entry],
+                              {})
+            for flavour, info in entry["flavours"].items():
+                print(f"{name} {flavour}: {info['bytes']} bytes, diff vs eager "
+                      f"{info['max_abs_diff_vs_eager']}\n    "
+                      + " ".join(op.replace("torch.ops.", "") for op in info["ops"]), flush=True)
             continue
         entry = quantize_one(name, FIXTURES[name], options.out)
         entries.append(entry)
