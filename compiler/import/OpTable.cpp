@@ -128,7 +128,7 @@ void emitConvolution(NodeContext &ctx, Value input, Value weight, Value bias,
   RankedTensorType type = ctx.resultType();
   if (!ctx.ok())
     return;
-  size_t n = spatialDims(ctx, input);
+  size_t n = spatialDims(ctx, input, 3, transposed ? 4 : 5);
   stride = perDim(ctx, "stride", stride, n);
   padding = perDim(ctx, "padding", padding, n);
   dilation = perDim(ctx, "dilation", dilation, n);
@@ -1476,6 +1476,7 @@ std::vector<OpEntry> makeTable() {
                                  {"groups", integer(1)}};
   t.add("conv1d.default", buildConv, convDefaults);
   t.add("conv2d.default", buildConv, convDefaults);
+  t.add("conv3d.default", buildConv, convDefaults);
   std::vector<A> convModeDefaults = {{"bias", none()},
                                      {"stride", ints({1})},
                                      {"padding", str("valid")},

@@ -232,9 +232,11 @@ LogicalResult verifyPool(Operation *op, Value input, Type result,
 
 LogicalResult ConvolutionOp::verify() {
   Operation *op = getOperation();
-  if (failed(checkRank(op, "input", getInput(), {3, 4})) ||
+  if (failed(checkRank(op, "input", getInput(), {3, 4, 5})) ||
       failed(checkOneElementType(op)))
     return failure();
+  if (getTransposed() && getInput().getType().getRank() == 5)
+    return emitOpError() << "a 3-D transposed convolution is not supported";
   auto in = getInput().getType().getShape();
   auto w = getWeight().getType().getShape();
   size_t spatial = in.size() - 2;

@@ -10,11 +10,12 @@ include "dialects/aten/AtenDialect.td"
 //===----------------------------------------------------------------------===//
 
 def Aten_ConvolutionOp : Aten_Op<"convolution"> {
-  let summary = "1-D or 2-D convolution, grouped or transposed";
+  let summary = "1-D, 2-D or 3-D convolution, grouped or transposed";
   let description = [{
-    `aten.convolution` and its front ends `conv1d`, `conv2d`,
-    `conv_transpose1d`, `conv_transpose2d`. The input is `[N, C, L]` or
-    `[N, C, H, W]`; `stride`, `padding`, `dilation` and `output_padding` have one
+    `aten.convolution` and its front ends `conv1d`, `conv2d`, `conv3d`,
+    `conv_transpose1d`, `conv_transpose2d`. The input is `[N, C, L]`,
+    `[N, C, H, W]` or `[N, C, D, H, W]` (3-D: not transposed); `stride`,
+    `padding`, `dilation` and `output_padding` have one
     entry per spatial dimension. The weight is `[Cout, Cin/groups, k...]`, or
     `[Cin, Cout/groups, k...]` when `transposed`.
 

@@ -30,6 +30,9 @@ namespace {
 std::optional<std::string> convolutionArgs(Operation *op) {
   auto conv = cast<ConvolutionOp>(op);
   ArrayRef<int64_t> input = shapeOf(conv.getInput());
+  if (input.size() == 5)
+    return std::string("3-D convolution (input 0 ") + formatShape(input) +
+           "): the Vulkan convolution is 1-D or 2-D";
   if (input[0] != 1)
     return "convolution batch " + std::to_string(input[0]) + " > 1 (input 0 " +
            formatShape(input) + "): the Vulkan convolution runs batch 1";

@@ -50,7 +50,8 @@ std::optional<std::string> convolutionArgs(Operation *op) {
   auto conv = cast<ConvolutionOp>(op);
   int64_t rank = conv.getInput().getType().getRank();
   if (rank != 4)
-    return "1-D convolution (input 0 of rank " + std::to_string(rank) +
+    return std::string(rank == 5 ? "3-D" : "1-D") + " convolution (input 0 of rank " +
+           std::to_string(rank) +
            "): this XNNPACK has 2-D convolution nodes only";
   if (conv.getTransposed())
     for (int axis = 0; axis < 2; ++axis)

@@ -36,7 +36,7 @@ struct ConvShape {
 Status readConvShape(const KernelContext &ctx, ConvShape &s) {
   const TensorView &x = ctx.in(0), &w = ctx.in(1), &b = ctx.in(2);
   const TensorView &y = ctx.out(0);
-  DUET_RETURN_IF_ERROR(ctx.requireRank(x, "input", {3, 4}));
+  DUET_RETURN_IF_ERROR(ctx.requireRank(x, "input", {3, 4, 5}));
   const size_t spatial = x.sizes.size() - 2;
   AttrReader attrs(ctx);
   Shape stride = attrs.getIntsOfSize("stride", spatial);
@@ -272,9 +272,107 @@ void convolveTransposed(const ConvShape &s, const float *in,
     }
 }
 
+/// A 3-D convolution (not transposed), checked the way the aten verifier
+/// checks it, computed directly: each output element sums its window.
+/// Volumes are rare in the models duet runs, so it is written for clarity.
+Status convolution3d(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &w = ctx.in(1), &b = ctx.in(2);
+  const TensorView &y = ctx.out(0);
+  AttrReader attrs(ctx);
+  Shape stride = attrs.getIntsOfSize("stride", 3);
+  Shape padding = attrs.getIntsOfSize("padding", 3);
+  Shape dilation = attrs.getIntsOfSize("dilation", 3);
+  attrs.getIntsOfSize("output_padding", 3);
+  int64_t groups = attrs.getInt("groups");
+  bool transposed = attrs.getBool("transposed");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  for (const TensorView *t : {&x, &w, &y})
+    DUET_RETURN_IF_ERROR(ctx.requireFloat(*t, "operand"));
+  DUET_RETURN_IF_ERROR(ctx.requireRank(w, "weight", {5}));
+  if (transposed)
+    return ctx.error("a 3-D transposed convolution is not supported");
+  if (groups < 1 || x.sizes[1] != w.sizes[1] * groups ||
+      w.sizes[0] % groups != 0)
+    return ctx.error("input {} and weight {} do not fit {} groups",
+                     formatShape(x.sizes), formatShape(w.sizes), groups);
+  Shape expected = {x.sizes[0], w.sizes[0]};
+  for (int i = 0; i < 3; ++i) {
+    if (stride[i] < 1 || dilation[i] < 1 || padding[i] < 0 || w.sizes[2 + i] < 1)
+      return ctx.error("stride and dilation must be positive, padding "
+                       "non-negative and the kernel not empty");
+    CheckedInt size = floorDiv(CheckedInt(x.sizes[2 + i]) +
+                                   CheckedInt(2) * padding[i] -
+                                   CheckedInt(dilation[i]) *
+                                       (w.sizes[2 + i] - 1) -
+                                   1,
+                               stride[i]) +
+                      1;
+    DUET_RETURN_IF_ERROR(ctx.requireNoOverflow(size, "the output size"));
+    if (size.value() < 1)
+      return ctx.error("the kernel {} does not fit the input {}",
+                       formatShape(w.sizes), formatShape(x.sizes));
+    expected.push_back(size.value());
+  }
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", expected));
+  if (ctx.given(2)) {
+    DUET_RETURN_IF_ERROR(ctx.requireFloat(b, "bias"));
+    DUET_RETURN_IF_ERROR(ctx.requireShape(b, "bias", {w.sizes[0]}));
+  }
+  if (ctx.checking())
+    return Status::ok();
+
+  const float *in = x.as<const float>(), *weight = w.as<const float>();
+  float *out = y.as<float>();
+  const int64_t inC = x.sizes[1], outC = w.sizes[0];
+  const int64_t groupIn = inC / groups, groupOut = outC / groups;
+  const int64_t in3[3] = {x.sizes[2], x.sizes[3], x.sizes[4]};
+  const int64_t k3[3] = {w.sizes[2], w.sizes[3], w.sizes[4]};
+  const int64_t out3[3] = {expected[2], expected[3], expected[4]};
+  const int64_t inVolume = in3[0] * in3[1] * in3[2];
+  const int64_t kVolume = k3[0] * k3[1] * k3[2];
+  for (int64_t n = 0; n < x.sizes[0]; ++n)
+    for (int64_t oc = 0; oc < outC; ++oc) {
+      const int64_t g = oc / groupOut;
+      const float *filter = weight + oc * groupIn * kVolume;
+      float *plane = out + (n * outC + oc) * out3[0] * out3[1] * out3[2];
+      for (int64_t od = 0; od < out3[0]; ++od)
+        for (int64_t oh = 0; oh < out3[1]; ++oh)
+          for (int64_t ow = 0; ow < out3[2]; ++ow) {
+            float sum = ctx.given(2) ? b.as<const float>()[oc] : 0.f;
+            for (int64_t ic = 0; ic < groupIn; ++ic) {
+              const float *image =
+                  in + (n * inC + g * groupIn + ic) * inVolume;
+              const float *taps = filter + ic * kVolume;
+              for (int64_t kd = 0; kd < k3[0]; ++kd) {
+                int64_t id = od * stride[0] - padding[0] + kd * dilation[0];
+                if (id < 0 || id >= in3[0])
+                  continue;
+                for (int64_t kh = 0; kh < k3[1]; ++kh) {
+                  int64_t ih = oh * stride[1] - padding[1] + kh * dilation[1];
+                  if (ih < 0 || ih >= in3[1])
+                    continue;
+                  for (int64_t kw = 0; kw < k3[2]; ++kw) {
+                    int64_t iw =
+                        ow * stride[2] - padding[2] + kw * dilation[2];
+                    if (iw < 0 || iw >= in3[2])
+                      continue;
+                    sum += image[(id * in3[1] + ih) * in3[2] + iw] *
+                           taps[(kd * k3[1] + kh) * k3[2] + kw];
+                  }
+                }
+              }
+            }
+            plane[(od * out3[1] + oh) * out3[2] + ow] = sum;
+          }
+    }
+  return Status::ok();
+}
+
 } // namespace
 
 Status convolution(const KernelContext &ctx) {
+  if (ctx.in(0).rank() == 5)
+    return convolution3d(ctx);
   ConvShape s;
   DUET_RETURN_IF_ERROR(readConvShape(ctx, s));
   if (ctx.checking())

@@ -1,10 +1,19 @@
 // RUN: duet-opt --split-input-file --verify-diagnostics %s
 
-// Convolution rejects an input that is neither 1-D nor 2-D spatial.
-func.func @conv_input_rank(%x: tensor<1x3x4x8x8xf32>, %w: tensor<4x3x3x3x3xf32>) -> tensor<1x4x2x6x6xf32> {
-  // expected-error @+1 {{input must have rank 3 or 4, got 5}}
-  %0 = aten.convolution %x, %w {dilation = array<i64: 1, 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0, 0>, padding = array<i64: 0, 0, 0>, stride = array<i64: 1, 1, 1>, transposed = false} : (tensor<1x3x4x8x8xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x2x6x6xf32>
-  return %0 : tensor<1x4x2x6x6xf32>
+// Convolution rejects an input that is neither 1-D, 2-D nor 3-D spatial.
+func.func @conv_input_rank(%x: tensor<1x3x4x4x8x8xf32>, %w: tensor<4x3x3x3x3x3xf32>) -> tensor<1x4x2x2x6x6xf32> {
+  // expected-error @+1 {{input must have rank 3 or 4 or 5, got 6}}
+  %0 = aten.convolution %x, %w {dilation = array<i64: 1, 1, 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0, 0, 0>, padding = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1, 1, 1>, transposed = false} : (tensor<1x3x4x4x8x8xf32>, tensor<4x3x3x3x3x3xf32>) -> tensor<1x4x2x2x6x6xf32>
+  return %0 : tensor<1x4x2x2x6x6xf32>
+}
+
+// -----
+
+// A 3-D transposed convolution is refused (the portable kernel has none).
+func.func @conv3d_transposed(%x: tensor<1x3x4x8x8xf32>, %w: tensor<3x4x3x3x3xf32>) -> tensor<1x4x6x10x10xf32> {
+  // expected-error @+1 {{a 3-D transposed convolution is not supported}}
+  %0 = aten.convolution %x, %w {dilation = array<i64: 1, 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0, 0>, padding = array<i64: 0, 0, 0>, stride = array<i64: 1, 1, 1>, transposed = true} : (tensor<1x3x4x8x8xf32>, tensor<3x4x3x3x3xf32>) -> tensor<1x4x6x10x10xf32>
+  return %0 : tensor<1x4x6x10x10xf32>
 }
 
 // -----

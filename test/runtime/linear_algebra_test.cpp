@@ -528,3 +528,126 @@ TEST_CASE("batch_norm and layer_norm by hand", "[norm]") {
           std::string::npos);
   }
 }
+
+namespace {
+
+/// A 3-D convolution computed the plain way, weight-major, in doubles.
+std::vector<double> referenceConv3d(const Tensor &x, const Tensor &w,
+                                    const Tensor *b, Shape stride,
+                                    Shape padding, Shape dilation,
+                                    int64_t groups, Shape &outShape) {
+  const Shape &in = x.sizes(), &k = w.sizes();
+  int64_t outC = k[0], groupIn = in[1] / groups, groupOut = outC / groups;
+  outShape = {in[0], outC};
+  for (int i = 0; i < 3; ++i)
+    outShape.push_back((in[2 + i] + 2 * padding[i] -
+                        dilation[i] * (k[2 + i] - 1) - 1) /
+                           stride[i] +
+                       1);
+  std::vector<double> xv = x.values(), wv = w.values();
+  std::vector<double> out(in[0] * outC * outShape[2] * outShape[3] *
+                          outShape[4]);
+  for (int64_t n = 0; n < in[0]; ++n)
+    for (int64_t o = 0; o < outC; ++o)
+      for (int64_t ic = 0; ic < groupIn; ++ic)
+        for (int64_t a = 0; a < k[2]; ++a)
+          for (int64_t bb = 0; bb < k[3]; ++bb)
+            for (int64_t c = 0; c < k[4]; ++c) {
+              double wt = wv[(((o * groupIn + ic) * k[2] + a) * k[3] + bb) *
+                                 k[4] +
+                             c];
+              int64_t ci = (o / groupOut) * groupIn + ic;
+              for (int64_t d = 0; d < outShape[2]; ++d)
+                for (int64_t h = 0; h < outShape[3]; ++h)
+                  for (int64_t ww = 0; ww < outShape[4]; ++ww) {
+                    int64_t id = d * stride[0] - padding[0] + a * dilation[0];
+                    int64_t ih = h * stride[1] - padding[1] + bb * dilation[1];
+                    int64_t iw = ww * stride[2] - padding[2] + c * dilation[2];
+                    if (id < 0 || id >= in[2] || ih < 0 || ih >= in[3] ||
+                        iw < 0 || iw >= in[4])
+                      continue;
+                    out[(((n * outC + o) * outShape[2] + d) * outShape[3] +
+                         h) *
+                            outShape[4] +
+                        ww] += xv[(((n * in[1] + ci) * in[2] + id) * in[3] +
+                                   ih) *
+                                      in[4] +
+                                  iw] *
+                               wt;
+                  }
+            }
+  if (b)
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] += b->at(int64_t(i) / (outShape[2] * outShape[3] * outShape[4]) %
+                      outC);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("3-D convolution: padding, stride, dilation, groups, and depth 1 "
+          "as the 2-D kernel",
+          "[conv]") {
+  struct Case {
+    Shape input, weight, stride, padding, dilation;
+    int64_t groups;
+    bool bias;
+  };
+  const Case cases[] = {
+      {{1, 2, 4, 6, 6}, {3, 2, 3, 3, 3}, {1, 2, 2}, {1, 1, 1}, {1, 1, 1}, 1,
+       true},
+      {{2, 4, 5, 7, 6}, {6, 2, 2, 3, 1}, {2, 1, 1}, {0, 1, 0}, {2, 1, 1}, 2,
+       false},
+      {{1, 3, 3, 5, 5}, {3, 1, 3, 3, 3}, {1, 1, 1}, {1, 2, 1}, {1, 2, 1}, 3,
+       true},
+  };
+  uint32_t seed = 300;
+  for (const Case &c : cases) {
+    Tensor x = Tensor::random(c.input, seed++);
+    Tensor w = Tensor::random(c.weight, seed++);
+    Tensor b = c.bias ? Tensor::random({c.weight[0]}, seed++) : Tensor::absent();
+    Shape outShape;
+    std::vector<double> want =
+        referenceConv3d(x, w, c.bias ? &b : nullptr, c.stride, c.padding,
+                        c.dilation, c.groups, outShape);
+    AttrMap attrs;
+    attrs.setInts("stride", c.stride)
+        .setInts("padding", c.padding)
+        .setInts("dilation", c.dilation)
+        .setInts("output_padding", {0, 0, 0})
+        .setInt("groups", c.groups)
+        .setBool("transposed", false);
+    requireClose(run1("aten.convolution", attrs, {x, w, b}, outShape), want,
+                 1e-5);
+  }
+
+  // A volume of depth 1 under a kernel of depth 1 is the 2-D convolution.
+  Tensor x = Tensor::random({1, 3, 1, 6, 5}, 400);
+  Tensor w = Tensor::random({4, 3, 1, 3, 3}, 401);
+  AttrMap attrs3;
+  attrs3.setInts("stride", {1, 2, 1})
+      .setInts("padding", {0, 1, 1})
+      .setInts("dilation", {1, 1, 1})
+      .setInts("output_padding", {0, 0, 0})
+      .setInt("groups", 1)
+      .setBool("transposed", false);
+  AttrMap attrs2;
+  attrs2.setInts("stride", {2, 1})
+      .setInts("padding", {1, 1})
+      .setInts("dilation", {1, 1})
+      .setInts("output_padding", {0, 0})
+      .setInt("groups", 1)
+      .setBool("transposed", false);
+  Tensor flat = Tensor::of({1, 3, 6, 5}, x.values());
+  Tensor flatW = Tensor::of({4, 3, 3, 3}, w.values());
+  Tensor y2 = run1("aten.convolution", attrs2, {flat, flatW}, {1, 4, 3, 5});
+  requireClose(run1("aten.convolution", attrs3, {x, w}, {1, 4, 1, 3, 5}),
+               y2.values(), 1e-5);
+
+  // Transposed 3-D is refused with its name.
+  AttrMap transposed = attrs3;
+  transposed.setBool("transposed", true);
+  std::vector<Tensor> out = {Tensor(DType::f32, {1, 4, 1, 3, 5})};
+  CHECK(runOp("aten.convolution", transposed, {x, w}, out).message() ==
+        "aten.convolution: a 3-D transposed convolution is not supported");
+}
