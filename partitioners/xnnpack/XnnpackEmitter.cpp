@@ -253,7 +253,10 @@ private:
     return id;
   }
   /// The qcint8 filter (of `dims`, scales along `channelDim`) and qcint32
-  /// bias of a qint8 node reading an input of scale `inputScale`.
+  /// bias of a qint8 node reading an input of scale `inputScale`; `pack`
+  /// rearranges the weight's int8, or is null when the node reads them in
+  /// their own order (a 1x1 filter, a linear), which then are the
+  /// program's tensor itself.
   struct QuantizedWeights {
     uint32_t filter, bias;
   };
@@ -532,9 +535,19 @@ FailureOr<BlobWriter::QuantizedWeights> BlobWriter::quantizedWeights(
   QuantRec filterQuant;
   filterQuant.channelScales = filter->scales;
   filterQuant.channelDim = channelDim;
-  uint32_t filterId = quantizedConstant(
-      nameOf(weight, ".qcint8"), rt::DType::i8, fb::DataType::Qcint8, dims,
-      pack(filter->data), std::move(filterQuant));
+  uint32_t filterId;
+  int32_t stored = pack ? -1 : context_.tensorId(weight.getDefiningOp()->getOperand(0));
+  if (stored >= 0) {
+    filterId = constantValue(stored, std::move(dims));
+    blob_.value(filterId).type = fb::DataType::Qcint8;
+    blob_.value(filterId).quant = std::move(filterQuant);
+  } else {
+    std::vector<int8_t> data =
+        pack ? pack(filter->data) : std::move(filter->data);
+    filterId = quantizedConstant(nameOf(weight, ".qcint8"), rt::DType::i8,
+                                 fb::DataType::Qcint8, dims, data,
+                                 std::move(filterQuant));
+  }
   // The bias in the accumulator's units, input scale times filter scale,
   // rounded to nearest (XNNPACK adds it to the int32 sums).
   std::vector<float> biasValues(channels, 0.0f);
@@ -674,10 +687,17 @@ LogicalResult BlobWriter::emitQint8Convolution(aten::ConvolutionOp op,
     node.type = fb::NodeType::Convolution2d;
     window.groupInputChannels = uint64_t(w[1]);
     window.groupOutputChannels = uint64_t(outChannels / groups);
+    // A 1x1 filter is OHWI already.
+    llvm::function_ref<std::vector<int8_t>(ArrayRef<int8_t>)> pack = nullptr;
+    auto ohwi = [&](ArrayRef<int8_t> data) {
+      return packConvolutionFilter(data, w);
+    };
+    if (kh * kw != 1)
+      pack = ohwi;
     weights = quantizedWeights(
         op, op.getWeight(), op.getBias(), inputScale,
         {uint64_t(outChannels), uint64_t(kh), uint64_t(kw), uint64_t(w[1])}, 0,
-        [&](ArrayRef<int8_t> data) { return packConvolutionFilter(data, w); });
+        pack);
   }
   if (failed(weights))
     return failure();
@@ -713,8 +733,7 @@ LogicalResult BlobWriter::emitQint8Linear(aten::LinearOp op) {
                                  {1, 1, rows, inFeatures}, inQuant);
   auto weights = quantizedWeights(
       op, op.getWeight(), op.getBias(), inQuant.scale,
-      {outFeatures, 1, 1, inFeatures}, 0,
-      [](ArrayRef<int8_t> data) { return std::vector<int8_t>(data.begin(), data.end()); });
+      {outFeatures, 1, 1, inFeatures}, 0, /*pack=*/nullptr);
   if (failed(weights))
     return failure();
   aten::QuantizePerTensorOp q = quantizeAfter(op);
