@@ -402,6 +402,13 @@ TEST_CASE("comparisons, logical ops and where", "[predicates]") {
   CHECK(
       run1("aten.logical_not", AttrMap(), {g}, {3}, DType::boolean).values() ==
       std::vector<double>{0, 1, 0});
+  // Bool operands are read as they are, without a copy into truth values.
+  Tensor t = Tensor::of({3}, {1, 0, 1}, DType::boolean);
+  CHECK(
+      run1("aten.logical_not", AttrMap(), {t}, {3}, DType::boolean).values() ==
+      std::vector<double>{0, 1, 0});
+  CHECK(run1("aten.logical_and", AttrMap(), {t, f}, {3}, DType::boolean)
+            .values() == std::vector<double>{0, 0, 1});
 
   Tensor mask = Tensor::of({2, 1}, {1, 0}, DType::boolean);
   Tensor x = Tensor::of({3}, {1, 2, 3}, DType::i64),
