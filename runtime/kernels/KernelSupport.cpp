@@ -222,29 +222,31 @@ namespace {
 /// dropped, and a dim merged into the next inner one wherever both operands
 /// step over it as over one longer dim. Visits the same (dst, src) pairs.
 void coalesce(Shape &sizes, Shape &dstStrides, Shape &srcStrides) {
-  Shape n, d, s;
+  size_t kept = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == 1)
       continue;
-    if (!n.empty() && d.back() == dstStrides[i] * sizes[i] &&
-        s.back() == srcStrides[i] * sizes[i]) {
-      n.back() *= sizes[i];
-      d.back() = dstStrides[i];
-      s.back() = srcStrides[i];
-      continue;
+    if (kept > 0 && dstStrides[kept - 1] == dstStrides[i] * sizes[i] &&
+        srcStrides[kept - 1] == srcStrides[i] * sizes[i]) {
+      sizes[kept - 1] *= sizes[i];
+    } else {
+      sizes[kept] = sizes[i];
+      ++kept;
     }
-    n.push_back(sizes[i]);
-    d.push_back(dstStrides[i]);
-    s.push_back(srcStrides[i]);
+    dstStrides[kept - 1] = dstStrides[i];
+    srcStrides[kept - 1] = srcStrides[i];
   }
-  sizes = std::move(n);
-  dstStrides = std::move(d);
-  srcStrides = std::move(s);
+  for (Shape *v : {&sizes, &dstStrides, &srcStrides})
+    v->resize(kept);
 }
 
 /// Side of the square tiles of a transposing copy: a tile's rows of both
-/// operands stay in L1 while it is copied.
-constexpr int64_t kTile = 16;
+/// operands stay in L1 while it is copied, and a tensor that fits L1 is one
+/// or a few tiles.
+constexpr int64_t kTile = 64;
+
+/// Rows shorter than this are copied in place: a memcpy call costs more.
+constexpr int64_t kShortRow = 16;
 
 /// dst[i * dstRow + j] = src[i + j * srcCol] for a rows x cols block, tile
 /// by tile: dst's rows are contiguous, src's columns.
@@ -299,8 +301,7 @@ void copyStridedAs(void *dst, Shape dstStrides, const void *src,
                     const std::array<int64_t, 2> &inner) {
                   T *dr = d + off[0];
                   const T *sr = s + off[1];
-                  // A call costs more than copying a short row in place.
-                  if (inner[0] == 1 && inner[1] == 1 && count >= kTile) {
+                  if (inner[0] == 1 && inner[1] == 1 && count >= kShortRow) {
                     std::memcpy(dr, sr, count * sizeof(T));
                     return;
                   }

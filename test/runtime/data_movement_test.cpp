@@ -91,13 +91,13 @@ TEST_CASE("view, clone and permute move elements of any dtype", "[shape]") {
 }
 
 TEST_CASE("permute of every rank against index arithmetic", "[shape]") {
-  // Shapes with odd sizes, ones (dropped when the copy merges dims) and
-  // sizes past the transposing copy's 16-element tiles; every permutation
-  // of ranks up to 4 and a few of ranks 5 and 6; elements of 1, 2, 4 and 8
-  // bytes.
+  // Shapes with odd sizes, ones (dropped when the copy merges dims), rows
+  // shorter than the in-place threshold and sizes past the transposing
+  // copy's 64-element tiles; every permutation of ranks up to 4 and a few of
+  // ranks 5 and 6; elements of 1, 2, 4 and 8 bytes.
   const std::vector<Shape> shapes = {
-      {7},          {3, 5},          {17, 33},
-      {1, 19, 1},   {2, 3, 4},       {5, 1, 18, 3},
+      {7},          {3, 5},          {17, 33},          {70, 131},
+      {1, 19, 1},   {2, 3, 4},       {3, 66, 65},       {5, 1, 18, 3},
       {4, 6, 2, 9}, {2, 3, 1, 4, 5}, {2, 1, 3, 2, 3, 2}};
   for (const Shape &shape : shapes) {
     const int64_t rank = static_cast<int64_t>(shape.size());
