@@ -18,9 +18,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/kernels/Gemm.h"
+#include "runtime/kernels/VectorMath.h"
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace duet::rt::portable {
@@ -35,7 +37,8 @@ constexpr int64_t NC = 256; // columns of B per packed block (fits L2)
 /// Packs rows [i0, i0+mc) x columns [p0, p0+kc) of A as MR-row panels, each
 /// stored k-major: panel[p * MR + r]. Rows past the edge are zero.
 [[gnu::always_inline]] inline void packA(MatrixRef a, int64_t i0, int64_t mc,
-                                        int64_t p0, int64_t kc, float *packed) {
+                                         int64_t p0, int64_t kc,
+                                         float *packed) {
   for (int64_t ir = 0; ir < mc; ir += MR) {
     int64_t rows = std::min(MR, mc - ir);
     for (int64_t p = 0; p < kc; ++p) {
@@ -50,7 +53,8 @@ constexpr int64_t NC = 256; // columns of B per packed block (fits L2)
 /// Packs rows [p0, p0+kc) x columns [j0, j0+nc) of B as NR-column panels,
 /// each stored k-major: panel[p * NR + c]. Columns past the edge are zero.
 [[gnu::always_inline]] inline void packB(MatrixRef b, int64_t p0, int64_t kc,
-                                        int64_t j0, int64_t nc, float *packed) {
+                                         int64_t j0, int64_t nc,
+                                         float *packed) {
   for (int64_t jr = 0; jr < nc; jr += NR) {
     int64_t cols = std::min(NR, nc - jr);
     for (int64_t p = 0; p < kc; ++p) {
@@ -69,9 +73,8 @@ typedef float Row __attribute__((vector_size(NR * sizeof(float))));
 /// acc = A panel * B panel over `kc`. The MR rows of sums stay in registers
 /// (the loop over rows is unrolled), each step broadcasting one element of A
 /// against a row of B.
-[[gnu::always_inline]] inline void microKernel(int64_t kc, const float *a,
-                                              const float *b,
-                                              float acc[MR][NR]) {
+[[gnu::always_inline]] inline void
+microKernel(int64_t kc, const float *a, const float *b, float acc[MR][NR]) {
   Row sum[MR] = {};
   for (int64_t p = 0; p < kc; ++p) {
     Row bRow;
@@ -89,8 +92,8 @@ typedef float Row __attribute__((vector_size(NR * sizeof(float))));
 /// product per column, with no packing, which for a matrix-vector product
 /// would copy all of B to read it once.
 [[gnu::always_inline]] inline void rowTimesColumns(int64_t n, int64_t k,
-                                                  float alpha, MatrixRef a,
-                                                  MatrixRef b, float *c) {
+                                                   float alpha, MatrixRef a,
+                                                   MatrixRef b, float *c) {
   // A's row, contiguous (copied only when it is strided).
   std::vector<float> copied;
   const float *row = a.data;
@@ -121,7 +124,7 @@ typedef float Row __attribute__((vector_size(NR * sizeof(float))));
 
 /// Applies beta to C without reading it when beta is 0.
 [[gnu::always_inline]] inline void scaleC(int64_t m, int64_t n, float beta,
-                                         float *c, int64_t ldc) {
+                                          float *c, int64_t ldc) {
   for (int64_t i = 0; i < m; ++i) {
     float *row = c + i * ldc;
     if (beta == 0.f)
@@ -134,13 +137,7 @@ typedef float Row __attribute__((vector_size(NR * sizeof(float))));
 
 } // namespace
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define DUET_GEMM_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define DUET_GEMM_CLONES
-#endif
-
-DUET_GEMM_CLONES
+DUET_KERNEL_CLONES
 void gemm(int64_t m, int64_t n, int64_t k, float alpha, MatrixRef a,
           MatrixRef b, float beta, float *c, int64_t ldc) {
   if (m <= 0 || n <= 0)
@@ -154,23 +151,30 @@ void gemm(int64_t m, int64_t n, int64_t k, float alpha, MatrixRef a,
     return;
   }
 
-  // Edge panels are padded to whole MR rows and NR columns.
-  std::vector<float> packedA(KC * ((MC + MR - 1) / MR * MR));
-  std::vector<float> packedB(KC * ((NC + NR - 1) / NR * NR));
+  // Edge panels are padded to whole MR rows and NR columns. The buffers are
+  // sized for this product, not for the largest blocks, and left
+  // uninitialized (packing writes every element read): zero-filling 320 KB
+  // per call cost more than the whole product of a small attention head.
+  auto roundUp = [](int64_t v, int64_t to) { return (v + to - 1) / to * to; };
+  const int64_t kMax = std::min(KC, k);
+  std::unique_ptr<float[]> packedA(
+      new float[kMax * roundUp(std::min(MC, m), MR)]);
+  std::unique_ptr<float[]> packedB(
+      new float[kMax * roundUp(std::min(NC, n), NR)]);
   float acc[MR][NR];
   for (int64_t j0 = 0; j0 < n; j0 += NC) {
     int64_t nc = std::min(NC, n - j0);
     for (int64_t p0 = 0; p0 < k; p0 += KC) {
       int64_t kc = std::min(KC, k - p0);
-      packB(b, p0, kc, j0, nc, packedB.data());
+      packB(b, p0, kc, j0, nc, packedB.get());
       for (int64_t i0 = 0; i0 < m; i0 += MC) {
         int64_t mc = std::min(MC, m - i0);
-        packA(a, i0, mc, p0, kc, packedA.data());
+        packA(a, i0, mc, p0, kc, packedA.get());
         for (int64_t jr = 0; jr < nc; jr += NR) {
-          const float *bPanel = packedB.data() + (jr / NR) * kc * NR;
+          const float *bPanel = packedB.get() + (jr / NR) * kc * NR;
           int64_t cols = std::min(NR, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += MR) {
-            const float *aPanel = packedA.data() + (ir / MR) * kc * MR;
+            const float *aPanel = packedA.get() + (ir / MR) * kc * MR;
             int64_t rows = std::min(MR, mc - ir);
             microKernel(kc, aPanel, bPanel, acc);
             for (int64_t r = 0; r < rows; ++r) {

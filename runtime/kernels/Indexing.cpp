@@ -152,17 +152,21 @@ Status indexSelect(const KernelContext &ctx) {
     return Status::ok();
   std::vector<int64_t> picked;
   DUET_RETURN_IF_ERROR(readPicked(ctx, dim, picked));
-  // Slice i of the output along `dim` is slice picked[i] of self.
-  Shape inStrides = contiguousStrides(x.sizes);
-  Shape outStrides = contiguousStrides(sizes);
-  Shape slice = x.sizes;
-  slice[dim] = 1;
-  const size_t element = dtypeSize(x.dtype);
-  for (size_t i = 0; i < picked.size(); ++i)
-    copyStrided(
-        advance(y.data, static_cast<int64_t>(i) * outStrides[dim], element),
-        outStrides, advance(x.data, picked[i] * inStrides[dim], element),
-        inStrides, slice, element);
+  // As [outer, size, inner] (size along `dim`), output row i of each outer
+  // block is row picked[i] of self's: one contiguous run of inner elements.
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (d != dim)
+      (d < dim ? outer : inner) *= x.sizes[d];
+  const size_t run = static_cast<size_t>(inner) * dtypeSize(x.dtype);
+  const char *in = static_cast<const char *>(x.data);
+  char *out = static_cast<char *>(y.data);
+  const int64_t size = x.sizes[dim],
+                count = static_cast<int64_t>(picked.size());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < count; ++i)
+      std::memcpy(out + (o * count + i) * run,
+                  in + (o * size + picked[i]) * run, run);
   return Status::ok();
 }
 

@@ -218,17 +218,90 @@ AttrReader::getEnum(std::string_view name,
 
 namespace {
 
+/// The index space of a copy with fewer, longer dims: dims of size 1
+/// dropped, and a dim merged into the next inner one wherever both operands
+/// step over it as over one longer dim. Visits the same (dst, src) pairs.
+void coalesce(Shape &sizes, Shape &dstStrides, Shape &srcStrides) {
+  size_t kept = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 1)
+      continue;
+    if (kept > 0 && dstStrides[kept - 1] == dstStrides[i] * sizes[i] &&
+        srcStrides[kept - 1] == srcStrides[i] * sizes[i]) {
+      sizes[kept - 1] *= sizes[i];
+    } else {
+      sizes[kept] = sizes[i];
+      ++kept;
+    }
+    dstStrides[kept - 1] = dstStrides[i];
+    srcStrides[kept - 1] = srcStrides[i];
+  }
+  for (Shape *v : {&sizes, &dstStrides, &srcStrides})
+    v->resize(kept);
+}
+
+/// Side of the square tiles of a transposing copy: a tile's rows of both
+/// operands stay in L1 while it is copied, and a tensor that fits L1 is one
+/// or a few tiles.
+constexpr int64_t kTile = 64;
+
+/// Rows shorter than this are copied in place: a memcpy call costs more.
+constexpr int64_t kShortRow = 16;
+
+/// dst[i * dstRow + j] = src[i + j * srcCol] for a rows x cols block, tile
+/// by tile: dst's rows are contiguous, src's columns.
 template <typename T>
-void copyStridedAs(void *dst, const Shape &dstStrides, const void *src,
-                   const Shape &srcStrides, const Shape &sizes) {
+void transposeBlock(T *dst, int64_t dstRow, const T *src, int64_t srcCol,
+                    int64_t rows, int64_t cols) {
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      int64_t i1 = std::min(rows, i0 + kTile), j1 = std::min(cols, j0 + kTile);
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = j0; j < j1; ++j)
+          dst[i * dstRow + j] = src[i + j * srcCol];
+    }
+}
+
+template <typename T>
+void copyStridedAs(void *dst, Shape dstStrides, const void *src,
+                   Shape srcStrides, Shape sizes) {
+  for (int64_t s : sizes)
+    if (s <= 0)
+      return;
+  coalesce(sizes, dstStrides, srcStrides);
   T *d = static_cast<T *>(dst);
   const T *s = static_cast<const T *>(src);
+  const int64_t rank = static_cast<int64_t>(sizes.size());
+  // A transpose: dst's innermost dim is strided in src, and another dim t
+  // is src's contiguous one. Copied as [rest..., t, inner] blocks in tiles,
+  // where element by element each step would touch a new cache line of src.
+  int64_t t = rank - 2;
+  while (t >= 0 && srcStrides[t] != 1)
+    --t;
+  if (rank >= 2 && t >= 0 && dstStrides[rank - 1] == 1 &&
+      srcStrides[rank - 1] != 1) {
+    const int64_t rows = sizes[t], dstRow = dstStrides[t];
+    const int64_t cols = sizes[rank - 1], srcCol = srcStrides[rank - 1];
+    for (Shape *v : {&sizes, &dstStrides, &srcStrides}) {
+      v->erase(v->begin() + (rank - 1));
+      v->erase(v->begin() + t);
+    }
+    forEachRow<2>(sizes, {dstStrides, srcStrides},
+                  [&](const std::array<int64_t, 2> &off, int64_t count,
+                      const std::array<int64_t, 2> &inner) {
+                    for (int64_t i = 0; i < count; ++i)
+                      transposeBlock(d + off[0] + i * inner[0], dstRow,
+                                     s + off[1] + i * inner[1], srcCol, rows,
+                                     cols);
+                  });
+    return;
+  }
   forEachRow<2>(sizes, {dstStrides, srcStrides},
                 [&](const std::array<int64_t, 2> &off, int64_t count,
                     const std::array<int64_t, 2> &inner) {
                   T *dr = d + off[0];
                   const T *sr = s + off[1];
-                  if (inner[0] == 1 && inner[1] == 1) {
+                  if (inner[0] == 1 && inner[1] == 1 && count >= kShortRow) {
                     std::memcpy(dr, sr, count * sizeof(T));
                     return;
                   }

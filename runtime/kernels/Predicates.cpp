@@ -14,8 +14,11 @@
 namespace duet::rt::portable {
 namespace {
 
-/// `t` as bools (non-zero is true), in a buffer the view points into.
+/// `t` as bools (non-zero is true), in a buffer the view points into; a
+/// bool tensor is itself.
 TensorView truthOf(const TensorView &t, std::vector<uint8_t> &storage) {
+  if (t.dtype == DType::boolean)
+    return t;
   int64_t n = t.numel();
   storage.assign(n, 0);
   visitDType(t.dtype, [&](auto tag) {

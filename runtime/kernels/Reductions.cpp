@@ -8,6 +8,7 @@
 
 #include "runtime/kernels/ElementTypes.h"
 #include "runtime/kernels/Ops.h"
+#include "runtime/kernels/VectorMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -101,8 +102,84 @@ Status reduce(const KernelContext &ctx, Reduction kind) {
   return Status::ok();
 }
 
-/// softmax or log_softmax along `dim`, shifted by the maximum so that exp()
-/// never overflows.
+/// softmax or log_softmax of the rows of [outer, n, inner] data along n:
+/// per position of the inner dims the maximum, the sum of e^(x - max) in
+/// double, then e^(x - max) / sum or x - max - log(sum); shifted by the
+/// maximum so that exp() never overflows. Eight positions at a time, across
+/// the inner dims (`lanes`, at most eight, is how many of the block exist).
+/// A row along the last dim (inner == 1) is the same computation with its
+/// eight partial results combined: softmaxRow.
+[[gnu::always_inline]] inline void softmaxAcross(const float *x, float *y,
+                                                 int64_t n, int64_t inner,
+                                                 int64_t lanes,
+                                                 bool logarithm) {
+  using namespace vec;
+  Floats8 peak = splat(-std::numeric_limits<float>::infinity());
+  for (int64_t k = 0; k < n; ++k) {
+    Floats8 v = loadPartial(x + k * inner, lanes, 0.f);
+    peak = v > peak ? v : peak;
+  }
+  Doubles4 sumLow = {}, sumHigh = {};
+  for (int64_t k = 0; k < n; ++k) {
+    Floats8 e = exp(loadPartial(x + k * inner, lanes, 0.f) - peak);
+    sumLow += widenLow(e);
+    sumHigh += widenHigh(e);
+    if (!logarithm)
+      storePartial(y + k * inner, e, lanes);
+  }
+  Doubles4 logLow, logHigh;
+  for (int i = 0; logarithm && i < 4; ++i) {
+    logLow[i] = std::log(sumLow[i]);
+    logHigh[i] = std::log(sumHigh[i]);
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    Floats8 v;
+    if (logarithm) {
+      v = loadPartial(x + k * inner, lanes, 0.f) - peak -
+          narrow(logLow, logHigh);
+    } else {
+      Floats8 e = loadPartial(y + k * inner, lanes, 0.f);
+      v = narrow(widenLow(e) / sumLow, widenHigh(e) / sumHigh);
+    }
+    storePartial(y + k * inner, v, lanes);
+  }
+}
+
+[[gnu::always_inline]] inline void softmaxRow(const float *x, float *y,
+                                              int64_t n, bool logarithm) {
+  using namespace vec;
+  const float kNegInf = -std::numeric_limits<float>::infinity();
+  // Padded lanes are -inf: they add e^-inf = 0 to the sum.
+  Floats8 peaks = splat(kNegInf);
+  for (int64_t i = 0; i < n; i += kLanes) {
+    Floats8 v = loadPartial(x + i, std::min(kLanes, n - i), kNegInf);
+    peaks = v > peaks ? v : peaks;
+  }
+  const float peak = maxLanes(peaks);
+  Doubles4 sums = {};
+  for (int64_t i = 0; i < n; i += kLanes) {
+    int64_t count = std::min(kLanes, n - i);
+    Floats8 e = exp(loadPartial(x + i, count, kNegInf) - peak);
+    sums += widenLow(e) + widenHigh(e);
+    if (!logarithm)
+      storePartial(y + i, e, count);
+  }
+  const double sum = sumLanes(sums);
+  const float logSum = static_cast<float>(std::log(sum));
+  for (int64_t i = 0; i < n; i += kLanes) {
+    int64_t count = std::min(kLanes, n - i);
+    Floats8 v;
+    if (logarithm) {
+      v = loadPartial(x + i, count, 0.f) - peak - logSum;
+    } else {
+      Floats8 e = loadPartial(y + i, count, 0.f);
+      v = narrow(widenLow(e) / sum, widenHigh(e) / sum);
+    }
+    storePartial(y + i, v, count);
+  }
+}
+
+DUET_KERNEL_CLONES
 Status softmaxFamily(const KernelContext &ctx, bool logarithm) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);
   AttrReader attrs(ctx);
@@ -122,33 +199,16 @@ Status softmaxFamily(const KernelContext &ctx, bool logarithm) {
     (d < dim ? outer : d == dim ? n : inner) *= x.sizes[d];
   const float *in = x.as<const float>();
   float *out = y.as<float>();
-  std::vector<float> maxima(inner);
-  std::vector<double> sums(inner);
   for (int64_t o = 0; o < outer; ++o) {
     const float *xo = in + o * n * inner;
     float *yo = out + o * n * inner;
-    std::fill(maxima.begin(), maxima.end(),
-              -std::numeric_limits<float>::infinity());
-    std::fill(sums.begin(), sums.end(), 0.0);
-    for (int64_t k = 0; k < n; ++k)
-      for (int64_t j = 0; j < inner; ++j)
-        maxima[j] = std::max(maxima[j], xo[k * inner + j]);
-    for (int64_t k = 0; k < n; ++k)
-      for (int64_t j = 0; j < inner; ++j) {
-        float e = std::exp(xo[k * inner + j] - maxima[j]);
-        sums[j] += e;
-        if (!logarithm)
-          yo[k * inner + j] = e;
-      }
-    for (int64_t k = 0; k < n; ++k)
-      for (int64_t j = 0; j < inner; ++j) {
-        float &v = yo[k * inner + j];
-        if (logarithm)
-          v = xo[k * inner + j] - maxima[j] -
-              static_cast<float>(std::log(sums[j]));
-        else
-          v = static_cast<float>(v / sums[j]);
-      }
+    if (inner == 1) {
+      softmaxRow(xo, yo, n, logarithm);
+      continue;
+    }
+    for (int64_t j = 0; j < inner; j += vec::kLanes)
+      softmaxAcross(xo + j, yo + j, n, inner, std::min(vec::kLanes, inner - j),
+                    logarithm);
   }
   return Status::ok();
 }

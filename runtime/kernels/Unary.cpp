@@ -7,26 +7,25 @@
 
 #include "runtime/kernels/ElementTypes.h"
 #include "runtime/kernels/Ops.h"
+#include "runtime/kernels/VectorMath.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
-#include <cmath>
 #include <type_traits>
 
 namespace duet::rt::portable {
 namespace {
 
-/// Eight floats as one value (GCC vector extension): two SSE registers or
-/// one AVX register, whichever the target has.
-typedef float Floats8 __attribute__((vector_size(8 * sizeof(float))));
+using vec::Floats8;
 
-/// Applies `fn` to every element of the float input. With `vectorFn` (it
-/// must give what `fn` gives on each lane), eight elements at a time and
-/// `fn` on the tail: for ops whose scalar form compiles to a branch per
-/// element.
-template <typename Fn, typename VectorFn = std::nullptr_t>
-Status mapFloat(const KernelContext &ctx, Fn fn, VectorFn vectorFn = nullptr) {
+/// Applies `fn` to every element of the float input: a function of one
+/// float, or of eight lanes (vec::Floats8) for the ops whose scalar form
+/// would branch or call libm per element; the lanes' form is then the only
+/// one (vec::map pads the tail).
+template <typename Fn>
+[[gnu::always_inline]] inline Status mapFloat(const KernelContext &ctx, Fn fn) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);
   DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
   DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
@@ -35,19 +34,13 @@ Status mapFloat(const KernelContext &ctx, Fn fn, VectorFn vectorFn = nullptr) {
     return Status::ok();
   const float *in = x.as<const float>();
   float *out = y.as<float>();
-  int64_t n = x.numel(), i = 0;
-  if constexpr (!std::is_null_pointer_v<VectorFn>) {
-    // Each block is loaded whole before it is stored, so in == out (an
-    // in-place op) is fine.
-    for (; i + 8 <= n; i += 8) {
-      Floats8 v;
-      std::memcpy(&v, in + i, sizeof(v));
-      v = vectorFn(v);
-      std::memcpy(out + i, &v, sizeof(v));
-    }
+  const int64_t n = x.numel();
+  if constexpr (std::is_invocable_r_v<Floats8, Fn, Floats8>) {
+    vec::map(in, out, n, fn);
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = fn(in[i]);
   }
-  for (; i < n; ++i)
-    out[i] = fn(in[i]);
   return Status::ok();
 }
 
@@ -92,15 +85,14 @@ float clampValue(float x, float lo, float hi) {
 
 } // namespace
 
+DUET_KERNEL_CLONES
 Status relu(const KernelContext &ctx) {
   // x < 0 is false for NaN, so NaN passes through as in PyTorch. The scalar
   // loop compiled to a branch per element (~4 ns each on random signs).
-  return mapFloat(
-      ctx, [](float x) { return std::max(x, 0.f); },
-      [](Floats8 v) {
-        Floats8 zero = {};
-        return v < zero ? zero : v;
-      });
+  return mapFloat(ctx, [](Floats8 v) {
+    Floats8 zero = {};
+    return v < zero ? zero : v;
+  });
 }
 
 Status hardswish(const KernelContext &ctx) {
@@ -113,16 +105,19 @@ Status hardsigmoid(const KernelContext &ctx) {
                   [](float x) { return clampValue(x + 3.f, 0.f, 6.f) / 6.f; });
 }
 
+DUET_KERNEL_CLONES
 Status silu(const KernelContext &ctx) {
-  return mapFloat(ctx, [](float x) { return x / (1.f + std::exp(-x)); });
+  return mapFloat(ctx, [](Floats8 x) { return x / (1.f + vec::exp(-x)); });
 }
 
+DUET_KERNEL_CLONES
 Status sigmoid(const KernelContext &ctx) {
-  return mapFloat(ctx, [](float x) { return 1.f / (1.f + std::exp(-x)); });
+  return mapFloat(ctx, [](Floats8 x) { return 1.f / (1.f + vec::exp(-x)); });
 }
 
+DUET_KERNEL_CLONES
 Status tanh(const KernelContext &ctx) {
-  return mapFloat(ctx, [](float x) { return std::tanh(x); });
+  return mapFloat(ctx, [](Floats8 x) { return vec::tanh(x); });
 }
 
 Status abs(const KernelContext &ctx) {
@@ -136,8 +131,9 @@ Status neg(const KernelContext &ctx) {
       ctx, [](float x) { return -x; }, [](auto v) { return wrappingNeg(v); });
 }
 
+DUET_KERNEL_CLONES
 Status exp(const KernelContext &ctx) {
-  return mapFloat(ctx, [](float x) { return std::exp(x); });
+  return mapFloat(ctx, [](Floats8 x) { return vec::exp(x); });
 }
 
 Status log(const KernelContext &ctx) {
@@ -152,8 +148,9 @@ Status rsqrt(const KernelContext &ctx) {
   return mapFloat(ctx, [](float x) { return 1.f / std::sqrt(x); });
 }
 
+DUET_KERNEL_CLONES
 Status erf(const KernelContext &ctx) {
-  return mapFloat(ctx, [](float x) { return std::erf(x); });
+  return mapFloat(ctx, [](Floats8 x) { return vec::erf(x); });
 }
 
 Status sin(const KernelContext &ctx) {
@@ -195,20 +192,23 @@ Status hardshrink(const KernelContext &ctx) {
                   [=](float x) { return x >= -lambd && x <= lambd ? 0.f : x; });
 }
 
+DUET_KERNEL_CLONES
 Status gelu(const KernelContext &ctx) {
   AttrReader attrs(ctx);
   std::string approximate = attrs.getEnum("approximate", {"none", "tanh"});
   DUET_RETURN_IF_ERROR(attrs.status());
   if (approximate == "tanh")
-    return mapFloat(ctx, [](float x) {
+    return mapFloat(ctx, [](Floats8 x) {
       const float kBeta = 0.7978845608028654f; // sqrt(2 / pi)
       const float kKappa = 0.044715f;
-      float inner = kBeta * (x + kKappa * x * x * x);
-      return 0.5f * x * (1.f + std::tanh(inner));
+      Floats8 inner = kBeta * (x + kKappa * x * x * x);
+      // 0.5 x (1 + tanh(u)) = x / (1 + e^-2u), without the cancellation
+      // of 1 + tanh(u) for negative u.
+      return x / (1.f + vec::exp(-2.f * inner));
     });
-  return mapFloat(ctx, [](float x) {
+  return mapFloat(ctx, [](Floats8 x) {
     const float kAlpha = 0.7071067811865476f; // 1 / sqrt(2)
-    return x * 0.5f * (1.f + std::erf(x * kAlpha));
+    return x * 0.5f * (1.f + vec::erf(x * kAlpha));
   });
 }
 

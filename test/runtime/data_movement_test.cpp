@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -87,6 +88,50 @@ TEST_CASE("view, clone and permute move elements of any dtype", "[shape]") {
   std::vector<Tensor> wrongType = {Tensor(DType::i32, {2, 3})};
   CHECK(runOp("aten.clone", AttrMap(), {iota({2, 3})}, wrongType).message() ==
         "aten.clone: operands must share one dtype, got float32 and int32");
+}
+
+TEST_CASE("permute of every rank against index arithmetic", "[shape]") {
+  // Shapes with odd sizes, ones (dropped when the copy merges dims), rows
+  // shorter than the in-place threshold and sizes past the transposing
+  // copy's 64-element tiles; every permutation of ranks up to 4 and a few of
+  // ranks 5 and 6; elements of 1, 2, 4 and 8 bytes.
+  const std::vector<Shape> shapes = {
+      {7},          {3, 5},          {17, 33},          {70, 131},
+      {1, 19, 1},   {2, 3, 4},       {3, 66, 65},       {5, 1, 18, 3},
+      {4, 6, 2, 9}, {2, 3, 1, 4, 5}, {2, 1, 3, 2, 3, 2}};
+  for (const Shape &shape : shapes) {
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    Shape dims(rank);
+    std::iota(dims.begin(), dims.end(), 0);
+    int tried = 0;
+    do {
+      for (DType dtype : {DType::f32, DType::u8, DType::f16, DType::i64}) {
+        Tensor x = iota(shape, dtype == DType::u8 ? DType::i64 : dtype);
+        if (dtype == DType::u8) // values past 255 would wrap
+          x = Tensor::random(shape, 3, 0, 200).to(DType::u8);
+        Shape sizes, strides(rank, 1), outStrides(rank, 1);
+        for (int64_t d = rank - 2; d >= 0; --d)
+          strides[d] = strides[d + 1] * shape[d + 1];
+        for (int64_t d : dims)
+          sizes.push_back(shape[d]);
+        for (int64_t d = rank - 2; d >= 0; --d)
+          outStrides[d] = outStrides[d + 1] * sizes[d + 1];
+        Tensor y = run1("aten.permute", AttrMap().setInts("dims", dims), {x},
+                        sizes, dtype);
+        std::vector<double> xv = x.values(), yv = y.values();
+        INFO(dtypeName(dtype)
+             << " shape rank " << rank << " permutation " << tried);
+        REQUIRE(y.guardsIntact());
+        for (int64_t at = 0; at < y.numel(); ++at) {
+          int64_t from = 0;
+          for (int64_t d = 0; d < rank; ++d)
+            from += (at / outStrides[d] % sizes[d]) * strides[dims[d]];
+          REQUIRE(yv[at] == xv[from]);
+        }
+      }
+    } while (std::next_permutation(dims.begin(), dims.end()) &&
+             (rank <= 4 || ++tried < 12));
+  }
 }
 
 TEST_CASE("expand, slice and select", "[shape]") {
@@ -324,6 +369,45 @@ TEST_CASE("index_select takes whole slices in the index's order",
               row)
             .message() == "aten.index_select: has 1 indices into dim 0 of "
                           "size 0");
+}
+
+TEST_CASE("index_select along every dim against index arithmetic",
+          "[indexing]") {
+  for (const Shape &shape :
+       std::vector<Shape>{{5}, {3, 7}, {2, 3, 4}, {2, 1, 5, 3}}) {
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    for (int64_t dim = 0; dim < rank; ++dim)
+      for (DType dtype : {DType::f32, DType::i64, DType::f16}) {
+        Tensor x = iota(shape, dtype);
+        // Repeated and out-of-order picks, more of them than the dim has.
+        std::vector<double> picks;
+        for (int64_t i = 0; i < shape[dim] + 2; ++i)
+          picks.push_back(static_cast<double>((i * 3 + 1) % shape[dim]));
+        Tensor index =
+            Tensor::of({static_cast<int64_t>(picks.size())}, picks, DType::i64);
+        Shape sizes = shape;
+        sizes[dim] = static_cast<int64_t>(picks.size());
+        Tensor y = run1("aten.index_select", AttrMap().setInt("dim", dim),
+                        {x, index}, sizes, dtype);
+        Shape strides(rank, 1), outStrides(rank, 1);
+        for (int64_t d = rank - 2; d >= 0; --d) {
+          strides[d] = strides[d + 1] * shape[d + 1];
+          outStrides[d] = outStrides[d + 1] * sizes[d + 1];
+        }
+        std::vector<double> xv = x.values(), yv = y.values();
+        INFO(dtypeName(dtype) << " rank " << rank << " dim " << dim);
+        REQUIRE(y.guardsIntact());
+        for (int64_t at = 0; at < y.numel(); ++at) {
+          int64_t from = 0;
+          for (int64_t d = 0; d < rank; ++d) {
+            int64_t i = at / outStrides[d] % sizes[d];
+            from +=
+                (d == dim ? static_cast<int64_t>(picks[i]) : i) * strides[d];
+          }
+          REQUIRE(yv[at] == xv[from]);
+        }
+      }
+  }
 }
 
 TEST_CASE("scaled_dot_product_attention against its definition",

@@ -53,11 +53,11 @@ TEST_CASE("activations match hand-computed values", "[unary]") {
   requireClose(unary("aten.relu", {-1, 0, 2, kNaN}), {0, 0, 2, kNaN});
   // Past eight elements relu runs eight lanes at a time, then the tail:
   // NaN, negatives and infinities in both.
-  requireClose(unary("aten.relu", {-1, 3, kNaN, -5, 0.5, -INFINITY, INFINITY, 7,
-                                   -2, kNaN, 4, -0.25, 9, -1, 6, kNaN, -8, 2,
-                                   -3}),
-               {0, 3, kNaN, 0, 0.5, 0, INFINITY, 7, 0, kNaN, 4, 0, 9, 0, 6,
-                kNaN, 0, 2, 0});
+  requireClose(
+      unary("aten.relu", {-1, 3, kNaN, -5, 0.5, -INFINITY, INFINITY, 7, -2,
+                          kNaN, 4, -0.25, 9, -1, 6, kNaN, -8, 2, -3}),
+      {0, 3, kNaN, 0, 0.5, 0, INFINITY, 7, 0, kNaN, 4, 0, 9, 0, 6, kNaN, 0, 2,
+       0});
   requireClose(unary("aten.hardswish", {-4, -1, 1, 4}),
                {0, -1.0 / 3, 2.0 / 3, 4});
   requireClose(unary("aten.hardsigmoid", {-4, 0, 1, 4}), {0, 0.5, 4.0 / 6, 1});
@@ -112,6 +112,44 @@ TEST_CASE("gelu, exact and tanh-approximated", "[unary]") {
   // The kernel has no default of its own: the compiler writes the mode.
   CHECK(runOp("aten.gelu", AttrMap(), {Tensor::of({1}, {1})}, out).message() ==
         "aten.gelu: missing attribute 'approximate' (a string)");
+}
+
+TEST_CASE("vectorized activations match their formulas at every length",
+          "[unary]") {
+  // Eight lanes at a time, then a padded tail: lengths around multiples of
+  // eight, values over the range where each formula changes form (erf at
+  // |x| = 1, tanh at 0.625, exp's saturation).
+  struct Case {
+    std::string_view op;
+    AttrMap attrs;
+    double (*ref)(double);
+  };
+  const Case cases[] = {
+      {"aten.gelu", AttrMap().setString("approximate", "none"),
+       [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
+      {"aten.gelu", AttrMap().setString("approximate", "tanh"),
+       [](double x) {
+         return 0.5 * x *
+                (1 +
+                 std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+       }},
+      {"aten.erf", AttrMap(), [](double x) { return std::erf(x); }},
+      {"aten.tanh", AttrMap(), [](double x) { return std::tanh(x); }},
+      {"aten.exp", AttrMap(), [](double x) { return std::exp(x); }},
+      {"aten.sigmoid", AttrMap(),
+       [](double x) { return 1 / (1 + std::exp(-x)); }},
+      {"aten.silu", AttrMap(), [](double x) { return x / (1 + std::exp(-x)); }},
+      {"aten.relu", AttrMap(), [](double x) { return std::max(x, 0.0); }},
+  };
+  for (const Case &c : cases)
+    for (int64_t n : {1, 5, 8, 13, 16, 23, 64, 67}) {
+      Tensor x = Tensor::random({n}, static_cast<uint32_t>(n), -6, 6);
+      std::vector<double> want;
+      for (double v : x.values())
+        want.push_back(c.ref(v));
+      INFO(c.op << " over " << n << " elements");
+      requireClose(run1(c.op, c.attrs, {x}, {n}), want, 1e-6);
+    }
 }
 
 TEST_CASE("clamping ops", "[unary]") {
@@ -413,6 +451,13 @@ TEST_CASE("comparisons, logical ops and where", "[predicates]") {
   CHECK(
       run1("aten.logical_not", AttrMap(), {g}, {3}, DType::boolean).values() ==
       std::vector<double>{0, 1, 0});
+  // Bool operands are read as they are, without a copy into truth values.
+  Tensor t = Tensor::of({3}, {1, 0, 1}, DType::boolean);
+  CHECK(
+      run1("aten.logical_not", AttrMap(), {t}, {3}, DType::boolean).values() ==
+      std::vector<double>{0, 1, 0});
+  CHECK(run1("aten.logical_and", AttrMap(), {t, f}, {3}, DType::boolean)
+            .values() == std::vector<double>{0, 0, 1});
 
   Tensor mask = Tensor::of({2, 1}, {1, 0}, DType::boolean);
   Tensor x = Tensor::of({3}, {1, 2, 3}, DType::i64),

@@ -411,8 +411,8 @@ TEST_CASE("gemm of one strided row against contiguous columns", "[gemm]") {
   for (int64_t p = 0; p < k; ++p)
     a[p] = source[p * 3 + 1];
   std::vector<float> c = randomFloats(n, 9);
-  std::vector<double> want = referenceGemm(1, n, k, 2.0, a, false, w, true,
-                                           0.5, c);
+  std::vector<double> want =
+      referenceGemm(1, n, k, 2.0, a, false, w, true, 0.5, c);
   gemm(1, n, k, 2.f, MatrixRef{source.data() + 1, 0, 3},
        MatrixRef::rowMajor(w.data(), k).transposed(), 0.5f, c.data(), n);
   for (int64_t j = 0; j < n; ++j) {
@@ -650,4 +650,48 @@ TEST_CASE("3-D convolution: padding, stride, dilation, groups, and depth 1 "
   std::vector<Tensor> out = {Tensor(DType::f32, {1, 4, 1, 3, 5})};
   CHECK(runOp("aten.convolution", transposed, {x, w}, out).message() ==
         "aten.convolution: a 3-D transposed convolution is not supported");
+}
+
+TEST_CASE("layer_norm against its definition at every width", "[norm]") {
+  // Widths around multiples of eight lanes (the padded last block), with and
+  // without weight and bias, over one to three normalized dims.
+  const std::vector<Shape> normalizedShapes = {
+      {1}, {5}, {8}, {13}, {2, 8}, {3, 7}, {64}, {67}, {2, 3, 5}};
+  for (const Shape &normalized : normalizedShapes)
+    for (bool affine : {false, true}) {
+      Shape shape = {3};
+      shape.insert(shape.end(), normalized.begin(), normalized.end());
+      int64_t width = 1;
+      for (int64_t s : normalized)
+        width *= s;
+      Tensor x = Tensor::random(shape, static_cast<uint32_t>(width), -4, 6);
+      Tensor w = Tensor::random(normalized, 7),
+             b = Tensor::random(normalized, 8);
+      std::vector<double> xv = x.values(), wv = w.values(), bv = b.values();
+      std::vector<double> want(xv.size());
+      const double eps = 1e-5;
+      for (int64_t r = 0; r < 3; ++r) {
+        const double *row = xv.data() + r * width;
+        double mean = 0, var = 0;
+        for (int64_t i = 0; i < width; ++i)
+          mean += row[i] / width;
+        for (int64_t i = 0; i < width; ++i)
+          var += (row[i] - mean) * (row[i] - mean) / width;
+        for (int64_t i = 0; i < width; ++i) {
+          double v = (row[i] - mean) / std::sqrt(var + eps);
+          want[r * width + i] = affine ? v * wv[i] + bv[i] : v;
+        }
+      }
+      AttrMap attrs = AttrMap()
+                          .setInts("normalized_shape", normalized)
+                          .setFloat("eps", eps);
+      std::vector<Tensor> inputs = {x};
+      if (affine)
+        inputs.insert(inputs.end(), {w, b});
+      INFO("width " << width << (affine ? " with" : " without")
+                    << " weight and bias");
+      Tensor y = run1("aten.layer_norm", attrs, inputs, shape);
+      requireClose(y, want, 1e-6);
+      CHECK(y.guardsIntact());
+    }
 }

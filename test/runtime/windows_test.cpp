@@ -205,6 +205,52 @@ TEST_CASE("softmax and log_softmax", "[softmax]") {
   }
 }
 
+TEST_CASE("softmax and log_softmax against their definition at every length",
+          "[softmax]") {
+  // Rows along the last dim (eight lanes along the row, a padded tail) and
+  // along inner dims (eight rows at a time, a partial last block); a row
+  // with -inf entries.
+  const std::vector<std::pair<Shape, int64_t>> cases = {
+      {{1}, 0},       {{7}, 0},         {{8}, 0},    {{3, 13}, 1},
+      {{2, 65}, 1},   {{5, 3}, 0},      {{4, 9}, 0}, {{2, 6, 17}, 1},
+      {{3, 8, 8}, 1}, {{2, 3, 4, 5}, 2}};
+  for (const auto &[shape, dim] : cases) {
+    Tensor x =
+        Tensor::random(shape, static_cast<uint32_t>(shape.back()), -8, 8);
+    std::vector<double> xv = x.values();
+    if (xv.size() > 2)
+      xv[1] = -kInf;
+    x = Tensor::of(shape, xv);
+    int64_t outer = 1, n = shape[dim], inner = 1;
+    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
+      if (d != dim)
+        (d < dim ? outer : inner) *= shape[d];
+    std::vector<double> soft(xv.size()), logs(xv.size());
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < inner; ++j) {
+        auto at = [&](int64_t k) { return (o * n + k) * inner + j; };
+        double peak = -kInf, sum = 0;
+        for (int64_t k = 0; k < n; ++k)
+          peak = std::max(peak, xv[at(k)]);
+        for (int64_t k = 0; k < n; ++k)
+          sum += std::exp(xv[at(k)] - peak);
+        for (int64_t k = 0; k < n; ++k) {
+          soft[at(k)] = std::exp(xv[at(k)] - peak) / sum;
+          logs[at(k)] = xv[at(k)] - peak - std::log(sum);
+        }
+      }
+    INFO("shape rank " << shape.size() << ", dim " << dim << " of size " << n);
+    AttrMap attrs = AttrMap().setInt("dim", dim);
+    requireClose(run1("aten.softmax", attrs, {x}, shape), soft, 1e-6);
+    requireClose(run1("aten.log_softmax", attrs, {x}, shape), logs, 1e-6);
+  }
+  // A NaN anywhere in a row makes the whole row NaN, as in PyTorch.
+  Tensor y = run1("aten.softmax", AttrMap().setInt("dim", 0),
+                  {Tensor::of({9}, {1, 2, kNaN, 4, 5, 6, 7, 8, 9})}, {9});
+  for (double v : y.values())
+    CHECK(std::isnan(v));
+}
+
 TEST_CASE("avg_pool2d divisors, ceil_mode and padding", "[pool]") {
   SECTION("plain 2x2 windows") {
     requireClose(run1("aten.avg_pool2d", avgWindow({2, 2}, {2, 2}, {0, 0}),
