@@ -966,14 +966,24 @@ LogicalResult checkChannels(Operation *op, Value self, Value scales,
 
 } // namespace
 
+/// A zero point the kernels take (runtime/kernels/Quantize.cpp).
+static LogicalResult checkZeroPoint(Operation *op, int64_t zeroPoint) {
+  if (zeroPoint >= -(int64_t{1} << 40) && zeroPoint <= (int64_t{1} << 40))
+    return success();
+  return op->emitOpError() << "zero_point " << zeroPoint
+                           << " is out of range (at most 2^40 in magnitude)";
+}
+
 LogicalResult QuantizePerTensorOp::verify() {
-  if (failed(checkScale(*this, getScale().convertToDouble())))
+  if (failed(checkScale(*this, getScale().convertToDouble())) ||
+      failed(checkZeroPoint(*this, int64_t(getZeroPoint()))))
     return failure();
   return checkQuantRange(*this, getQuantMin(), getQuantMax(), getType());
 }
 
 LogicalResult DequantizePerTensorOp::verify() {
-  if (failed(checkScale(*this, getScale().convertToDouble())))
+  if (failed(checkScale(*this, getScale().convertToDouble())) ||
+      failed(checkZeroPoint(*this, int64_t(getZeroPoint()))))
     return failure();
   return checkQuantRange(*this, getQuantMin(), getQuantMax(),
                          getSelf().getType());

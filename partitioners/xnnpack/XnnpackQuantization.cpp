@@ -154,6 +154,63 @@ struct Match {
   Value weight;
 };
 
+float scaleOf(Operation *op) {
+  return float(op->getAttrOfType<FloatAttr>("scale").getValueAsDouble());
+}
+
+/// Why this XNNPACK's qint8 node for `op` cannot requantize from `match`'s
+/// scales: the ratios its integer kernels take (its convolution needs input
+/// x filter / output scale below 256, add2 each input / output scale in
+/// [2^-10, 2^8), global average pooling input / output in [2^-8, 2^8)).
+std::optional<std::string> requantizationProblem(Operation *op,
+                                                 const Match &match) {
+  float out = scaleOf(match.output);
+  auto ratio = [&](float r, float lo, float hi, const char *what) {
+    return r >= lo && r < hi && std::isnormal(r)
+               ? std::optional<std::string>()
+               : std::optional<std::string>(
+                     std::string(what) + " scale ratio " + std::to_string(r) +
+                     " is outside what this XNNPACK's qint8 kernels take");
+  };
+  if (match.weight) {
+    std::optional<SmallVector<double>> scales;
+    Operation *def = match.weight.getDefiningOp();
+    if (auto pc = dyn_cast<DequantizePerChannelOp>(def))
+      scales = readFloatConstant(pc.getScales());
+    else
+      scales = SmallVector<double>{
+          cast<DequantizePerTensorOp>(def).getScale().convertToDouble()};
+    float in = scaleOf(match.inputs[0]);
+    // The bias becomes int32 in units of input x filter scale.
+    std::optional<SmallVector<double>> bias;
+    if (Value b = op->getNumOperands() > 2 ? op->getOperand(2) : Value())
+      bias = readFloatConstant(b);
+    for (auto [c, w] : llvm::enumerate(*scales)) {
+      float product = in * float(w);
+      if (!std::isnormal(product))
+        return std::string("input x filter scale is not a normal float32");
+      if (auto why = ratio(product / out, 0, 256, "input x filter / output"))
+        return why;
+      double b = bias ? (*bias)[bias->size() == 1 ? 0 : c] : 0.0;
+      if (std::fabs(b / double(product)) >= 2147483647.0)
+        return std::string("its bias does not fit int32 in units of input x "
+                           "filter scale");
+    }
+    return std::nullopt;
+  }
+  if (isa<AddOp>(op)) {
+    for (DequantizePerTensorOp dq : match.inputs)
+      if (auto why = ratio(scaleOf(dq) / out, 0x1.0p-10f, 0x1.0p+8f,
+                           "input / output"))
+        return why;
+    return std::nullopt;
+  }
+  if (isa<MeanOp, AdaptiveAvgPool2dOp>(op))
+    return ratio(scaleOf(match.inputs[0]) / out, 0x1.0p-8f, 0x1.0p+8f,
+                 "input / output");
+  return std::nullopt;
+}
+
 bool sameQparams(DequantizePerTensorOp dq, QuantizePerTensorOp q) {
   return dq.getScale().convertToDouble() == q.getScale().convertToDouble() &&
          int64_t(dq.getZeroPoint()) == int64_t(q.getZeroPoint());
@@ -226,6 +283,10 @@ std::optional<Match> matchQint8(Operation *op, std::string &why) {
                 .Default([&](Operation *) { return false; });
   if (!ok)
     return std::nullopt;
+  if (auto problem = requantizationProblem(op, match)) {
+    why = *problem;
+    return std::nullopt;
+  }
   return match;
 }
 

@@ -319,8 +319,11 @@ std::optional<std::string> castArgs(Operation *op) {
 /// XNNPACK's qint8, whose range is the whole of int8.
 std::optional<std::string> quantizationArgs(Operation *op, Value quantized,
                                             int64_t min, int64_t max,
-                                            int64_t zeroPoint) {
+                                            int64_t zeroPoint, double scale) {
   std::string name = op->getName().getStringRef().str();
+  if (!std::isnormal(float(scale)))
+    return name + " with scale " + number(scale) +
+           ": XNNPACK takes a scale that is a normal float32";
   Type element = typeOf(quantized).getElementType();
   if (!element.isSignlessInteger(8))
     return name + " to " +
@@ -341,8 +344,9 @@ std::optional<std::string> quantizationArgs(Operation *op, Value quantized,
 
 std::optional<std::string> quantizeArgs(Operation *op) {
   auto q = cast<QuantizePerTensorOp>(op);
-  return quantizationArgs(op, q.getResult(), int64_t(q.getQuantMin()), int64_t(q.getQuantMax()),
-                          int64_t(q.getZeroPoint()));
+  return quantizationArgs(op, q.getResult(), int64_t(q.getQuantMin()),
+                          int64_t(q.getQuantMax()), int64_t(q.getZeroPoint()),
+                          q.getScale().convertToDouble());
 }
 
 std::optional<std::string> dequantizeArgs(Operation *op) {
@@ -354,8 +358,29 @@ std::optional<std::string> dequantizeArgs(Operation *op) {
   if (!dq.getType().getElementType().isF32())
     return std::string("dequantize_per_tensor to a type other than float32: "
                        "this XNNPACK's convert writes fp32");
-  return quantizationArgs(op, dq.getSelf(), int64_t(dq.getQuantMin()),
-                          int64_t(dq.getQuantMax()), int64_t(dq.getZeroPoint()));
+  if (auto why = quantizationArgs(op, dq.getSelf(), int64_t(dq.getQuantMin()),
+                                  int64_t(dq.getQuantMax()),
+                                  int64_t(dq.getZeroPoint()),
+                                  dq.getScale().convertToDouble()))
+    return why;
+  // XNNPACK holds one quantization per int8 value: that of the quantize
+  // that wrote it, which every dequantize of it must share.
+  auto same = [&](auto other) {
+    return other.getScale().convertToDouble() ==
+               dq.getScale().convertToDouble() &&
+           int64_t(other.getZeroPoint()) == int64_t(dq.getZeroPoint());
+  };
+  Value integers = dq.getSelf();
+  if (auto q = integers.getDefiningOp<QuantizePerTensorOp>(); q && !same(q))
+    return std::string("dequantize_per_tensor with other qparams than the "
+                       "quantize_per_tensor that wrote its integers: XNNPACK "
+                       "holds one quantization per qint8 value");
+  for (Operation *user : integers.getUsers())
+    if (auto other = dyn_cast<DequantizePerTensorOp>(user); other && !same(other))
+      return std::string("dequantize_per_tensor with other qparams than "
+                         "another dequantize of the same integers: XNNPACK "
+                         "holds one quantization per qint8 value");
+  return std::nullopt;
 }
 
 //===----------------------------------------------------------------------===//

@@ -6,7 +6,8 @@
 // model's integers exactly (docs/quantization.md):
 //
 //   quantize_per_tensor    q = clamp(round(x * float(1.0 / scale)) + zp, min, max)
-//   dequantize_per_tensor  x = (float(q) - zp) * float(scale)
+//   dequantize_per_tensor  x = (float(q) - zp) * float(scale) (in double for
+//                          a float64 result)
 //   quantize_per_channel   q = clamp(round(x * (1 / s[c])) + zp[c], min, max)
 //                          in the type of s (float32 or float64)
 //   dequantize_per_channel x = (q - zp[c]) * s[c] in the type of s
@@ -27,6 +28,10 @@
 namespace duet::rt::portable {
 
 namespace {
+
+/// The largest zero point a kernel takes: far beyond any integer type's
+/// range, and far enough from int64's that q - zero_point cannot overflow.
+constexpr int64_t kMaxZeroPoint = int64_t{1} << 40;
 
 constexpr std::initializer_list<DType> kQuantized = {DType::i8, DType::u8,
                                                      DType::i16, DType::i32};
@@ -71,7 +76,7 @@ Status readPerTensor(const KernelContext &ctx, DType quantized,
   DUET_RETURN_IF_ERROR(attrs.status());
   if (!(q.scale > 0) || !std::isfinite(q.scale))
     return ctx.error("scale {} is not positive and finite", q.scale);
-  if (q.zeroPoint < -(int64_t{1} << 40) || q.zeroPoint > (int64_t{1} << 40))
+  if (q.zeroPoint < -kMaxZeroPoint || q.zeroPoint > kMaxZeroPoint)
     return ctx.error("zero_point {} is out of range", q.zeroPoint);
   return readRange(ctx, attrs, quantized, q);
 }
@@ -112,11 +117,27 @@ Status checkChannels(const KernelContext &ctx, const TensorView &x,
   return Status::ok();
 }
 
+/// Fails unless every per-channel zero point is within kMaxZeroPoint; run
+/// before the loops (zero points are data, not attributes).
+Status checkZeroPoints(const KernelContext &ctx, const TensorView *zeroPoints,
+                       int64_t channels);
+
 int64_t zeroPointAt(const TensorView *zeroPoints, int64_t c) {
   if (!zeroPoints)
     return 0;
   return zeroPoints->dtype == DType::i64 ? zeroPoints->as<const int64_t>()[c]
                                          : zeroPoints->as<const int32_t>()[c];
+}
+
+Status checkZeroPoints(const KernelContext &ctx, const TensorView *zeroPoints,
+                       int64_t channels) {
+  for (int64_t c = 0; zeroPoints && c < channels; ++c) {
+    int64_t zeroPoint = zeroPointAt(zeroPoints, c);
+    if (zeroPoint < -kMaxZeroPoint || zeroPoint > kMaxZeroPoint)
+      return ctx.error("zero point {} of channel {} is out of range",
+                       zeroPoint, c);
+  }
+  return Status::ok();
 }
 
 } // namespace
@@ -166,7 +187,12 @@ Status dequantizePerTensor(const KernelContext &ctx) {
       const Q *in = x.as<const Q>();
       visitDType(y.dtype, [&](auto to) {
         using To = typename decltype(to)::type;
-        if constexpr (!std::is_integral_v<To>) {
+        if constexpr (std::is_same_v<To, double>) {
+          // PyTorch converts to out_dtype first: double arithmetic.
+          double *out = y.as<double>();
+          for (int64_t i = 0; i < n; ++i)
+            out[i] = (double(in[i]) - double(q.zeroPoint)) * q.scale;
+        } else if constexpr (!std::is_integral_v<To>) {
           To *out = y.as<To>();
           for (int64_t i = 0; i < n; ++i)
             out[i] = convertElement<To>(
@@ -193,6 +219,7 @@ Status quantizePerChannel(const KernelContext &ctx) {
   if (ctx.checking())
     return Status::ok();
   Channels shape = channelsOf(x, axis);
+  DUET_RETURN_IF_ERROR(checkZeroPoints(ctx, &zeroPoints, shape.channels));
   const float *in = x.as<const float>();
   visitDType(y.dtype, [&](auto tag) {
     using Q = typename decltype(tag)::type;
@@ -238,6 +265,7 @@ Status dequantizePerChannel(const KernelContext &ctx) {
   if (ctx.checking())
     return Status::ok();
   Channels shape = channelsOf(x, axis);
+  DUET_RETURN_IF_ERROR(checkZeroPoints(ctx, zeroPoints, shape.channels));
   visitDType(x.dtype, [&](auto from) {
     using Q = typename decltype(from)::type;
     if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool>) {

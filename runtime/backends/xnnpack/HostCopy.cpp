@@ -7,6 +7,7 @@
 #include <pthreadpool.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 
@@ -242,6 +243,10 @@ void runTask(void *context, size_t index) {
 
 } // namespace
 
+bool hostCopyable(HostType from, HostType to) {
+  return copyRowsFor(from, to) != nullptr;
+}
+
 void hostCopy(const void *input, HostType inputType,
               const std::vector<size_t> &inputDims, void *output,
               HostType outputType, const std::vector<uint8_t> &permutation,
@@ -253,6 +258,10 @@ void hostCopy(const void *input, HostType inputType,
     return;
   }
   CopyRowsFn fn = copyRowsFor(inputType, outputType);
+  // The loader refuses every copy between types without a function
+  // (XnnpackDelegate::checkSteps, planDebugging).
+  if (!fn)
+    std::abort();
   size_t threads = threadpool ? pthreadpool_get_threads_count(threadpool) : 1;
   size_t elements = p.blocks() * p.rows() * p.cols();
   // Below some 16K elements a copy takes a few microseconds: splitting it

@@ -29,6 +29,10 @@ size_t hostTypeSize(HostType type);
 /// The host type of a program dtype; false for one a host copy cannot read.
 bool fromDType(DType dtype, HostType &type);
 
+/// Whether hostCopy copies `from` into `to`: between float types, or int8
+/// to int8.
+bool hostCopyable(HostType from, HostType to);
+
 /// Writes `input` (of `inputDims`, row-major) to `output` with output dim i
 /// being input dim `permutation[i]` (an empty permutation keeps the order),
 /// converting each element from `inputType` to `outputType` (rounding to

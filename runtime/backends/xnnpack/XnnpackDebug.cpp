@@ -54,13 +54,16 @@ Status XnnpackDelegate::planDebugging(const Program &program, uint32_t index,
       size_t elements = 1;
       for (size_t d : spec.dims)
         elements *= d;
+      HostType tensorType;
       if (static_cast<size_t>(tensor) >= tensors.size() ||
           tensors[tensor].nbytes / dtypeSize(tensors[tensor].dtype) !=
               elements ||
+          !fromDType(tensors[tensor].dtype, tensorType) ||
+          !hostCopyable(spec.type, tensorType) ||
           (node->tensor_nhwc() && spec.dims.size() != 4))
         return Status::error("step {} node {} says it computes tensor {}, "
-                             "which is not a tensor of its {} elements; the "
-                             "file is corrupt",
+                             "which is not a tensor of its {} elements and "
+                             "element type; the file is corrupt",
                              s, n, tensor, elements);
       nodeTensors_.push_back({tensor, node->output(), node->tensor_nhwc()});
     }
