@@ -14,6 +14,9 @@
 
 #include "llvm/ADT/Twine.h"
 
+#include <array>
+#include <type_traits>
+
 using namespace duet::import;
 using namespace duet::aten;
 using namespace mlir;
@@ -70,65 +73,83 @@ Value asF32(NodeContext &ctx, Value input) {
 
 } // namespace
 
-void duet::import::buildQuantizePerTensor(NodeContext &ctx) {
+namespace {
+
+/// A per-tensor quantize (its input converted to float32 first) or
+/// dequantize.
+template <typename OpT> void buildPerTensor(NodeContext &ctx) {
+  constexpr bool quantize = std::is_same_v<OpT, QuantizePerTensorOp>;
   RankedTensorType type = ctx.resultType();
   Value input = ctx.tensor("input");
   std::optional<TensorQparams> q = qparams(ctx);
   int64_t min = ctx.integer("quant_min"), max = ctx.integer("quant_max");
   if (!ctx.ok() || !q)
     return;
-  if (!isa<FloatType>(typeOf(input).getElementType()))
-    return ctx.fail("quantize_per_tensor input is not a float tensor");
-  ctx.setResult(ctx.create<QuantizePerTensorOp>(
-      type, asF32(ctx, input), ctx.builder.getF64FloatAttr(q->scale),
-      ctx.builder.getI64IntegerAttr(q->zeroPoint),
-      ctx.builder.getI64IntegerAttr(min), ctx.builder.getI64IntegerAttr(max)));
+  if (quantize) {
+    if (!isa<FloatType>(typeOf(input).getElementType()))
+      return ctx.fail("quantize_per_tensor input is not a float tensor");
+    input = asF32(ctx, input);
+  }
+  ctx.setResult(ctx.create<OpT>(type, input,
+                                ctx.builder.getF64FloatAttr(q->scale),
+                                ctx.builder.getI64IntegerAttr(q->zeroPoint),
+                                ctx.builder.getI64IntegerAttr(min),
+                                ctx.builder.getI64IntegerAttr(max)));
+}
+
+} // namespace
+
+void duet::import::buildQuantizePerTensor(NodeContext &ctx) {
+  buildPerTensor<QuantizePerTensorOp>(ctx);
 }
 
 void duet::import::buildDequantizePerTensor(NodeContext &ctx) {
-  RankedTensorType type = ctx.resultType();
-  Value input = ctx.tensor("input");
-  std::optional<TensorQparams> q = qparams(ctx);
-  int64_t min = ctx.integer("quant_min"), max = ctx.integer("quant_max");
-  if (!ctx.ok() || !q)
-    return;
-  ctx.setResult(ctx.create<DequantizePerTensorOp>(
-      type, input, ctx.builder.getF64FloatAttr(q->scale),
-      ctx.builder.getI64IntegerAttr(q->zeroPoint),
-      ctx.builder.getI64IntegerAttr(min), ctx.builder.getI64IntegerAttr(max)));
+  buildPerTensor<DequantizePerTensorOp>(ctx);
 }
+
+namespace {
+
+/// The attributes of a per-channel node, `axis` normalized against
+/// `input`'s rank; nothing when one is bad (the node's error is set).
+std::optional<std::array<int64_t, 3>> channelAttrs(NodeContext &ctx,
+                                                   Value input) {
+  int64_t axis = ctx.integer("axis");
+  int64_t min = ctx.integer("quant_min"), max = ctx.integer("quant_max");
+  if (ctx.ok())
+    axis = ctx.normalizeDim(axis, typeOf(input).getRank(), "axis");
+  if (!ctx.ok())
+    return std::nullopt;
+  return std::array<int64_t, 3>{axis, min, max};
+}
+
+} // namespace
 
 void duet::import::buildQuantizePerChannel(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value input = ctx.tensor("input"), scales = ctx.tensor("scales"),
         zeroPoints = ctx.tensor("zero_points");
-  int64_t axis = ctx.integer("axis");
-  int64_t min = ctx.integer("quant_min"), max = ctx.integer("quant_max");
   if (!ctx.ok())
     return;
-  axis = ctx.normalizeDim(axis, typeOf(input).getRank(), "axis");
-  if (!ctx.ok())
-    return;
-  ctx.setResult(ctx.create<QuantizePerChannelOp>(
-      type, asF32(ctx, input), scales, zeroPoints,
-      ctx.builder.getI64IntegerAttr(axis), ctx.builder.getI64IntegerAttr(min),
-      ctx.builder.getI64IntegerAttr(max)));
+  if (auto attrs = channelAttrs(ctx, input))
+    ctx.setResult(ctx.create<QuantizePerChannelOp>(
+        type, asF32(ctx, input), scales, zeroPoints,
+        ctx.builder.getI64IntegerAttr((*attrs)[0]),
+        ctx.builder.getI64IntegerAttr((*attrs)[1]),
+        ctx.builder.getI64IntegerAttr((*attrs)[2])));
 }
 
 void duet::import::buildDequantizePerChannel(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value input = ctx.tensor("input"), scales = ctx.tensor("scales");
   Value zeroPoints = ctx.optionalTensor("zero_points");
-  int64_t axis = ctx.integer("axis");
-  int64_t min = ctx.integer("quant_min"), max = ctx.integer("quant_max");
   if (!ctx.ok())
     return;
-  axis = ctx.normalizeDim(axis, typeOf(input).getRank(), "axis");
-  if (!ctx.ok())
-    return;
-  ctx.setResult(ctx.create<DequantizePerChannelOp>(
-      type, input, scales, zeroPoints, ctx.builder.getI64IntegerAttr(axis),
-      ctx.builder.getI64IntegerAttr(min), ctx.builder.getI64IntegerAttr(max)));
+  if (auto attrs = channelAttrs(ctx, input))
+    ctx.setResult(ctx.create<DequantizePerChannelOp>(
+        type, input, scales, zeroPoints,
+        ctx.builder.getI64IntegerAttr((*attrs)[0]),
+        ctx.builder.getI64IntegerAttr((*attrs)[1]),
+        ctx.builder.getI64IntegerAttr((*attrs)[2])));
 }
 
 void duet::import::buildChooseQparams(NodeContext &ctx) {

@@ -200,6 +200,22 @@ std::string nameOf(Value value, StringRef suffix) {
   return base + suffix.str();
 }
 
+/// The window of a 2-D convolution in XNNPACK's terms (padding top, right,
+/// bottom, left), without the channel counts, which depend on its kind.
+WindowRec convolutionWindow(aten::ConvolutionOp op) {
+  ArrayRef<int64_t> w = shapeOf(op.getWeight());
+  ArrayRef<int64_t> padding = op.getPadding(), stride = op.getStride(),
+                    dilation = op.getDilation();
+  WindowRec window;
+  window.padding = {uint32_t(padding[0]), uint32_t(padding[1]),
+                    uint32_t(padding[0]), uint32_t(padding[1])};
+  window.kernel = {uint32_t(w[2]), uint32_t(w[3])};
+  window.stride = {uint32_t(stride[0]), uint32_t(stride[1])};
+  window.dilation = {uint32_t(dilation[0]), uint32_t(dilation[1])};
+  window.groups = uint32_t(op.getGroups());
+  return window;
+}
+
 class BlobWriter {
 public:
   BlobWriter(DelegateOp op, DelegateEmitContext &context)
@@ -590,18 +606,8 @@ LogicalResult BlobWriter::emitConvolution(aten::ConvolutionOp op) {
     return failure();
   int64_t groups = op.getGroups();
   int64_t kh = w[2], kw = w[3];
-  ArrayRef<int64_t> padding = op.getPadding(), stride = op.getStride(),
-                    dilation = op.getDilation();
-  WindowRec window;
-  window.padding = {uint32_t(padding[0]), uint32_t(padding[1]),
-                    uint32_t(padding[0]), uint32_t(padding[1])};
-  window.kernel = {uint32_t(kh), uint32_t(kw)};
-  window.stride = {uint32_t(stride[0]), uint32_t(stride[1])};
-  window.dilation = {uint32_t(dilation[0]), uint32_t(dilation[1])};
-  window.groups = uint32_t(groups);
-
   NodeRec node;
-  node.window = window;
+  node.window = convolutionWindow(op);
   int64_t outChannels;
   uint32_t filter;
   if (op.getTransposed()) {
@@ -662,16 +668,8 @@ LogicalResult BlobWriter::emitQint8Convolution(aten::ConvolutionOp op,
   ArrayRef<int64_t> w = shapeOf(op.getWeight());
   int64_t groups = op.getGroups();
   int64_t outChannels = w[0], kh = w[2], kw = w[3];
-  ArrayRef<int64_t> padding = op.getPadding(), stride = op.getStride(),
-                    dilation = op.getDilation();
   NodeRec node;
-  WindowRec window;
-  window.padding = {uint32_t(padding[0]), uint32_t(padding[1]),
-                    uint32_t(padding[0]), uint32_t(padding[1])};
-  window.kernel = {uint32_t(kh), uint32_t(kw)};
-  window.stride = {uint32_t(stride[0]), uint32_t(stride[1])};
-  window.dilation = {uint32_t(dilation[0]), uint32_t(dilation[1])};
-  window.groups = uint32_t(groups);
+  WindowRec window = convolutionWindow(op);
   bool depthwise = groups > 1 && w[1] == 1;
   float inputScale = blob_.value(input).quant.scale;
   FailureOr<QuantizedWeights> weights = failure();

@@ -140,6 +140,29 @@ Status checkZeroPoints(const KernelContext &ctx, const TensorView *zeroPoints,
   return Status::ok();
 }
 
+/// Calls `body(TypeTag<Q>{})` for the integer type of a quantized tensor.
+template <typename F> void visitQuantized(DType dtype, F &&body) {
+  visitDType(dtype, [&](auto tag) {
+    using Q = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool>)
+      body(tag);
+  });
+}
+
+/// Calls `body(in, out)` with the typed data of a dequantize from the
+/// integers of `x` to the floats of `y`.
+template <typename F>
+void visitDequantize(const TensorView &x, const TensorView &y, F &&body) {
+  visitQuantized(x.dtype, [&](auto from) {
+    using Q = typename decltype(from)::type;
+    visitDType(y.dtype, [&](auto to) {
+      using To = typename decltype(to)::type;
+      if constexpr (!std::is_integral_v<To>)
+        body(x.as<const Q>(), y.as<To>());
+    });
+  });
+}
+
 } // namespace
 
 Status quantizePerTensor(const KernelContext &ctx) {
@@ -156,14 +179,12 @@ Status quantizePerTensor(const KernelContext &ctx) {
   const float min = static_cast<float>(q.min), max = static_cast<float>(q.max);
   const float *in = x.as<const float>();
   int64_t n = x.numel();
-  visitDType(y.dtype, [&](auto tag) {
+  visitQuantized(y.dtype, [&](auto tag) {
     using Q = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool>) {
-      Q *out = y.as<Q>();
-      for (int64_t i = 0; i < n; ++i)
-        out[i] = saturate<Q>(std::nearbyint(in[i] * inverse) + zeroPoint, min,
-                             max);
-    }
+    Q *out = y.as<Q>();
+    for (int64_t i = 0; i < n; ++i)
+      out[i] =
+          saturate<Q>(std::nearbyint(in[i] * inverse) + zeroPoint, min, max);
   });
   return Status::ok();
 }
@@ -181,24 +202,15 @@ Status dequantizePerTensor(const KernelContext &ctx) {
   const float scale = static_cast<float>(q.scale);
   const float zeroPoint = static_cast<float>(q.zeroPoint);
   int64_t n = x.numel();
-  visitDType(x.dtype, [&](auto from) {
-    using Q = typename decltype(from)::type;
-    if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool>) {
-      const Q *in = x.as<const Q>();
-      visitDType(y.dtype, [&](auto to) {
-        using To = typename decltype(to)::type;
-        if constexpr (std::is_same_v<To, double>) {
-          // PyTorch converts to out_dtype first: double arithmetic.
-          double *out = y.as<double>();
-          for (int64_t i = 0; i < n; ++i)
-            out[i] = (double(in[i]) - double(q.zeroPoint)) * q.scale;
-        } else if constexpr (!std::is_integral_v<To>) {
-          To *out = y.as<To>();
-          for (int64_t i = 0; i < n; ++i)
-            out[i] = convertElement<To>(
-                (static_cast<float>(in[i]) - zeroPoint) * scale);
-        }
-      });
+  visitDequantize(x, y, [&](const auto *in, auto *out) {
+    using To = std::remove_pointer_t<decltype(out)>;
+    for (int64_t i = 0; i < n; ++i) {
+      if constexpr (std::is_same_v<To, double>)
+        // PyTorch converts to out_dtype first: double arithmetic.
+        out[i] = (double(in[i]) - double(q.zeroPoint)) * q.scale;
+      else
+        out[i] =
+            convertElement<To>((static_cast<float>(in[i]) - zeroPoint) * scale);
     }
   });
   return Status::ok();
@@ -221,30 +233,28 @@ Status quantizePerChannel(const KernelContext &ctx) {
   Channels shape = channelsOf(x, axis);
   DUET_RETURN_IF_ERROR(checkZeroPoints(ctx, &zeroPoints, shape.channels));
   const float *in = x.as<const float>();
-  visitDType(y.dtype, [&](auto tag) {
+  visitQuantized(y.dtype, [&](auto tag) {
     using Q = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool>) {
-      Q *out = y.as<Q>();
-      auto run = [&](auto scaleTag) {
-        using S = decltype(scaleTag);
-        const S *s = scales.as<const S>();
-        const S min = S(q.min), max = S(q.max);
-        for (int64_t o = 0; o < shape.outer; ++o)
-          for (int64_t c = 0; c < shape.channels; ++c) {
-            const S inverse = S(1) / s[c];
-            const S zeroPoint = S(zeroPointAt(&zeroPoints, c));
-            int64_t base = (o * shape.channels + c) * shape.inner;
-            for (int64_t i = base; i < base + shape.inner; ++i)
-              out[i] = saturate<Q>(
-                  std::nearbyint(static_cast<S>(in[i]) * inverse) + zeroPoint,
-                  min, max);
-          }
-      };
-      if (scales.dtype == DType::f64)
-        run(double{});
-      else
-        run(float{});
-    }
+    Q *out = y.as<Q>();
+    auto run = [&](auto scaleTag) {
+      using S = decltype(scaleTag);
+      const S *s = scales.as<const S>();
+      const S min = S(q.min), max = S(q.max);
+      for (int64_t o = 0; o < shape.outer; ++o)
+        for (int64_t c = 0; c < shape.channels; ++c) {
+          const S inverse = S(1) / s[c];
+          const S zeroPoint = S(zeroPointAt(&zeroPoints, c));
+          int64_t base = (o * shape.channels + c) * shape.inner;
+          for (int64_t i = base; i < base + shape.inner; ++i)
+            out[i] = saturate<Q>(
+                std::nearbyint(static_cast<S>(in[i]) * inverse) + zeroPoint,
+                min, max);
+        }
+    };
+    if (scales.dtype == DType::f64)
+      run(double{});
+    else
+      run(float{});
   });
   return Status::ok();
 }
@@ -266,33 +276,24 @@ Status dequantizePerChannel(const KernelContext &ctx) {
     return Status::ok();
   Channels shape = channelsOf(x, axis);
   DUET_RETURN_IF_ERROR(checkZeroPoints(ctx, zeroPoints, shape.channels));
-  visitDType(x.dtype, [&](auto from) {
-    using Q = typename decltype(from)::type;
-    if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool>) {
-      const Q *in = x.as<const Q>();
-      visitDType(y.dtype, [&](auto to) {
-        using To = typename decltype(to)::type;
-        if constexpr (!std::is_integral_v<To>) {
-          To *out = y.as<To>();
-          auto run = [&](auto scaleTag) {
-            using S = decltype(scaleTag);
-            const S *s = scales.as<const S>();
-            for (int64_t o = 0; o < shape.outer; ++o)
-              for (int64_t c = 0; c < shape.channels; ++c) {
-                int64_t zeroPoint = zeroPointAt(zeroPoints, c);
-                int64_t base = (o * shape.channels + c) * shape.inner;
-                for (int64_t i = base; i < base + shape.inner; ++i)
-                  out[i] = convertElement<To>(
-                      static_cast<S>(int64_t(in[i]) - zeroPoint) * s[c]);
-              }
-          };
-          if (scales.dtype == DType::f64)
-            run(double{});
-          else
-            run(float{});
+  visitDequantize(x, y, [&](const auto *in, auto *out) {
+    using To = std::remove_pointer_t<decltype(out)>;
+    auto run = [&](auto scaleTag) {
+      using S = decltype(scaleTag);
+      const S *s = scales.as<const S>();
+      for (int64_t o = 0; o < shape.outer; ++o)
+        for (int64_t c = 0; c < shape.channels; ++c) {
+          int64_t zeroPoint = zeroPointAt(zeroPoints, c);
+          int64_t base = (o * shape.channels + c) * shape.inner;
+          for (int64_t i = base; i < base + shape.inner; ++i)
+            out[i] = convertElement<To>(
+                static_cast<S>(int64_t(in[i]) - zeroPoint) * s[c]);
         }
-      });
-    }
+    };
+    if (scales.dtype == DType::f64)
+      run(double{});
+    else
+      run(float{});
   });
   return Status::ok();
 }
