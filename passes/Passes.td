@@ -52,7 +52,7 @@ def NormalizePass : Pass<"duet-normalize", "::mlir::func::FuncOp"> {
 }
 
 def RecomposePass : Pass<"duet-recompose", "::mlir::func::FuncOp"> {
-  let summary = "Recomposes decomposed hardswish, hardsigmoid and silu into their ops";
+  let summary = "Recomposes decomposed hardswish, hardsigmoid, silu and safe softmax into their ops";
   let description = [{
     `run_decompositions()` writes activations as arithmetic. A backend with a
     native kernel runs the composite faster and, on some GPUs, more correctly
@@ -62,7 +62,10 @@ def RecomposePass : Pass<"duet-recompose", "::mlir::func::FuncOp"> {
     - `clamp(x + 3, 0, 6) / 6` or `· (1/6)` → `hardsigmoid(x)`;
     - `x · hardsigmoid(x)`, `x · (clamp(x + 3, 0, 6) / 6)` and
       `(x · clamp(x + 3, 0, 6)) / 6` → `hardswish(x)`;
-    - `x · sigmoid(x)` → `silu(x)`.
+    - `x · sigmoid(x)` → `silu(x)`;
+    - `where(logical_not(any(logical_not(eq(x, -inf)), dim, keepdim)), 0,
+      softmax(x, dim))` (PyTorch's `_safe_softmax`, which decomposed attention
+      leaves over every score matrix) → `softmax(x, dim) {safe}`.
 
     Both operand orders of `mul` and `add` match. The clamp may be
     `clamp{min = 0, max = 6}`, `hardtanh{0, 6}`, or a chain of a lower bound
@@ -88,6 +91,7 @@ def RecomposePass : Pass<"duet-recompose", "::mlir::func::FuncOp"> {
     Statistic<"numHardswish", "hardswish", "hardswish ops recomposed">,
     Statistic<"numHardsigmoid", "hardsigmoid", "hardsigmoid ops recomposed (and kept as such)">,
     Statistic<"numSilu", "silu", "silu ops recomposed">,
+    Statistic<"numSafeSoftmax", "safe-softmax", "safe softmax ops recomposed">,
   ];
   let dependentDialects = ["::duet::aten::AtenDialect"];
 }

@@ -10,6 +10,7 @@
 #include "passes/ConstantUtils.h"
 #include "passes/Passes.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -208,9 +209,53 @@ template <typename OpTy> struct RecomposeActivation : OpRewritePattern<OpTy> {
   }
 };
 
+/// `_safe_softmax(x, dim)` as run_decompositions() writes it:
+///   %s = softmax %x {dim}
+///   %e = eq %x, -inf
+///   %n = logical_not %e
+///   %a = any %n {dim = [dim], keepdim}
+///   %m = logical_not %a          (the rows of nothing but -inf)
+///   %y = where %m, 0, %s
+/// becomes `softmax %x {dim, safe}`; every intermediate must have no other
+/// reader.
+struct RecomposeSafeSoftmax : OpRewritePattern<WhereOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(WhereOp where,
+                                PatternRewriter &rewriter) const override {
+    auto softmax = where.getOther().getDefiningOp<SoftmaxOp>();
+    auto masked = where.getCondition().getDefiningOp<LogicalNotOp>();
+    if (!softmax || softmax.getSafe().value_or(false) || !masked ||
+        !matchPattern(where.getSelf(), m_AnyZeroFloat()) ||
+        where.getType() != softmax.getType())
+      return rewriter.notifyMatchFailure(where, "not a safe softmax's where");
+    auto any = masked.getSelf().getDefiningOp<AnyOp>();
+    if (!any || !any.getKeepdim() ||
+        any.getDim() != ArrayRef<int64_t>{softmax.getDim()})
+      return rewriter.notifyMatchFailure(where, "no any over the softmax dim");
+    auto present = any.getSelf().getDefiningOp<LogicalNotOp>();
+    auto eq = present ? present.getSelf().getDefiningOp<EqOp>() : EqOp();
+    if (!eq || eq.getSelf() != softmax.getSelf() ||
+        !isScalarConstant(eq.getOther(),
+                          -std::numeric_limits<double>::infinity()))
+      return rewriter.notifyMatchFailure(where, "no eq of the input and -inf");
+    for (Operation *op : {softmax.getOperation(), masked.getOperation(),
+                          any.getOperation(), present.getOperation(),
+                          eq.getOperation()})
+      if (!op->getResult(0).hasOneUse())
+        return rewriter.notifyMatchFailure(where, "an intermediate has "
+                                                  "another reader");
+    rewriter.replaceOpWithNewOp<SoftmaxOp>(where, where.getType(),
+                                           softmax.getSelf(),
+                                           softmax.getDimAttr(),
+                                           rewriter.getBoolAttr(true));
+    return success();
+  }
+};
+
 /// How many ops of each recomposed kind `root` holds.
 struct ActivationCounts {
-  int64_t hardswish = 0, hardsigmoid = 0, silu = 0;
+  int64_t hardswish = 0, hardsigmoid = 0, silu = 0, safeSoftmax = 0;
 };
 
 ActivationCounts countActivations(Operation *root) {
@@ -219,6 +264,8 @@ ActivationCounts countActivations(Operation *root) {
     counts.hardswish += isa<HardswishOp>(op);
     counts.hardsigmoid += isa<HardsigmoidOp>(op);
     counts.silu += isa<SiluOp>(op);
+    if (auto softmax = dyn_cast<SoftmaxOp>(op))
+      counts.safeSoftmax += softmax.getSafe().value_or(false);
   });
   return counts;
 }
@@ -230,8 +277,8 @@ struct RecomposePass : duet::impl::RecomposePassBase<RecomposePass> {
     // counted: the statistics are the net ops gained.
     ActivationCounts before = countActivations(getOperation());
     RewritePatternSet patterns(context);
-    patterns.add<RecomposeActivation<MulOp>, RecomposeActivation<DivOp>>(
-        context);
+    patterns.add<RecomposeActivation<MulOp>, RecomposeActivation<DivOp>,
+                 RecomposeSafeSoftmax>(context);
     if (failed(applyPatternsAndFoldGreedily(getOperation(),
                                             std::move(patterns)))) {
       getOperation().emitError()
@@ -244,6 +291,7 @@ struct RecomposePass : duet::impl::RecomposePassBase<RecomposePass> {
     numHardsigmoid +=
         std::max<int64_t>(after.hardsigmoid - before.hardsigmoid, 0);
     numSilu += after.silu - before.silu;
+    numSafeSoftmax += after.safeSoftmax - before.safeSoftmax;
   }
 };
 

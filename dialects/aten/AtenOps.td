@@ -403,22 +403,35 @@ def Aten_CumsumOp : Aten_Op<"cumsum", [SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
-class Aten_SoftmaxFamilyOp<string mnemonic, string formula>
+class Aten_SoftmaxFamilyOp<string mnemonic, string formula,
+                           dag extra = (ins), string more = "">
     : Aten_Op<mnemonic, [SameOperandsAndResultType]> {
   let summary = formula # " along `dim`";
   let description = [{
-    Covers `}] # mnemonic # [{.int` and `_}] # mnemonic # [{`.
+    Covers `}] # mnemonic # [{.int` and `_}] # mnemonic # [{`.}] # more # [{
 
     ```mlir
     %y = aten.}] # mnemonic # [{ %x {dim = 1 : i64} : tensor<4x10xf32>
     ```
   }];
-  let arguments = (ins Aten_FloatTensor:$self, I64Attr:$dim);
+  let arguments = !con((ins Aten_FloatTensor:$self, I64Attr:$dim), extra);
   let results = (outs Aten_FloatTensor:$result);
   let assemblyFormat = "$self attr-dict `:` type($self)";
   let hasVerifier = 1;
 }
-def Aten_SoftmaxOp : Aten_SoftmaxFamilyOp<"softmax", "exp(x) / sum(exp(x))">;
+def Aten_SoftmaxOp : Aten_SoftmaxFamilyOp<"softmax", "exp(x) / sum(exp(x))",
+    (ins OptionalAttr<BoolAttr>:$safe), [{
+    With `safe` (absent: false; optional so that programs written before it
+    load), a row whose every element is -inf gives 0 instead of NaN:
+    PyTorch's `_safe_softmax`, which `run_decompositions()` writes as
+    softmax, eq, logical_not, any and where (duet-recompose gives it back).}]> {
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$type, "::mlir::Value":$self,
+                   "::mlir::IntegerAttr":$dim), [{
+      build($_builder, $_state, type, self, dim, ::mlir::BoolAttr());
+    }]>
+  ];
+}
 def Aten_LogSoftmaxOp : Aten_SoftmaxFamilyOp<"log_softmax", "log(softmax(x))">;
 
 //===----------------------------------------------------------------------===//

@@ -171,6 +171,9 @@ std::optional<std::string> powArgs(Operation *op) {
 
 std::optional<std::string> softmaxArgs(Operation *op) {
   auto softmax = cast<SoftmaxOp>(op);
+  if (softmax.getSafe().value_or(false))
+    return std::string("safe softmax (a row of -inf gives 0): this XNNPACK's "
+                       "softmax gives NaN there");
   int64_t rank = softmax.getType().getRank();
   int64_t dim = softmax.getDim();
   if (dim != rank - 1)

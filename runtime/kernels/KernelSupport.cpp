@@ -189,6 +189,10 @@ bool AttrReader::getBool(std::string_view name) {
   return required(ctx_.attrs.getBool(name), name, "a bool");
 }
 
+std::optional<bool> AttrReader::getOptionalBool(std::string_view name) {
+  return typed(ctx_.attrs.getBool(name), name, "a bool");
+}
+
 Shape AttrReader::getInts(std::string_view name) {
   return required(ctx_.attrs.getInts(name), name, "an integer list");
 }

@@ -181,6 +181,7 @@ public:
   Shape getInts(std::string_view name);
   std::optional<double> getOptionalFloat(std::string_view name);
   std::optional<int64_t> getOptionalInt(std::string_view name);
+  std::optional<bool> getOptionalBool(std::string_view name);
   /// An integer list that must have `count` entries.
   Shape getIntsOfSize(std::string_view name, size_t count);
   /// An enum attribute: one of `allowed`.

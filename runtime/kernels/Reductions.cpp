@@ -184,6 +184,9 @@ Status softmaxFamily(const KernelContext &ctx, bool logarithm) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);
   AttrReader attrs(ctx);
   int64_t dim = attrs.getInt("dim");
+  // softmax's `safe`: rows of nothing but -inf give 0 (PyTorch's
+  // _safe_softmax), not NaN.
+  bool safe = !logarithm && attrs.getOptionalBool("safe").value_or(false);
   DUET_RETURN_IF_ERROR(attrs.status());
   DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
   DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
@@ -210,6 +213,15 @@ Status softmaxFamily(const KernelContext &ctx, bool logarithm) {
       softmaxAcross(xo + j, yo + j, n, inner, std::min(vec::kLanes, inner - j),
                     logarithm);
   }
+  for (int64_t o = 0; safe && o < outer; ++o)
+    for (int64_t j = 0; j < inner; ++j) {
+      const float *row = in + o * n * inner + j;
+      bool masked = true;
+      for (int64_t k = 0; masked && k < n; ++k)
+        masked = row[k * inner] == -std::numeric_limits<float>::infinity();
+      for (int64_t k = 0; masked && k < n; ++k)
+        out[o * n * inner + j + k * inner] = 0.f;
+    }
   return Status::ok();
 }
 

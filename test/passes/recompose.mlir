@@ -338,3 +338,50 @@ func.func @rank_raising_constant_not_recomposed(%x: tensor<16xf32>) -> tensor<1x
   %y = aten.div %c, %c6 : tensor<1x16xf32>, tensor<f32> -> tensor<1x16xf32>
   return %y : tensor<1x16xf32>
 }
+
+// -----
+
+// PyTorch's _safe_softmax as run_decompositions() writes it (decomposed
+// attention leaves it over every score matrix) is one safe softmax.
+// CHECK-LABEL: func.func @safe_softmax
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x5x5xf32>)
+// CHECK-NEXT: %[[Y:.*]] = aten.softmax %[[X]] {dim = 3 : i64, safe = true} : tensor<1x2x5x5xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @safe_softmax(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x5x5xf32> {
+  %s = aten.softmax %x {dim = 3 : i64} : tensor<1x2x5x5xf32>
+  %inf = arith.constant dense<0xFF800000> : tensor<f32>
+  %e = aten.eq %x, %inf : tensor<1x2x5x5xf32>, tensor<f32> -> tensor<1x2x5x5xi1>
+  %n = aten.logical_not %e : tensor<1x2x5x5xi1> -> tensor<1x2x5x5xi1>
+  %a = aten.any %n {dim = array<i64: 3>, keepdim = true} : tensor<1x2x5x5xi1> -> tensor<1x2x5x1xi1>
+  %m = aten.logical_not %a : tensor<1x2x5x1xi1> -> tensor<1x2x5x1xi1>
+  %zero = arith.constant dense<0.000000e+00> : tensor<1x2x5x5xf32>
+  %y = aten.where %m, %zero, %s : tensor<1x2x5x1xi1>, tensor<1x2x5x5xf32>, tensor<1x2x5x5xf32> -> tensor<1x2x5x5xf32>
+  return %y : tensor<1x2x5x5xf32>
+}
+
+// -----
+
+// Over another dim than the softmax's, or with the plain softmax read
+// elsewhere too, it is left as it is.
+// CHECK-LABEL: func.func @not_safe_softmax
+// CHECK: aten.eq
+// CHECK: aten.where
+// CHECK: aten.eq
+// CHECK: aten.where
+func.func @not_safe_softmax(%x: tensor<1x2x5x5xf32>) -> (tensor<1x2x5x5xf32>, tensor<1x2x5x5xf32>, tensor<1x2x5x5xf32>) {
+  %s = aten.softmax %x {dim = 3 : i64} : tensor<1x2x5x5xf32>
+  %inf = arith.constant dense<0xFF800000> : tensor<f32>
+  %e = aten.eq %x, %inf : tensor<1x2x5x5xf32>, tensor<f32> -> tensor<1x2x5x5xi1>
+  %n = aten.logical_not %e : tensor<1x2x5x5xi1> -> tensor<1x2x5x5xi1>
+  %a = aten.any %n {dim = array<i64: 2>, keepdim = true} : tensor<1x2x5x5xi1> -> tensor<1x2x1x5xi1>
+  %m = aten.logical_not %a : tensor<1x2x1x5xi1> -> tensor<1x2x1x5xi1>
+  %zero = arith.constant dense<0.000000e+00> : tensor<1x2x5x5xf32>
+  %y = aten.where %m, %zero, %s : tensor<1x2x1x5xi1>, tensor<1x2x5x5xf32>, tensor<1x2x5x5xf32> -> tensor<1x2x5x5xf32>
+  %s2 = aten.softmax %x {dim = 3 : i64} : tensor<1x2x5x5xf32>
+  %e2 = aten.eq %x, %inf : tensor<1x2x5x5xf32>, tensor<f32> -> tensor<1x2x5x5xi1>
+  %n2 = aten.logical_not %e2 : tensor<1x2x5x5xi1> -> tensor<1x2x5x5xi1>
+  %a2 = aten.any %n2 {dim = array<i64: 3>, keepdim = true} : tensor<1x2x5x5xi1> -> tensor<1x2x5x1xi1>
+  %m2 = aten.logical_not %a2 : tensor<1x2x5x1xi1> -> tensor<1x2x5x1xi1>
+  %y2 = aten.where %m2, %zero, %s2 : tensor<1x2x5x1xi1>, tensor<1x2x5x5xf32>, tensor<1x2x5x5xf32> -> tensor<1x2x5x5xf32>
+  return %y, %y2, %s2 : tensor<1x2x5x5xf32>, tensor<1x2x5x5xf32>, tensor<1x2x5x5xf32>
+}

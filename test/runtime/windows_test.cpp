@@ -181,6 +181,22 @@ TEST_CASE("softmax and log_softmax", "[softmax]") {
   requireClose(run1("aten.softmax", AttrMap().setInt("dim", 0),
                     {Tensor::of({2}, {-kInf, 0})}, {2}),
                {0, 1});
+  // A row of nothing but -inf: NaN, or 0 when safe (PyTorch's
+  // _safe_softmax), along the last dim and along an inner one; other rows
+  // are unchanged by `safe`.
+  Tensor masked = Tensor::of({2, 3}, {-kInf, -kInf, -kInf, 1, 2, 3});
+  requireClose(run1("aten.softmax", AttrMap().setInt("dim", 1), {masked},
+                    {2, 3}),
+               {kNaN, kNaN, kNaN, 0.09003057317038046, 0.24472847105479764,
+                0.6652409557748219});
+  requireClose(run1("aten.softmax", AttrMap().setInt("dim", 1).setBool("safe", true),
+                    {masked}, {2, 3}),
+               {0, 0, 0, 0.09003057317038046, 0.24472847105479764,
+                0.6652409557748219});
+  Tensor columns = Tensor::of({2, 2}, {-kInf, 0, -kInf, 0});
+  requireClose(run1("aten.softmax", AttrMap().setInt("dim", 0).setBool("safe", true),
+                    {columns}, {2, 2}),
+               {0, 0.5, 0, 0.5});
 
   SECTION("rows sum to 1 along any dim, even for large logits") {
     // Logits near 1000 overflow exp() unless the maximum is subtracted.
