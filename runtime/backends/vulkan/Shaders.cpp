@@ -35,6 +35,8 @@ std::string_view shaderName(ShaderFamily family) {
     return "matmul_linear";
   case ShaderFamily::Convolution:
     return "conv";
+  case ShaderFamily::ConvolutionTexel:
+    return "conv_texel";
   case ShaderFamily::BatchNorm:
     return "batchnorm";
   case ShaderFamily::LayerNorm:
@@ -62,6 +64,8 @@ ShaderBindings shaderBindings(ShaderFamily family) {
   case ShaderFamily::Binary:
   case ShaderFamily::MatMul:
     return {2, 0};
+  case ShaderFamily::ConvolutionTexel:
+    return {2, 2};
   case ShaderFamily::MatMulAdd:
     return {3, 0};
   case ShaderFamily::MatMulLinear:

@@ -24,6 +24,9 @@ enum class ShaderFamily : uint8_t {
   MatMulAdd,
   MatMulLinear,
   Convolution,
+  /// conv.comp's texel kernels (-DTEXEL_KERNELS): channels-packed textures,
+  /// the weight a packed texture too.
+  ConvolutionTexel,
   BatchNorm,
   LayerNorm,
   Reduce,

@@ -1,25 +1,34 @@
 // conv.comp - 1-D and 2-D convolution, grouped, dilated or transposed (so
 // general, depthwise and pointwise alike), plus bias and a fused clamp.
-// The weight is read as the model holds it: [Cout, Cin/groups, kh, kw], or
-// [Cin, Cout/groups, kh, kw] when transposed; a 1-D convolution has kh 1.
 // iarg[0]: stride h, w, padding h, w; iarg[1]: dilation h, w, groups,
 // transposed; iarg[2]: kernel h, w, spatial dims (1 or 2).
-// farg[0]: clamp min, max. FLAG0: a bias is bound. FLAG1: the kernel
-// (vulkan.fbs ConvKernel, chosen per dispatch by DispatchPlan):
-// - CONV_KERNEL_ELEMENT: each lane of an output texel computed on its own,
-//   for every kind of convolution and either storage;
-// - CONV_KERNEL_TEXEL: a 2-D convolution whose groups fill whole texels
-//   (groups == 1 included) on channels-packed textures: an invocation
-//   computes one output texel (four output channels) and reads each input
-//   texel of its window once, for all four;
-// - CONV_KERNEL_DEPTHWISE_TEXEL: a 2-D depthwise convolution (one channel
-//   per group) on channels-packed textures, one output texel per invocation.
+// farg[0]: clamp min, max. FLAG0: a bias is bound (binding 6). FLAG1: the
+// kernel (vulkan.fbs ConvKernel, chosen per dispatch by DispatchPlan):
+// - CONV_KERNEL_ELEMENT (the `conv` family, either storage): each lane of an
+//   output texel computed on its own, for every kind of convolution. The
+//   weight is a buffer (binding 5) as the model holds it: [Cout, Cin/groups,
+//   kh, kw], or [Cin, Cout/groups, kh, kw] when transposed; a 1-D
+//   convolution has kh 1.
+// The `conv_texel` family (-DTEXEL_KERNELS) holds the kernels that compute a
+// whole output texel (four output channels) per invocation on
+// channels-packed textures, reading each input texel of the window once for
+// all four. Lavapipe loads a storage buffer one lane and one component at a
+// time, a texel of an image in one gather, so their weight is a texture
+// too (input slot 2, binding 3), packed at load with zeros past its end:
+// - CONV_KERNEL_TEXEL: groups that fill whole texels (groups == 1
+//   included); the weight as [Cout, Cin/groups, kh*kw] height-packed, so the
+//   texel (tap, t, oc) holds input channels 4t..4t+3 of output channel oc;
+// - CONV_KERNEL_DEPTHWISE_TEXEL: one channel per group; the weight as
+//   [1, C, kh, kw] channels-packed, the texel (j, i, c4) holding tap (i, j)
+//   of channels 4*c4..4*c4+3.
 #version 450
 #include "tensor.glsl"
 
 TENSOR_INPUT(src, 1, 2, IN0_PACKING)
-WEIGHT(weight, 5)
 WEIGHT(bias, 6)
+
+#ifndef TEXEL_KERNELS
+WEIGHT(weight, 5)
 
 float sampleAt(bool twoD, int n, int c, int h, int w) {
   int at[8] = int[8](0, 0, 0, 0, 0, 0, 0, 0);
@@ -84,10 +93,15 @@ bool element(int idx[8], out float value) {
   return true;
 }
 
-#define DUET_OWN_MAIN
 #include "main.glsl"
 
-#if !defined(INPUT_BUFFER) && !defined(OUTPUT_BUFFER)
+#else
+layout(set = 0, binding = 3, IMAGE_FORMAT) uniform readonly image3D packedWeight;
+
+#define DUET_OWN_MAIN
+#define DUET_NO_ELEMENT
+#include "main.glsl"
+
 // Output texel `item` of a 2-D convolution on channels-packed textures.
 void convTexel(int item) {
   int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
@@ -102,6 +116,8 @@ void convTexel(int item) {
   int inPerGroup = inChannels / dg.z, outPerGroup = outChannels / dg.z;
   ivec4 oc = ivec4(oc4 * 4) + ivec4(0, 1, 2, 3);
   bvec4 live = lessThan(oc, ivec4(outChannels));
+  // Padding lanes read the last channel's weights; their sums are dropped.
+  ivec4 ocRead = min(oc, ivec4(outChannels - 1));
   vec4 sum = vec4(0.0);
   if (FLAG0 != 0)
     for (int l = 0; l < 4; ++l)
@@ -118,11 +134,7 @@ void convTexel(int item) {
         if (iw < 0 || iw >= inW)
           continue;
         vec4 x = imageLoad(src, ivec3(iw, ih, n * inTexels + oc4));
-        vec4 w = vec4(0.0);
-        for (int l = 0; l < 4; ++l)
-          if (live[l])
-            w[l] = weight.v[oc[l] * taps + i * kw + j];
-        sum += mix(vec4(0.0), x, live) * w;
+        sum += mix(vec4(0.0), x, live) * imageLoad(packedWeight, ivec3(j, i, oc4));
       }
     }
   } else {
@@ -134,7 +146,6 @@ void convTexel(int item) {
     for (int t = 0; t < groupTexels; ++t) {
       ivec4 ic = ivec4(t * 4) + ivec4(0, 1, 2, 3);
       bvec4 icLive = lessThan(ic, ivec4(inPerGroup));
-      bool whole = all(icLive);
       for (int i = 0; i < kh; ++i) {
         int ih = oh * sp.x - sp.z + i * dg.x;
         if (ih < 0 || ih >= inH)
@@ -147,20 +158,8 @@ void convTexel(int item) {
                        imageLoad(src, ivec3(iw, ih, n * inTexels + firstTexel + t)),
                        icLive);
           int tap = i * kw + j;
-          for (int l = 0; l < 4; ++l) {
-            if (!live[l])
-              continue;
-            int base = (oc[l] * inPerGroup + t * 4) * taps + tap;
-            vec4 w;
-            if (whole) {
-              w = vec4(weight.v[base], weight.v[base + taps],
-                       weight.v[base + 2 * taps], weight.v[base + 3 * taps]);
-            } else {
-              for (int k = 0; k < 4; ++k)
-                w[k] = icLive[k] ? weight.v[base + k * taps] : 0.0;
-            }
-            sum[l] += dot(x, w);
-          }
+          for (int l = 0; l < 4; ++l)
+            sum[l] += dot(x, imageLoad(packedWeight, ivec3(tap, t, ocRead[l])));
         }
       }
     }
@@ -168,16 +167,10 @@ void convTexel(int item) {
   vec4 result = min(max(sum, vec4(P.farg[0].x)), vec4(P.farg[0].y));
   imageStore(outImg, ivec3(ow, oh, z), mix(vec4(0.0), result, live));
 }
-#endif
 
 void main() {
-#if !defined(INPUT_BUFFER) && !defined(OUTPUT_BUFFER)
-  if (FLAG1 != CONV_KERNEL_ELEMENT) {
-    int item = workItem();
-    if (item < P.work.x)
-      convTexel(item);
-    return;
-  }
-#endif
-  elementMain();
+  int item = workItem();
+  if (item < P.work.x)
+    convTexel(item);
 }
+#endif

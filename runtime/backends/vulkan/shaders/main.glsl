@@ -3,7 +3,9 @@
 // element idx, or returns false to leave it as it is (a concatenation writes
 // each input's part of the output in its own dispatch). A shader with kernels
 // of its own for some dispatches defines DUET_OWN_MAIN before including this
-// file and its own main(), which calls elementMain() for the others.
+// file and its own main(), which calls elementMain() for the others; one
+// with no element kernel at all defines DUET_NO_ELEMENT too, and no
+// element().
 
 #ifdef OUTPUT_BUFFER
 layout(std430, set = 0, binding = 1) buffer OutputBlock { float v[]; } outBuf;
@@ -11,6 +13,14 @@ layout(std430, set = 0, binding = 1) buffer OutputBlock { float v[]; } outBuf;
 layout(set = 0, binding = 1, IMAGE_FORMAT) uniform image3D outImg;
 #endif
 
+// The work item of this invocation; P.work.x or more past the last one.
+int workItem() {
+  return int((gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) *
+                 gl_WorkGroupSize.x +
+             gl_LocalInvocationID.x);
+}
+
+#ifndef DUET_NO_ELEMENT
 // The index of lane `lane` of work item `item`; false past the tensor's end
 // (the padding lanes of a texel).
 bool outputIndex(int item, int lane, out int idx[8]) {
@@ -40,13 +50,6 @@ bool outputIndex(int item, int lane, out int idx[8]) {
   }
   return idx[5] < size(0, 5) && idx[6] < size(0, 6) && idx[7] < size(0, 7);
 #endif
-}
-
-// The work item of this invocation; P.work.x or more past the last one.
-int workItem() {
-  return int((gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) *
-                 gl_WorkGroupSize.x +
-             gl_LocalInvocationID.x);
 }
 
 void elementMain() {
@@ -88,6 +91,8 @@ void elementMain() {
   imageStore(outImg, texel, values);
 #endif
 }
+
+#endif
 
 #ifndef DUET_OWN_MAIN
 void main() { elementMain(); }
