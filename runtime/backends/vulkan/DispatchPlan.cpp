@@ -590,7 +590,9 @@ Status PlanBuilder::add(std::vector<Dispatch> &list, Dispatch dispatch) {
   const PlannedTensor &out = tensorOf(dispatch.output);
   int64_t work = dispatch.outputInBuffer
                      ? (out.numel + 3) / 4
-                     : static_cast<int64_t>(out.extents[0]) * out.extents[1] *
+                     : (static_cast<int64_t>(out.extents[0]) +
+                        dispatch.itemWidth - 1) /
+                           dispatch.itemWidth * out.extents[1] *
                            out.extents[2];
   dispatch.params.work[0] = static_cast<int32_t>(work);
   int64_t groups = (work + kWorkGroupSize - 1) / kWorkGroupSize;
@@ -620,6 +622,8 @@ Status PlanBuilder::addCopy(std::vector<Dispatch> &list, Ref from, Ref to,
   copy.output = to;
   copy.inputs[0] = from;
   copy.spec[4] = kAffineGather;
+  // gather.comp's FLAG1: the identity map, between tensors of one shape.
+  copy.spec[6] = 1;
   for (int d = 0; d < kMaxRank; ++d) {
     copy.params.iarg[d / 4][d % 4] = d;
     copy.params.iarg[2 + d / 4][d % 4] = 1;
@@ -812,6 +816,9 @@ Status PlanBuilder::readOp(const sc::Op *op) {
                           : ShaderFamily::ConvolutionTexel;
     dispatch.spec[5] = args->bias() >= 0;
     dispatch.spec[6] = static_cast<int32_t>(kernel);
+    // Each weight fetch serves a block of outputs along x (conv.comp).
+    if (kernel != sc::ConvKernel::Element)
+      dispatch.itemWidth = kConvTexelBlock;
     bool twoD = spatial == 2;
     int32_t(&p)[8][4] = dispatch.params.iarg;
     p[0][0] = twoD ? stride[0] : 1;

@@ -102,70 +102,89 @@ layout(set = 0, binding = 3, IMAGE_FORMAT) uniform readonly image3D packedWeight
 #define DUET_NO_ELEMENT
 #include "main.glsl"
 
-// Output texel `item` of a 2-D convolution on channels-packed textures.
+// Output texels along x per invocation: each weight texel fetched serves
+// all of them. DispatchPlan.h's kConvTexelBlock, which sizes the work.
+#define TEXEL_BLOCK 4
+
+// Work item `item` of a 2-D convolution on channels-packed textures: output
+// texels (ow0 + b, oh, z) for b < TEXEL_BLOCK, those inside the image.
 void convTexel(int item) {
   int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
-  int ow = item % gx, oh = (item / gx) % gy, z = item / (gx * gy);
+  int blocks = (gx + TEXEL_BLOCK - 1) / TEXEL_BLOCK;
+  int ow0 = (item % blocks) * TEXEL_BLOCK, oh = (item / blocks) % gy;
+  int z = item / (blocks * gy);
   int outTexels = P.t[0].geom.z, inTexels = P.t[1].geom.z;
   int n = z / outTexels, oc4 = z % outTexels;
   int inChannels = size(1, 5), outChannels = size(0, 5);
   int inH = size(1, 6), inW = size(1, 7);
   ivec4 sp = P.iarg[0], dg = P.iarg[1];
   int kh = P.iarg[2].x, kw = P.iarg[2].y;
-  int taps = kh * kw;
   int inPerGroup = inChannels / dg.z, outPerGroup = outChannels / dg.z;
   ivec4 oc = ivec4(oc4 * 4) + ivec4(0, 1, 2, 3);
   bvec4 live = lessThan(oc, ivec4(outChannels));
   // Padding lanes read the last channel's weights; their sums are dropped.
   ivec4 ocRead = min(oc, ivec4(outChannels - 1));
-  vec4 sum = vec4(0.0);
+  vec4 start = vec4(0.0);
   if (FLAG0 != 0)
     for (int l = 0; l < 4; ++l)
       if (live[l])
-        sum[l] = bias.v[oc[l]];
+        start[l] = bias.v[oc[l]];
+  vec4 sum[TEXEL_BLOCK];
+  for (int b = 0; b < TEXEL_BLOCK; ++b)
+    sum[b] = start;
 
   if (FLAG1 == CONV_KERNEL_DEPTHWISE_TEXEL) {
+    int layer = n * inTexels + oc4;
     for (int i = 0; i < kh; ++i) {
       int ih = oh * sp.x - sp.z + i * dg.x;
       if (ih < 0 || ih >= inH)
         continue;
       for (int j = 0; j < kw; ++j) {
-        int iw = ow * sp.y - sp.w + j * dg.y;
-        if (iw < 0 || iw >= inW)
-          continue;
-        vec4 x = imageLoad(src, ivec3(iw, ih, n * inTexels + oc4));
-        sum += mix(vec4(0.0), x, live) * imageLoad(packedWeight, ivec3(j, i, oc4));
+        vec4 w = imageLoad(packedWeight, ivec3(j, i, oc4));
+        for (int b = 0; b < TEXEL_BLOCK; ++b) {
+          int iw = (ow0 + b) * sp.y - sp.w + j * dg.y;
+          if (iw >= 0 && iw < inW)
+            sum[b] += imageLoad(src, ivec3(iw, ih, layer)) * w;
+        }
       }
     }
   } else {
     // The four output channels share a group: outPerGroup is a multiple of
     // four, or there is one group.
     int group = oc4 * 4 / outPerGroup;
-    int firstTexel = group * inPerGroup / 4;
+    int layer = n * inTexels + group * inPerGroup / 4;
     int groupTexels = (inPerGroup + 3) / 4;
     for (int t = 0; t < groupTexels; ++t) {
-      ivec4 ic = ivec4(t * 4) + ivec4(0, 1, 2, 3);
-      bvec4 icLive = lessThan(ic, ivec4(inPerGroup));
+      bvec4 icLive = lessThan(ivec4(t * 4) + ivec4(0, 1, 2, 3),
+                              ivec4(inPerGroup));
       for (int i = 0; i < kh; ++i) {
         int ih = oh * sp.x - sp.z + i * dg.x;
         if (ih < 0 || ih >= inH)
           continue;
         for (int j = 0; j < kw; ++j) {
-          int iw = ow * sp.y - sp.w + j * dg.y;
-          if (iw < 0 || iw >= inW)
-            continue;
-          vec4 x = mix(vec4(0.0),
-                       imageLoad(src, ivec3(iw, ih, n * inTexels + firstTexel + t)),
-                       icLive);
           int tap = i * kw + j;
-          for (int l = 0; l < 4; ++l)
-            sum[l] += dot(x, imageLoad(packedWeight, ivec3(tap, t, ocRead[l])));
+          // Column l: output channel l's weights for input texel t.
+          mat4 w = mat4(imageLoad(packedWeight, ivec3(tap, t, ocRead.x)),
+                        imageLoad(packedWeight, ivec3(tap, t, ocRead.y)),
+                        imageLoad(packedWeight, ivec3(tap, t, ocRead.z)),
+                        imageLoad(packedWeight, ivec3(tap, t, ocRead.w)));
+          for (int b = 0; b < TEXEL_BLOCK; ++b) {
+            int iw = (ow0 + b) * sp.y - sp.w + j * dg.y;
+            if (iw >= 0 && iw < inW)
+              sum[b] += mix(vec4(0.0),
+                            imageLoad(src, ivec3(iw, ih, layer + t)), icLive) *
+                        w;
+          }
         }
       }
     }
   }
-  vec4 result = min(max(sum, vec4(P.farg[0].x)), vec4(P.farg[0].y));
-  imageStore(outImg, ivec3(ow, oh, z), mix(vec4(0.0), result, live));
+  for (int b = 0; b < TEXEL_BLOCK; ++b) {
+    if (ow0 + b >= gx)
+      break;
+    vec4 result = min(max(sum[b], vec4(P.farg[0].x)), vec4(P.farg[0].y));
+    imageStore(outImg, ivec3(ow0 + b, oh, z), mix(vec4(0.0), result, live));
+  }
 }
 
 void main() {
