@@ -721,9 +721,21 @@ Status PlanBuilder::readOp(const sc::Op *op) {
           !std::equal(a.begin(), a.end() - 1, out.begin()))
         return opError("input {} and output {} do not fit a linear layer",
                        formatSizes(a), formatSizes(out));
-      dispatch.family = ShaderFamily::MatMulLinear;
-      DUET_RETURN_IF_ERROR(readWeight(args->weight(), "weight", depth * columns,
-                                      dispatch.weights[0]));
+      DUET_RETURN_IF_ERROR(
+          checkWeight(args->weight(), "weight", depth * columns, nullptr));
+      // Between width-packed textures a texel kernel reads the weight as a
+      // texture too (matmul.comp).
+      const PlannedTensor &x = plan_.tensors[inputs[0]];
+      const PlannedTensor &y = plan_.tensors[outputs[0]];
+      bool texel = x.texture && y.texture &&
+                   x.packing == Layout::widthPacked &&
+                   y.packing == Layout::widthPacked &&
+                   addPackedWeight(args->weight(), {columns, depth},
+                                   Layout::widthPacked, dispatch.inputs[1]);
+      dispatch.family = texel ? ShaderFamily::MatMulLinearTexel
+                              : ShaderFamily::MatMulLinear;
+      if (!texel)
+        dispatch.weights[0] = addWeight(args->weight());
       DUET_RETURN_IF_ERROR(readWeight(
           args->bias(), "bias",
           args->bias() < 0 ? std::nullopt : std::optional<int64_t>(columns),

@@ -33,6 +33,8 @@ std::string_view shaderName(ShaderFamily family) {
     return "matmul_add";
   case ShaderFamily::MatMulLinear:
     return "matmul_linear";
+  case ShaderFamily::MatMulLinearTexel:
+    return "matmul_linear_texel";
   case ShaderFamily::Convolution:
     return "conv";
   case ShaderFamily::ConvolutionTexel:
@@ -65,6 +67,7 @@ ShaderBindings shaderBindings(ShaderFamily family) {
   case ShaderFamily::MatMul:
     return {2, 0};
   case ShaderFamily::ConvolutionTexel:
+  case ShaderFamily::MatMulLinearTexel:
     return {2, 2};
   case ShaderFamily::MatMulAdd:
     return {3, 0};

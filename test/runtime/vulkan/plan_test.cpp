@@ -254,6 +254,33 @@ func.func @main(%x: tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32> {
   }
 }
 
+TEST_CASE("a linear between width-packed textures reads a packed weight",
+          "[vulkan][plan]") {
+  Loaded loaded = loadForPlanning(R"(
+func.func @main(%x: tensor<3x10xf32>) -> tensor<3x7xf32> {
+  %w = arith.constant dense<0.5> : tensor<7x10xf32>
+  %b = arith.constant dense<0.5> : tensor<7xf32>
+  %0 = aten.linear %x, %w, %b : (tensor<3x10xf32>, tensor<7x10xf32>, tensor<7xf32>) -> tensor<3x7xf32>
+  return %0 : tensor<3x7xf32>
+})");
+  vk::DispatchPlan out;
+  rt::Status status = plan(loaded, loaded.blob, out);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  REQUIRE(out.runDispatches.size() == 3);
+  const vk::Dispatch &linear = out.runDispatches[1];
+  REQUIRE(out.tensors[linear.inputs[0].index].packing ==
+          rt::Layout::widthPacked);
+  CHECK(linear.family == vk::ShaderFamily::MatMulLinearTexel);
+  REQUIRE(linear.inputs[1].kind == vk::Ref::Kind::tensor);
+  const vk::PlannedTensor &packed = out.tensors[linear.inputs[1].index];
+  CHECK(packed.role == vk::PlannedTensor::Role::constant);
+  CHECK(packed.sizes == std::vector<int64_t>{7, 10});
+  CHECK(packed.packing == rt::Layout::widthPacked);
+  // Only the bias stays a weight buffer.
+  CHECK(out.weights.size() == 1);
+}
+
 TEST_CASE("a damaged Vulkan blob is an error, never a crash",
           "[vulkan][plan]") {
   Loaded loaded = loadForPlanning(kConvReluMlir);
