@@ -588,12 +588,11 @@ Status PlanBuilder::add(std::vector<Dispatch> &list, Dispatch dispatch) {
                    dispatch.outputInBuffer ? "buffer" : "texture");
 
   const PlannedTensor &out = tensorOf(dispatch.output);
-  int64_t work = dispatch.outputInBuffer
-                     ? (out.numel + 3) / 4
-                     : (static_cast<int64_t>(out.extents[0]) +
-                        dispatch.itemWidth - 1) /
-                           dispatch.itemWidth * out.extents[1] *
-                           out.extents[2];
+  int64_t work =
+      dispatch.outputInBuffer
+          ? (out.numel + 3) / 4
+          : (static_cast<int64_t>(out.extents[0]) + dispatch.itemWidth - 1) /
+                dispatch.itemWidth * out.extents[1] * out.extents[2];
   dispatch.params.work[0] = static_cast<int32_t>(work);
   int64_t groups = (work + kWorkGroupSize - 1) / kWorkGroupSize;
   int64_t maxX = limits_.maxComputeWorkGroupCount[0];
@@ -727,13 +726,12 @@ Status PlanBuilder::readOp(const sc::Op *op) {
       // texture too (matmul.comp).
       const PlannedTensor &x = plan_.tensors[inputs[0]];
       const PlannedTensor &y = plan_.tensors[outputs[0]];
-      bool texel = x.texture && y.texture &&
-                   x.packing == Layout::widthPacked &&
+      bool texel = x.texture && y.texture && x.packing == Layout::widthPacked &&
                    y.packing == Layout::widthPacked &&
                    addPackedWeight(args->weight(), {columns, depth},
                                    Layout::widthPacked, dispatch.inputs[1]);
-      dispatch.family = texel ? ShaderFamily::MatMulLinearTexel
-                              : ShaderFamily::MatMulLinear;
+      dispatch.family =
+          texel ? ShaderFamily::MatMulLinearTexel : ShaderFamily::MatMulLinear;
       if (!texel)
         dispatch.weights[0] = addWeight(args->weight());
       DUET_RETURN_IF_ERROR(readWeight(
