@@ -112,6 +112,15 @@ private:
   Status readWeight(int32_t id, const char *what,
                     std::optional<int64_t> expectedNumel, Ref &ref,
                     std::vector<int64_t> *sizes = nullptr);
+  /// readWeight's checks of weight `id` (present), without uploading it.
+  Status checkWeight(int32_t id, const char *what,
+                     std::optional<int64_t> expectedNumel,
+                     std::vector<int64_t> *sizes);
+  /// Weight `id` as a constant texture of `sizes` (its elements in the same
+  /// row-major order) packed along `packing`, uploaded at load through
+  /// staging; false, adding nothing, when its extents exceed the device's.
+  bool addPackedWeight(int32_t id, std::vector<int64_t> sizes, Layout packing,
+                       Ref &ref);
   /// An integer index constant of `count` values, each in [0, limit): the
   /// shader reads them without checks.
   Status readIndexWeight(int32_t id, int64_t count, int64_t limit, Ref &ref);
@@ -418,8 +427,16 @@ Status PlanBuilder::readWeight(int32_t id, const char *what,
     ref = Ref::dummy();
     return Status::ok();
   }
+  DUET_RETURN_IF_ERROR(checkWeight(id, what, expectedNumel, sizesOut));
+  ref = addWeight(id);
+  return Status::ok();
+}
+
+Status PlanBuilder::checkWeight(int32_t id, const char *what,
+                                std::optional<int64_t> expectedNumel,
+                                std::vector<int64_t> *sizesOut) {
   const std::vector<TensorInfo> &infos = program_.tensors();
-  if (static_cast<size_t>(id) >= infos.size() ||
+  if (id < 0 || static_cast<size_t>(id) >= infos.size() ||
       infos[id].kind != TensorKind::constant || !isFloat(infos[id].dtype))
     return opError("its {} is program tensor {}, which is not a float "
                    "constant",
@@ -439,8 +456,47 @@ Status PlanBuilder::readWeight(int32_t id, const char *what,
                    limits_.maxStorageBufferRange, device_.name);
   if (sizesOut)
     *sizesOut = info.sizes;
-  ref = addWeight(id);
   return Status::ok();
+}
+
+bool PlanBuilder::addPackedWeight(int32_t id, std::vector<int64_t> sizes,
+                                  Layout packing, Ref &ref) {
+  for (size_t t = 0; t < plan_.tensors.size(); ++t) {
+    const PlannedTensor &tensor = plan_.tensors[t];
+    if (tensor.role == PlannedTensor::Role::constant &&
+        tensor.programId == id && tensor.sizes == sizes &&
+        tensor.packing == packing) {
+      ref = Ref::tensor(static_cast<int32_t>(t));
+      return true;
+    }
+  }
+  PlannedTensor packed;
+  packed.programId = id;
+  packed.dtype = DType::f32;
+  packed.texture = true;
+  packed.packing = packing;
+  packed.role = PlannedTensor::Role::constant;
+  std::array<int64_t, 3> extents =
+      textureExtents(sizes.data(), sizes.size(), packing);
+  for (int axis = 0; axis < 3; ++axis) {
+    if (extents[axis] > limits_.maxImageDimension3D)
+      return false;
+    packed.extents[axis] = static_cast<uint32_t>(extents[axis]);
+  }
+  for (int64_t size : sizes)
+    packed.numel *= size;
+  packed.sizes = std::move(sizes);
+  plan_.tensors.push_back(std::move(packed));
+  int32_t tensor = static_cast<int32_t>(plan_.tensors.size() - 1);
+  plan_.staging.push_back({tensor, StagingBuffer::Use::constant});
+  ref = Ref::tensor(tensor);
+  // A copy between a staging buffer and a texture of the planned shape
+  // cannot fail the checks of add().
+  Status status =
+      addCopy(plan_.loadDispatches,
+              Ref::staging(static_cast<int32_t>(plan_.staging.size() - 1)), ref,
+              "packing a weight");
+  return status.isOk();
 }
 
 Status PlanBuilder::readIndexWeight(int32_t id, int64_t count, int64_t limit,
@@ -532,10 +588,11 @@ Status PlanBuilder::add(std::vector<Dispatch> &list, Dispatch dispatch) {
                    dispatch.outputInBuffer ? "buffer" : "texture");
 
   const PlannedTensor &out = tensorOf(dispatch.output);
-  int64_t work = dispatch.outputInBuffer
-                     ? (out.numel + 3) / 4
-                     : static_cast<int64_t>(out.extents[0]) * out.extents[1] *
-                           out.extents[2];
+  int64_t work =
+      dispatch.outputInBuffer
+          ? (out.numel + 3) / 4
+          : (static_cast<int64_t>(out.extents[0]) + dispatch.itemWidth - 1) /
+                dispatch.itemWidth * out.extents[1] * out.extents[2];
   dispatch.params.work[0] = static_cast<int32_t>(work);
   int64_t groups = (work + kWorkGroupSize - 1) / kWorkGroupSize;
   int64_t maxX = limits_.maxComputeWorkGroupCount[0];
@@ -564,6 +621,8 @@ Status PlanBuilder::addCopy(std::vector<Dispatch> &list, Ref from, Ref to,
   copy.output = to;
   copy.inputs[0] = from;
   copy.spec[4] = kAffineGather;
+  // gather.comp's FLAG1: the identity map, between tensors of one shape.
+  copy.spec[6] = 1;
   for (int d = 0; d < kMaxRank; ++d) {
     copy.params.iarg[d / 4][d % 4] = d;
     copy.params.iarg[2 + d / 4][d % 4] = 1;
@@ -661,9 +720,20 @@ Status PlanBuilder::readOp(const sc::Op *op) {
           !std::equal(a.begin(), a.end() - 1, out.begin()))
         return opError("input {} and output {} do not fit a linear layer",
                        formatSizes(a), formatSizes(out));
-      dispatch.family = ShaderFamily::MatMulLinear;
-      DUET_RETURN_IF_ERROR(readWeight(args->weight(), "weight", depth * columns,
-                                      dispatch.weights[0]));
+      DUET_RETURN_IF_ERROR(
+          checkWeight(args->weight(), "weight", depth * columns, nullptr));
+      // Between width-packed textures a texel kernel reads the weight as a
+      // texture too (matmul.comp).
+      const PlannedTensor &x = plan_.tensors[inputs[0]];
+      const PlannedTensor &y = plan_.tensors[outputs[0]];
+      bool texel = x.texture && y.texture && x.packing == Layout::widthPacked &&
+                   y.packing == Layout::widthPacked &&
+                   addPackedWeight(args->weight(), {columns, depth},
+                                   Layout::widthPacked, dispatch.inputs[1]);
+      dispatch.family =
+          texel ? ShaderFamily::MatMulLinearTexel : ShaderFamily::MatMulLinear;
+      if (!texel)
+        dispatch.weights[0] = addWeight(args->weight());
       DUET_RETURN_IF_ERROR(readWeight(
           args->bias(), "bias",
           args->bias() < 0 ? std::nullopt : std::optional<int64_t>(columns),
@@ -719,8 +789,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
         return opError("has a stride or dilation below 1 or a negative "
                        "padding");
     std::vector<int64_t> w;
-    DUET_RETURN_IF_ERROR(readWeight(args->weight(), "weight", std::nullopt,
-                                    dispatch.weights[0], &w));
+    DUET_RETURN_IF_ERROR(
+        checkWeight(args->weight(), "weight", std::nullopt, &w));
     std::vector<int64_t> expected =
         args->transposed()
             ? std::vector<int64_t>{inChannels, outChannels / groups}
@@ -734,12 +804,31 @@ Status PlanBuilder::readOp(const sc::Op *op) {
         args->bias(), "bias",
         args->bias() < 0 ? std::nullopt : std::optional<int64_t>(outChannels),
         dispatch.weights[1]));
-    dispatch.family = ShaderFamily::Convolution;
+    sc::ConvKernel kernel =
+        convKernel(spatial, args->transposed(), groups, inChannels / groups,
+                   outChannels / groups, plan_.tensors[inputs[0]],
+                   plan_.tensors[outputs[0]]);
+    // The texel kernels read the weight as a texture (conv.comp says how
+    // it is packed): a texel per fetch instead of four buffer loads.
+    if (kernel == sc::ConvKernel::DepthwiseTexel &&
+        !addPackedWeight(args->weight(), {1, outChannels, w[2], w[3]},
+                         Layout::channelsPacked, dispatch.inputs[1]))
+      kernel = sc::ConvKernel::Element;
+    if (kernel == sc::ConvKernel::Texel &&
+        !addPackedWeight(args->weight(),
+                         {outChannels, inChannels / groups, w[2] * w[3]},
+                         Layout::heightPacked, dispatch.inputs[1]))
+      kernel = sc::ConvKernel::Element;
+    if (kernel == sc::ConvKernel::Element)
+      dispatch.weights[0] = addWeight(args->weight());
+    dispatch.family = kernel == sc::ConvKernel::Element
+                          ? ShaderFamily::Convolution
+                          : ShaderFamily::ConvolutionTexel;
     dispatch.spec[5] = args->bias() >= 0;
-    dispatch.spec[6] = static_cast<int32_t>(convKernel(
-        spatial, args->transposed(), groups, inChannels / groups,
-        outChannels / groups, plan_.tensors[inputs[0]],
-        plan_.tensors[outputs[0]]));
+    dispatch.spec[6] = static_cast<int32_t>(kernel);
+    // Each weight fetch serves a block of outputs along x (conv.comp).
+    if (kernel != sc::ConvKernel::Element)
+      dispatch.itemWidth = kConvTexelBlock;
     bool twoD = spatial == 2;
     int32_t(&p)[8][4] = dispatch.params.iarg;
     p[0][0] = twoD ? stride[0] : 1;

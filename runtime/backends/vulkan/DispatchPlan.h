@@ -27,6 +27,10 @@ inline constexpr int kMaxRank = 8;
 /// Invocations per workgroup (local_size_x in tensor.glsl).
 inline constexpr uint32_t kWorkGroupSize = 64;
 
+/// Output texels along x that an invocation of conv.comp's texel kernels
+/// computes (its TEXEL_BLOCK).
+inline constexpr uint32_t kConvTexelBlock = 4;
+
 /// A tensor the delegate keeps on the device (fp32 whatever its dtype).
 struct PlannedTensor {
   enum class Role : uint8_t { computed, input, constant };
@@ -90,6 +94,9 @@ struct Dispatch {
   Ref output;
   std::array<Ref, 3> inputs;
   std::array<Ref, 2> weights;
+  /// Output texels along x that one work item of a texture output computes
+  /// (a texel kernel's block; 1 for most). add() sizes the work by it.
+  uint32_t itemWidth = 1;
   /// Workgroups along x and y.
   std::array<uint32_t, 2> groups = {1, 1};
   /// The op it runs, for messages.

@@ -33,8 +33,12 @@ std::string_view shaderName(ShaderFamily family) {
     return "matmul_add";
   case ShaderFamily::MatMulLinear:
     return "matmul_linear";
+  case ShaderFamily::MatMulLinearTexel:
+    return "matmul_linear_texel";
   case ShaderFamily::Convolution:
     return "conv";
+  case ShaderFamily::ConvolutionTexel:
+    return "conv_texel";
   case ShaderFamily::BatchNorm:
     return "batchnorm";
   case ShaderFamily::LayerNorm:
@@ -62,6 +66,9 @@ ShaderBindings shaderBindings(ShaderFamily family) {
   case ShaderFamily::Binary:
   case ShaderFamily::MatMul:
     return {2, 0};
+  case ShaderFamily::ConvolutionTexel:
+  case ShaderFamily::MatMulLinearTexel:
+    return {2, 2};
   case ShaderFamily::MatMulAdd:
     return {3, 0};
   case ShaderFamily::MatMulLinear:

@@ -23,7 +23,13 @@ enum class ShaderFamily : uint8_t {
   MatMul,
   MatMulAdd,
   MatMulLinear,
+  /// matmul.comp's linear texel kernel (-DLINEAR -DTEXEL_KERNELS):
+  /// width-packed textures, the weight a packed texture too.
+  MatMulLinearTexel,
   Convolution,
+  /// conv.comp's texel kernels (-DTEXEL_KERNELS): channels-packed textures,
+  /// the weight a packed texture too.
+  ConvolutionTexel,
   BatchNorm,
   LayerNorm,
   Reduce,

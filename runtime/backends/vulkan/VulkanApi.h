@@ -81,7 +81,12 @@ namespace duet::rt::vulkan {
   X(vkCreateFence)                                                             \
   X(vkDestroyFence)                                                            \
   X(vkWaitForFences)                                                           \
-  X(vkResetFences)
+  X(vkResetFences)                                                             \
+  X(vkCreateQueryPool)                                                         \
+  X(vkDestroyQueryPool)                                                        \
+  X(vkCmdResetQueryPool)                                                       \
+  X(vkCmdWriteTimestamp)                                                       \
+  X(vkGetQueryPoolResults)
 
 /// The loader's entry points. Instance and device functions are filled by
 /// loadInstanceFunctions and loadDeviceFunctions.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fmt/ranges.h>
 
 namespace duet::rt::vulkan {
 namespace {
@@ -98,6 +99,8 @@ VulkanDelegate::~VulkanDelegate() {
   VkDevice device = device_->handle();
   if (fence_)
     vk.vkDestroyFence(device, fence_, nullptr);
+  if (timestamps_)
+    vk.vkDestroyQueryPool(device, timestamps_, nullptr);
   if (commandPool_)
     vk.vkDestroyCommandPool(device, commandPool_, nullptr);
   if (descriptorPool_)
@@ -548,6 +551,9 @@ void VulkanDelegate::recordDispatches(VkCommandBuffer commands,
                   VK_ACCESS_SHADER_WRITE_BIT,
                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    if (timestamps_ && commands == runCommands_)
+      vk.vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                             timestamps_, static_cast<uint32_t>(i + 1));
   }
 }
 
@@ -687,6 +693,13 @@ Status VulkanDelegate::recordRun() {
   begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   DUET_VK_CHECK(vk.vkBeginCommandBuffer(runCommands_, &begin),
                 "vkBeginCommandBuffer");
+  DUET_RETURN_IF_ERROR(prepareProfile());
+  if (timestamps_) {
+    vk.vkCmdResetQueryPool(runCommands_, timestamps_, 0,
+                           static_cast<uint32_t>(dispatchTimes_.size() + 1));
+    vk.vkCmdWriteTimestamp(runCommands_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                           timestamps_, 0);
+  }
   recordDispatches(runCommands_, plan_.runDispatches,
                    plan_.loadDispatches.size());
   memoryBarrier(vk, runCommands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -723,10 +736,64 @@ Status VulkanDelegate::execute(const std::vector<TensorView> &inputs,
   for (size_t i = 0; i < outputs.size(); ++i)
     DUET_RETURN_IF_ERROR(check(outputs[i], plan_.outputs[i], "output", i));
   DUET_RETURN_IF_ERROR(submit(runCommands_, "the delegate's commands"));
+  if (timestamps_)
+    DUET_RETURN_IF_ERROR(readTimestamps());
   for (size_t i = 0; i < outputs.size(); ++i)
     fromFloats(
         reinterpret_cast<const float *>(staging_[firstOutput + i].mapped),
         outputs[i]);
+  return Status::ok();
+}
+
+Status VulkanDelegate::prepareProfile() {
+  const DeviceInfo &info = device_->info();
+  if (!program_.options().profile.enabled || info.timestampValidBits == 0 ||
+      plan_.runDispatches.empty())
+    return Status::ok();
+  const VulkanApi &vk = device_->api();
+  VkQueryPoolCreateInfo create{};
+  create.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+  create.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  create.queryCount = static_cast<uint32_t>(plan_.runDispatches.size() + 1);
+  DUET_VK_CHECK(
+      vk.vkCreateQueryPool(device_->handle(), &create, nullptr, &timestamps_),
+      "vkCreateQueryPool");
+  for (size_t i = 0; i < plan_.runDispatches.size(); ++i) {
+    const Dispatch &dispatch = plan_.runDispatches[i];
+    const int32_t kernel = dispatch.spec[6];
+    std::string shape;
+    if (dispatch.output.kind == Ref::Kind::tensor)
+      shape = fmt::format(
+          " -> [{}]",
+          fmt::join(plan_.tensors[dispatch.output.index].sizes, ","));
+    dispatchTimes_.push_back(
+        {fmt::format("dispatch {}: {}{} {}{}", i, shaderName(dispatch.family),
+                     dispatch.family == ShaderFamily::ConvolutionTexel
+                         ? fmt::format(" (kernel {})", kernel)
+                         : std::string(),
+                     dispatch.op, shape),
+         0});
+  }
+  return Status::ok();
+}
+
+Status VulkanDelegate::readTimestamps() {
+  const DeviceInfo &info = device_->info();
+  std::vector<uint64_t> ticks(dispatchTimes_.size() + 1);
+  DUET_VK_CHECK(device_->api().vkGetQueryPoolResults(
+                    device_->handle(), timestamps_, 0,
+                    static_cast<uint32_t>(ticks.size()),
+                    ticks.size() * sizeof(uint64_t), ticks.data(),
+                    sizeof(uint64_t),
+                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+                "reading the profile's timestamps");
+  const uint64_t mask = info.timestampValidBits >= 64
+                            ? ~uint64_t(0)
+                            : (uint64_t(1) << info.timestampValidBits) - 1;
+  for (size_t i = 0; i < dispatchTimes_.size(); ++i)
+    dispatchTimes_[i].ms =
+        static_cast<double>((ticks[i + 1] - ticks[i]) & mask) *
+        info.timestampPeriod * 1e-6;
   return Status::ok();
 }
 

@@ -41,6 +41,11 @@ public:
   /// after every run (StagingBuffer::Use::observed), and read from there.
   std::vector<int32_t> observableTensors() const override;
   Status readObserved(int32_t id, const TensorView &out) const override;
+  /// Under LoadOptions::profile: each run dispatch of the latest run, timed
+  /// by the device's timestamps around it.
+  void profileParts(std::vector<ProfilePart> &parts) const override {
+    parts = dispatchTimes_;
+  }
 
 private:
   /// A buffer or an image bound into one of the arenas.
@@ -86,6 +91,12 @@ private:
   Status createDescriptorSets();
   Status uploadAndPrepare();
   Status recordRun();
+  /// Under LoadOptions::profile, on a queue that writes timestamps: the
+  /// query pool recordRun writes one timestamp into before the dispatches
+  /// and one after each, and the parts they time.
+  Status prepareProfile();
+  /// Reads the latest run's timestamps into dispatchTimes_.
+  Status readTimestamps();
   /// Submits `commands` and waits for them.
   Status submit(VkCommandBuffer commands, const char *what);
   Resource &resourceOf(Ref ref);
@@ -112,6 +123,8 @@ private:
   VkCommandPool commandPool_ = VK_NULL_HANDLE;
   VkCommandBuffer runCommands_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
+  VkQueryPool timestamps_ = VK_NULL_HANDLE;
+  std::vector<ProfilePart> dispatchTimes_;
 };
 
 } // namespace duet::rt::vulkan

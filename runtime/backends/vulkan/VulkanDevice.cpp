@@ -93,6 +93,17 @@ int computeQueueFamily(const VulkanApi &api, VkPhysicalDevice device) {
   return -1;
 }
 
+/// The timestampValidBits of computeQueueFamily's family.
+uint32_t computeQueueTimestampBits(const VulkanApi &api,
+                                   VkPhysicalDevice device) {
+  uint32_t count = 0;
+  api.vkGetPhysicalDeviceQueueFamilyProperties(device, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  api.vkGetPhysicalDeviceQueueFamilyProperties(device, &count, families.data());
+  int family = computeQueueFamily(api, device);
+  return family < 0 ? 0 : families[family].timestampValidBits;
+}
+
 DeviceInfo describe(const VulkanApi &api, VkPhysicalDevice device,
                     uint32_t index) {
   VkPhysicalDeviceProperties properties;
@@ -143,6 +154,9 @@ DeviceInfo describe(const VulkanApi &api, VkPhysicalDevice device,
         "supports Vulkan " + info.apiVersion + "; duet needs 1.1 or newer";
   else if (computeQueueFamily(api, device) < 0)
     info.unsuitable = "has no queue that runs compute work";
+  else
+    info.timestampValidBits = computeQueueTimestampBits(api, device);
+  info.timestampPeriod = limits.timestampPeriod;
   return info;
 }
 

@@ -57,6 +57,10 @@ struct DeviceInfo {
   uint32_t vendorId = 0;
   uint32_t deviceId = 0;
   std::array<uint8_t, VK_UUID_SIZE> pipelineCacheUuid{};
+  /// Nanoseconds per timestamp tick, and the valid bits of the compute
+  /// queue's timestamps (0: it writes none), for profiling dispatches.
+  float timestampPeriod = 0;
+  uint32_t timestampValidBits = 0;
 };
 
 /// Lists every physical device. An error when there is no loader or the

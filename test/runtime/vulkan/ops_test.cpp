@@ -132,6 +132,24 @@ func.func @main(%x: tensor<1x10x8x9xf32>, %y: tensor<1x7x1x1xf32>) -> (tensor<1x
   %2 = aten.convolution %y, %w2, %b2 {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x7x1x1xf32>, tensor<5x7x1x1xf32>, tensor<5xf32>) -> tensor<1x5x1x1xf32>
   return %0, %1, %2 : tensor<1x10x4x5xf32>, tensor<1x7x1x1xf32>, tensor<1x5x1x1xf32>
 })"},
+    {"texel convolutions sharing one packed weight, 5x5 windows", false, R"(
+func.func @main(%x: tensor<1x8x6x5xf32>, %y: tensor<1x8x3x3xf32>) -> (tensor<1x9x6x5xf32>, tensor<1x9x2x2xf32>, tensor<1x8x6x5xf32>) {
+  %w = arith.constant @W(9x8x5x5)
+  %w1 = arith.constant @W(8x1x5x5)
+  %0 = aten.convolution %x, %w {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 2, 2>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x8x6x5xf32>, tensor<9x8x5x5xf32>) -> tensor<1x9x6x5xf32>
+  %1 = aten.convolution %y, %w {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 2, 2>, stride = array<i64: 2, 2>, transposed = false} : (tensor<1x8x3x3xf32>, tensor<9x8x5x5xf32>) -> tensor<1x9x2x2xf32>
+  %2 = aten.convolution %x, %w1 {dilation = array<i64: 1, 1>, groups = 8 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 2, 2>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x8x6x5xf32>, tensor<8x1x5x5xf32>) -> tensor<1x8x6x5xf32>
+  return %0, %1, %2 : tensor<1x9x6x5xf32>, tensor<1x9x2x2xf32>, tensor<1x8x6x5xf32>
+})"},
+    {"linear texel kernel: depth and features not multiples of 4, one row", false, R"(
+func.func @main(%x: tensor<3x10xf32>, %y: tensor<1x1x9xf32>) -> (tensor<3x7xf32>, tensor<1x1x5xf32>) {
+  %w = arith.constant @W(7x10)
+  %b = arith.constant @W(7)
+  %w1 = arith.constant @W(5x9)
+  %0 = aten.linear %x, %w, %b : (tensor<3x10xf32>, tensor<7x10xf32>, tensor<7xf32>) -> tensor<3x7xf32>
+  %1 = aten.linear %y, %w1 : (tensor<1x1x9xf32>, tensor<5x9xf32>) -> tensor<1x1x5xf32>
+  return %0, %1 : tensor<3x7xf32>, tensor<1x1x5xf32>
+})"},
     {"linear, addmm, mm, bmm and matmul", true, R"(
 func.func @main(%x: tensor<2x3x16xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<2x3x5xf32>, %d: tensor<2x5x4xf32>, %e: tensor<2x1x4x6xf32>, %f: tensor<1x3x6x5xf32>) -> (tensor<2x3x10xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<2x3x4xf32>, tensor<2x3x4x5xf32>, tensor<2x3x7xf32>) {
   %w = arith.constant @W(10x16)

@@ -78,12 +78,23 @@ TEST_CASE("a convolution with a relu plans as one fused dispatch",
   REQUIRE(status.isOk());
   // Staging in, the convolution with its clamp, staging out.
   REQUIRE(out.runDispatches.size() == 3);
-  CHECK(out.runDispatches[1].family == vk::ShaderFamily::Convolution);
+  CHECK(out.runDispatches[1].family == vk::ShaderFamily::ConvolutionTexel);
   CHECK(out.runDispatches[1].params.farg[0][0] == 0.0f);
-  CHECK(out.weights.size() == 1);
-  CHECK(out.tensors.size() == 2);
+  // The texel kernel reads its weight as a texture packed at load, not as a
+  // weight buffer.
+  CHECK(out.weights.empty());
+  REQUIRE(out.tensors.size() == 3);
   CHECK(out.tensors[0].texture);
   CHECK(out.tensors[0].packing == rt::Layout::channelsPacked);
+  const vk::PlannedTensor &packed = out.tensors[2];
+  CHECK(packed.role == vk::PlannedTensor::Role::constant);
+  CHECK(packed.sizes == std::vector<int64_t>{4, 3, 9});
+  CHECK(packed.packing == rt::Layout::heightPacked);
+  CHECK(packed.extents == std::array<uint32_t, 3>{9, 1, 4});
+  CHECK(out.runDispatches[1].inputs[1].kind == vk::Ref::Kind::tensor);
+  CHECK(out.runDispatches[1].inputs[1].index == 2);
+  REQUIRE(out.loadDispatches.size() == 1);
+  CHECK(out.loadDispatches[0].op == "packing a weight");
 }
 
 // Named nodes (the importer's name locations): a convolution whose relu is
@@ -118,7 +129,7 @@ TEST_CASE("a planted fault is a dispatch after its op's", "[vulkan][plan]") {
     // Staging in, the convolution (writing relu's tensor), the fault, the
     // sigmoid, staging out.
     REQUIRE(out.runDispatches.size() == 5);
-    CHECK(out.runDispatches[1].family == vk::ShaderFamily::Convolution);
+    CHECK(out.runDispatches[1].family == vk::ShaderFamily::ConvolutionTexel);
     const vk::Dispatch &fault = out.runDispatches[2];
     CHECK(fault.family == vk::ShaderFamily::Fault);
     CHECK(fault.output.index == out.runDispatches[1].output.index);
@@ -160,10 +171,13 @@ TEST_CASE("an observer stages the internal tensors out", "[vulkan][plan]") {
   REQUIRE(out.runDispatches.size() == 5);
   CHECK(out.runDispatches[3].op == "staging a tensor out for an observer");
   CHECK(out.runDispatches[3].output.kind == vk::Ref::Kind::staging);
-  REQUIRE(out.staging.size() == 3);
-  CHECK(out.staging[1].use == vk::StagingBuffer::Use::observed);
-  CHECK(out.staging[1].tensor == out.runDispatches[1].output.index);
-  CHECK(out.staging[2].use == vk::StagingBuffer::Use::output);
+  // The input, the convolution's packed weight, the observed tensor, the
+  // output.
+  REQUIRE(out.staging.size() == 4);
+  CHECK(out.staging[1].use == vk::StagingBuffer::Use::constant);
+  CHECK(out.staging[2].use == vk::StagingBuffer::Use::observed);
+  CHECK(out.staging[2].tensor == out.runDispatches[1].output.index);
+  CHECK(out.staging[3].use == vk::StagingBuffer::Use::output);
 }
 
 TEST_CASE("each convolution gets the kernel its geometry allows",
@@ -188,16 +202,83 @@ func.func @main(%x: tensor<1x8x6x6xf32>) -> tensor<1x8x11x11xf32> {
   rt::Status status = plan(loaded, loaded.blob, out);
   INFO(status.message());
   REQUIRE(status.isOk());
-  std::vector<int32_t> kernels;
-  for (const vk::Dispatch &dispatch : out.runDispatches)
-    if (dispatch.family == vk::ShaderFamily::Convolution)
+  auto kernelsOf = [](const vk::DispatchPlan &plan) {
+    std::vector<int32_t> kernels;
+    for (const vk::Dispatch &dispatch : plan.runDispatches) {
+      if (dispatch.family != vk::ShaderFamily::Convolution &&
+          dispatch.family != vk::ShaderFamily::ConvolutionTexel)
+        continue;
+      // The element kernel is the `conv` family, the texel ones `conv_texel`.
+      CHECK(
+          (dispatch.family == vk::ShaderFamily::Convolution) ==
+          (dispatch.spec[6] == static_cast<int32_t>(sc::ConvKernel::Element)));
       kernels.push_back(dispatch.spec[6]);
+    }
+    return kernels;
+  };
   auto id = [](sc::ConvKernel kernel) { return static_cast<int32_t>(kernel); };
-  CHECK(kernels == std::vector<int32_t>{id(sc::ConvKernel::Texel),
-                                        id(sc::ConvKernel::Texel),
-                                        id(sc::ConvKernel::DepthwiseTexel),
-                                        id(sc::ConvKernel::Element),
-                                        id(sc::ConvKernel::Element)});
+  CHECK(kernelsOf(out) ==
+        std::vector<int32_t>{
+            id(sc::ConvKernel::Texel), id(sc::ConvKernel::Texel),
+            id(sc::ConvKernel::DepthwiseTexel), id(sc::ConvKernel::Element),
+            id(sc::ConvKernel::Element)});
+  // Packed weights: [Cout, Cin/groups, kh*kw] height-packed for the texel
+  // kernel, [1, C, kh, kw] channels-packed for the depthwise one; the two
+  // element kernels read their weights as buffers.
+  std::vector<std::vector<int64_t>> packed;
+  for (const vk::PlannedTensor &tensor : out.tensors)
+    if (tensor.role == vk::PlannedTensor::Role::constant)
+      packed.push_back(tensor.sizes);
+  CHECK(packed ==
+        std::vector<std::vector<int64_t>>{{8, 8, 9}, {8, 4, 1}, {1, 8, 3, 3}});
+  CHECK(out.weights.size() == 2);
+
+  // A packed weight over the image limit leaves its convolution to the
+  // element kernel: a 5x5 filter packs 25 texels wide, over 16, while the
+  // 16x16 activations fit.
+  Loaded wide = loadForPlanning(R"(
+func.func @main(%x: tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32> {
+  %w = arith.constant dense<0.5> : tensor<4x4x5x5xf32>
+  %0 = aten.convolution %x, %w {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 2, 2>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x4x16x16xf32>, tensor<4x4x5x5xf32>) -> tensor<1x4x16x16xf32>
+  return %0 : tensor<1x4x16x16xf32>
+})");
+  for (uint32_t limit : {4096u, 16u}) {
+    vk::DispatchPlan limited;
+    status = plan(wide, wide.blob, limited, limit);
+    INFO(status.message());
+    REQUIRE(status.isOk());
+    CHECK(kernelsOf(limited) ==
+          std::vector<int32_t>{id(limit == 16 ? sc::ConvKernel::Element
+                                              : sc::ConvKernel::Texel)});
+    CHECK(limited.weights.size() == (limit == 16 ? 1u : 0u));
+  }
+}
+
+TEST_CASE("a linear between width-packed textures reads a packed weight",
+          "[vulkan][plan]") {
+  Loaded loaded = loadForPlanning(R"(
+func.func @main(%x: tensor<3x10xf32>) -> tensor<3x7xf32> {
+  %w = arith.constant dense<0.5> : tensor<7x10xf32>
+  %b = arith.constant dense<0.5> : tensor<7xf32>
+  %0 = aten.linear %x, %w, %b : (tensor<3x10xf32>, tensor<7x10xf32>, tensor<7xf32>) -> tensor<3x7xf32>
+  return %0 : tensor<3x7xf32>
+})");
+  vk::DispatchPlan out;
+  rt::Status status = plan(loaded, loaded.blob, out);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  REQUIRE(out.runDispatches.size() == 3);
+  const vk::Dispatch &linear = out.runDispatches[1];
+  REQUIRE(out.tensors[linear.inputs[0].index].packing ==
+          rt::Layout::widthPacked);
+  CHECK(linear.family == vk::ShaderFamily::MatMulLinearTexel);
+  REQUIRE(linear.inputs[1].kind == vk::Ref::Kind::tensor);
+  const vk::PlannedTensor &packed = out.tensors[linear.inputs[1].index];
+  CHECK(packed.role == vk::PlannedTensor::Role::constant);
+  CHECK(packed.sizes == std::vector<int64_t>{7, 10});
+  CHECK(packed.packing == rt::Layout::widthPacked);
+  // Only the bias stays a weight buffer.
+  CHECK(out.weights.size() == 1);
 }
 
 TEST_CASE("a damaged Vulkan blob is an error, never a crash",

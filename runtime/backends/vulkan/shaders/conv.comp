@@ -1,25 +1,34 @@
 // conv.comp - 1-D and 2-D convolution, grouped, dilated or transposed (so
 // general, depthwise and pointwise alike), plus bias and a fused clamp.
-// The weight is read as the model holds it: [Cout, Cin/groups, kh, kw], or
-// [Cin, Cout/groups, kh, kw] when transposed; a 1-D convolution has kh 1.
 // iarg[0]: stride h, w, padding h, w; iarg[1]: dilation h, w, groups,
 // transposed; iarg[2]: kernel h, w, spatial dims (1 or 2).
-// farg[0]: clamp min, max. FLAG0: a bias is bound. FLAG1: the kernel
-// (vulkan.fbs ConvKernel, chosen per dispatch by DispatchPlan):
-// - CONV_KERNEL_ELEMENT: each lane of an output texel computed on its own,
-//   for every kind of convolution and either storage;
-// - CONV_KERNEL_TEXEL: a 2-D convolution whose groups fill whole texels
-//   (groups == 1 included) on channels-packed textures: an invocation
-//   computes one output texel (four output channels) and reads each input
-//   texel of its window once, for all four;
-// - CONV_KERNEL_DEPTHWISE_TEXEL: a 2-D depthwise convolution (one channel
-//   per group) on channels-packed textures, one output texel per invocation.
+// farg[0]: clamp min, max. FLAG0: a bias is bound (binding 6). FLAG1: the
+// kernel (vulkan.fbs ConvKernel, chosen per dispatch by DispatchPlan):
+// - CONV_KERNEL_ELEMENT (the `conv` family, either storage): each lane of an
+//   output texel computed on its own, for every kind of convolution. The
+//   weight is a buffer (binding 5) as the model holds it: [Cout, Cin/groups,
+//   kh, kw], or [Cin, Cout/groups, kh, kw] when transposed; a 1-D
+//   convolution has kh 1.
+// The `conv_texel` family (-DTEXEL_KERNELS) holds the kernels that compute a
+// whole output texel (four output channels) per invocation on
+// channels-packed textures, reading each input texel of the window once for
+// all four. Lavapipe loads a storage buffer one lane and one component at a
+// time, a texel of an image in one gather, so their weight is a texture
+// too (input slot 2, binding 3), packed at load with zeros past its end:
+// - CONV_KERNEL_TEXEL: groups that fill whole texels (groups == 1
+//   included); the weight as [Cout, Cin/groups, kh*kw] height-packed, so the
+//   texel (tap, t, oc) holds input channels 4t..4t+3 of output channel oc;
+// - CONV_KERNEL_DEPTHWISE_TEXEL: one channel per group; the weight as
+//   [1, C, kh, kw] channels-packed, the texel (j, i, c4) holding tap (i, j)
+//   of channels 4*c4..4*c4+3.
 #version 450
 #include "tensor.glsl"
 
 TENSOR_INPUT(src, 1, 2, IN0_PACKING)
-WEIGHT(weight, 5)
 WEIGHT(bias, 6)
+
+#ifndef TEXEL_KERNELS
+WEIGHT(weight, 5)
 
 float sampleAt(bool twoD, int n, int c, int h, int w) {
   int at[8] = int[8](0, 0, 0, 0, 0, 0, 0, 0);
@@ -84,100 +93,103 @@ bool element(int idx[8], out float value) {
   return true;
 }
 
-#define DUET_OWN_MAIN
 #include "main.glsl"
 
-#if !defined(INPUT_BUFFER) && !defined(OUTPUT_BUFFER)
-// Output texel `item` of a 2-D convolution on channels-packed textures.
+#else
+layout(set = 0, binding = 3, IMAGE_FORMAT) uniform readonly image3D packedWeight;
+
+#define DUET_OWN_MAIN
+#define DUET_NO_ELEMENT
+#include "main.glsl"
+
+// Output texels along x per invocation: each weight texel fetched serves
+// all of them. DispatchPlan.h's kConvTexelBlock, which sizes the work.
+#define TEXEL_BLOCK 4
+
+// Work item `item` of a 2-D convolution on channels-packed textures: output
+// texels (ow0 + b, oh, z) for b < TEXEL_BLOCK, those inside the image.
 void convTexel(int item) {
   int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
-  int ow = item % gx, oh = (item / gx) % gy, z = item / (gx * gy);
+  int blocks = (gx + TEXEL_BLOCK - 1) / TEXEL_BLOCK;
+  int ow0 = (item % blocks) * TEXEL_BLOCK, oh = (item / blocks) % gy;
+  int z = item / (blocks * gy);
   int outTexels = P.t[0].geom.z, inTexels = P.t[1].geom.z;
   int n = z / outTexels, oc4 = z % outTexels;
   int inChannels = size(1, 5), outChannels = size(0, 5);
   int inH = size(1, 6), inW = size(1, 7);
   ivec4 sp = P.iarg[0], dg = P.iarg[1];
   int kh = P.iarg[2].x, kw = P.iarg[2].y;
-  int taps = kh * kw;
   int inPerGroup = inChannels / dg.z, outPerGroup = outChannels / dg.z;
   ivec4 oc = ivec4(oc4 * 4) + ivec4(0, 1, 2, 3);
   bvec4 live = lessThan(oc, ivec4(outChannels));
-  vec4 sum = vec4(0.0);
+  // Padding lanes read the last channel's weights; their sums are dropped.
+  ivec4 ocRead = min(oc, ivec4(outChannels - 1));
+  vec4 start = vec4(0.0);
   if (FLAG0 != 0)
     for (int l = 0; l < 4; ++l)
       if (live[l])
-        sum[l] = bias.v[oc[l]];
+        start[l] = bias.v[oc[l]];
+  vec4 sum[TEXEL_BLOCK];
+  for (int b = 0; b < TEXEL_BLOCK; ++b)
+    sum[b] = start;
 
   if (FLAG1 == CONV_KERNEL_DEPTHWISE_TEXEL) {
+    int layer = n * inTexels + oc4;
     for (int i = 0; i < kh; ++i) {
       int ih = oh * sp.x - sp.z + i * dg.x;
       if (ih < 0 || ih >= inH)
         continue;
       for (int j = 0; j < kw; ++j) {
-        int iw = ow * sp.y - sp.w + j * dg.y;
-        if (iw < 0 || iw >= inW)
-          continue;
-        vec4 x = imageLoad(src, ivec3(iw, ih, n * inTexels + oc4));
-        vec4 w = vec4(0.0);
-        for (int l = 0; l < 4; ++l)
-          if (live[l])
-            w[l] = weight.v[oc[l] * taps + i * kw + j];
-        sum += mix(vec4(0.0), x, live) * w;
+        vec4 w = imageLoad(packedWeight, ivec3(j, i, oc4));
+        for (int b = 0; b < TEXEL_BLOCK; ++b) {
+          int iw = (ow0 + b) * sp.y - sp.w + j * dg.y;
+          if (iw >= 0 && iw < inW)
+            sum[b] += imageLoad(src, ivec3(iw, ih, layer)) * w;
+        }
       }
     }
   } else {
     // The four output channels share a group: outPerGroup is a multiple of
     // four, or there is one group.
     int group = oc4 * 4 / outPerGroup;
-    int firstTexel = group * inPerGroup / 4;
+    int layer = n * inTexels + group * inPerGroup / 4;
     int groupTexels = (inPerGroup + 3) / 4;
     for (int t = 0; t < groupTexels; ++t) {
-      ivec4 ic = ivec4(t * 4) + ivec4(0, 1, 2, 3);
-      bvec4 icLive = lessThan(ic, ivec4(inPerGroup));
-      bool whole = all(icLive);
+      bvec4 icLive = lessThan(ivec4(t * 4) + ivec4(0, 1, 2, 3),
+                              ivec4(inPerGroup));
       for (int i = 0; i < kh; ++i) {
         int ih = oh * sp.x - sp.z + i * dg.x;
         if (ih < 0 || ih >= inH)
           continue;
         for (int j = 0; j < kw; ++j) {
-          int iw = ow * sp.y - sp.w + j * dg.y;
-          if (iw < 0 || iw >= inW)
-            continue;
-          vec4 x = mix(vec4(0.0),
-                       imageLoad(src, ivec3(iw, ih, n * inTexels + firstTexel + t)),
-                       icLive);
           int tap = i * kw + j;
-          for (int l = 0; l < 4; ++l) {
-            if (!live[l])
-              continue;
-            int base = (oc[l] * inPerGroup + t * 4) * taps + tap;
-            vec4 w;
-            if (whole) {
-              w = vec4(weight.v[base], weight.v[base + taps],
-                       weight.v[base + 2 * taps], weight.v[base + 3 * taps]);
-            } else {
-              for (int k = 0; k < 4; ++k)
-                w[k] = icLive[k] ? weight.v[base + k * taps] : 0.0;
-            }
-            sum[l] += dot(x, w);
+          // Column l: output channel l's weights for input texel t.
+          mat4 w = mat4(imageLoad(packedWeight, ivec3(tap, t, ocRead.x)),
+                        imageLoad(packedWeight, ivec3(tap, t, ocRead.y)),
+                        imageLoad(packedWeight, ivec3(tap, t, ocRead.z)),
+                        imageLoad(packedWeight, ivec3(tap, t, ocRead.w)));
+          for (int b = 0; b < TEXEL_BLOCK; ++b) {
+            int iw = (ow0 + b) * sp.y - sp.w + j * dg.y;
+            if (iw >= 0 && iw < inW)
+              sum[b] += mix(vec4(0.0),
+                            imageLoad(src, ivec3(iw, ih, layer + t)), icLive) *
+                        w;
           }
         }
       }
     }
   }
-  vec4 result = min(max(sum, vec4(P.farg[0].x)), vec4(P.farg[0].y));
-  imageStore(outImg, ivec3(ow, oh, z), mix(vec4(0.0), result, live));
+  for (int b = 0; b < TEXEL_BLOCK; ++b) {
+    if (ow0 + b >= gx)
+      break;
+    vec4 result = min(max(sum[b], vec4(P.farg[0].x)), vec4(P.farg[0].y));
+    imageStore(outImg, ivec3(ow0 + b, oh, z), mix(vec4(0.0), result, live));
+  }
 }
-#endif
 
 void main() {
-#if !defined(INPUT_BUFFER) && !defined(OUTPUT_BUFFER)
-  if (FLAG1 != CONV_KERNEL_ELEMENT) {
-    int item = workItem();
-    if (item < P.work.x)
-      convTexel(item);
-    return;
-  }
-#endif
-  elementMain();
+  int item = workItem();
+  if (item < P.work.x)
+    convTexel(item);
 }
+#endif

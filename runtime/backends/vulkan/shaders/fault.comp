@@ -29,9 +29,11 @@ void main() {
                       item / (P.t[0].geom.x * P.t[0].geom.y));
   vec4 x = imageLoad(outImg, texel);
   // Padding lanes stay as they are: kernels may rely on them being 0.
+  int first[8];
+  itemIndex(item, first);
   for (int lane = 0; lane < 4; ++lane) {
     int idx[8];
-    if (outputIndex(item, lane, idx))
+    if (laneIndex(item, first, lane, idx))
       x[lane] = x[lane] * a + b;
   }
   imageStore(outImg, texel, x);

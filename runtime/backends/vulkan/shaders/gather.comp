@@ -6,7 +6,10 @@
 // that index around the input's size.
 //
 // OP: vulkan.fbs's GatherKind. FLAG0: what an index outside the input gives:
-// 0 the pad value, 1 nothing (the output element is left as it is).
+// 0 the pad value, 1 nothing (the output element is left as it is). FLAG1:
+// the map is the identity between tensors of one shape (a copy: staging, a
+// packed weight), which a copy from a buffer into a texture runs texel by
+// texel, each lane at a fixed stride from the first.
 // iarg[0..1]: per input dim, the output dim it follows (-1: none);
 // iarg[2..3]: the scale; iarg[4..5]: the offset; farg[0].x: the pad value.
 #version 450
@@ -34,4 +37,37 @@ bool element(int idx[8], out float value) {
   return true;
 }
 
+#define DUET_OWN_MAIN
 #include "main.glsl"
+
+#if defined(INPUT_BUFFER) && !defined(OUTPUT_BUFFER)
+void copyTexel(int item) {
+  int first[8];
+  itemIndex(item, first);
+  int base = offsetOf(1, first);
+  int stride = OUT_PACKING == LAYOUT_CHANNELS_PACKED ? size(0, 6) * size(0, 7)
+               : OUT_PACKING == LAYOUT_HEIGHT_PACKED ? size(0, 7)
+                                                      : 1;
+  vec4 values = vec4(0.0);
+  for (int lane = 0; lane < 4; ++lane) {
+    int idx[8];
+    if (laneIndex(item, first, lane, idx))
+      values[lane] = src.v[base + lane * stride];
+  }
+  int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
+  imageStore(outImg, ivec3(item % gx, (item / gx) % gy, item / (gx * gy)),
+             values);
+}
+#endif
+
+void main() {
+#if defined(INPUT_BUFFER) && !defined(OUTPUT_BUFFER)
+  if (FLAG1 != 0) {
+    int item = workItem();
+    if (item < P.work.x)
+      copyTexel(item);
+    return;
+  }
+#endif
+  elementMain();
+}

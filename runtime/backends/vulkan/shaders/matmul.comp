@@ -3,14 +3,20 @@
 // -DADD_INPUT adds beta * a third tensor, broadcast, to alpha times the
 // product (addmm); -DLINEAR multiplies by the transpose of a weight
 // [out, in] and adds a bias [out] when FLAG0 is set (linear).
-// farg[0].xy: alpha, beta. A linear between width-packed textures computes
-// a whole output texel (four output features) per invocation, reading each
-// input texel of its row once.
+// farg[0].xy: alpha, beta. -DLINEAR -DTEXEL_KERNELS (the
+// matmul_linear_texel family, textures only) is a linear between
+// width-packed textures computing a whole output texel (four output
+// features) per invocation, reading each input texel of its row once; its
+// weight is a width-packed texture [out, in] packed at load (input slot 2,
+// binding 3; conv.comp says why a texture), zero past its end.
 #version 450
 #include "tensor.glsl"
 
 TENSOR_INPUT(lhs, 1, 2, IN0_PACKING)
-#ifdef LINEAR
+#if defined(LINEAR) && defined(TEXEL_KERNELS)
+layout(set = 0, binding = 3, IMAGE_FORMAT) uniform readonly image3D packedWeight;
+WEIGHT(bias, 6)
+#elif defined(LINEAR)
 WEIGHT(weight, 5)
 WEIGHT(bias, 6)
 #else
@@ -20,6 +26,7 @@ TENSOR_INPUT(rhs, 2, 3, IN1_PACKING)
 TENSOR_INPUT(addend, 3, 4, IN2_PACKING)
 #endif
 
+#ifndef TEXEL_KERNELS
 bool element(int idx[8], out float value) {
   int depth = size(1, 7);
   int a[8];
@@ -53,10 +60,13 @@ bool element(int idx[8], out float value) {
   return true;
 }
 
-#define DUET_OWN_MAIN
 #include "main.glsl"
 
-#if defined(LINEAR) && !defined(INPUT_BUFFER) && !defined(OUTPUT_BUFFER)
+#else
+#define DUET_OWN_MAIN
+#define DUET_NO_ELEMENT
+#include "main.glsl"
+
 // Output texel `item` of a linear: its row of the input (the same texel row
 // and layer, the input and output sharing their leading dims) times four rows
 // of the weight.
@@ -66,28 +76,20 @@ void linearTexel(int item) {
   int depth = size(1, 7), features = size(0, 7);
   ivec4 n = ivec4(texel.x * 4) + ivec4(0, 1, 2, 3);
   bvec4 live = lessThan(n, ivec4(features));
+  // Padding lanes read the last feature's weights; their sums are dropped.
+  ivec4 nRead = min(n, ivec4(features - 1));
   vec4 sum = vec4(0.0);
   int texels = (depth + 3) / 4;
   for (int t = 0; t < texels; ++t) {
-    int k = t * 4;
     vec4 x = imageLoad(lhs, ivec3(t, texel.y, texel.z));
-    bool whole = k + 4 <= depth;
-    if (!whole)
-      x = mix(vec4(0.0), x, lessThan(ivec4(k) + ivec4(0, 1, 2, 3), ivec4(depth)));
-    for (int l = 0; l < 4; ++l) {
-      if (!live[l])
-        continue;
-      int row = n[l] * depth + k;
-      vec4 w;
-      if (whole) {
-        w = vec4(weight.v[row], weight.v[row + 1], weight.v[row + 2],
-                 weight.v[row + 3]);
-      } else {
-        for (int j = 0; j < 4; ++j)
-          w[j] = k + j < depth ? weight.v[row + j] : 0.0;
-      }
-      sum[l] += dot(x, w);
-    }
+    if (t * 4 + 4 > depth)
+      x = mix(vec4(0.0), x,
+              lessThan(ivec4(t * 4) + ivec4(0, 1, 2, 3), ivec4(depth)));
+    // Column l: feature l's weights for input texel t.
+    sum += x * mat4(imageLoad(packedWeight, ivec3(t, nRead.x, 0)),
+                    imageLoad(packedWeight, ivec3(t, nRead.y, 0)),
+                    imageLoad(packedWeight, ivec3(t, nRead.z, 0)),
+                    imageLoad(packedWeight, ivec3(t, nRead.w, 0)));
   }
   if (FLAG0 != 0)
     for (int l = 0; l < 4; ++l)
@@ -95,16 +97,10 @@ void linearTexel(int item) {
         sum[l] += bias.v[n[l]];
   imageStore(outImg, texel, mix(vec4(0.0), sum, live));
 }
-#endif
 
 void main() {
-#if defined(LINEAR) && !defined(INPUT_BUFFER) && !defined(OUTPUT_BUFFER)
-  if (IN0_PACKING == LAYOUT_WIDTH_PACKED && OUT_PACKING == LAYOUT_WIDTH_PACKED) {
-    int item = workItem();
-    if (item < P.work.x)
-      linearTexel(item);
-    return;
-  }
-#endif
-  elementMain();
+  int item = workItem();
+  if (item < P.work.x)
+    linearTexel(item);
 }
+#endif

@@ -90,9 +90,11 @@ void main() {
     ivec3 texel = ivec3(item % gx, (item / gx) % gy, item / (gx * gy));
     vec4 x = imageLoad(src, texel);
     vec4 y = vec4(0.0);
+    int first[8];
+    itemIndex(item, first);
     for (int lane = 0; lane < 4; ++lane) {
       int idx[8];
-      if (outputIndex(item, lane, idx))
+      if (laneIndex(item, first, lane, idx))
         y[lane] = apply(x[lane]);
     }
     imageStore(outImg, texel, y);
