@@ -230,8 +230,9 @@ struct RecomposeSafeSoftmax : OpRewritePattern<WhereOp> {
         where.getType() != softmax.getType())
       return rewriter.notifyMatchFailure(where, "not a safe softmax's where");
     auto any = masked.getSelf().getDefiningOp<AnyOp>();
-    if (!any || !any.getKeepdim() ||
-        any.getDim() != ArrayRef<int64_t>{softmax.getDim()})
+    int64_t dim = int64_t(softmax.getDim());
+    if (!any || !any.getKeepdim() || any.getDim().size() != 1 ||
+        any.getDim()[0] != dim)
       return rewriter.notifyMatchFailure(where, "no any over the softmax dim");
     auto present = any.getSelf().getDefiningOp<LogicalNotOp>();
     auto eq = present ? present.getSelf().getDefiningOp<EqOp>() : EqOp();
