@@ -205,10 +205,11 @@ PartitionReport portableReport(ModuleOp module) {
         if (isPlaceable(&op))
           report.ops.push_back(portableDecision(op, function, index++));
         if (isQuantizationOp(&op))
+          // A placed op is named as its decision just was; a quantized
+          // weight, which is not placed, by its location.
           report.quantization.push_back(portableQuantization(
-              op, report.ops.empty() || isQuantizedWeightOp(&op)
-                      ? locationName(op.getLoc())
-                      : report.ops.back().node));
+              op, isPlaceable(&op) ? report.ops.back().node
+                                   : locationName(op.getLoc())));
       }
   }
   return report;

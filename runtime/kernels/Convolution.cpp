@@ -282,6 +282,7 @@ Status convolution3d(const KernelContext &ctx) {
   Shape stride = attrs.getIntsOfSize("stride", 3);
   Shape padding = attrs.getIntsOfSize("padding", 3);
   Shape dilation = attrs.getIntsOfSize("dilation", 3);
+  // Read for its check only: a 3-D convolution is never transposed.
   attrs.getIntsOfSize("output_padding", 3);
   int64_t groups = attrs.getInt("groups");
   bool transposed = attrs.getBool("transposed");

@@ -143,8 +143,7 @@ Status XnnpackDelegate::defineFault(xnn_subgraph *subgraph,
                                     uint32_t to) {
   const ValueSpec &spec = values_[fault.value];
   std::vector<size_t> ones(spec.dims.size(), 1);
-  xnn_datatype datatype =
-      spec.type == HostType::f16 ? xnn_datatype_fp16 : xnn_datatype_fp32;
+  xnn_datatype datatype = spec.datatype;
   uint32_t constant = XNN_INVALID_VALUE_ID;
   xnn_status status = xnn_define_tensor_value(
       subgraph, datatype, ones.size(), ones.data(), fault.constant.data(),
