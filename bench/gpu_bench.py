@@ -17,11 +17,15 @@ Load time (file to ready) is measured cold (an empty pipeline-cache folder)
 and warm (the folder the cold load filled), each the median of three loads;
 the timed runs use the warm cache.
 
-Usage (on the GPU machine; see docs/performance.md for the whole command):
+Usage (on the GPU machine; bench/gpu_machine.sh runs the whole table there):
   bench/gpu_bench.py --duet-run DIR/duet-run --programs DIR [--models a,b]
+                     [--export --duet PATH/duet] [--profile DIR]
                      [--repeats 3] [--iterations 200] [--warmup 20]
 Programs are DIR/<model>.vulkan.duet; the stored input and eager output are
-DIR/<model>.input0.npy and DIR/<model>.output0.npy. Prints a Markdown table.
+DIR/<model>.input0.npy and DIR/<model>.output0.npy. With --export they are first
+written there: each model (MODELS below, at its published size, seeded random
+weights, BatchNorm calibrated) exported with torch.export and compiled with
+`duet compile --backends vulkan`. Prints a Markdown table.
 """
 import argparse
 import json
@@ -35,11 +39,99 @@ import time
 import torch
 
 
-def torch_model(name):
-    import torchvision
+TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools")
+
+
+def _torchvision(name):
+    def build():
+        import torchvision
+
+        return getattr(torchvision.models, name)(weights=None), torch.randn(1, 3, 224, 224)
+    return build
+
+
+def _timm(name):
+    def build():
+        import timm
+
+        return timm.create_model(name, pretrained=False), torch.randn(1, 3, 224, 224)
+    return build
+
+
+def _whisper_tiny_encoder():
+    from transformers import WhisperConfig
+    from transformers.models.whisper.modeling_whisper import WhisperEncoder
+
+    class LastHiddenState(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = WhisperEncoder(WhisperConfig(
+                d_model=384, encoder_layers=4, encoder_attention_heads=6, encoder_ffn_dim=1536,
+                num_mel_bins=80, max_source_positions=1500))
+
+        def forward(self, features):
+            return self.encoder(input_features=features).last_hidden_state
+
+    return LastHiddenState(), torch.randn(1, 80, 3000)
+
+
+# The architectures of issue #13's table, at their published sizes (random weights).
+MODELS = {
+    "mobilenet_v3_small": _torchvision("mobilenet_v3_small"),
+    "mobilenet_v2": _torchvision("mobilenet_v2"),
+    "resnet18": _torchvision("resnet18"),
+    "efficientnet_b0": _torchvision("efficientnet_b0"),
+    "vit_tiny_patch16_224": _timm("vit_tiny_patch16_224"),
+    "convnext_atto": _timm("convnext_atto"),
+    "mobilenetv4_conv_small": _timm("mobilenetv4_conv_small"),
+    "whisper_tiny_encoder": _whisper_tiny_encoder,
+}
+
+
+def build_model(name):
+    """The model in eval mode with seeded weights and BatchNorm statistics of its own
+    activations (tools/export_zoo.py's calibration, so outputs do not collapse and the
+    --expect check says something), and its seeded input."""
+    sys.path.insert(0, TOOLS)
+    import export_zoo
 
     torch.manual_seed(0)
-    return getattr(torchvision.models, name)(weights=None).eval().cuda()
+    model, x = MODELS[name]()
+    export_zoo.enliven(model)
+    torch.manual_seed(1)
+    export_zoo.calibrate_batchnorm(model, (x,))
+    return model.eval(), x
+
+
+def export_and_compile(name, folder, duet):
+    """Writes folder/NAME.pt2 (torch.export's TRAINING form), the input and eager CPU
+    output as .npy, and compiles folder/NAME.vulkan.duet with `duet compile`. When duet
+    refuses the TRAINING form, the ATEN form (run_decompositions) is tried and the log
+    says so."""
+    import numpy as np
+
+    model, x = build_model(name)
+    with torch.no_grad():
+        out = model(x)
+    np.save(os.path.join(folder, f"{name}.input0.npy"), x.numpy())
+    np.save(os.path.join(folder, f"{name}.output0.npy"), out.numpy())
+    program = os.path.join(folder, f"{name}.vulkan.duet")
+    exported = torch.export.export(model, (x,))
+    for flavour in ("training", "aten"):
+        archive = os.path.join(folder, f"{name}.{flavour}.pt2")
+        torch.export.save(exported if flavour == "training" else exported.run_decompositions(),
+                          archive)
+        proc = subprocess.run([duet, "compile", archive, "--backends", "vulkan", "-o", program],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        print(f"{name} ({flavour}): {proc.stdout.strip()}", flush=True)
+        if proc.returncode == 0:
+            return flavour
+    print(f"{name}: duet compile refused both forms; left out of the table", flush=True)
+    return None
+
+
+def torch_model(name):
+    return build_model(name)[0].cuda()
 
 
 def time_eager(model, x, iterations, warmup):
@@ -89,17 +181,32 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--duet-run", required=True)
     parser.add_argument("--programs", required=True)
-    parser.add_argument("--models", default="mobilenet_v3_small")
+    parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--export", action="store_true",
+                        help="first export every model into --programs and compile it there "
+                             "with --duet (needs timm and transformers for their models)")
+    parser.add_argument("--duet", default="duet", help="the duet compiler, for --export")
+    parser.add_argument("--profile", metavar="DIR",
+                        help="also write DIR/NAME.profile.json: `duet-run bench --profile "
+                             "--json` (device timestamps per dispatch)")
     parser.add_argument("--cache", default="/tmp/duet-gpu-bench-cache",
                         help="pipeline-cache folder (emptied per model for the cold loads)")
     options = parser.parse_args()
 
     rows = []
     print(f"# {torch.cuda.get_device_name(0)}, PyTorch {torch.__version__}", flush=True)
-    for name in filter(None, options.models.split(",")):
+    names = list(filter(None, options.models.split(",")))
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        sys.exit(f"unknown model(s) {unknown}; known: {sorted(MODELS)}")
+    if options.export:
+        os.makedirs(options.programs, exist_ok=True)
+        names = [n for n in names if export_and_compile(n, options.programs, options.duet)]
+    left_out = []
+    for name in names:
         program = os.path.join(options.programs, f"{name}.vulkan.duet")
         check = subprocess.run(
             [options.duet_run, "run", program, "--input",
@@ -108,14 +215,25 @@ def main():
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         print(check.stdout.strip(), flush=True)
         if check.returncode != 0:
-            sys.exit(f"{name}: the Vulkan program does not match eager")
+            print(f"{name}: the Vulkan program does not match eager; not timed", flush=True)
+            left_out.append(name)
+            continue
         cold, warm = [], []
         for _ in range(3):
             shutil.rmtree(options.cache, ignore_errors=True)
             cold.append(duet_bench(options.duet_run, program, 1, 0, options.cache)["load_ms"])
             warm.append(duet_bench(options.duet_run, program, 1, 0, options.cache)["load_ms"])
-        model = torch_model(name)
-        x = torch.randn(1, 3, 224, 224, device="cuda")
+        if options.profile:
+            os.makedirs(options.profile, exist_ok=True)
+            env = dict(os.environ, DUET_VULKAN_PIPELINE_CACHE=options.cache)
+            proc = subprocess.run([options.duet_run, "bench", program, "--iterations", "50",
+                                   "--warmup", "10", "--profile", "--json"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env=env)
+            with open(os.path.join(options.profile, f"{name}.profile.json"), "w") as f:
+                f.write(proc.stdout if proc.returncode == 0 else proc.stderr)
+        model, x = build_model(name)
+        model, x = model.cuda(), x.cuda()
         results = {"duet": [], "eager": [], "graph": [], "cold": cold, "warm": warm}
         engines = ["duet", "eager", "graph"]
         for repeat in range(options.repeats):
@@ -130,6 +248,8 @@ def main():
                 else:
                     results["graph"].append(time_graph(model, x, options.iterations,
                                                        options.warmup))
+        del model
+        torch.cuda.empty_cache()
         med = {k: statistics.median(v) for k, v in results.items()}
         rows.append((name, med))
         print(f"{name}: {json.dumps(results)}", flush=True)
@@ -141,7 +261,11 @@ def main():
         print(f"| {name} | {m['duet']:.2f} | {m['eager']:.2f} | {m['graph']:.2f} | "
               f"{m['duet'] / m['eager']:.2f} | {m['duet'] / m['graph']:.1f} | "
               f"{m['cold']:.0f} | {m['warm']:.0f} |")
+    if left_out:
+        print(f"\nNot timed (output differs from eager): {', '.join(left_out)}")
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

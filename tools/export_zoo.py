@@ -39,6 +39,11 @@ How to run
   machine; the export itself runs on the CPU), from this folder or with it on the path
   (it imports tools/export_fixtures.py for the shared manifest helpers):
       CUDA_VISIBLE_DEVICES= python3 tools/export_zoo.py --out DIR [--jobs N] [--only A,B]
+      CUDA_VISIBLE_DEVICES= python3 tools/export_zoo.py --out DIR --onnx ONNX_DIR
+  also writes each architecture as ONNX_DIR/NAME.onnx from the same module (same
+  weights; torch.onnx.export, opset 17, the TorchScript exporter), runs it once under
+  ONNX Runtime against the eager outputs, and lists them with the sha256 of their
+  .pt2 in ONNX_DIR/ONNX_MANIFEST.json (bench/zoo_compare.py reads it).
   --only exports those architectures and replaces their entries in the MANIFEST.json
   already in --out. One architecture failing to build or export is recorded in the
   manifest's "export_failures" with its error; the others go on.
@@ -888,7 +893,37 @@ ZOO = {
 # ---------------------------------------------------------------------------
 
 
-def export_one(name, out_dir):
+def export_onnx(name, model, args, outputs, onnx_dir):
+    """Writes the same module, with the same weights, as ONNX_DIR/NAME.onnx (the
+    TorchScript exporter, opset 17) and runs it once under ONNX Runtime's CPU provider
+    to record how far it is from eager; returns the record for ONNX_MANIFEST.json."""
+    import numpy as np
+    import torch
+
+    import export_fixtures as fx
+
+    file = f"{name}.onnx"
+    path = os.path.join(onnx_dir, file)
+    names = [f"input{i}" for i in range(len(args))]
+    record = {"name": name, "file": file, "inputs": names}
+    try:
+        with torch.no_grad():
+            torch.onnx.export(model, args, path, opset_version=17, dynamo=False,
+                              input_names=names)
+        import onnxruntime
+
+        session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+        got = session.run(None, {n: fx.to_numpy(a) for n, a in zip(names, args)})
+        record["bytes"] = os.path.getsize(path)
+        record["max_abs_diff_vs_eager"] = max(
+            float(np.max(np.abs(g.astype(np.float64) - fx.to_numpy(o).astype(np.float64))))
+            if g.size else 0.0 for g, o in zip(got, outputs))
+    except Exception as error:  # an architecture the ONNX exporter refuses is recorded
+        record["error"] = f"{type(error).__name__}: {str(error)[:800]}"
+    return record
+
+
+def export_one(name, out_dir, onnx_dir=None):
     """Builds, prepares, runs and exports one architecture; returns (entry, log)."""
     import numpy as np
     import torch
@@ -915,6 +950,8 @@ def export_one(name, out_dir):
 
     entry = {"name": name, "category": category, "description": description,
              "source": source, "parameters": params, "inputs": [], "outputs": []}
+    if onnx_dir:
+        entry["onnx"] = export_onnx(name, model, args, outputs, onnx_dir)
     for kind, tensors in (("input", args), ("output", outputs)):
         for i, t in enumerate(tensors):
             file = f"{name}.{kind}{i}.npy"
@@ -935,15 +972,22 @@ def export_one(name, out_dir):
     return entry, log
 
 
-def export_guarded(name, out_dir):
+def export_guarded(name, out_dir, onnx_dir=None):
     """export_one in a worker process: an exception becomes a failure record."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
-        entry, log = export_one(name, out_dir)
+        entry, log = export_one(name, out_dir, onnx_dir)
         return name, entry, log, None
     except Exception as error:
         tb = traceback.format_exc(limit=-6)
         return name, None, None, f"{type(error).__name__}: {str(error)[:1500]}\n{tb[-3000:]}"
+
+
+def sha256(path):
+    import hashlib
+
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def versions():
@@ -956,13 +1000,15 @@ def versions():
     return out
 
 
-def export_zoo(out_dir, wanted, jobs):
+def export_zoo(out_dir, wanted, jobs, onnx_dir=None):
     os.makedirs(out_dir, exist_ok=True)
+    if onnx_dir:
+        os.makedirs(onnx_dir, exist_ok=True)
     names = [n for n in ZOO if not wanted or n in wanted]
-    entries, failures = {}, {}
+    entries, failures, onnx_records = {}, {}, {}
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = [pool.submit(export_guarded, name, out_dir) for name in names]
+        futures = [pool.submit(export_guarded, name, out_dir, onnx_dir) for name in names]
         for future in concurrent.futures.as_completed(futures):
             try:
                 name, entry, log, error = future.result()
@@ -973,6 +1019,14 @@ def export_zoo(out_dir, wanted, jobs):
                 failures[name] = error
                 print(f"FAILED {name}: {error}", flush=True)
             else:
+                onnx = entry.pop("onnx", None)
+                if onnx:
+                    onnx["pt2"] = entry["flavours"]["aten"]["file"]
+                    onnx["pt2_sha256"] = sha256(os.path.join(out_dir, onnx["pt2"]))
+                    onnx_records[name] = onnx
+                    log += (f"\n    onnx: {onnx['error']}" if "error" in onnx else
+                            f"\n    onnx: {onnx['bytes']} bytes, ONNX Runtime diff "
+                            f"{onnx['max_abs_diff_vs_eager']:.3g}")
                 entries[name] = entry
                 print(log, flush=True)
 
@@ -1010,6 +1064,11 @@ def export_zoo(out_dir, wanted, jobs):
     import export_fixtures as fx
 
     fx.write_json(path, manifest)
+    if onnx_dir:
+        fx.write_json(os.path.join(onnx_dir, "ONNX_MANIFEST.json"), {
+            **versions(), "generator": "tools/export_zoo.py --onnx",
+            "exporter": "torch.onnx.export(model, args, opset_version=17, dynamo=False)",
+            "models": [onnx_records[n] for n in ZOO if n in onnx_records]})
     print(f"\n{len(fixtures)} exported, {len(export_failures)} failed "
           f"({', '.join(e['name'] for e in export_failures) or 'none'}); "
           f"{total} bytes of {BUDGET_BYTES} budget", flush=True)
@@ -1081,6 +1140,10 @@ def main():
     parser.add_argument("--check", action="store_true",
                         help="with --docs: only check that ZOO_MD is current")
     parser.add_argument("--list", action="store_true", help="print the architectures and exit")
+    parser.add_argument("--onnx", metavar="DIR",
+                        help="also write each architecture as DIR/NAME.onnx with the same "
+                             "weights (for bench/zoo_compare.py), checked under ONNX Runtime, "
+                             "and DIR/ONNX_MANIFEST.json")
     options = parser.parse_args()
 
     if options.list:
@@ -1094,7 +1157,7 @@ def main():
     unknown = wanted - set(ZOO)
     if unknown:
         sys.exit(f"unknown architecture(s) {sorted(unknown)}; known: {sorted(ZOO)}")
-    return export_zoo(options.out, wanted, options.jobs)
+    return export_zoo(options.out, wanted, options.jobs, options.onnx)
 
 
 if __name__ == "__main__":
