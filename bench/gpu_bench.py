@@ -3,8 +3,9 @@
 
 For each model it times, interleaved (the order rotates between repeats, so a
 burst of load on the shared machine hits every engine alike):
-  - duet:  `duet-run bench PROGRAM --json` on a program compiled here with
-           `duet compile MODEL.pt2 --backends vulkan` (runtime-only binary, the
+  - duet:  `duet-run bench PROGRAM --json` on a program compiled with
+           `duet compile MODEL.pt2 --backends vulkan --target-profile
+           nvidia-desktop` (runtime-only binary, the
            carried Vulkan loader, the NVIDIA driver); its run includes staging
            the input to the GPU and the output back;
   - eager: torchvision's same architecture on CUDA, fp32, batch 1, the input
@@ -105,7 +106,10 @@ def build_model(name):
 
 def export_and_compile(name, folder, duet):
     """Writes folder/NAME.pt2 (torch.export's TRAINING form), the input and eager CPU
-    output as .npy, and compiles folder/NAME.vulkan.duet with `duet compile`. When duet
+    output as .npy, and compiles folder/NAME.vulkan.duet with `duet compile
+    --backends vulkan --target-profile nvidia-desktop` (this GPU's texture limits: the
+    default profile's 2048 texels would keep the Whisper encoder's 3000-frame
+    convolutions off the GPU). When duet
     refuses the TRAINING form, the ATEN form (run_decompositions) is tried and the log
     says so."""
     import numpy as np
@@ -121,7 +125,8 @@ def export_and_compile(name, folder, duet):
         archive = os.path.join(folder, f"{name}.{flavour}.pt2")
         torch.export.save(exported if flavour == "training" else exported.run_decompositions(),
                           archive)
-        proc = subprocess.run([duet, "compile", archive, "--backends", "vulkan", "-o", program],
+        proc = subprocess.run([duet, "compile", archive, "--backends", "vulkan",
+                               "--target-profile", "nvidia-desktop", "-o", program],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         print(f"{name} ({flavour}): {proc.stdout.strip()}", flush=True)
         if proc.returncode == 0:

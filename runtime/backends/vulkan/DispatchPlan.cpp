@@ -54,6 +54,62 @@ int32_t position(int64_t dim, size_t rank) {
   return static_cast<int32_t>(kMaxRank - static_cast<int64_t>(rank) + dim);
 }
 
+/// The lines along dim `lineDim` (a position among the eight) of `tensor`,
+/// as shaders/line.glsl counts them: every index but that dim's, the dim a
+/// texture packs counted in texels.
+int64_t lineCount(const PlannedTensor &tensor, bool inBuffer, int32_t lineDim) {
+  int32_t packed = inBuffer                                 ? -1
+                   : tensor.packing == Layout::widthPacked  ? 7
+                   : tensor.packing == Layout::heightPacked ? 6
+                                                            : 5;
+  int64_t lines = 1;
+  size_t rank = tensor.sizes.size();
+  for (size_t d = 0; d < rank; ++d) {
+    int32_t at = position(static_cast<int64_t>(d), rank);
+    if (at == lineDim)
+      continue;
+    lines *= at == packed ? (tensor.sizes[d] + 3) / 4 : tensor.sizes[d];
+  }
+  return lines;
+}
+
+/// How many invocations share each output block of conv.comp's texel kernel
+/// (or output texel of matmul.comp's linear one), splitting its `inTexels`
+/// input texels: enough that `blocks` blocks keep
+/// the device busy. A deep layer of a small image has few blocks and long
+/// sums, which one invocation each would add up in a long serial chain while
+/// most of a GPU idles. A CPU device (lavapipe) runs a workgroup's
+/// invocations as SIMD lanes on a few cores and needs far fewer.
+uint32_t splitFor(int64_t blocks, int64_t inTexels, VkPhysicalDeviceType type) {
+  int64_t wanted = type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 256 : 65536;
+  uint32_t split = 1;
+  while (split < kWorkGroupSize && 2 * split <= inTexels &&
+         blocks * split < wanted)
+    split *= 2;
+  return split;
+}
+
+/// The work items of matmul.comp's texel kernels on output `y`: texel
+/// columns times blocks of kMatMulTexelRows rows times layers.
+int64_t texelRowBlocks(const PlannedTensor &y) {
+  return static_cast<int64_t>(y.extents[0]) *
+         ((y.extents[1] + kMatMulTexelRows - 1) / kMatMulTexelRows) *
+         y.extents[2];
+}
+
+/// Reductions of at least this many elements per output run reduce.comp's
+/// group kernel: below it one invocation per output texel is enough work.
+constexpr int64_t kGroupReductionMin = 128;
+
+/// Makes a Reduce dispatch that reduces `count` elements per output element
+/// use the group kernel where that is long enough to share.
+void useGroupReduction(Dispatch &dispatch, int64_t count) {
+  if (count < kGroupReductionMin)
+    return;
+  dispatch.groupPerItem = true;
+  dispatch.spec[5] = 1;
+}
+
 /// Whether `input` broadcasts to `output` (NumPy rules, aligned right).
 bool broadcasts(const std::vector<int64_t> &input,
                 const std::vector<int64_t> &output) {
@@ -592,9 +648,18 @@ Status PlanBuilder::add(std::vector<Dispatch> &list, Dispatch dispatch) {
       dispatch.outputInBuffer
           ? (out.numel + 3) / 4
           : (static_cast<int64_t>(out.extents[0]) + dispatch.itemWidth - 1) /
-                dispatch.itemWidth * out.extents[1] * out.extents[2];
+                dispatch.itemWidth *
+                ((static_cast<int64_t>(out.extents[1]) + dispatch.itemHeight -
+                  1) /
+                 dispatch.itemHeight) *
+                out.extents[2];
+  if (dispatch.lineDim >= 0)
+    work = lineCount(out, dispatch.outputInBuffer, dispatch.lineDim);
   dispatch.params.work[0] = static_cast<int32_t>(work);
-  int64_t groups = (work + kWorkGroupSize - 1) / kWorkGroupSize;
+  int64_t groups =
+      dispatch.lineDim >= 0 || dispatch.groupPerItem
+          ? work
+          : (work * dispatch.split + kWorkGroupSize - 1) / kWorkGroupSize;
   int64_t maxX = limits_.maxComputeWorkGroupCount[0];
   int64_t maxY = limits_.maxComputeWorkGroupCount[1];
   if (groups <= maxX) {
@@ -734,6 +799,12 @@ Status PlanBuilder::readOp(const sc::Op *op) {
           texel ? ShaderFamily::MatMulLinearTexel : ShaderFamily::MatMulLinear;
       if (!texel)
         dispatch.weights[0] = addWeight(args->weight());
+      if (texel) {
+        dispatch.itemHeight = kMatMulTexelRows;
+        dispatch.split =
+            splitFor(texelRowBlocks(y), (depth + 3) / 4, device_.deviceType);
+      }
+      dispatch.params.iarg[3][0] = static_cast<int32_t>(dispatch.split);
       DUET_RETURN_IF_ERROR(readWeight(
           args->bias(), "bias",
           args->bias() < 0 ? std::nullopt : std::optional<int64_t>(columns),
@@ -754,6 +825,22 @@ Status PlanBuilder::readOp(const sc::Op *op) {
         return opError("the batch dims of {} and {} do not broadcast to {}",
                        formatSizes(a), formatSizes(b), formatSizes(out));
       dispatch.family = addmm ? ShaderFamily::MatMulAdd : ShaderFamily::MatMul;
+      // Between width-packed textures of the same batch dims a texel kernel
+      // computes four columns at once (matmul.comp).
+      auto widthPacked = [&](int32_t id) {
+        return plan_.tensors[id].texture &&
+               plan_.tensors[id].packing == Layout::widthPacked;
+      };
+      if (!addmm && widthPacked(inputs[0]) && widthPacked(inputs[1]) &&
+          widthPacked(outputs[0]) && batch(a) == batch(out) &&
+          batch(b) == batch(out)) {
+        dispatch.family = ShaderFamily::MatMulTexel;
+        const PlannedTensor &y = plan_.tensors[outputs[0]];
+        dispatch.itemHeight = kMatMulTexelRows;
+        dispatch.split =
+            splitFor(texelRowBlocks(y), (depth + 3) / 4, device_.deviceType);
+        dispatch.params.iarg[3][0] = static_cast<int32_t>(dispatch.split);
+      }
       if (addmm && !broadcasts(sizes(inputs[2]), out))
         return opError("the added tensor {} does not broadcast to {}",
                        formatSizes(sizes(inputs[2])), formatSizes(out));
@@ -829,6 +916,14 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     // Each weight fetch serves a block of outputs along x (conv.comp).
     if (kernel != sc::ConvKernel::Element)
       dispatch.itemWidth = kConvTexelBlock;
+    if (kernel == sc::ConvKernel::Texel) {
+      const PlannedTensor &y = plan_.tensors[outputs[0]];
+      int64_t blocks = (y.extents[0] + kConvTexelBlock - 1) / kConvTexelBlock *
+                       y.extents[1] * y.extents[2];
+      dispatch.split =
+          splitFor(blocks, (inChannels / groups + 3) / 4, device_.deviceType);
+    }
+    dispatch.params.iarg[3][0] = static_cast<int32_t>(dispatch.split);
     bool twoD = spatial == 2;
     int32_t(&p)[8][4] = dispatch.params.iarg;
     p[0][0] = twoD ? stride[0] : 1;
@@ -877,6 +972,7 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     DUET_RETURN_IF_ERROR(readWeight(
         args->bias(), "bias", expected(args->bias()), dispatch.weights[1]));
     dispatch.family = ShaderFamily::LayerNorm;
+    dispatch.lineDim = kMaxRank - 1;
     dispatch.spec[5] = args->weight() >= 0;
     dispatch.spec[6] = args->bias() >= 0;
     dispatch.params.farg[0][0] = args->eps();
@@ -922,6 +1018,10 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     dispatch.params.iarg[2][0] = position(dims[0], x.size());
     dispatch.params.iarg[2][1] =
         dims.size() > 1 ? position(dims[1], x.size()) : -1;
+    int64_t count = 1;
+    for (int32_t d : dims)
+      count *= x[d];
+    useGroupReduction(dispatch, count);
     break;
   }
   case sc::OpArgs::Scan: {
@@ -948,6 +1048,7 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     dispatch.family = ShaderFamily::Softmax;
     dispatch.spec[5] = args->log();
     dispatch.params.iarg[0][0] = position(args->dim(), x.size());
+    dispatch.lineDim = position(args->dim(), x.size());
     break;
   }
   case sc::OpArgs::Pool: {
@@ -958,6 +1059,19 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     if ((x.size() != 3 && x.size() != 4) || y.size() != x.size() ||
         !std::equal(x.begin(), x.end() - 2, y.begin()))
       return opError("pools {} into {}", formatSizes(x), formatSizes(y));
+    if (args->kind() == sc::PoolKind::AdaptiveAverage && y.end()[-1] == 1 &&
+        y.end()[-2] == 1) {
+      // A global average pool is a mean over the last two dims: reduce.comp,
+      // whose group kernel shares a long window between invocations.
+      dispatch.family = ShaderFamily::Reduce;
+      dispatch.spec[4] = static_cast<int32_t>(sc::ReduceOp::Mean);
+      for (int32_t p = 0; p < kMaxRank; ++p)
+        dispatch.params.iarg[p / 4][p % 4] = p < kMaxRank - 2 ? p : -1;
+      dispatch.params.iarg[2][0] = kMaxRank - 2;
+      dispatch.params.iarg[2][1] = kMaxRank - 1;
+      useGroupReduction(dispatch, x.end()[-1] * x.end()[-2]);
+      break;
+    }
     dispatch.family = ShaderFamily::Pool;
     dispatch.spec[4] = static_cast<int32_t>(args->kind());
     if (args->kind() != sc::PoolKind::AdaptiveAverage) {

@@ -31,6 +31,10 @@ inline constexpr uint32_t kWorkGroupSize = 64;
 /// computes (its TEXEL_BLOCK).
 inline constexpr uint32_t kConvTexelBlock = 4;
 
+/// Output rows that an invocation of matmul.comp's texel kernels computes
+/// (its TEXEL_ROWS).
+inline constexpr uint32_t kMatMulTexelRows = 4;
+
 /// A tensor the delegate keeps on the device (fp32 whatever its dtype).
 struct PlannedTensor {
   enum class Role : uint8_t { computed, input, constant };
@@ -97,6 +101,17 @@ struct Dispatch {
   /// Output texels along x that one work item of a texture output computes
   /// (a texel kernel's block; 1 for most). add() sizes the work by it.
   uint32_t itemWidth = 1;
+  /// Output texel rows (along y) that one work item computes, likewise.
+  uint32_t itemHeight = 1;
+  /// One workgroup per line along this dim (its position among the eight;
+  /// shaders/line.glsl): the work is the number of lines, not of texels.
+  int32_t lineDim = -1;
+  /// One workgroup per work item (a group kernel, whose invocations share
+  /// the item's work) rather than one invocation.
+  bool groupPerItem = false;
+  /// Invocations that share each work item (conv.comp's split texel
+  /// kernel), a power of two dividing kWorkGroupSize.
+  uint32_t split = 1;
   /// Workgroups along x and y.
   std::array<uint32_t, 2> groups = {1, 1};
   /// The op it runs, for messages.

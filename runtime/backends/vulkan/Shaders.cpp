@@ -35,6 +35,8 @@ std::string_view shaderName(ShaderFamily family) {
     return "matmul_linear";
   case ShaderFamily::MatMulLinearTexel:
     return "matmul_linear_texel";
+  case ShaderFamily::MatMulTexel:
+    return "matmul_texel";
   case ShaderFamily::Convolution:
     return "conv";
   case ShaderFamily::ConvolutionTexel:
@@ -65,6 +67,7 @@ ShaderBindings shaderBindings(ShaderFamily family) {
   switch (family) {
   case ShaderFamily::Binary:
   case ShaderFamily::MatMul:
+  case ShaderFamily::MatMulTexel:
     return {2, 0};
   case ShaderFamily::ConvolutionTexel:
   case ShaderFamily::MatMulLinearTexel:

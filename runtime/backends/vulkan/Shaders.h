@@ -26,6 +26,9 @@ enum class ShaderFamily : uint8_t {
   /// matmul.comp's linear texel kernel (-DLINEAR -DTEXEL_KERNELS):
   /// width-packed textures, the weight a packed texture too.
   MatMulLinearTexel,
+  /// matmul.comp's matmul texel kernel (-DTEXEL_KERNELS): width-packed
+  /// textures with the same batch dims.
+  MatMulTexel,
   Convolution,
   /// conv.comp's texel kernels (-DTEXEL_KERNELS): channels-packed textures,
   /// the weight a packed texture too.

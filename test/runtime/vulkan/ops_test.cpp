@@ -84,6 +84,20 @@ func.func @main(%x: tensor<1x3x9x9xf32>) -> tensor<1x8x5x5xf32> {
   %1 = aten.relu %0 : tensor<1x8x5x5xf32>
   return %1 : tensor<1x8x5x5xf32>
 })"},
+    // Few output blocks over many input channels: conv.comp splits each
+    // block's sum between invocations (62 channels are 16 texels, the last
+    // half empty; 10 output channels leave a texel half padding).
+    {"convolutions whose input texels are split between invocations", false,
+     R"(
+func.func @main(%x: tensor<1x62x5x7xf32>) -> (tensor<1x10x3x4xf32>, tensor<1x12x5x7xf32>) {
+  %w = arith.constant @W(10x62x3x3)
+  %b = arith.constant @W(10)
+  %w2 = arith.constant @W(12x62x1x1)
+  %0 = aten.convolution %x, %w, %b {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>, transposed = false} : (tensor<1x62x5x7xf32>, tensor<10x62x3x3xf32>, tensor<10xf32>) -> tensor<1x10x3x4xf32>
+  %1 = aten.relu %0 : tensor<1x10x3x4xf32>
+  %2 = aten.convolution %x, %w2 {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x62x5x7xf32>, tensor<12x62x1x1xf32>) -> tensor<1x12x5x7xf32>
+  return %1, %2 : tensor<1x10x3x4xf32>, tensor<1x12x5x7xf32>
+})"},
     {"depthwise dilated convolution with a fused hardtanh", false, R"(
 func.func @main(%x: tensor<1x6x7x7xf32>) -> tensor<1x6x5x5xf32> {
   %w = arith.constant @W(6x1x3x3)
@@ -151,7 +165,7 @@ func.func @main(%x: tensor<3x10xf32>, %y: tensor<1x1x9xf32>) -> (tensor<3x7xf32>
   return %0, %1 : tensor<3x7xf32>, tensor<1x1x5xf32>
 })"},
     {"linear, addmm, mm, bmm and matmul", true, R"(
-func.func @main(%x: tensor<2x3x16xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<2x3x5xf32>, %d: tensor<2x5x4xf32>, %e: tensor<2x1x4x6xf32>, %f: tensor<1x3x6x5xf32>) -> (tensor<2x3x10xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<2x3x4xf32>, tensor<2x3x4x5xf32>, tensor<2x3x7xf32>) {
+func.func @main(%x: tensor<2x3x16xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<2x3x5xf32>, %d: tensor<2x5x4xf32>, %e: tensor<2x1x4x6xf32>, %f: tensor<1x3x6x5xf32>, %q: tensor<2x5x7x70xf32>, %k: tensor<2x5x70x9xf32>) -> (tensor<2x3x10xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<2x3x4xf32>, tensor<2x3x4x5xf32>, tensor<2x3x7xf32>, tensor<2x5x7x9xf32>) {
   %w = arith.constant @W(10x16)
   %bias = arith.constant @W(10)
   %w2 = arith.constant @W(7x16)
@@ -162,7 +176,8 @@ func.func @main(%x: tensor<2x3x16xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>
   %3 = aten.bmm %c, %d : (tensor<2x3x5xf32>, tensor<2x5x4xf32>) -> tensor<2x3x4xf32>
   %4 = aten.matmul %e, %f : (tensor<2x1x4x6xf32>, tensor<1x3x6x5xf32>) -> tensor<2x3x4x5xf32>
   %5 = aten.linear %x, %w2 : (tensor<2x3x16xf32>, tensor<7x16xf32>) -> tensor<2x3x7xf32>
-  return %0, %1, %2, %3, %4, %5 : tensor<2x3x10xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<2x3x4xf32>, tensor<2x3x4x5xf32>, tensor<2x3x7xf32>
+  %6 = aten.matmul %q, %k : (tensor<2x5x7x70xf32>, tensor<2x5x70x9xf32>) -> tensor<2x5x7x9xf32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<2x3x10xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<2x3x4xf32>, tensor<2x3x4x5xf32>, tensor<2x3x7xf32>, tensor<2x5x7x9xf32>
 })"},
     {"batch norm and layer norm", false, R"(
 func.func @main(%x: tensor<1x5x3x4xf32>, %y: tensor<2x3x8xf32>) -> (tensor<1x5x3x4xf32>, tensor<2x3x8xf32>, tensor<2x3x8xf32>) {
@@ -257,6 +272,33 @@ func.func @main(%x: tensor<2x3x4x5xf32>) -> (tensor<2x3x1x1xf32>, tensor<2x3x4xf
   %7 = aten.softmax %x {dim = 1 : i64} : tensor<2x3x4x5xf32>
   %8 = aten.log_softmax %x {dim = 2 : i64} : tensor<2x3x4x5xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<2x3x1x1xf32>, tensor<2x3x4xf32>, tensor<2x4x5xf32>, tensor<1x3x1x5xf32>, tensor<2x3x4xf32>, tensor<2x1x4x1xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>
+})"},
+    // Lines of hundreds of elements run one workgroup per line (softmax,
+    // layer norm) or per output texel (long reductions, global pools), and
+    // a long linear splits each output texel's row between invocations:
+    // lengths and channel counts off multiples of four, lines along the
+    // packed dim and across it, and layouts the planner packs either way.
+    {"long lines: softmax, layer norm, reductions, global pools and a linear",
+     false,
+     R"(
+func.func @main(%x: tensor<1x3x7x301xf32>, %y: tensor<2x300x6xf32>, %z: tensor<1x10x20x19xf32>) -> (tensor<1x3x7x301xf32>, tensor<1x3x7x301xf32>, tensor<1x3x7x301xf32>, tensor<1x3x7x301xf32>, tensor<1x3x1x1xf32>, tensor<1x3x7xf32>, tensor<1x1x7x1xf32>, tensor<2x300x6xf32>, tensor<2x6xf32>, tensor<1x10x1x1xf32>, tensor<1x10x1x1xf32>, tensor<1x3x7x9xf32>) {
+  %lw = arith.constant @W(9x301)
+  %lb = arith.constant @W(9)
+  %g = arith.constant @W(301)
+  %b = arith.constant @W(301)
+  %0 = aten.softmax %x {dim = 3 : i64} : tensor<1x3x7x301xf32>
+  %1 = aten.log_softmax %x {dim = 3 : i64} : tensor<1x3x7x301xf32>
+  %2 = aten.softmax %x {dim = 2 : i64} : tensor<1x3x7x301xf32>
+  %3 = aten.layer_norm %x weight %g bias %b {normalized_shape = array<i64: 301>} : (tensor<1x3x7x301xf32>, tensor<301xf32>, tensor<301xf32>) -> tensor<1x3x7x301xf32>
+  %4 = aten.mean %x {dim = array<i64: 2, 3>, keepdim = true} : tensor<1x3x7x301xf32> -> tensor<1x3x1x1xf32>
+  %5 = aten.amax %x {dim = array<i64: 3>, keepdim = false} : tensor<1x3x7x301xf32> -> tensor<1x3x7xf32>
+  %6 = aten.sum %x {dim = array<i64: 1, 3>, keepdim = true} : tensor<1x3x7x301xf32> -> tensor<1x1x7x1xf32>
+  %7 = aten.softmax %y {dim = 1 : i64} : tensor<2x300x6xf32>
+  %8 = aten.mean %y {dim = array<i64: 1>, keepdim = false} : tensor<2x300x6xf32> -> tensor<2x6xf32>
+  %9 = aten.adaptive_avg_pool2d %z : tensor<1x10x20x19xf32> -> tensor<1x10x1x1xf32>
+  %10 = aten.mean %z {dim = array<i64: 2, 3>, keepdim = true} : tensor<1x10x20x19xf32> -> tensor<1x10x1x1xf32>
+  %11 = aten.linear %x, %lw, %lb : (tensor<1x3x7x301xf32>, tensor<9x301xf32>, tensor<9xf32>) -> tensor<1x3x7x9xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : tensor<1x3x7x301xf32>, tensor<1x3x7x301xf32>, tensor<1x3x7x301xf32>, tensor<1x3x7x301xf32>, tensor<1x3x1x1xf32>, tensor<1x3x7xf32>, tensor<1x1x7x1xf32>, tensor<2x300x6xf32>, tensor<2x6xf32>, tensor<1x10x1x1xf32>, tensor<1x10x1x1xf32>, tensor<1x3x7x9xf32>
 })"},
     {"cumsum along every dim", true, R"(
 func.func @main(%x: tensor<2x3x5x7xf32>, %y: tensor<9xf32>) -> (tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<9xf32>) {

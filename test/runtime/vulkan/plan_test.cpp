@@ -180,6 +180,48 @@ TEST_CASE("an observer stages the internal tensors out", "[vulkan][plan]") {
   CHECK(out.staging[3].use == vk::StagingBuffer::Use::output);
 }
 
+TEST_CASE("softmax and layer norm take a workgroup per line, long reductions "
+          "a workgroup per output texel",
+          "[vulkan][plan]") {
+  Loaded loaded = loadForPlanning(R"(
+func.func @main(%x: tensor<1x3x7x301xf32>) -> (tensor<1x3x1x1xf32>, tensor<1x3x1x301xf32>) {
+  %0 = aten.softmax %x {dim = 3 : i64} : tensor<1x3x7x301xf32>
+  %1 = aten.layer_norm %0 {normalized_shape = array<i64: 301>} : (tensor<1x3x7x301xf32>) -> tensor<1x3x7x301xf32>
+  %2 = aten.adaptive_avg_pool2d %1 : tensor<1x3x7x301xf32> -> tensor<1x3x1x1xf32>
+  %3 = aten.mean %1 {dim = array<i64: 2>, keepdim = true} : tensor<1x3x7x301xf32> -> tensor<1x3x1x301xf32>
+  return %2, %3 : tensor<1x3x1x1xf32>, tensor<1x3x1x301xf32>
+})");
+  vk::DispatchPlan out;
+  rt::Status status = plan(loaded, loaded.blob, out);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  std::vector<std::string> seen;
+  for (const vk::Dispatch &dispatch : out.runDispatches) {
+    if (dispatch.family == vk::ShaderFamily::Softmax ||
+        dispatch.family == vk::ShaderFamily::LayerNorm) {
+      // 3 * 7 lines of 301 elements, whatever the packing: one workgroup each.
+      CHECK(dispatch.lineDim == (dispatch.family == vk::ShaderFamily::Softmax
+                                     ? 7
+                                     : vk::kMaxRank - 1));
+      CHECK(dispatch.params.work[0] <= 3 * 7);
+      CHECK(dispatch.groups[0] * dispatch.groups[1] ==
+            static_cast<uint32_t>(dispatch.params.work[0]));
+      seen.push_back(dispatch.family == vk::ShaderFamily::Softmax ? "softmax"
+                                                                  : "layer_norm");
+    } else if (dispatch.family == vk::ShaderFamily::Reduce) {
+      // The global pool (2107 elements each) is a mean with the group
+      // kernel; the mean over 7 elements keeps one invocation per texel.
+      bool group = dispatch.spec[5] != 0;
+      CHECK(group == dispatch.groupPerItem);
+      seen.push_back(group ? "group reduce" : "element reduce");
+    } else if (dispatch.family == vk::ShaderFamily::Pool) {
+      seen.push_back("pool");
+    }
+  }
+  CHECK(seen == std::vector<std::string>{"softmax", "layer_norm",
+                                         "group reduce", "element reduce"});
+}
+
 TEST_CASE("each convolution gets the kernel its geometry allows",
           "[vulkan][plan]") {
   // conv.comp's texel kernels serve 2-D convolutions whose groups fill whole
@@ -216,6 +258,16 @@ func.func @main(%x: tensor<1x8x6x6xf32>) -> tensor<1x8x11x11xf32> {
     }
     return kernels;
   };
+  // A few output blocks with long sums split their input texels between
+  // invocations: the dense convolution's 8 input channels are 2 texels, so
+  // 2 invocations per block; the grouped one has 1 texel per group.
+  std::vector<uint32_t> splits;
+  for (const vk::Dispatch &dispatch : out.runDispatches)
+    if (dispatch.family == vk::ShaderFamily::ConvolutionTexel) {
+      splits.push_back(dispatch.split);
+      CHECK(dispatch.params.iarg[3][0] == static_cast<int32_t>(dispatch.split));
+    }
+  CHECK(splits == std::vector<uint32_t>{2, 1, 1});
   auto id = [](sc::ConvKernel kernel) { return static_cast<int32_t>(kernel); };
   CHECK(kernelsOf(out) ==
         std::vector<int32_t>{
@@ -252,6 +304,32 @@ func.func @main(%x: tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32> {
                                               : sc::ConvKernel::Texel)});
     CHECK(limited.weights.size() == (limit == 16 ? 1u : 0u));
   }
+}
+
+TEST_CASE("a matmul between width-packed textures of the same batch dims "
+          "computes texels, a broadcast one elements",
+          "[vulkan][plan]") {
+  Loaded loaded = loadForPlanning(R"(
+func.func @main(%q: tensor<1x3x9x70xf32>, %k: tensor<1x3x70x9xf32>, %v: tensor<1x1x9x5xf32>) -> tensor<1x3x9x5xf32> {
+  %0 = aten.matmul %q, %k : (tensor<1x3x9x70xf32>, tensor<1x3x70x9xf32>) -> tensor<1x3x9x9xf32>
+  %1 = aten.matmul %0, %v : (tensor<1x3x9x9xf32>, tensor<1x1x9x5xf32>) -> tensor<1x3x9x5xf32>
+  return %1 : tensor<1x3x9x5xf32>
+})");
+  vk::DispatchPlan out;
+  rt::Status status = plan(loaded, loaded.blob, out);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  std::vector<vk::ShaderFamily> families;
+  for (const vk::Dispatch &dispatch : out.runDispatches)
+    if (dispatch.family == vk::ShaderFamily::MatMul ||
+        dispatch.family == vk::ShaderFamily::MatMulTexel) {
+      families.push_back(dispatch.family);
+      // 70 of depth are 18 texels: few output texels split them.
+      if (dispatch.family == vk::ShaderFamily::MatMulTexel)
+        CHECK(dispatch.split == 16);
+    }
+  CHECK(families == std::vector<vk::ShaderFamily>{vk::ShaderFamily::MatMulTexel,
+                                                  vk::ShaderFamily::MatMul});
 }
 
 TEST_CASE("a linear between width-packed textures reads a packed weight",

@@ -21,6 +21,8 @@
 // - CONV_KERNEL_DEPTHWISE_TEXEL: one channel per group; the weight as
 //   [1, C, kh, kw] channels-packed, the texel (j, i, c4) holding tap (i, j)
 //   of channels 4*c4..4*c4+3.
+// iarg[3].x: the invocations that share each work item of CONV_KERNEL_TEXEL
+// (1 for the depthwise kernel), splitting its input texels between them.
 #version 450
 #include "tensor.glsl"
 
@@ -106,9 +108,16 @@ layout(set = 0, binding = 3, IMAGE_FORMAT) uniform readonly image3D packedWeight
 // all of them. DispatchPlan.h's kConvTexelBlock, which sizes the work.
 #define TEXEL_BLOCK 4
 
+// Partial sums of the invocations that share a work item (iarg[3].x of
+// them, a power of two up to the workgroup's size): each adds up every
+// split-th input texel, then they add their sums here and the first writes.
+shared vec4 splitSums[64][TEXEL_BLOCK];
+
 // Work item `item` of a 2-D convolution on channels-packed textures: output
-// texels (ow0 + b, oh, z) for b < TEXEL_BLOCK, those inside the image.
-void convTexel(int item) {
+// texels (ow0 + b, oh, z) for b < TEXEL_BLOCK, those inside the image;
+// `slice` of `split` invocations computing it. Every invocation of the
+// workgroup calls it (`inRange` false past the last item), for the barriers.
+void convTexel(int item, int slice, int split, bool inRange) {
   int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
   int blocks = (gx + TEXEL_BLOCK - 1) / TEXEL_BLOCK;
   int ow0 = (item % blocks) * TEXEL_BLOCK, oh = (item / blocks) % gy;
@@ -125,7 +134,7 @@ void convTexel(int item) {
   // Padding lanes read the last channel's weights; their sums are dropped.
   ivec4 ocRead = min(oc, ivec4(outChannels - 1));
   vec4 start = vec4(0.0);
-  if (FLAG0 != 0)
+  if (FLAG0 != 0 && slice == 0)
     for (int l = 0; l < 4; ++l)
       if (live[l])
         start[l] = bias.v[oc[l]];
@@ -133,7 +142,8 @@ void convTexel(int item) {
   for (int b = 0; b < TEXEL_BLOCK; ++b)
     sum[b] = start;
 
-  if (FLAG1 == CONV_KERNEL_DEPTHWISE_TEXEL) {
+  if (!inRange) {
+  } else if (FLAG1 == CONV_KERNEL_DEPTHWISE_TEXEL) {
     int layer = n * inTexels + oc4;
     for (int i = 0; i < kh; ++i) {
       int ih = oh * sp.x - sp.z + i * dg.x;
@@ -154,7 +164,7 @@ void convTexel(int item) {
     int group = oc4 * 4 / outPerGroup;
     int layer = n * inTexels + group * inPerGroup / 4;
     int groupTexels = (inPerGroup + 3) / 4;
-    for (int t = 0; t < groupTexels; ++t) {
+    for (int t = slice; t < groupTexels; t += split) {
       bvec4 icLive = lessThan(ivec4(t * 4) + ivec4(0, 1, 2, 3),
                               ivec4(inPerGroup));
       for (int i = 0; i < kh; ++i) {
@@ -179,6 +189,22 @@ void convTexel(int item) {
       }
     }
   }
+  if (split > 1) {
+    uint me = gl_LocalInvocationID.x;
+    for (int b = 0; b < TEXEL_BLOCK; ++b)
+      splitSums[me][b] = sum[b];
+    barrier();
+    for (int halfSplit = split / 2; halfSplit > 0; halfSplit /= 2) {
+      if (slice < halfSplit)
+        for (int b = 0; b < TEXEL_BLOCK; ++b)
+          splitSums[me][b] += splitSums[me + halfSplit][b];
+      barrier();
+    }
+    for (int b = 0; b < TEXEL_BLOCK; ++b)
+      sum[b] = splitSums[me][b];
+  }
+  if (!inRange || slice != 0)
+    return;
   for (int b = 0; b < TEXEL_BLOCK; ++b) {
     if (ow0 + b >= gx)
       break;
@@ -188,8 +214,9 @@ void convTexel(int item) {
 }
 
 void main() {
-  int item = workItem();
-  if (item < P.work.x)
-    convTexel(item);
+  int split = max(P.iarg[3].x, 1);
+  int invocation = workItem();
+  int item = invocation / split;
+  convTexel(item, invocation % split, split, item < P.work.x);
 }
 #endif

@@ -13,6 +13,8 @@ layout(std430, set = 0, binding = 1) buffer OutputBlock { float v[]; } outBuf;
 layout(set = 0, binding = 1, IMAGE_FORMAT) uniform image3D outImg;
 #endif
 
+void storeItem(int item, vec4 values, bvec4 kept);
+
 // The work item of this invocation; P.work.x or more past the last one.
 int workItem() {
   return int((gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) *
@@ -97,8 +99,14 @@ void elementMain() {
       kept[lane] = true;
     }
   }
-  if (!wrote)
-    return;
+  if (wrote)
+    storeItem(item, values, kept);
+}
+
+#endif
+
+// Writes the lanes of work item `item` that are not `kept`.
+void storeItem(int item, vec4 values, bvec4 kept) {
 #ifdef OUTPUT_BUFFER
   for (int lane = 0; lane < 4; ++lane)
     if (!kept[lane] && item * 4 + lane < numel(0))
@@ -116,8 +124,6 @@ void elementMain() {
   imageStore(outImg, texel, values);
 #endif
 }
-
-#endif
 
 #ifndef DUET_OWN_MAIN
 void main() { elementMain(); }

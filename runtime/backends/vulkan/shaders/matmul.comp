@@ -5,10 +5,16 @@
 // [out, in] and adds a bias [out] when FLAG0 is set (linear).
 // farg[0].xy: alpha, beta. -DLINEAR -DTEXEL_KERNELS (the
 // matmul_linear_texel family, textures only) is a linear between
-// width-packed textures computing a whole output texel (four output
-// features) per invocation, reading each input texel of its row once; its
+// width-packed textures computing whole output texels (four output
+// features), reading each input texel of its rows once; its
 // weight is a width-packed texture [out, in] packed at load (input slot 2,
-// binding 3; conv.comp says why a texture), zero past its end.
+// binding 3; conv.comp says why a texture), zero past its end. -DTEXEL_KERNELS
+// alone (matmul_texel) is a matmul between width-packed textures whose batch
+// dims are the same. Both compute four rows of an output texel column (four
+// features or columns) per invocation, each weight or rhs texel fetched once
+// for the four rows.
+// iarg[3].x of either: the invocations that share each output texel,
+// splitting its row.
 #version 450
 #include "tensor.glsl"
 
@@ -67,40 +73,130 @@ bool element(int idx[8], out float value) {
 #define DUET_NO_ELEMENT
 #include "main.glsl"
 
-// Output texel `item` of a linear: its row of the input (the same texel row
-// and layer, the input and output sharing their leading dims) times four rows
-// of the weight.
-void linearTexel(int item) {
+// Output rows per invocation of either texel kernel: each weight or rhs
+// texel fetched serves all of them. DispatchPlan.h's kMatMulTexelRows,
+// which sizes the work (Dispatch::itemHeight).
+#define TEXEL_ROWS 4
+
+// The partial sums of the iarg[3].x invocations that share a work item (a
+// power of two up to the workgroup's size), each over every split-th input
+// texel of the rows.
+shared vec4 splitSums[64][TEXEL_ROWS];
+
+// The sums of the `split` invocations' `sum`s, for the first of them.
+// Called by every invocation of the workgroup, for the barriers.
+void addSplits(inout vec4 sum[TEXEL_ROWS], int slice, int split) {
+  if (split == 1)
+    return;
+  uint me = gl_LocalInvocationID.x;
+  for (int r = 0; r < TEXEL_ROWS; ++r)
+    splitSums[me][r] = sum[r];
+  barrier();
+  for (int halfSplit = split / 2; halfSplit > 0; halfSplit /= 2) {
+    if (slice < halfSplit)
+      for (int r = 0; r < TEXEL_ROWS; ++r)
+        splitSums[me][r] += splitSums[me + halfSplit][r];
+    barrier();
+  }
+  for (int r = 0; r < TEXEL_ROWS; ++r)
+    sum[r] = splitSums[me][r];
+}
+
+// Work item `item`: output texel column x of rows y0 .. y0 + TEXEL_ROWS - 1
+// (those inside the image) in layer z. `slice` of the `split` invocations
+// computing it; every invocation of the workgroup calls the kernel
+// (`inRange` false past the last item), for the barriers.
+ivec3 itemTexel(int item) {
   int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
-  ivec3 texel = ivec3(item % gx, (item / gx) % gy, item / (gx * gy));
+  int rowBlocks = (gy + TEXEL_ROWS - 1) / TEXEL_ROWS;
+  return ivec3(item % gx, (item / gx) % rowBlocks * TEXEL_ROWS,
+               item / (gx * rowBlocks));
+}
+
+// The lhs texel of row y at input texel t, zero past the depth and for a
+// row past the end.
+vec4 lhsTexel(int t, int y, int z, int depth) {
+  if (y >= P.t[0].geom.y)
+    return vec4(0.0);
+  vec4 x = imageLoad(lhs, ivec3(t, y, z));
+  if (t * 4 + 4 > depth)
+    x = mix(vec4(0.0), x, lessThan(ivec4(t * 4) + ivec4(0, 1, 2, 3), ivec4(depth)));
+  return x;
+}
+
+void storeRows(ivec3 at, vec4 sum[TEXEL_ROWS], bvec4 live) {
+  for (int r = 0; r < TEXEL_ROWS && at.y + r < P.t[0].geom.y; ++r)
+    imageStore(outImg, ivec3(at.x, at.y + r, at.z), mix(vec4(0.0), sum[r], live));
+}
+
+#ifdef LINEAR
+// A linear: each row of the input (the input and output sharing their
+// leading dims) times four rows of the weight, the output's four features.
+void texelKernel(int item, int slice, int split, bool inRange) {
+  ivec3 at = itemTexel(item);
   int depth = size(1, 7), features = size(0, 7);
-  ivec4 n = ivec4(texel.x * 4) + ivec4(0, 1, 2, 3);
+  ivec4 n = ivec4(at.x * 4) + ivec4(0, 1, 2, 3);
   bvec4 live = lessThan(n, ivec4(features));
   // Padding lanes read the last feature's weights; their sums are dropped.
   ivec4 nRead = min(n, ivec4(features - 1));
-  vec4 sum = vec4(0.0);
+  vec4 sum[TEXEL_ROWS];
+  for (int r = 0; r < TEXEL_ROWS; ++r)
+    sum[r] = vec4(0.0);
   int texels = (depth + 3) / 4;
-  for (int t = 0; t < texels; ++t) {
-    vec4 x = imageLoad(lhs, ivec3(t, texel.y, texel.z));
-    if (t * 4 + 4 > depth)
-      x = mix(vec4(0.0), x,
-              lessThan(ivec4(t * 4) + ivec4(0, 1, 2, 3), ivec4(depth)));
+  for (int t = inRange ? slice : texels; t < texels; t += split) {
     // Column l: feature l's weights for input texel t.
-    sum += x * mat4(imageLoad(packedWeight, ivec3(t, nRead.x, 0)),
-                    imageLoad(packedWeight, ivec3(t, nRead.y, 0)),
-                    imageLoad(packedWeight, ivec3(t, nRead.z, 0)),
-                    imageLoad(packedWeight, ivec3(t, nRead.w, 0)));
+    mat4 w = mat4(imageLoad(packedWeight, ivec3(t, nRead.x, 0)),
+                  imageLoad(packedWeight, ivec3(t, nRead.y, 0)),
+                  imageLoad(packedWeight, ivec3(t, nRead.z, 0)),
+                  imageLoad(packedWeight, ivec3(t, nRead.w, 0)));
+    for (int r = 0; r < TEXEL_ROWS; ++r)
+      sum[r] += lhsTexel(t, at.y + r, at.z, depth) * w;
   }
-  if (FLAG0 != 0)
+  addSplits(sum, slice, split);
+  if (!inRange || slice != 0)
+    return;
+  if (FLAG0 != 0) {
+    vec4 b = vec4(0.0);
     for (int l = 0; l < 4; ++l)
       if (live[l])
-        sum[l] += bias.v[n[l]];
-  imageStore(outImg, texel, mix(vec4(0.0), sum, live));
+        b[l] = bias.v[n[l]];
+    for (int r = 0; r < TEXEL_ROWS; ++r)
+      sum[r] += b;
+  }
+  storeRows(at, sum, live);
 }
+#else
+// A matmul: rows of the lhs layer (their texels along the depth) times the
+// rhs layer's rows k, the texel of the output's four columns in each.
+void texelKernel(int item, int slice, int split, bool inRange) {
+  ivec3 at = itemTexel(item);
+  int depth = size(1, 7), columns = size(0, 7);
+  bvec4 live = lessThan(ivec4(at.x * 4) + ivec4(0, 1, 2, 3), ivec4(columns));
+  vec4 sum[TEXEL_ROWS];
+  for (int r = 0; r < TEXEL_ROWS; ++r)
+    sum[r] = vec4(0.0);
+  int texels = (depth + 3) / 4;
+  for (int t = inRange ? slice : texels; t < texels; t += split) {
+    int k = t * 4;
+    // Rows k..k+3 of the rhs, zero past the depth (as the lhs lanes are).
+    vec4 b[4];
+    for (int l = 0; l < 4; ++l)
+      b[l] = k + l < depth ? imageLoad(rhs, ivec3(at.x, k + l, at.z)) : vec4(0.0);
+    for (int r = 0; r < TEXEL_ROWS; ++r) {
+      vec4 x = lhsTexel(t, at.y + r, at.z, depth);
+      sum[r] += x.x * b[0] + x.y * b[1] + x.z * b[2] + x.w * b[3];
+    }
+  }
+  addSplits(sum, slice, split);
+  if (inRange && slice == 0)
+    storeRows(at, sum, live);
+}
+#endif
 
 void main() {
-  int item = workItem();
-  if (item < P.work.x)
-    linearTexel(item);
+  int split = max(P.iarg[3].x, 1);
+  int invocation = workItem();
+  int item = invocation / split;
+  texelKernel(item, invocation % split, split, item < P.work.x);
 }
 #endif
