@@ -129,12 +129,18 @@ OpDecision portableDecision(Operation &op, func::FuncOp function,
   return decision;
 }
 
-/// A quantize or dequantize node left on the portable kernels, named `node`.
-QuantizationNode portableQuantization(Operation &op, std::string node) {
+/// A quantize or dequantize node left on the portable kernels, named `node`;
+/// with the reasons of the backends that refused it (`decision`'s), where
+/// they did (dynamic quantization, a rank XNNPACK cannot hold).
+QuantizationNode portableQuantization(Operation &op, std::string node,
+                                      const OpDecision *decision = nullptr) {
   QuantizationNode entry;
   entry.node = std::move(node);
   entry.op = op.getName().getStringRef().str();
   entry.why = "runs on the portable kernels";
+  if (decision)
+    for (auto [i, rejection] : llvm::enumerate(decision->rejections))
+      entry.why += (i ? "; " : ": ") + rejection.reason;
   return entry;
 }
 
@@ -434,9 +440,15 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
         llvm::append_range(report.quantization, info.quantization);
         continue;
       }
-      if (isQuantizationOp(&op))
-        report.quantization.push_back(
-            portableQuantization(op, names(op.getResult(0))));
+      if (isQuantizationOp(&op)) {
+        // A placed op is named as its decision is (choose_qparams has two
+        // results); a quantized weight, which is not placed, by its value.
+        auto found = decisionOf.find(&op);
+        const OpDecision *decision =
+            found == decisionOf.end() ? nullptr : &report.ops[found->second];
+        report.quantization.push_back(portableQuantization(
+            op, decision ? decision->node : names(op.getResult(0)), decision));
+      }
     }
   }
   return report;

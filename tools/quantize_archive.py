@@ -51,8 +51,12 @@ node by node with torch ops, the quantized_decomposed ops being export_quantized
 (PyTorch's torch/ao/quantization/fx/_decomposed.py arithmetic). It reads the archive it
 wrote back, so what is checked is what is saved.
 
-    /usr/bin/python3 tools/quantize_archive.py [--only q_linear,q_pool] [--out DIR]
+    /usr/bin/python3 tools/quantize_archive.py [--only q_pool,bench] [--out DIR]
         [--bench-out DIR] [--skip-bench]
+
+It writes only the fixtures export_quantized.py has no builder of (q_mobilenet_block,
+q_pool, conv3d, bench/models/q_mobilenet_v2); the others in test/models are its real
+exports, and naming one is an error.
 """
 
 import argparse
@@ -1238,7 +1242,14 @@ def main():
     options = parser.parse_args()
     torch.set_num_threads(min(8, os.cpu_count() or 1))
     print(f"torch {torch.__version__}: quantized_decomposed from {eq.register_ops()}")
-    wanted = [n for n in options.only.split(",") if n] or list(FLOAT_FIXTURES) + list(FIXTURES)
+    # export_quantized.py's real exports replaced the surgery fixtures of its names; a
+    # run must not overwrite them.
+    surgery = [n for n in FIXTURES if n not in eq.FIXTURES]
+    wanted = [n for n in options.only.split(",") if n] or list(FLOAT_FIXTURES) + surgery
+    real = [n for n in wanted if n in eq.FIXTURES]
+    if real:
+        sys.exit(f"{', '.join(real)}: test/models holds tools/export_quantized.py's real "
+                 "export of these; this tool writes only " + ", ".join(surgery))
     entries = []
     # the float fixtures first: q_conv3d's base is conv3d (read from test/models)
     for name in sorted(wanted, key=lambda n: n not in FLOAT_FIXTURES):

@@ -1732,7 +1732,8 @@ std::vector<OpEntry> makeTable() {
   t.addQuantized("dequantize_per_channel.default", buildDequantizePerChannel,
                  {{"out_dtype", none()}});
   t.addQuantized("choose_qparams.tensor", buildChooseQparams);
-  t.addQuantized("choose_qparams_symmetric.tensor", buildChooseQparams);
+  t.addQuantized("choose_qparams_symmetric.tensor",
+                 buildChooseQparamsSymmetric);
   return std::move(t.entries);
 }
 

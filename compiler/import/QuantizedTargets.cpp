@@ -25,18 +25,14 @@ namespace {
 
 RankedTensorType typeOf(Value v) { return NodeContext::typeOf(v); }
 
-/// The advice for qparams computed at run time.
-constexpr const char *kDynamicAdvice =
-    "; dynamic quantization (qparams computed at run time by choose_qparams) "
-    "is not supported: this XNNPACK has no dynamically quantized fully "
-    "connected node. Export the float model, or quantize it statically "
-    "(calibrated activation qparams)";
-
-/// The scale and zero point of a per-tensor node: numbers in `.default`,
-/// one-element constant tensors in `.tensor`.
+/// The scale and zero point of a per-tensor node: numbers in `.default`;
+/// in `.tensor`, one-element tensors, constants (static) or computed at run
+/// time by choose_qparams (dynamic).
 struct TensorQparams {
   double scale = 1;
   int64_t zeroPoint = 0;
+  Value scaleTensor, zeroPointTensor; // set when dynamic
+  bool dynamic() const { return bool(scaleTensor); }
 };
 
 std::optional<TensorQparams> qparams(NodeContext &ctx) {
@@ -51,17 +47,29 @@ std::optional<TensorQparams> qparams(NodeContext &ctx) {
   Value scale = ctx.tensor("scale"), zeroPoint = ctx.tensor("zero_point");
   if (!ctx.ok())
     return std::nullopt;
+  for (auto [name, value] : {std::pair<const char *, Value>{"scale", scale},
+                             {"zero_point", zeroPoint}})
+    if (typeOf(value).getNumElements() != 1) {
+      ctx.fail(Twine(name) + " has " + Twine(typeOf(value).getNumElements()) +
+               " elements; PyTorch takes one");
+      return std::nullopt;
+    }
   std::optional<double> s = duet::getScalarConstant(scale);
   std::optional<SmallVector<int64_t>> z =
       duet::readIntegerElements(duet::getConstantElements(zeroPoint));
-  if (!s || !z || z->size() != 1) {
-    ctx.fail(Twine("the scale and zero_point of this node are not one-element "
-                   "constants") +
-             kDynamicAdvice);
+  if (s && z && z->size() == 1) {
+    q.scale = *s;
+    q.zeroPoint = z->front();
+    return q;
+  }
+  if (!isa<FloatType>(typeOf(scale).getElementType()) ||
+      !isa<IntegerType>(typeOf(zeroPoint).getElementType())) {
+    ctx.fail("the scale is not a float tensor or the zero_point not an "
+             "integer tensor");
     return std::nullopt;
   }
-  q.scale = *s;
-  q.zeroPoint = z->front();
+  q.scaleTensor = ctx.castTo(scale, ctx.builder.getF64Type());
+  q.zeroPointTensor = zeroPoint;
   return q;
 }
 
@@ -76,8 +84,9 @@ Value asF32(NodeContext &ctx, Value input) {
 namespace {
 
 /// A per-tensor quantize (its input converted to float32 first) or
-/// dequantize.
-template <typename OpT> void buildPerTensor(NodeContext &ctx) {
+/// dequantize; `DynamicT` when its qparams are computed at run time.
+template <typename OpT, typename DynamicT>
+void buildPerTensor(NodeContext &ctx) {
   constexpr bool quantize = std::is_same_v<OpT, QuantizePerTensorOp>;
   RankedTensorType type = ctx.resultType();
   Value input = ctx.tensor("input");
@@ -90,21 +99,24 @@ template <typename OpT> void buildPerTensor(NodeContext &ctx) {
       return ctx.fail("quantize_per_tensor input is not a float tensor");
     input = asF32(ctx, input);
   }
-  ctx.setResult(ctx.create<OpT>(type, input,
-                                ctx.builder.getF64FloatAttr(q->scale),
-                                ctx.builder.getI64IntegerAttr(q->zeroPoint),
-                                ctx.builder.getI64IntegerAttr(min),
-                                ctx.builder.getI64IntegerAttr(max)));
+  IntegerAttr minAttr = ctx.builder.getI64IntegerAttr(min),
+              maxAttr = ctx.builder.getI64IntegerAttr(max);
+  if (q->dynamic())
+    return ctx.setResult(ctx.create<DynamicT>(
+        type, input, q->scaleTensor, q->zeroPointTensor, minAttr, maxAttr));
+  ctx.setResult(ctx.create<OpT>(
+      type, input, ctx.builder.getF64FloatAttr(q->scale),
+      ctx.builder.getI64IntegerAttr(q->zeroPoint), minAttr, maxAttr));
 }
 
 } // namespace
 
 void duet::import::buildQuantizePerTensor(NodeContext &ctx) {
-  buildPerTensor<QuantizePerTensorOp>(ctx);
+  buildPerTensor<QuantizePerTensorOp, QuantizePerTensorDynamicOp>(ctx);
 }
 
 void duet::import::buildDequantizePerTensor(NodeContext &ctx) {
-  buildPerTensor<DequantizePerTensorOp>(ctx);
+  buildPerTensor<DequantizePerTensorOp, DequantizePerTensorDynamicOp>(ctx);
 }
 
 namespace {
@@ -153,6 +165,32 @@ void duet::import::buildDequantizePerChannel(NodeContext &ctx) {
 }
 
 void duet::import::buildChooseQparams(NodeContext &ctx) {
-  ctx.fail(Twine("choose_qparams computes qparams at run time") +
-           kDynamicAdvice);
+  Value input = ctx.tensor("input");
+  int64_t min = ctx.integer("quant_min"), max = ctx.integer("quant_max");
+  double eps = ctx.number("eps");
+  if (!ctx.ok())
+    return;
+  if (!isa<FloatType>(typeOf(input).getElementType()))
+    return ctx.fail("choose_qparams input is not a float tensor");
+  if (ctx.numResults() != 2)
+    return ctx.fail("choose_qparams has " + Twine(ctx.numResults()) +
+                    " outputs; PyTorch's has two (scale, zero_point)");
+  // PyTorch returns [1] float64 and int64 tensors whatever the graph's
+  // metadata says (its Meta kernel wrote float32 and int32 in some
+  // versions); the results are cast to the node's types.
+  const int64_t shape[] = {1};
+  auto op = ctx.create<ChooseQparamsOp>(
+      TypeRange{RankedTensorType::get(shape, ctx.builder.getF64Type()),
+                RankedTensorType::get(shape, ctx.builder.getI64Type())},
+      asF32(ctx, input), ctx.builder.getI64IntegerAttr(min),
+      ctx.builder.getI64IntegerAttr(max), ctx.builder.getF64FloatAttr(eps));
+  for (unsigned i = 0; i < 2; ++i)
+    ctx.setResult(
+        i, ctx.castTo(op->getResult(i), ctx.resultType(i).getElementType()));
+}
+
+void duet::import::buildChooseQparamsSymmetric(NodeContext &ctx) {
+  ctx.fail("choose_qparams_symmetric (symmetric dynamic quantization) is not "
+           "supported; choose_qparams (affine, XNNPACKQuantizer's dynamic "
+           "config) is");
 }

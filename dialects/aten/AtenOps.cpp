@@ -1005,3 +1005,46 @@ LogicalResult DequantizePerChannelOp::verify() {
   return checkQuantRange(*this, getQuantMin(), getQuantMax(),
                          getSelf().getType());
 }
+
+LogicalResult ChooseQparamsOp::verify() {
+  int64_t min = getQuantMin(), max = getQuantMax();
+  // PyTorch's validate_qmin_qmax.
+  if (!(min <= 0 && 0 <= max && min < max))
+    return emitOpError() << "quant_min " << min << " and quant_max " << max
+                         << " must satisfy quant_min <= 0 <= quant_max and "
+                            "quant_min < quant_max";
+  double eps = getEps().convertToDouble();
+  if (!(eps >= 0) || !std::isfinite(eps))
+    return emitOpError() << "eps " << eps << " must be finite and not negative";
+  if (failed(checkVector(*this, "scale", getScale(), 1)) ||
+      failed(checkVector(*this, "zero_point", getZeroPoint(), 1)))
+    return failure();
+  return success();
+}
+
+namespace {
+
+/// A dynamic quantize or dequantize: `self` and `result` of one shape, the
+/// scale and zero point one element each, the range within `quantized`.
+template <typename OpT> LogicalResult verifyDynamic(OpT op, Type quantized) {
+  for (auto [what, value] :
+       {std::pair<StringRef, Value>{"scale", op.getScale()},
+        {"zero_point", op.getZeroPoint()}})
+    if (tensorType(value).getNumElements() != 1)
+      return op.emitOpError() << what << " must have one element, got "
+                              << formatShape(tensorType(value).getShape());
+  if (failed(checkResultShape(op, op.getSelf().getType().getShape(),
+                              op.getType())))
+    return failure();
+  return checkQuantRange(op, op.getQuantMin(), op.getQuantMax(), quantized);
+}
+
+} // namespace
+
+LogicalResult QuantizePerTensorDynamicOp::verify() {
+  return verifyDynamic(*this, getType());
+}
+
+LogicalResult DequantizePerTensorDynamicOp::verify() {
+  return verifyDynamic(*this, getSelf().getType());
+}

@@ -768,4 +768,86 @@ def Aten_DequantizePerChannelOp : Aten_Op<"dequantize_per_channel"> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Dynamic quantization: qparams computed at run time
+//===----------------------------------------------------------------------===//
+
+def Aten_ChooseQparamsOp : Aten_Op<"choose_qparams"> {
+  // The float64 scale is data: the kernel reads each dtype itself.
+  let kernelComputesInFloat = 0;
+  let summary = "per-tensor affine qparams from the range of a tensor, at run time";
+  let description = [{
+    `quantized_decomposed.choose_qparams.tensor` (dynamic quantization), as
+    PyTorch's `determine_qparams` computes it in float32: `min = min(min(x), 0)`,
+    `max = max(max(x), 0)`, `scale = max((max - min) / float(quant_max -
+    quant_min), float(eps))`, `zero_point = clamp(quant_min - int(round(min /
+    scale)), quant_min, quant_max)` (round half to even). The results are
+    `[1]` tensors: the scale widened to float64, the zero point as int64. An
+    empty `self` gives scale 1 and zero point 0. `quant_min <= 0 <= quant_max`.
+
+    ```mlir
+    %s, %z = aten.choose_qparams %x {quant_min = -128 : i64, quant_max = 127 : i64, eps = 2.44140625e-04 : f64}
+        : tensor<4x32xf32> -> (tensor<1xf64>, tensor<1xi64>)
+    ```
+  }];
+  let arguments = (ins F32Tensor:$self, I64Attr:$quant_min, I64Attr:$quant_max,
+                       F64Attr:$eps);
+  let results = (outs StaticShapeTensorOf<[F64]>:$scale,
+                      StaticShapeTensorOf<[I64]>:$zero_point);
+  let assemblyFormat = [{
+    $self attr-dict `:` type($self) `->` `(` type($scale) `,` type($zero_point) `)`
+  }];
+  let hasVerifier = 1;
+}
+
+def Aten_QuantizePerTensorDynamicOp : Aten_Op<"quantize_per_tensor_dynamic"> {
+  // The float64 scale is data: the kernel reads each dtype itself.
+  let kernelComputesInFloat = 0;
+  let summary = "affine quantization with a scale and zero point computed at run time";
+  let description = [{
+    `quantized_decomposed.quantize_per_tensor.tensor` whose `scale` and
+    `zero_point` are not constants (they come from `choose_qparams`):
+    `aten.quantize_per_tensor`'s arithmetic with the one-element `scale`
+    (float32 or float64, read as a double) and `zero_point` (int32 or int64)
+    read when it runs.
+
+    ```mlir
+    %q = aten.quantize_per_tensor_dynamic %x, %s, %z {quant_min = -128 : i64, quant_max = 127 : i64}
+        : (tensor<4x32xf32>, tensor<1xf64>, tensor<1xi64>) -> tensor<4x32xi8>
+    ```
+  }];
+  let arguments = (ins F32Tensor:$self, Aten_FloatTensor:$scale,
+                       Aten_IndexTensor:$zero_point, I64Attr:$quant_min,
+                       I64Attr:$quant_max);
+  let results = (outs Aten_QuantTensor:$result);
+  let assemblyFormat = [{
+    $self `,` $scale `,` $zero_point attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Aten_DequantizePerTensorDynamicOp : Aten_Op<"dequantize_per_tensor_dynamic"> {
+  // The float64 scale is data: the kernel reads each dtype itself.
+  let kernelComputesInFloat = 0;
+  let summary = "the real values of integers quantized with run-time qparams";
+  let description = [{
+    `quantized_decomposed.dequantize_per_tensor.tensor` whose `scale` and
+    `zero_point` are not constants: `aten.dequantize_per_tensor`'s arithmetic
+    with the one-element `scale` and `zero_point` read when it runs.
+
+    ```mlir
+    %y = aten.dequantize_per_tensor_dynamic %q, %s, %z {quant_min = -128 : i64, quant_max = 127 : i64}
+        : (tensor<4x32xi8>, tensor<1xf64>, tensor<1xi64>) -> tensor<4x32xf32>
+    ```
+  }];
+  let arguments = (ins Aten_QuantTensor:$self, Aten_FloatTensor:$scale,
+                       Aten_IndexTensor:$zero_point, I64Attr:$quant_min,
+                       I64Attr:$quant_max);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = [{
+    $self `,` $scale `,` $zero_point attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // DUET_ATEN_OPS_TD

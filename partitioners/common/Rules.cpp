@@ -145,7 +145,9 @@ bool isQuantizedWeightOp(Operation *op) {
 
 bool isQuantizationOp(Operation *op) {
   return isa<aten::QuantizePerTensorOp, aten::DequantizePerTensorOp,
-             aten::QuantizePerChannelOp, aten::DequantizePerChannelOp>(op);
+             aten::QuantizePerChannelOp, aten::DequantizePerChannelOp,
+             aten::ChooseQparamsOp, aten::QuantizePerTensorDynamicOp,
+             aten::DequantizePerTensorDynamicOp>(op);
 }
 
 bool isQuantizedWeight(Value value) {

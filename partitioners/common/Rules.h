@@ -187,7 +187,8 @@ bool isConstant(mlir::Value value);
 /// integers themselves (docs/quantization.md); what no partition reads runs
 /// on the portable kernels.
 bool isQuantizedWeightOp(mlir::Operation *op);
-/// Whether `op` is a quantize or dequantize op (per tensor or per channel).
+/// Whether `op` is a quantize or dequantize op (per tensor or per channel,
+/// static or dynamic) or the choose_qparams of a dynamic one.
 bool isQuantizationOp(mlir::Operation *op);
 /// Whether `value` is the result of a quantized weight.
 bool isQuantizedWeight(mlir::Value value);

@@ -471,6 +471,13 @@ const XnnpackRule kRules[] = {
 };
 
 /// Ops the subgraph API cannot express, with the reason.
+/// Why dynamic quantization (qparams computed at run time) stays on the
+/// portable kernels.
+constexpr llvm::StringLiteral kDynamicQuantization =
+    "dynamic quantization (qparams computed at run time): this XNNPACK "
+    "(2022-02) has no dynamically quantized fully connected node, and its "
+    "convert nodes take qparams fixed when the subgraph is defined";
+
 constexpr UnsupportedOp kUnsupported[] = {
     never<PermuteOp>("this XNNPACK's subgraph API has no transpose"),
     never<CatOp>("this XNNPACK's subgraph API has no concatenate"),
@@ -500,6 +507,9 @@ constexpr UnsupportedOp kUnsupported[] = {
         "per-channel dequantization of a computed tensor: this XNNPACK's "
         "convert takes one scale per tensor (a per-channel weight is read by "
         "its convolution or linear instead)"),
+    never<ChooseQparamsOp>(kDynamicQuantization),
+    never<QuantizePerTensorDynamicOp>(kDynamicQuantization),
+    never<DequantizePerTensorDynamicOp>(kDynamicQuantization),
 };
 
 constexpr TableFacts kTable = {kXnnpackMaxRank,       "XNNPACK subgraph node",

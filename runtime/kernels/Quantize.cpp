@@ -11,6 +11,15 @@
 //   quantize_per_channel   q = clamp(round(x * (1 / s[c])) + zp[c], min, max)
 //                          in the type of s (float32 or float64)
 //   dequantize_per_channel x = (q - zp[c]) * s[c] in the type of s
+//   choose_qparams         determine_qparams (torch/ao/quantization/utils.py)
+//                          in float32: lo = min(min(x), 0), hi = max(max(x),
+//                          0), s = max((hi - lo) / float(qmax - qmin),
+//                          float(eps)), zp = clamp(qmin - int(round(lo / s)),
+//                          qmin, qmax); s widened to double, zp int64
+//
+// The *_dynamic ops are the per-tensor ones with the scale and zero point read
+// from one-element tensors when they run (PyTorch's .tensor overloads call
+// .item() and then the per-tensor function).
 //
 // round is half to even (std::nearbyint in the default rounding mode). A NaN
 // input, which PyTorch converts with undefined behaviour, becomes 0 clamped
@@ -21,7 +30,9 @@
 #include "runtime/kernels/ElementTypes.h"
 #include "runtime/kernels/Ops.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 
@@ -35,6 +46,8 @@ constexpr int64_t kMaxZeroPoint = int64_t{1} << 40;
 
 constexpr std::initializer_list<DType> kQuantized = {DType::i8, DType::u8,
                                                      DType::i16, DType::i32};
+constexpr std::initializer_list<DType> kFloat = {DType::f32, DType::f16,
+                                                 DType::bf16};
 
 /// The range of the quantized element type `Q`.
 template <typename Q> bool inRange(int64_t v) {
@@ -165,40 +178,82 @@ void visitDequantize(const TensorView &x, const TensorView &y, F &&body) {
 
 } // namespace
 
-Status quantizePerTensor(const KernelContext &ctx) {
-  const TensorView &x = ctx.in(0), &y = ctx.out(0);
-  DUET_RETURN_IF_ERROR(ctx.requireDType(x, "input", {DType::f32}));
-  DUET_RETURN_IF_ERROR(ctx.requireDType(y, "output", kQuantized));
-  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
-  QuantAttrs q;
-  DUET_RETURN_IF_ERROR(readPerTensor(ctx, y.dtype, q));
+namespace {
+
+/// The scale and zero point of a dynamic op, read from its one-element
+/// tensors `in(1)` and `in(2)`, and its range from the attributes.
+Status readDynamic(const KernelContext &ctx, DType quantized, QuantAttrs &q) {
+  const TensorView &scale = ctx.in(1), &zeroPoint = ctx.in(2);
+  DUET_RETURN_IF_ERROR(
+      ctx.requireDType(scale, "scale", {DType::f32, DType::f64}));
+  DUET_RETURN_IF_ERROR(
+      ctx.requireDType(zeroPoint, "zero_point", {DType::i64, DType::i32}));
+  if (scale.numel() != 1 || zeroPoint.numel() != 1)
+    return ctx.error("scale and zero_point must have one element each, got "
+                     "{} and {}",
+                     scale.numel(), zeroPoint.numel());
+  AttrReader attrs(ctx);
+  DUET_RETURN_IF_ERROR(readRange(ctx, attrs, quantized, q));
   if (ctx.checking())
     return Status::ok();
-  const float inverse = static_cast<float>(1.0 / q.scale);
-  const float zeroPoint = static_cast<float>(q.zeroPoint);
-  const float min = static_cast<float>(q.min), max = static_cast<float>(q.max);
-  const float *in = x.as<const float>();
-  int64_t n = x.numel();
-  visitQuantized(y.dtype, [&](auto tag) {
-    using Q = typename decltype(tag)::type;
-    Q *out = y.as<Q>();
-    for (int64_t i = 0; i < n; ++i)
-      out[i] =
-          saturate<Q>(std::nearbyint(in[i] * inverse) + zeroPoint, min, max);
-  });
+  // Data, not attributes: checked when it runs.
+  q.scale = scale.dtype == DType::f64 ? scale.as<const double>()[0]
+                                      : double(scale.as<const float>()[0]);
+  q.zeroPoint = zeroPointAt(&zeroPoint, 0);
+  if (!(q.scale > 0) || !std::isfinite(q.scale))
+    return ctx.error("scale {} is not positive and finite", q.scale);
+  if (q.zeroPoint < -kMaxZeroPoint || q.zeroPoint > kMaxZeroPoint)
+    return ctx.error("zero_point {} is out of range", q.zeroPoint);
   return Status::ok();
 }
 
-Status dequantizePerTensor(const KernelContext &ctx) {
-  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+/// The checks of a per-tensor quantize from `x` to `y`.
+Status checkQuantize(const KernelContext &ctx, const TensorView &x,
+                     const TensorView &y) {
+  DUET_RETURN_IF_ERROR(ctx.requireDType(x, "input", kFloat));
+  DUET_RETURN_IF_ERROR(ctx.requireDType(y, "output", kQuantized));
+  return ctx.requireShape(y, "output", x.sizes);
+}
+
+/// Calls `body(in)` with the typed data of float tensor `x` (float32, or a
+/// 16-bit type, which PyTorch converts to float32 first: widen is exact).
+template <typename F> void visitFloat(const TensorView &x, F &&body) {
+  visitDType(x.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Half> ||
+                  std::is_same_v<T, BFloat16>)
+      body(x.as<const T>());
+  });
+}
+
+/// The checks of a per-tensor dequantize from `x` to `y`.
+Status checkDequantize(const KernelContext &ctx, const TensorView &x,
+                       const TensorView &y) {
   DUET_RETURN_IF_ERROR(ctx.requireDType(x, "input", kQuantized));
   DUET_RETURN_IF_ERROR(ctx.requireDType(
       y, "output", {DType::f32, DType::f16, DType::bf16, DType::f64}));
-  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", x.sizes));
-  QuantAttrs q;
-  DUET_RETURN_IF_ERROR(readPerTensor(ctx, x.dtype, q));
-  if (ctx.checking())
-    return Status::ok();
+  return ctx.requireShape(y, "output", x.sizes);
+}
+
+void quantizeTensor(const TensorView &x, const TensorView &y,
+                    const QuantAttrs &q) {
+  const float inverse = static_cast<float>(1.0 / q.scale);
+  const float zeroPoint = static_cast<float>(q.zeroPoint);
+  const float min = static_cast<float>(q.min), max = static_cast<float>(q.max);
+  int64_t n = x.numel();
+  visitFloat(x, [&](const auto *in) {
+    visitQuantized(y.dtype, [&](auto tag) {
+      using Q = typename decltype(tag)::type;
+      Q *out = y.as<Q>();
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = saturate<Q>(std::nearbyint(widen(in[i]) * inverse) + zeroPoint,
+                             min, max);
+    });
+  });
+}
+
+void dequantizeTensor(const TensorView &x, const TensorView &y,
+                      const QuantAttrs &q) {
   const float scale = static_cast<float>(q.scale);
   const float zeroPoint = static_cast<float>(q.zeroPoint);
   int64_t n = x.numel();
@@ -213,6 +268,103 @@ Status dequantizePerTensor(const KernelContext &ctx) {
             convertElement<To>((static_cast<float>(in[i]) - zeroPoint) * scale);
     }
   });
+}
+
+} // namespace
+
+Status quantizePerTensor(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  DUET_RETURN_IF_ERROR(checkQuantize(ctx, x, y));
+  QuantAttrs q;
+  DUET_RETURN_IF_ERROR(readPerTensor(ctx, y.dtype, q));
+  if (!ctx.checking())
+    quantizeTensor(x, y, q);
+  return Status::ok();
+}
+
+Status dequantizePerTensor(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  DUET_RETURN_IF_ERROR(checkDequantize(ctx, x, y));
+  QuantAttrs q;
+  DUET_RETURN_IF_ERROR(readPerTensor(ctx, x.dtype, q));
+  if (!ctx.checking())
+    dequantizeTensor(x, y, q);
+  return Status::ok();
+}
+
+Status quantizePerTensorDynamic(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  DUET_RETURN_IF_ERROR(checkQuantize(ctx, x, y));
+  QuantAttrs q;
+  DUET_RETURN_IF_ERROR(readDynamic(ctx, y.dtype, q));
+  if (!ctx.checking())
+    quantizeTensor(x, y, q);
+  return Status::ok();
+}
+
+Status dequantizePerTensorDynamic(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  DUET_RETURN_IF_ERROR(checkDequantize(ctx, x, y));
+  QuantAttrs q;
+  DUET_RETURN_IF_ERROR(readDynamic(ctx, x.dtype, q));
+  if (!ctx.checking())
+    dequantizeTensor(x, y, q);
+  return Status::ok();
+}
+
+Status chooseQparams(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &scale = ctx.out(0), &zeroPoint = ctx.out(1);
+  DUET_RETURN_IF_ERROR(ctx.requireDType(x, "input", kFloat));
+  DUET_RETURN_IF_ERROR(ctx.requireDType(scale, "scale", {DType::f64}));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(scale, "scale", {1}));
+  DUET_RETURN_IF_ERROR(ctx.requireDType(zeroPoint, "zero_point", {DType::i64}));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(zeroPoint, "zero_point", {1}));
+  AttrReader attrs(ctx);
+  int64_t qmin = attrs.getInt("quant_min"), qmax = attrs.getInt("quant_max");
+  double eps = attrs.getFloat("eps");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  if (!(qmin <= 0 && 0 <= qmax && qmin < qmax) || qmin < INT32_MIN ||
+      qmax > INT32_MAX)
+    return ctx.error("quant_min {} and quant_max {} must satisfy quant_min "
+                     "<= 0 <= quant_max, quant_min < quant_max, within int32",
+                     qmin, qmax);
+  if (ctx.checking())
+    return Status::ok();
+  int64_t n = x.numel();
+  if (n == 0) {
+    // check_min_max_valid: no range, PyTorch's defaults.
+    scale.as<double>()[0] = 1;
+    zeroPoint.as<int64_t>()[0] = 0;
+    return Status::ok();
+  }
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  int64_t nan = -1;
+  visitFloat(x, [&](const auto *in) {
+    for (int64_t i = 0; i < n && nan < 0; ++i) {
+      float v = widen(in[i]);
+      if (std::isnan(v))
+        nan = i;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  });
+  if (nan >= 0)
+    return ctx.error("element {} of the input is NaN: PyTorch's "
+                     "choose_qparams fails (min <= max does not hold)",
+                     nan);
+  lo = std::min(lo, 0.0f);
+  hi = std::max(hi, 0.0f);
+  // float32 throughout, as PyTorch's tensors are: (hi - lo) / 255.0 divides
+  // in float32, eps is a float32 tensor.
+  float s = (hi - lo) / static_cast<float>(qmax - qmin);
+  s = std::max(s, static_cast<float>(eps));
+  // round(lo / s) is an integral float32 within [-(qmax - qmin), 0] for a
+  // finite range; .to(torch.int) of an infinite range's NaN is undefined in
+  // PyTorch, here 0.
+  float quotient = std::nearbyint(lo / s);
+  int64_t z = std::isfinite(quotient) ? qmin - int64_t(quotient) : qmin;
+  scale.as<double>()[0] = double(s);
+  zeroPoint.as<int64_t>()[0] = std::clamp(z, qmin, qmax);
   return Status::ok();
 }
 

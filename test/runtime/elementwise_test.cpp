@@ -228,6 +228,86 @@ TEST_CASE("quantize and dequantize compute what PyTorch's decomposed ops do",
                           "quant_max 127 do not fit int8 or are out of order");
 }
 
+TEST_CASE("choose_qparams computes what PyTorch's determine_qparams does",
+          "[quant]") {
+  // Expected values: PyTorch's choose_qparams_tensor (determine_qparams) run
+  // on these inputs, printed with float.hex.
+  auto choose = [](std::vector<double> x, int64_t qmin, int64_t qmax) {
+    AttrMap attrs = AttrMap()
+                        .setInt("quant_min", qmin)
+                        .setInt("quant_max", qmax)
+                        .setFloat("eps", 0x1p-12);
+    std::vector<Tensor> out = {Tensor(DType::f64, {1}),
+                               Tensor(DType::i64, {1})};
+    Status s = runOp("aten.choose_qparams", attrs,
+                     {Tensor::of({int64_t(x.size())}, x)}, out);
+    INFO(s.message());
+    REQUIRE(s.isOk());
+    return std::pair<double, double>{out[0].values()[0], out[1].values()[0]};
+  };
+  using P = std::pair<double, double>;
+  // The range always holds 0; zero_point = qmin - round(min / scale).
+  CHECK(choose({-1.5, 0.25, 2.0, 0x1.666666p-1}, -128, 127) ==
+        P{0x1.c1c1c2p-7, -19});
+  CHECK(choose({0.5, 3.0}, -128, 127) == P{0x1.818182p-7, -128});
+  CHECK(choose({-0x1.333334p-2, 0x1.19999ap+0}, 0, 255) ==
+        P{0x1.67ce36p-8, 55});
+  // A range smaller than 255 * eps takes eps as its scale.
+  CHECK(choose({0, 0, 0}, -128, 127) == P{0x1p-12, -128});
+  CHECK(choose({-0x1.a36e2ep-14, 0x1.a36e2ep-13}, -128, 127) ==
+        P{0x1p-12, -128});
+  // (max - min) / 255 divides in float32: multiplying by float(1 / 255)
+  // would give another scale for this range.
+  CHECK(choose({-0x1.9ea70ep+0, 0x1.05c5ccp+1}, -128, 127) ==
+        P{0x1.d6f044p-7, -15});
+  // An empty tensor has no range: PyTorch's defaults.
+  std::vector<Tensor> out = {Tensor(DType::f64, {1}), Tensor(DType::i64, {1})};
+  AttrMap attrs = AttrMap()
+                      .setInt("quant_min", -128)
+                      .setInt("quant_max", 127)
+                      .setFloat("eps", 0x1p-12);
+  REQUIRE(runOp("aten.choose_qparams", attrs, {Tensor(DType::f32, {0, 3})}, out)
+              .isOk());
+  CHECK(out[0].values()[0] == 1);
+  CHECK(out[1].values()[0] == 0);
+  // NaN, where PyTorch's assertion min <= max fails.
+  CHECK(runOp("aten.choose_qparams", attrs, {Tensor::of({2}, {1, kNaN})}, out)
+            .message() ==
+        "aten.choose_qparams: element 1 of the input is NaN: PyTorch's "
+        "choose_qparams fails (min <= max does not hold)");
+}
+
+TEST_CASE("the dynamic quantize and dequantize read their qparams from "
+          "tensors, with the static ops' arithmetic",
+          "[quant]") {
+  AttrMap range = AttrMap().setInt("quant_min", -128).setInt("quant_max", 127);
+  Tensor x = Tensor::of({4}, {-1.5, 0.25, 2.0, 0x1.666666p-1});
+  // choose_qparams' result for x (above); PyTorch quantizes to these.
+  Tensor scale = Tensor::of({1}, {0x1.c1c1c2p-7}, DType::f64);
+  Tensor zeroPoint = Tensor::of({1}, {-19}, DType::i64);
+  Tensor q = run1("aten.quantize_per_tensor_dynamic", range,
+                  {x, scale, zeroPoint}, {4}, DType::i8);
+  requireClose(q, {-128, -1, 127, 32}, 0);
+  AttrMap fixed =
+      AttrMap(range).setFloat("scale", 0x1.c1c1c2p-7).setInt("zero_point", -19);
+  Tensor back = run1("aten.dequantize_per_tensor_dynamic", range,
+                     {q, scale, zeroPoint}, {4});
+  CHECK(back.bytes() ==
+        run1("aten.dequantize_per_tensor", fixed, {q}, {4}).bytes());
+  // A float32 scale and an int32 zero point are read the same way.
+  CHECK(run1("aten.quantize_per_tensor_dynamic", range,
+             {x, Tensor::of({1}, {0x1.c1c1c2p-7}),
+              Tensor::of({1}, {-19}, DType::i32)},
+             {4}, DType::i8)
+            .bytes() == q.bytes());
+  // The scale is data: a zero one is refused when the op runs.
+  std::vector<Tensor> out = {Tensor(DType::i8, {4})};
+  CHECK(runOp("aten.quantize_per_tensor_dynamic", range,
+              {x, Tensor::of({1}, {0}, DType::f64), zeroPoint}, out)
+            .message() ==
+        "aten.quantize_per_tensor_dynamic: scale 0 is not positive and finite");
+}
+
 TEST_CASE("pow special-cases the exponents PyTorch does", "[unary]") {
   auto pow = [](double e, std::vector<double> in) {
     return unary("aten.pow", in, AttrMap().setFloat("exponent", e));

@@ -37,6 +37,9 @@ struct SmokeCase {
   /// Inputs the op reads only part of, so that a larger one is still a
   /// valid call (gather's self beyond the index).
   std::set<size_t> mayGrow = {};
+  /// Per output, its dtype, where they differ (choose_qparams); else
+  /// outputDType for all.
+  std::vector<DType> outputDTypes = {};
 };
 
 Tensor rnd(Shape sizes, uint32_t seed, double lo = -1, double hi = 1) {
@@ -277,6 +280,18 @@ std::vector<SmokeCase> smokeCases() {
                DType::i8, false});
   c.push_back({"aten.dequantize_per_channel", perChannel,
                {integers, scales, zeroPoints}, {{3, 4}}});
+  AttrMap dynamic = AttrMap().setInt("quant_min", -128).setInt("quant_max", 127);
+  Tensor scale = Tensor::of({1}, {0.05}, DType::f64);
+  Tensor zeroPoint = Tensor::of({1}, {-3}, DType::i64);
+  c.push_back({"aten.choose_qparams", AttrMap(dynamic).setFloat("eps", 0x1p-12),
+               {rnd({2, 3, 4}, 62, -3, 2)}, {{1}, {1}}, DType::f32, false});
+  c.back().mayGrow = {0};
+  c.back().outputDTypes = {DType::f64, DType::i64};
+  c.push_back({"aten.quantize_per_tensor_dynamic", dynamic,
+               {rnd({2, 3, 4}, 63, -8, 8), scale, zeroPoint}, {{2, 3, 4}},
+               DType::i8, false});
+  c.push_back({"aten.dequantize_per_tensor_dynamic", dynamic,
+               {integers, scale, zeroPoint}, {{3, 4}}});
   c.push_back({"aten.gather",
                AttrMap().setInt("dim", 1),
                {rnd({2, 5, 3}, 51),
@@ -300,9 +315,10 @@ std::vector<SmokeCase> smokeCases() {
 
 std::vector<Tensor> makeOutputs(const SmokeCase &c, DType floatType) {
   std::vector<Tensor> outputs;
-  for (const Shape &s : c.outputs)
-    outputs.emplace_back(
-        c.outputDType == DType::f32 ? floatType : c.outputDType, s);
+  for (size_t i = 0; i < c.outputs.size(); ++i) {
+    DType dtype = i < c.outputDTypes.size() ? c.outputDTypes[i] : c.outputDType;
+    outputs.emplace_back(dtype == DType::f32 ? floatType : dtype, c.outputs[i]);
+  }
   return outputs;
 }
 
