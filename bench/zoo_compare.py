@@ -425,7 +425,8 @@ def main():
                             r = measure(engine, m, t, args, env)
                         except Failure as e:
                             what = "duet bench" if engine == "duet" else "ONNX Runtime"
-                            failed[m["name"]] = f"{what} failed at {t} threads: {e}"
+                            failed[m["name"]] = (f"{what} failed at {t} thread"
+                                                 f"{'s' if t > 1 else ''}: {e}")
                             print(f"{m['name']}: {failed[m['name']]}", file=sys.stderr)
                             break
                         r["round"], r["order"] = repeat, list(order)
@@ -464,4 +465,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt as e:
+        sys.exit(f"interrupted ({str(e) or 'Ctrl-C'}); the background load, if any, was stopped")
