@@ -309,7 +309,8 @@ def report(args, threads, models, rows, summary, skipped, failed, floor, info):
     busy = " with one `yes > /dev/null` running beside it" if args.busy else ""
     out.append(f"Machine: {info['machine']}{busy}. duet + XNNPACK (`--backends xnnpack`) "
                f"against ONNX Runtime {ORT_VERSION} CPU (onnxruntime-node), zoo inputs; "
-               f"{args.repeats} interleaved rounds of {args.iterations} timed runs after "
+               f"{args.repeats} interleaved round{'s' if args.repeats > 1 else ''} of "
+               f"{args.iterations} timed runs after "
                f"{args.warmup} warm-up per engine, model and thread count; "
                f"{info['elapsed_s']:.0f} s; 1-minute load average "
                f"{min(info['loadavg']):.2f} to {max(info['loadavg']):.2f}. "
@@ -346,7 +347,7 @@ def report(args, threads, models, rows, summary, skipped, failed, floor, info):
         s = summary.get(t)
         if s:
             out.append(f"- {t} thread{'s' if t > 1 else ''}: geometric mean of the ratios "
-                       f"{s['geomean']:.3f} over {s['models']} models; worst "
+                       f"{s['geomean']:.3f} over {s['models']} model{'s' if s['models'] > 1 else ''}; worst "
                        f"{s['worst'][0]} {s['worst'][1]:.2f}, best {s['best'][0]} "
                        f"{s['best'][1]:.2f}; duet faster on {s['duet_faster']}.")
     for key, who in (("duet_scaling", "duet"), ("ort_scaling", "ONNX Runtime")):
