@@ -34,6 +34,12 @@ constexpr uint32_t kRuntimeFlags = XNN_FLAG_YIELD_WORKERS;
 constexpr uint32_t kRuntimeFlags = 0;
 #endif
 
+/// A subgraph of fewer multiply-adds than this runs on the calling thread
+/// alone: waking the pool's workers costs about 17 us a run on a 2-core
+/// machine (one-node Reshape subgraphs went from under 1 us to 18 us at two
+/// threads), more than splitting such a subgraph saves (docs/xnnpack.md).
+constexpr double kThreadedWorkMin = 2e6;
+
 const char *statusName(xnn_status status) {
   switch (status) {
   case xnn_status_success:
@@ -444,8 +450,10 @@ std::string XnnpackDelegate::stepName(const fb::Delegate &root,
   std::vector<std::string> listed;
   for (const auto &[type, count] : byCount)
     listed.push_back(fmt::format("{} x{}", type, count));
-  return fmt::format("step {}: subgraph of {} node{} ({})", s, nodes->size(),
-                     nodes->size() == 1 ? "" : "s", fmt::join(listed, ", "));
+  const auto &run = std::get<SubgraphRun>(steps_[s]);
+  return fmt::format("step {}: subgraph of {} node{} ({}){}", s, nodes->size(),
+                     nodes->size() == 1 ? "" : "s", fmt::join(listed, ", "),
+                     run.threaded || !pool_ ? "" : ", on the calling thread");
 }
 
 Status XnnpackDelegate::loadValues(const Program &program,
@@ -872,8 +880,10 @@ Status XnnpackDelegate::createRuntimes(const fb::Delegate &root) {
       }
     }
     xnn_runtime_t runtime = nullptr;
-    status =
-        xnn_create_runtime_v2(subgraph, pool_.get(), kRuntimeFlags, &runtime);
+    pthreadpool *pool = subgraphWork(*nodes) < kThreadedWorkMin ? nullptr
+                                                                  : pool_.get();
+    run.threaded = pool != nullptr;
+    status = xnn_create_runtime_v2(subgraph, pool, kRuntimeFlags, &runtime);
     if (status != xnn_status_success)
       return Status::error("{}: xnn_create_runtime_v2: {}", where,
                            statusName(status));
@@ -882,6 +892,33 @@ Status XnnpackDelegate::createRuntimes(const fb::Delegate &root) {
     steps_.emplace_back(std::move(run));
   }
   return Status::ok();
+}
+
+double XnnpackDelegate::subgraphWork(
+    const flatbuffers::Vector<flatbuffers::Offset<fb::Node>> &nodes) const {
+  double work = 0;
+  for (const fb::Node *node : nodes) {
+    double out = static_cast<double>(numel(values_[node->output()].dims));
+    switch (node->type()) {
+    case fb::NodeType::Convolution2d:
+    case fb::NodeType::DepthwiseConvolution2d:
+    case fb::NodeType::Deconvolution2d:
+    case fb::NodeType::FullyConnected: {
+      // Each output element sums over one output channel's filter.
+      const std::vector<size_t> &filter = values_[node->inputs()->Get(1)].dims;
+      double all = static_cast<double>(numel(filter));
+      double perOutput = filter.empty() ? 1 : all / filter.front();
+      if (node->type() == fb::NodeType::DepthwiseConvolution2d &&
+          !filter.empty())
+        perOutput = all / filter.back();
+      work += out * perOutput;
+      break;
+    }
+    default:
+      work += out;
+    }
+  }
+  return work;
 }
 
 Status XnnpackDelegate::checkShapes(const fb::Node &node,

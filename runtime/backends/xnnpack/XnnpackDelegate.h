@@ -90,6 +90,9 @@ private:
     std::vector<uint32_t> externals;
     /// The addresses the runtime was last set up with.
     std::vector<void *> bound;
+    /// Whether it runs on the thread pool; a subgraph of little work runs
+    /// on the calling thread (kThreadedWorkMin).
+    bool threaded = true;
   };
   struct CopyRun {
     uint32_t input = 0;
@@ -147,6 +150,11 @@ private:
   /// Runs step `s`.
   Status runStep(size_t s, const std::vector<TensorView> &inputs,
                  const std::vector<TensorView> &outputs);
+  /// The multiply-adds (elements for nodes without a filter) of a
+  /// subgraph's nodes, to decide whether it is worth the thread pool.
+  double subgraphWork(const flatbuffers::Vector<
+                      flatbuffers::Offset<::duet::xnnpack::schema::Node>> &nodes)
+      const;
   Status checkShapes(const ::duet::xnnpack::schema::Node &node,
                      const std::string &what) const;
   void *address(uint32_t id, const std::vector<TensorView> &inputs,
