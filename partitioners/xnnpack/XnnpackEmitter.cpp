@@ -1018,9 +1018,24 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
                                     pool.getPadding(), {}));
       })
       .Case<MaxPool2dOp>([&](auto pool) {
-        return emitPooling(op, T::MaxPooling2d,
-                           window2d(pool.getKernelSize(), pool.getStride(),
-                                    pool.getPadding(), pool.getDilation()));
+        WindowRec window = window2d(pool.getKernelSize(), pool.getStride(),
+                                    pool.getPadding(), pool.getDilation());
+        // ceil_mode's last window, past the bottom or right edge: padding
+        // there makes XNNPACK's rounding down give it (its max pooling
+        // never takes a padding element). XNNPACK's order is top, right,
+        // bottom, left.
+        ArrayRef<int64_t> in = shapeOf(pool.getSelf());
+        ArrayRef<int64_t> out = shapeOf(pool.getResult());
+        for (int axis = 0; axis < 2; ++axis) {
+          int64_t span = int64_t(window.dilation[axis]) *
+                             (int64_t(window.kernel[axis]) - 1) +
+                         1;
+          int64_t needed = (out[2 + axis] - 1) * window.stride[axis] + span;
+          int64_t have = in[2 + axis] + 2 * int64_t(window.padding[axis]);
+          if (needed > have)
+            window.padding[axis == 0 ? 2 : 1] += uint32_t(needed - have);
+        }
+        return emitPooling(op, T::MaxPooling2d, window);
       })
       .Case<ConstantPadNdOp>([&](auto pad) { return emitPad(pad); })
       .Case<ViewOp>([&](auto view) { return emitView(view); })

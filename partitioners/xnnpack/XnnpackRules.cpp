@@ -211,11 +211,15 @@ std::optional<std::string> adaptivePoolArgs(Operation *op) {
 }
 
 /// Pooling checks both pools share: [N,C,H,W], a window of more than one
-/// element, and ceil_mode only where it does not change the output size.
+/// element, and ceil_mode only where it does not change the output size,
+/// unless `ceilByPadding` (max pooling: the emitter pads the bottom and
+/// right edges so that XNNPACK's rounding down gives the extra window, and
+/// XNNPACK's max pooling never takes a padding element).
 std::optional<std::string>
 poolWindowArgs(Operation *op, ArrayRef<int64_t> kernel,
                ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
-               ArrayRef<int64_t> dilation, bool ceilMode) {
+               ArrayRef<int64_t> dilation, bool ceilMode,
+               bool ceilByPadding = false) {
   std::string name = op->getName().getStringRef().str();
   ArrayRef<int64_t> in = typeOf(op->getOperand(0)).getShape();
   ArrayRef<int64_t> out = typeOf(op->getResult(0)).getShape();
@@ -231,7 +235,8 @@ poolWindowArgs(Operation *op, ArrayRef<int64_t> kernel,
                            dilation[axis] * (kernel[axis] - 1) - 1) /
                               stride[axis] +
                           1;
-      if (floorSize != out[2 + axis])
+      if (floorSize != out[2 + axis] &&
+          !(ceilByPadding && out[2 + axis] == floorSize + 1))
         return name + " with ceil_mode gives " + std::to_string(out[2 + axis]) +
                " instead of " + std::to_string(floorSize) + " on axis " +
                std::to_string(axis) + ": XNNPACK rounds output sizes down";
@@ -261,7 +266,7 @@ std::optional<std::string> maxPoolArgs(Operation *op) {
   auto pool = cast<MaxPool2dOp>(op);
   if (auto why = poolWindowArgs(op, pool.getKernelSize(), pool.getStride(),
                                 pool.getPadding(), pool.getDilation(),
-                                pool.getCeilMode()))
+                                pool.getCeilMode(), /*ceilByPadding=*/true))
     return why;
   for (int axis = 0; axis < 2; ++axis)
     if (pool.getStride()[axis] > pool.getKernelSize()[axis])

@@ -236,6 +236,10 @@ const Sample kSamples[] = {
    "func.func @forward(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x6x6xf32> {\n"
    "  %y = aten.max_pool2d %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 2, 2>} : tensor<1x3x8x8xf32> -> tensor<1x3x6x6xf32>\n"
    "  return %y : tensor<1x3x6x6xf32>\n}"},
+  {"aten.max_pool2d", "3x3 stride 2 ceil_mode adding a window on both axes",
+   "func.func @forward(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {\n"
+   "  %y = aten.max_pool2d %x {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, ceil_mode = true} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>\n"
+   "  return %y : tensor<1x4x4x4xf32>\n}"},
   {"aten.constant_pad_nd", "of an NHWC value",
    "func.func @forward(%x: tensor<1x3x5x5xf32>) -> tensor<1x3x7x8xf32> {\n"
    "  %w = @const : tensor<3x1x3x3xf32>\n"
