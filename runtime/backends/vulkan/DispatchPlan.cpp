@@ -81,7 +81,7 @@ int64_t lineCount(const PlannedTensor &tensor, bool inBuffer, int32_t lineDim) {
 /// most of a GPU idles. A CPU device (lavapipe) runs a workgroup's
 /// invocations as SIMD lanes on a few cores and needs far fewer.
 uint32_t splitFor(int64_t blocks, int64_t inTexels, VkPhysicalDeviceType type) {
-  int64_t wanted = type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 256 : 65536;
+  int64_t wanted = type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 64 : 65536;
   uint32_t split = 1;
   while (split < kWorkGroupSize && 2 * split <= inTexels &&
          blocks * split < wanted)
