@@ -58,22 +58,12 @@ ENGINES = ("duet", "onnxruntime")
 RUN_TIMEOUT_S = 600
 
 
+sys.path.insert(0, BENCH)
+from compare import machine  # noqa: E402  (the same lscpu line as the MobileNet table)
+
+
 class Failure(Exception):
     pass
-
-
-def machine():
-    model = "unknown CPU"
-    try:
-        out = subprocess.run(["lscpu"], stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True).stdout
-        for line in out.splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() == "Model name":
-                model = value.strip()
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} cores"
 
 
 def load_average():
