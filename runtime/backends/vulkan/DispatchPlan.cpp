@@ -800,9 +800,10 @@ Status PlanBuilder::readOp(const sc::Op *op) {
       if (!texel)
         dispatch.weights[0] = addWeight(args->weight());
       if (texel) {
+        // addPackedWeight added a tensor: `y` may dangle, so look it up again.
         dispatch.itemHeight = kMatMulTexelRows;
-        dispatch.split =
-            splitFor(texelRowBlocks(y), (depth + 3) / 4, device_.deviceType);
+        dispatch.split = splitFor(texelRowBlocks(plan_.tensors[outputs[0]]),
+                                  (depth + 3) / 4, device_.deviceType);
       }
       dispatch.params.iarg[3][0] = static_cast<int32_t>(dispatch.split);
       DUET_RETURN_IF_ERROR(readWeight(
@@ -920,8 +921,9 @@ Status PlanBuilder::readOp(const sc::Op *op) {
       const PlannedTensor &y = plan_.tensors[outputs[0]];
       int64_t blocks = (y.extents[0] + kConvTexelBlock - 1) / kConvTexelBlock *
                        y.extents[1] * y.extents[2];
-      dispatch.split =
-          splitFor(blocks, (inChannels / groups + 3) / 4, device_.deviceType);
+      dispatch.split = splitFor(
+          blocks, (inChannels / groups + 3) / 4 * (w.size() == 4 ? w[2] : 1),
+          device_.deviceType);
     }
     dispatch.params.iarg[3][0] = static_cast<int32_t>(dispatch.split);
     bool twoD = spatial == 2;

@@ -258,16 +258,17 @@ func.func @main(%x: tensor<1x8x6x6xf32>) -> tensor<1x8x11x11xf32> {
     }
     return kernels;
   };
-  // A few output blocks with long sums split their input texels between
-  // invocations: the dense convolution's 8 input channels are 2 texels, so
-  // 2 invocations per block; the grouped one has 1 texel per group.
+  // A few output blocks with long sums split their (input texel, kernel
+  // row) pairs between invocations: the dense convolution's 8 input
+  // channels are 2 texels times 3 rows, so 4 invocations per block; the
+  // grouped 1x1 one has 1 texel per group and 1 row.
   std::vector<uint32_t> splits;
   for (const vk::Dispatch &dispatch : out.runDispatches)
     if (dispatch.family == vk::ShaderFamily::ConvolutionTexel) {
       splits.push_back(dispatch.split);
       CHECK(dispatch.params.iarg[3][0] == static_cast<int32_t>(dispatch.split));
     }
-  CHECK(splits == std::vector<uint32_t>{2, 1, 1});
+  CHECK(splits == std::vector<uint32_t>{4, 1, 1});
   auto id = [](sc::ConvKernel kernel) { return static_cast<int32_t>(kernel); };
   CHECK(kernelsOf(out) ==
         std::vector<int32_t>{

@@ -22,7 +22,8 @@
 //   [1, C, kh, kw] channels-packed, the texel (j, i, c4) holding tap (i, j)
 //   of channels 4*c4..4*c4+3.
 // iarg[3].x: the invocations that share each work item of CONV_KERNEL_TEXEL
-// (1 for the depthwise kernel), splitting its input texels between them.
+// (1 for the depthwise kernel), splitting its (input texel, kernel row)
+// pairs between them.
 #version 450
 #include "tensor.glsl"
 
@@ -164,10 +165,13 @@ void convTexel(int item, int slice, int split, bool inRange) {
     int group = oc4 * 4 / outPerGroup;
     int layer = n * inTexels + group * inPerGroup / 4;
     int groupTexels = (inPerGroup + 3) / 4;
-    for (int t = slice; t < groupTexels; t += split) {
+    // The split shares (input texel, kernel row) pairs, so a window of
+    // many rows over few input channels (a patch embedding) splits too.
+    for (int r = slice; r < groupTexels * kh; r += split) {
+      int t = r / kh, i = r % kh;
       bvec4 icLive = lessThan(ivec4(t * 4) + ivec4(0, 1, 2, 3),
                               ivec4(inPerGroup));
-      for (int i = 0; i < kh; ++i) {
+      {
         int ih = oh * sp.x - sp.z + i * dg.x;
         if (ih < 0 || ih >= inH)
           continue;
