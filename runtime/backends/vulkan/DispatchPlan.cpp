@@ -73,13 +73,13 @@ int64_t lineCount(const PlannedTensor &tensor, bool inBuffer, int32_t lineDim) {
   return lines;
 }
 
-/// How many invocations share each output block of conv.comp's texel kernel
-/// (or output texel of matmul.comp's linear one), splitting its `inTexels`
-/// input texels: enough that `blocks` blocks keep
-/// the device busy. A deep layer of a small image has few blocks and long
-/// sums, which one invocation each would add up in a long serial chain while
-/// most of a GPU idles. A CPU device (lavapipe) runs a workgroup's
-/// invocations as SIMD lanes on a few cores and needs far fewer.
+/// How many invocations share each of `blocks` work items of a splitting
+/// kernel (Dispatch::splitSteps), dividing its `inTexels` steps between
+/// them: enough that the blocks keep the device busy. A deep layer of a small
+/// image has few blocks and long sums, which one invocation each would add up
+/// in a long serial chain while most of a GPU idles. A CPU device (lavapipe)
+/// runs a workgroup's invocations as SIMD lanes on a few cores and needs far
+/// fewer.
 uint32_t splitFor(int64_t blocks, int64_t inTexels, VkPhysicalDeviceType type) {
   int64_t wanted = type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 64 : 65536;
   uint32_t split = 1;
@@ -87,14 +87,6 @@ uint32_t splitFor(int64_t blocks, int64_t inTexels, VkPhysicalDeviceType type) {
          blocks * split < wanted)
     split *= 2;
   return split;
-}
-
-/// The work items of matmul.comp's texel kernels on output `y`: texel
-/// columns times blocks of kMatMulTexelRows rows times layers.
-int64_t texelRowBlocks(const PlannedTensor &y) {
-  return static_cast<int64_t>(y.extents[0]) *
-         ((y.extents[1] + kMatMulTexelRows - 1) / kMatMulTexelRows) *
-         y.extents[2];
 }
 
 /// Reductions of at least this many elements per output run reduce.comp's
@@ -656,6 +648,10 @@ Status PlanBuilder::add(std::vector<Dispatch> &list, Dispatch dispatch) {
   if (dispatch.lineDim >= 0)
     work = lineCount(out, dispatch.outputInBuffer, dispatch.lineDim);
   dispatch.params.work[0] = static_cast<int32_t>(work);
+  if (dispatch.splitSteps > 0) {
+    dispatch.split = splitFor(work, dispatch.splitSteps, device_.deviceType);
+    dispatch.params.iarg[3][0] = static_cast<int32_t>(dispatch.split);
+  }
   int64_t groups =
       dispatch.lineDim >= 0 || dispatch.groupPerItem
           ? work
@@ -800,12 +796,9 @@ Status PlanBuilder::readOp(const sc::Op *op) {
       if (!texel)
         dispatch.weights[0] = addWeight(args->weight());
       if (texel) {
-        // addPackedWeight added a tensor: `y` may dangle, so look it up again.
         dispatch.itemHeight = kMatMulTexelRows;
-        dispatch.split = splitFor(texelRowBlocks(plan_.tensors[outputs[0]]),
-                                  (depth + 3) / 4, device_.deviceType);
+        dispatch.splitSteps = (depth + 3) / 4;
       }
-      dispatch.params.iarg[3][0] = static_cast<int32_t>(dispatch.split);
       DUET_RETURN_IF_ERROR(readWeight(
           args->bias(), "bias",
           args->bias() < 0 ? std::nullopt : std::optional<int64_t>(columns),
@@ -836,11 +829,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
           widthPacked(outputs[0]) && batch(a) == batch(out) &&
           batch(b) == batch(out)) {
         dispatch.family = ShaderFamily::MatMulTexel;
-        const PlannedTensor &y = plan_.tensors[outputs[0]];
         dispatch.itemHeight = kMatMulTexelRows;
-        dispatch.split =
-            splitFor(texelRowBlocks(y), (depth + 3) / 4, device_.deviceType);
-        dispatch.params.iarg[3][0] = static_cast<int32_t>(dispatch.split);
+        dispatch.splitSteps = (depth + 3) / 4;
       }
       if (addmm && !broadcasts(sizes(inputs[2]), out))
         return opError("the added tensor {} does not broadcast to {}",
@@ -917,15 +907,13 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     // Each weight fetch serves a block of outputs along x (conv.comp).
     if (kernel != sc::ConvKernel::Element)
       dispatch.itemWidth = kConvTexelBlock;
-    if (kernel == sc::ConvKernel::Texel) {
-      const PlannedTensor &y = plan_.tensors[outputs[0]];
-      int64_t blocks = (y.extents[0] + kConvTexelBlock - 1) / kConvTexelBlock *
-                       y.extents[1] * y.extents[2];
-      dispatch.split = splitFor(
-          blocks, (inChannels / groups + 3) / 4 * (w.size() == 4 ? w[2] : 1),
-          device_.deviceType);
-    }
-    dispatch.params.iarg[3][0] = static_cast<int32_t>(dispatch.split);
+    // The texel kernel splits (input texel, kernel row) pairs (conv.comp;
+    // it only takes 2-D convolutions, whose weight is [O, I, kh, kw]); the
+    // depthwise one reads iarg[3].x too and never splits.
+    if (kernel == sc::ConvKernel::Texel)
+      dispatch.splitSteps = (inChannels / groups + 3) / 4 * w[2];
+    else if (kernel == sc::ConvKernel::DepthwiseTexel)
+      dispatch.splitSteps = 1;
     bool twoD = spatial == 2;
     int32_t(&p)[8][4] = dispatch.params.iarg;
     p[0][0] = twoD ? stride[0] : 1;

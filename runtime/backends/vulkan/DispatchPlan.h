@@ -109,8 +109,13 @@ struct Dispatch {
   /// One workgroup per work item (a group kernel, whose invocations share
   /// the item's work) rather than one invocation.
   bool groupPerItem = false;
-  /// Invocations that share each work item (conv.comp's split texel
-  /// kernel), a power of two dividing kWorkGroupSize.
+  /// A kernel that can split its work items' sums between invocations
+  /// (conv.comp's texel kernel, matmul.comp's): the steps of each sum
+  /// (input texels, or texel and kernel-row pairs). add() then sizes
+  /// `split` by the work and writes it to iarg[3].x; 0 for other kernels.
+  int64_t splitSteps = 0;
+  /// Invocations that share each work item, a power of two dividing
+  /// kWorkGroupSize (set by add()).
   uint32_t split = 1;
   /// Workgroups along x and y.
   std::array<uint32_t, 2> groups = {1, 1};

@@ -109,10 +109,10 @@ layout(set = 0, binding = 3, IMAGE_FORMAT) uniform readonly image3D packedWeight
 // all of them. DispatchPlan.h's kConvTexelBlock, which sizes the work.
 #define TEXEL_BLOCK 4
 
-// Partial sums of the invocations that share a work item (iarg[3].x of
-// them, a power of two up to the workgroup's size): each adds up every
-// split-th input texel, then they add their sums here and the first writes.
-shared vec4 splitSums[64][TEXEL_BLOCK];
+#include "split.glsl"
+#if SPLIT_SUMS != TEXEL_BLOCK
+#error "split.glsl adds TEXEL_BLOCK sums per work item"
+#endif
 
 // Work item `item` of a 2-D convolution on channels-packed textures: output
 // texels (ow0 + b, oh, z) for b < TEXEL_BLOCK, those inside the image;
@@ -193,20 +193,7 @@ void convTexel(int item, int slice, int split, bool inRange) {
       }
     }
   }
-  if (split > 1) {
-    uint me = gl_LocalInvocationID.x;
-    for (int b = 0; b < TEXEL_BLOCK; ++b)
-      splitSums[me][b] = sum[b];
-    barrier();
-    for (int halfSplit = split / 2; halfSplit > 0; halfSplit /= 2) {
-      if (slice < halfSplit)
-        for (int b = 0; b < TEXEL_BLOCK; ++b)
-          splitSums[me][b] += splitSums[me + halfSplit][b];
-      barrier();
-    }
-    for (int b = 0; b < TEXEL_BLOCK; ++b)
-      sum[b] = splitSums[me][b];
-  }
+  addSplits(sum, slice, split);
   if (!inRange || slice != 0)
     return;
   for (int b = 0; b < TEXEL_BLOCK; ++b) {

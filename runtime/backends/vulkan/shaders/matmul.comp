@@ -78,29 +78,10 @@ bool element(int idx[8], out float value) {
 // which sizes the work (Dispatch::itemHeight).
 #define TEXEL_ROWS 4
 
-// The partial sums of the iarg[3].x invocations that share a work item (a
-// power of two up to the workgroup's size), each over every split-th input
-// texel of the rows.
-shared vec4 splitSums[64][TEXEL_ROWS];
-
-// The sums of the `split` invocations' `sum`s, for the first of them.
-// Called by every invocation of the workgroup, for the barriers.
-void addSplits(inout vec4 sum[TEXEL_ROWS], int slice, int split) {
-  if (split == 1)
-    return;
-  uint me = gl_LocalInvocationID.x;
-  for (int r = 0; r < TEXEL_ROWS; ++r)
-    splitSums[me][r] = sum[r];
-  barrier();
-  for (int halfSplit = split / 2; halfSplit > 0; halfSplit /= 2) {
-    if (slice < halfSplit)
-      for (int r = 0; r < TEXEL_ROWS; ++r)
-        splitSums[me][r] += splitSums[me + halfSplit][r];
-    barrier();
-  }
-  for (int r = 0; r < TEXEL_ROWS; ++r)
-    sum[r] = splitSums[me][r];
-}
+#include "split.glsl"
+#if SPLIT_SUMS != TEXEL_ROWS
+#error "split.glsl adds TEXEL_ROWS sums per work item"
+#endif
 
 // Work item `item`: output texel column x of rows y0 .. y0 + TEXEL_ROWS - 1
 // (those inside the image) in layer z. `slice` of the `split` invocations
