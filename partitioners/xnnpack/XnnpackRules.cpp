@@ -475,7 +475,6 @@ const XnnpackRule kRules[] = {
     decomposed<BatchNormOp>(false, kBatchNormPieces, kNormParams),
 };
 
-/// Ops the subgraph API cannot express, with the reason.
 /// Why dynamic quantization (qparams computed at run time) stays on the
 /// portable kernels.
 constexpr llvm::StringLiteral kDynamicQuantization =
@@ -483,6 +482,7 @@ constexpr llvm::StringLiteral kDynamicQuantization =
     "(2022-02) has no dynamically quantized fully connected node, and its "
     "convert nodes take qparams fixed when the subgraph is defined";
 
+/// Ops the subgraph API cannot express, with the reason.
 constexpr UnsupportedOp kUnsupported[] = {
     never<PermuteOp>("this XNNPACK's subgraph API has no transpose"),
     never<CatOp>("this XNNPACK's subgraph API has no concatenate"),
