@@ -178,15 +178,19 @@ void duet::import::buildChooseQparams(NodeContext &ctx) {
   // PyTorch returns [1] float64 and int64 tensors whatever the graph's
   // metadata says (its Meta kernel wrote float32 and int32 in some
   // versions); the results are cast to the node's types.
+  RankedTensorType scaleType = ctx.resultType(0),
+                   zeroPointType = ctx.resultType(1);
+  if (!scaleType || !zeroPointType)
+    return;
   const int64_t shape[] = {1};
   auto op = ctx.create<ChooseQparamsOp>(
       TypeRange{RankedTensorType::get(shape, ctx.builder.getF64Type()),
                 RankedTensorType::get(shape, ctx.builder.getI64Type())},
       asF32(ctx, input), ctx.builder.getI64IntegerAttr(min),
       ctx.builder.getI64IntegerAttr(max), ctx.builder.getF64FloatAttr(eps));
-  for (unsigned i = 0; i < 2; ++i)
-    ctx.setResult(
-        i, ctx.castTo(op->getResult(i), ctx.resultType(i).getElementType()));
+  ctx.setResult(0, ctx.castTo(op->getResult(0), scaleType.getElementType()));
+  ctx.setResult(1,
+                ctx.castTo(op->getResult(1), zeroPointType.getElementType()));
 }
 
 void duet::import::buildChooseQparamsSymmetric(NodeContext &ctx) {
