@@ -292,6 +292,8 @@ public:
     std::vector<OpDoc> docs;
     for (const VulkanRule &rule : VulkanRules::table()) {
       std::string detail = describePackings(rule.packings);
+      if (rule.packsChannels)
+        detail += " (rank 4; height-packed at rank 3)";
       if (rule.layout == LayoutKind::Independent)
         detail += " (per tensor)";
       detail += rule.bufferKernel ? "; buffer kernel" : "; textures only";

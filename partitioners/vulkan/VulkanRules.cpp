@@ -170,11 +170,18 @@ template <typename Op> constexpr VulkanRule elementwise() {
   return shared<Op>(kAnyPacking, /*bufferKernel=*/true);
 }
 
+/// `rule` with its packings those that pack C (VulkanRule::packsChannels).
+constexpr VulkanRule packingChannels(VulkanRule rule) {
+  rule.packsChannels = true;
+  return rule;
+}
+
 const VulkanRule kRules[] = {
-    // Convolution and matrix products. Convolution reads channels-packed
-    // textures; the matrix kernels read rows as width-packed texels.
-    shared<ConvolutionOp>(kChannelsPacked, false, kWeightAndBias,
-                          convolutionArgs),
+    // Convolution and matrix products. Convolution reads textures that pack
+    // C (channels-packed 2-D, height-packed 1-D); the matrix kernels read
+    // rows as width-packed texels.
+    packingChannels(shared<ConvolutionOp>(kChannelsPacked, false,
+                                          kWeightAndBias, convolutionArgs)),
     shared<LinearOp>(kWidthPacked, true, kWeightAndBias),
     shared<AddmmOp>(kWidthPacked, true),
     shared<MmOp>(kWidthPacked, true),
@@ -339,6 +346,13 @@ ArrayRef<PackedDim> texturePackings() {
   return kOrder;
 }
 
+PackingSet VulkanRule::packingsOf(Operation *op) const {
+  if (packsChannels && op->getNumOperands() > 0 &&
+      shapeOf(op->getOperand(0)).size() == 3)
+    return kHeightPacked;
+  return packings;
+}
+
 ArrayRef<VulkanRule> VulkanRules::table() { return kRules; }
 
 ArrayRef<UnsupportedOp> VulkanRules::unsupportedOps() { return kUnsupported; }
@@ -353,6 +367,7 @@ std::optional<StorageOptions> VulkanRules::storageOptions(Operation *op) const {
     return std::nullopt;
   const VulkanRule &rule = *found;
 
+  PackingSet packings = rule.packingsOf(op);
   StorageOptions options;
   options.kind = rule.layout;
   for (auto [index, operand] : llvm::enumerate(op->getOperands()))
@@ -360,18 +375,18 @@ std::optional<StorageOptions> VulkanRules::storageOptions(Operation *op) const {
         isa<RankedTensorType>(operand.getType()))
       options.tensors.push_back(
           {operand, false, static_cast<unsigned>(index),
-           fittingPackings(shapeOf(operand), rule.packings, limitsInUse)});
+           fittingPackings(shapeOf(operand), packings, limitsInUse)});
   for (auto [index, result] : llvm::enumerate(op->getResults()))
     options.tensors.push_back(
         {result, true, static_cast<unsigned>(index),
-         fittingPackings(shapeOf(result), rule.packings, limitsInUse)});
+         fittingPackings(shapeOf(result), packings, limitsInUse)});
 
   const StorageOptions::Tensor *unfit = nullptr;
   for (const StorageOptions::Tensor &tensor : options.tensors)
     if (!tensor.fits && !unfit)
       unfit = &tensor;
   if (rule.layout == LayoutKind::Shared) {
-    options.shared = rule.packings;
+    options.shared = packings;
     for (const StorageOptions::Tensor &tensor : options.tensors)
       options.shared &= tensor.fits;
     options.texture = options.shared != 0;
@@ -391,7 +406,7 @@ std::optional<StorageOptions> VulkanRules::storageOptions(Operation *op) const {
 
   if (unfit) {
     options.whyNeither =
-        describeNoTexture(*unfit, rule.packings, opName, limitsInUse);
+        describeNoTexture(*unfit, packings, opName, limitsInUse);
   } else {
     options.whyNeither = "no texture packing fits every tensor of " +
                          opName.str() + " under limits " +

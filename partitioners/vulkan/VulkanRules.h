@@ -63,6 +63,13 @@ struct VulkanRule : RuleFacts {
   PackingSet packings;
   /// Whether a buffer kernel exists (used when no texture layout fits).
   bool bufferKernel;
+  /// Whether `packings` are the packings of rank-4 [N, C, H, W] tensors and
+  /// a rank-3 op reads [N, C, L] height-packed instead: the packing that
+  /// puts C in texels either way (convolution's texel kernels).
+  bool packsChannels = false;
+
+  /// The packings of `op`'s tensors.
+  PackingSet packingsOf(mlir::Operation *op) const;
 };
 
 /// The storage one native op's tensors can take under the limits.

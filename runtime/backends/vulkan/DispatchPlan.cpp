@@ -116,16 +116,17 @@ bool broadcasts(const std::vector<int64_t> &input,
 
 /// The kernel of conv.comp for a convolution of `spatial` dims in `groups`
 /// groups of `inPerGroup` channels in and `outPerGroup` out, from `input` to
-/// `output`: a texel kernel where both are channels-packed textures and the
-/// groups fill whole texels (or hold one channel each), else the kernel that
-/// computes each element on its own.
+/// `output`: a texel kernel where both are textures that pack C
+/// (channels-packed [N,C,H,W], height-packed [N,C,L]) and the groups fill
+/// whole texels (or hold one channel each), else the kernel that computes
+/// each element on its own.
 sc::ConvKernel convKernel(size_t spatial, bool transposed, int64_t groups,
                           int64_t inPerGroup, int64_t outPerGroup,
                           const PlannedTensor &input,
                           const PlannedTensor &output) {
-  bool texels = spatial == 2 && !transposed && input.texture &&
-                output.texture && input.packing == Layout::channelsPacked &&
-                output.packing == Layout::channelsPacked;
+  Layout packsC = spatial == 2 ? Layout::channelsPacked : Layout::heightPacked;
+  bool texels = !transposed && input.texture && output.texture &&
+                input.packing == packsC && output.packing == packsC;
   if (!texels)
     return sc::ConvKernel::Element;
   if (inPerGroup == 1 && outPerGroup == 1)
@@ -888,13 +889,15 @@ Status PlanBuilder::readOp(const sc::Op *op) {
                    plan_.tensors[outputs[0]]);
     // The texel kernels read the weight as a texture (conv.comp says how
     // it is packed): a texel per fetch instead of four buffer loads.
+    // A 1-D weight [O, I, kw] is one of kh 1.
+    int64_t kh = spatial == 2 ? w[2] : 1, kw = w.back();
     if (kernel == sc::ConvKernel::DepthwiseTexel &&
-        !addPackedWeight(args->weight(), {1, outChannels, w[2], w[3]},
+        !addPackedWeight(args->weight(), {1, outChannels, kh, kw},
                          Layout::channelsPacked, dispatch.inputs[1]))
       kernel = sc::ConvKernel::Element;
     if (kernel == sc::ConvKernel::Texel &&
         !addPackedWeight(args->weight(),
-                         {outChannels, inChannels / groups, w[2] * w[3]},
+                         {outChannels, inChannels / groups, kh * kw},
                          Layout::heightPacked, dispatch.inputs[1]))
       kernel = sc::ConvKernel::Element;
     if (kernel == sc::ConvKernel::Element)
@@ -907,11 +910,10 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     // Each weight fetch serves a block of outputs along x (conv.comp).
     if (kernel != sc::ConvKernel::Element)
       dispatch.itemWidth = kConvTexelBlock;
-    // The texel kernel splits (input texel, kernel row) pairs (conv.comp;
-    // it only takes 2-D convolutions, whose weight is [O, I, kh, kw]); the
-    // depthwise one reads iarg[3].x too and never splits.
+    // The texel kernel splits (input texel, kernel row) pairs (conv.comp);
+    // the depthwise one reads iarg[3].x too and never splits.
     if (kernel == sc::ConvKernel::Texel)
-      dispatch.splitSteps = (inChannels / groups + 3) / 4 * w[2];
+      dispatch.splitSteps = (inChannels / groups + 3) / 4 * kh;
     else if (kernel == sc::ConvKernel::DepthwiseTexel)
       dispatch.splitSteps = 1;
     bool twoD = spatial == 2;
@@ -924,8 +926,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     p[1][1] = dilation[spatial - 1];
     p[1][2] = static_cast<int32_t>(groups);
     p[1][3] = args->transposed() ? 1 : 0;
-    p[2][0] = twoD ? static_cast<int32_t>(w[2]) : 1;
-    p[2][1] = static_cast<int32_t>(w.back());
+    p[2][0] = static_cast<int32_t>(kh);
+    p[2][1] = static_cast<int32_t>(kw);
     p[2][2] = static_cast<int32_t>(spatial);
     dispatch.params.farg[0][0] = args->clamp_min();
     dispatch.params.farg[0][1] = args->clamp_max();

@@ -123,6 +123,20 @@ func.func @main(%x: tensor<1x4x5x5xf32>, %y: tensor<1x4x20xf32>) -> (tensor<1x6x
   %1 = aten.convolution %y, %w1 {dilation = array<i64: 2>, groups = 1 : i64, output_padding = array<i64: 0>, padding = array<i64: 2>, stride = array<i64: 1>, transposed = false} : (tensor<1x4x20xf32>, tensor<6x4x3xf32>) -> tensor<1x6x20xf32>
   return %0, %1 : tensor<1x6x10x10xf32>, tensor<1x6x20xf32>
 })"},
+    {"texel 1-D convolutions: odd channels, stride 2, dilation, groups, depthwise", false, R"(
+func.func @main(%x: tensor<1x10x23xf32>, %y: tensor<1x8x9xf32>) -> (tensor<1x7x12xf32>, tensor<1x8x5xf32>, tensor<1x10x21xf32>, tensor<1x5x23xf32>) {
+  %w = arith.constant @W(7x10x3)
+  %b = arith.constant @W(7)
+  %w1 = arith.constant @W(8x4x3)
+  %w2 = arith.constant @W(10x1x5)
+  %b2 = arith.constant @W(10)
+  %w3 = arith.constant @W(5x10x1)
+  %0 = aten.convolution %x, %w, %b {dilation = array<i64: 1>, groups = 1 : i64, output_padding = array<i64: 0>, padding = array<i64: 1>, stride = array<i64: 2>, transposed = false} : (tensor<1x10x23xf32>, tensor<7x10x3xf32>, tensor<7xf32>) -> tensor<1x7x12xf32>
+  %1 = aten.convolution %y, %w1 {dilation = array<i64: 2>, groups = 2 : i64, output_padding = array<i64: 0>, padding = array<i64: 0>, stride = array<i64: 1>, transposed = false} : (tensor<1x8x9xf32>, tensor<8x4x3xf32>) -> tensor<1x8x5xf32>
+  %2 = aten.convolution %x, %w2, %b2 {dilation = array<i64: 1>, groups = 10 : i64, output_padding = array<i64: 0>, padding = array<i64: 1>, stride = array<i64: 1>, transposed = false} : (tensor<1x10x23xf32>, tensor<10x1x5xf32>, tensor<10xf32>) -> tensor<1x10x21xf32>
+  %3 = aten.convolution %x, %w3 {dilation = array<i64: 1>, groups = 1 : i64, output_padding = array<i64: 0>, padding = array<i64: 0>, stride = array<i64: 1>, transposed = false} : (tensor<1x10x23xf32>, tensor<5x10x1xf32>) -> tensor<1x5x23xf32>
+  return %0, %1, %2, %3 : tensor<1x7x12xf32>, tensor<1x8x5xf32>, tensor<1x10x21xf32>, tensor<1x5x23xf32>
+})"},
     {"texel convolutions: many channels, stride 2, aligned and unaligned groups", false, R"(
 func.func @main(%x: tensor<1x12x9x7xf32>) -> (tensor<1x10x5x4xf32>, tensor<1x12x9x7xf32>, tensor<1x6x4x3xf32>) {
   %w = arith.constant @W(10x12x3x3)

@@ -286,6 +286,34 @@ func.func @main(%x: tensor<1x8x6x6xf32>) -> tensor<1x8x11x11xf32> {
         std::vector<std::vector<int64_t>>{{8, 8, 9}, {8, 4, 1}, {1, 8, 3, 3}});
   CHECK(out.weights.size() == 2);
 
+  // A 1-D convolution reads and writes [N, C, L] height-packed, the packing
+  // that puts C in texels, so the texel kernels take it: its weight [O, I,
+  // kw] packs as [O, I, kw], a depthwise one's [C, 1, kw] as [1, C, 1, kw].
+  Loaded oneD = loadForPlanning(R"(
+func.func @main(%x: tensor<1x8x30xf32>) -> tensor<1x8x15xf32> {
+  %dense = arith.constant dense<0.5> : tensor<8x8x3xf32>
+  %depthwise = arith.constant dense<0.5> : tensor<8x1x3xf32>
+  %0 = aten.convolution %x, %dense {dilation = array<i64: 1>, groups = 1 : i64, output_padding = array<i64: 0>, padding = array<i64: 1>, stride = array<i64: 2>, transposed = false} : (tensor<1x8x30xf32>, tensor<8x8x3xf32>) -> tensor<1x8x15xf32>
+  %1 = aten.convolution %0, %depthwise {dilation = array<i64: 1>, groups = 8 : i64, output_padding = array<i64: 0>, padding = array<i64: 1>, stride = array<i64: 1>, transposed = false} : (tensor<1x8x15xf32>, tensor<8x1x3xf32>) -> tensor<1x8x15xf32>
+  return %1 : tensor<1x8x15xf32>
+})");
+  vk::DispatchPlan oneDPlan;
+  status = plan(oneD, oneD.blob, oneDPlan);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  CHECK(kernelsOf(oneDPlan) ==
+        std::vector<int32_t>{id(sc::ConvKernel::Texel),
+                             id(sc::ConvKernel::DepthwiseTexel)});
+  std::vector<std::vector<int64_t>> packedOneD;
+  for (const vk::PlannedTensor &tensor : oneDPlan.tensors) {
+    if (tensor.role == vk::PlannedTensor::Role::constant)
+      packedOneD.push_back(tensor.sizes);
+    else if (tensor.sizes.size() == 3)
+      CHECK(tensor.packing == rt::Layout::heightPacked);
+  }
+  CHECK(packedOneD ==
+        std::vector<std::vector<int64_t>>{{8, 8, 3}, {1, 8, 1, 3}});
+
   // A packed weight over the image limit leaves its convolution to the
   // element kernel: a 5x5 filter packs 25 texels wide, over 16, while the
   // 16x16 activations fit.

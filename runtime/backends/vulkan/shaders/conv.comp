@@ -10,9 +10,10 @@
 //   kh, kw], or [Cin, Cout/groups, kh, kw] when transposed; a 1-D
 //   convolution has kh 1.
 // The `conv_texel` family (-DTEXEL_KERNELS) holds the kernels that compute a
-// whole output texel (four output channels) per invocation on
-// channels-packed textures, reading each input texel of the window once for
-// all four. Lavapipe loads a storage buffer one lane and one component at a
+// whole output texel (four output channels) per invocation on textures that
+// pack C: channels-packed [N, C, H, W] for a 2-D convolution, height-packed
+// [N, C, L] for a 1-D one (its texel (l, c4, n) holds channels 4*c4..4*c4+3),
+// reading each input texel of the window once for all four. Lavapipe loads a storage buffer one lane and one component at a
 // time, a texel of an image in one gather, so their weight is a texture
 // too (input slot 2, binding 3), packed at load with zeros past its end:
 // - CONV_KERNEL_TEXEL: groups that fill whole texels (groups == 1
@@ -21,6 +22,7 @@
 // - CONV_KERNEL_DEPTHWISE_TEXEL: one channel per group; the weight as
 //   [1, C, kh, kw] channels-packed, the texel (j, i, c4) holding tap (i, j)
 //   of channels 4*c4..4*c4+3.
+// A 1-D convolution is one of kh 1, its tensors' H a size-1 dim.
 // iarg[3].x: the invocations that share each work item of CONV_KERNEL_TEXEL
 // (1 for the depthwise kernel), splitting its (input texel, kernel row)
 // pairs between them.
@@ -114,19 +116,33 @@ layout(set = 0, binding = 3, IMAGE_FORMAT) uniform readonly image3D packedWeight
 #error "split.glsl adds TEXEL_BLOCK sums per work item"
 #endif
 
-// Work item `item` of a 2-D convolution on channels-packed textures: output
-// texels (ow0 + b, oh, z) for b < TEXEL_BLOCK, those inside the image;
+bool oneD() { return P.iarg[2].z == 1; }
+
+// The texel of image `t` (1: the input, 0: the output) holding channels
+// 4*c4..4*c4+3 of batch n at (h, w): channels-packed 2-D, height-packed 1-D
+// (h is then 0).
+ivec3 texelAt(int t, int n, int c4, int h, int w) {
+  return oneD() ? ivec3(w, c4, n)
+                : ivec3(w, h, n * ((size(t, 5) + 3) / 4) + c4);
+}
+
+// Work item `item` of a convolution: output texels (ow0 + b) of row oh,
+// channel texel oc4, batch n, for b < TEXEL_BLOCK, those inside the image;
 // `slice` of `split` invocations computing it. Every invocation of the
 // workgroup calls it (`inRange` false past the last item), for the barriers.
 void convTexel(int item, int slice, int split, bool inRange) {
   int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
   int blocks = (gx + TEXEL_BLOCK - 1) / TEXEL_BLOCK;
-  int ow0 = (item % blocks) * TEXEL_BLOCK, oh = (item / blocks) % gy;
+  int ow0 = (item % blocks) * TEXEL_BLOCK, y = (item / blocks) % gy;
   int z = item / (blocks * gy);
-  int outTexels = P.t[0].geom.z, inTexels = P.t[1].geom.z;
-  int n = z / outTexels, oc4 = z % outTexels;
-  int inChannels = size(1, 5), outChannels = size(0, 5);
-  int inH = size(1, 6), inW = size(1, 7);
+  int channelDim = oneD() ? 6 : 5;
+  int inChannels = size(1, channelDim), outChannels = size(0, channelDim);
+  int outTexels = (outChannels + 3) / 4;
+  // 2-D: y is the row, z the batch's channel texels; 1-D: y is the
+  // channel texel, z the batch.
+  int oh = oneD() ? 0 : y;
+  int n = oneD() ? z : z / outTexels, oc4 = oneD() ? y : z % outTexels;
+  int inH = oneD() ? 1 : size(1, 6), inW = size(1, 7);
   ivec4 sp = P.iarg[0], dg = P.iarg[1];
   int kh = P.iarg[2].x, kw = P.iarg[2].y;
   int inPerGroup = inChannels / dg.z, outPerGroup = outChannels / dg.z;
@@ -145,7 +161,6 @@ void convTexel(int item, int slice, int split, bool inRange) {
 
   if (!inRange) {
   } else if (FLAG1 == CONV_KERNEL_DEPTHWISE_TEXEL) {
-    int layer = n * inTexels + oc4;
     for (int i = 0; i < kh; ++i) {
       int ih = oh * sp.x - sp.z + i * dg.x;
       if (ih < 0 || ih >= inH)
@@ -155,7 +170,7 @@ void convTexel(int item, int slice, int split, bool inRange) {
         for (int b = 0; b < TEXEL_BLOCK; ++b) {
           int iw = (ow0 + b) * sp.y - sp.w + j * dg.y;
           if (iw >= 0 && iw < inW)
-            sum[b] += imageLoad(src, ivec3(iw, ih, layer)) * w;
+            sum[b] += imageLoad(src, texelAt(1, n, oc4, ih, iw)) * w;
         }
       }
     }
@@ -163,7 +178,7 @@ void convTexel(int item, int slice, int split, bool inRange) {
     // The four output channels share a group: outPerGroup is a multiple of
     // four, or there is one group.
     int group = oc4 * 4 / outPerGroup;
-    int layer = n * inTexels + group * inPerGroup / 4;
+    int first = group * inPerGroup / 4;
     int groupTexels = (inPerGroup + 3) / 4;
     // The split shares (input texel, kernel row) pairs, so a window of
     // many rows over few input channels (a patch embedding) splits too.
@@ -186,7 +201,8 @@ void convTexel(int item, int slice, int split, bool inRange) {
             int iw = (ow0 + b) * sp.y - sp.w + j * dg.y;
             if (iw >= 0 && iw < inW)
               sum[b] += mix(vec4(0.0),
-                            imageLoad(src, ivec3(iw, ih, layer + t)), icLive) *
+                            imageLoad(src, texelAt(1, n, first + t, ih, iw)),
+                            icLive) *
                         w;
           }
         }
@@ -200,7 +216,8 @@ void convTexel(int item, int slice, int split, bool inRange) {
     if (ow0 + b >= gx)
       break;
     vec4 result = min(max(sum[b], vec4(P.farg[0].x)), vec4(P.farg[0].y));
-    imageStore(outImg, ivec3(ow0 + b, oh, z), mix(vec4(0.0), result, live));
+    imageStore(outImg, texelAt(0, n, oc4, oh, ow0 + b),
+               mix(vec4(0.0), result, live));
   }
 }
 
