@@ -136,6 +136,24 @@ sc::ConvKernel convKernel(size_t spatial, bool transposed, int64_t groups,
   return sc::ConvKernel::Element;
 }
 
+/// Sizes the work of matmul.comp's texel kernels for a product of `depth`
+/// into `output`: the tiled kernel (FLAG1) where the output has a tile's
+/// rows and texels, so that most tiles are whole, else the kernel of four
+/// rows per invocation, which splits long sums of few items.
+void useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
+                     int64_t depth) {
+  if (output.extents[1] >= kMatMulTileRows &&
+      output.extents[0] >= kMatMulTileTexels) {
+    dispatch.spec[6] = 1;
+    dispatch.itemWidth = kMatMulTileTexels;
+    dispatch.itemHeight = kMatMulTileRows;
+    dispatch.groupPerItem = true;
+    return;
+  }
+  dispatch.itemHeight = kMatMulTexelRows;
+  dispatch.splitSteps = (depth + 3) / 4;
+}
+
 template <typename T>
 std::vector<T> toVector(const flatbuffers::Vector<T> *values) {
   return copyVector(values);
@@ -796,10 +814,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
           texel ? ShaderFamily::MatMulLinearTexel : ShaderFamily::MatMulLinear;
       if (!texel)
         dispatch.weights[0] = addWeight(args->weight());
-      if (texel) {
-        dispatch.itemHeight = kMatMulTexelRows;
-        dispatch.splitSteps = (depth + 3) / 4;
-      }
+      if (texel)
+        useTexelProduct(dispatch, plan_.tensors[outputs[0]], depth);
       DUET_RETURN_IF_ERROR(readWeight(
           args->bias(), "bias",
           args->bias() < 0 ? std::nullopt : std::optional<int64_t>(columns),
@@ -830,8 +846,7 @@ Status PlanBuilder::readOp(const sc::Op *op) {
           widthPacked(outputs[0]) && batch(a) == batch(out) &&
           batch(b) == batch(out)) {
         dispatch.family = ShaderFamily::MatMulTexel;
-        dispatch.itemHeight = kMatMulTexelRows;
-        dispatch.splitSteps = (depth + 3) / 4;
+        useTexelProduct(dispatch, plan_.tensors[outputs[0]], depth);
       }
       if (addmm && !broadcasts(sizes(inputs[2]), out))
         return opError("the added tensor {} does not broadcast to {}",

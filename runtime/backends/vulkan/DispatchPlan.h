@@ -35,6 +35,11 @@ inline constexpr uint32_t kConvTexelBlock = 4;
 /// (its TEXEL_ROWS).
 inline constexpr uint32_t kMatMulTexelRows = 4;
 
+/// The output tile of matmul.comp's tiled kernel (its TILE_ROWS and
+/// TILE_TEXELS), one workgroup each.
+inline constexpr uint32_t kMatMulTileRows = 32;
+inline constexpr uint32_t kMatMulTileTexels = 8;
+
 /// A tensor the delegate keeps on the device (fp32 whatever its dtype).
 struct PlannedTensor {
   enum class Role : uint8_t { computed, input, constant };

@@ -14,7 +14,11 @@
 // features or columns) per invocation, each weight or rhs texel fetched once
 // for the four rows.
 // iarg[3].x of either: the invocations that share each output texel,
-// splitting its row.
+// splitting its row. FLAG1 set (DispatchPlan picks it for products of many
+// rows and columns): the tiled kernel instead, one workgroup per output tile
+// of TILE_ROWS rows by TILE_TEXELS texels, which stages TILE_DEPTH-deep
+// slices of both operands in shared memory so that each texel of them is
+// fetched once per tile, not once per four rows.
 #version 450
 #include "tensor.glsl"
 
@@ -174,7 +178,102 @@ void texelKernel(int item, int slice, int split, bool inRange) {
 }
 #endif
 
+// The tiled kernel's tile: DispatchPlan.h's kMatMulTileRows and
+// kMatMulTileTexels (Dispatch::itemHeight, itemWidth). Its 8 x 8
+// invocations each compute one output texel of four rows, as a texel
+// kernel's work item.
+#define TILE_ROWS 32
+#define TILE_TEXELS 8
+#define TILE_DEPTH 16
+#if TILE_ROWS / 4 * TILE_TEXELS != 64
+#error "the tile's invocations are the workgroup's 64"
+#endif
+// tileA[k][m / 4][m % 4]: lhs row m of the tile at depth k0 + k;
+// tileB[k][x]: the four columns of tile texel x at depth k0 + k (for a
+// linear, the weight's features transposed).
+shared vec4 tileA[TILE_DEPTH][TILE_ROWS / 4];
+shared vec4 tileB[TILE_DEPTH][TILE_TEXELS];
+
+void tiledKernel() {
+  int tile = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
+  // The same for the whole workgroup, so its barriers stay uniform.
+  if (tile >= P.work.x)
+    return;
+  int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
+  int tilesX = (gx + TILE_TEXELS - 1) / TILE_TEXELS;
+  int tilesY = (gy + TILE_ROWS - 1) / TILE_ROWS;
+  int x0 = tile % tilesX * TILE_TEXELS;
+  int y0 = tile / tilesX % tilesY * TILE_ROWS;
+  int z = tile / (tilesX * tilesY);
+  int me = int(gl_LocalInvocationID.x);
+  int tx = me % TILE_TEXELS, ty = me / TILE_TEXELS;
+  int depth = size(1, 7), columns = size(0, 7);
+  vec4 sum[4];
+  for (int r = 0; r < 4; ++r)
+    sum[r] = vec4(0.0);
+  for (int k0 = 0; k0 < depth; k0 += TILE_DEPTH) {
+    // The lhs slice: TILE_ROWS rows of TILE_DEPTH / 4 texels, zero past
+    // the rows and the depth.
+    for (int j = me; j < TILE_ROWS * (TILE_DEPTH / 4); j += 64) {
+      int row = j % TILE_ROWS, t = j / TILE_ROWS;
+      int kt = k0 / 4 + t;
+      vec4 v = kt * 4 < depth ? lhsTexel(kt, y0 + row, z, depth) : vec4(0.0);
+      for (int i = 0; i < 4; ++i)
+        tileA[t * 4 + i][row / 4][row % 4] = v[i];
+    }
+#ifdef LINEAR
+    // The weight slice: texel (kt, feature) holds the feature's weights at
+    // depths 4kt..4kt+3 (zero past the depth, as packed).
+    for (int j = me; j < TILE_TEXELS * 4 * (TILE_DEPTH / 4); j += 64) {
+      int n = j % (TILE_TEXELS * 4), t = j / (TILE_TEXELS * 4);
+      int feature = x0 * 4 + n, kt = k0 / 4 + t;
+      vec4 v = feature < columns && kt * 4 < depth
+                   ? imageLoad(packedWeight, ivec3(kt, feature, 0))
+                   : vec4(0.0);
+      for (int i = 0; i < 4; ++i)
+        tileB[t * 4 + i][n / 4][n % 4] = v[i];
+    }
+#else
+    // The rhs slice: TILE_DEPTH rows of TILE_TEXELS texels, zero past both.
+    for (int j = me; j < TILE_TEXELS * TILE_DEPTH; j += 64) {
+      int x = j % TILE_TEXELS, k = j / TILE_TEXELS;
+      tileB[k][x] = k0 + k < depth && x0 + x < gx
+                        ? imageLoad(rhs, ivec3(x0 + x, k0 + k, z))
+                        : vec4(0.0);
+    }
+#endif
+    barrier();
+    for (int k = 0; k < TILE_DEPTH; ++k) {
+      vec4 a = tileA[k][ty], b = tileB[k][tx];
+      sum[0] += a.x * b;
+      sum[1] += a.y * b;
+      sum[2] += a.z * b;
+      sum[3] += a.w * b;
+    }
+    barrier();
+  }
+  ivec3 at = ivec3(x0 + tx, y0 + ty * 4, z);
+  if (at.x >= gx)
+    return;
+  bvec4 live = lessThan(ivec4(at.x * 4) + ivec4(0, 1, 2, 3), ivec4(columns));
+#ifdef LINEAR
+  if (FLAG0 != 0) {
+    vec4 b = vec4(0.0);
+    for (int l = 0; l < 4; ++l)
+      if (live[l])
+        b[l] = bias.v[at.x * 4 + l];
+    for (int r = 0; r < 4; ++r)
+      sum[r] += b;
+  }
+#endif
+  storeRows(at, sum, live);
+}
+
 void main() {
+  if (FLAG1 != 0) {
+    tiledKernel();
+    return;
+  }
   int split = max(P.iarg[3].x, 1);
   int invocation = workItem();
   int item = invocation / split;
