@@ -39,6 +39,10 @@ struct VulkanOptions {
   /// refuses a program compiled with --force-fp16. Tools:
   /// DUET_VULKAN_TEST_NO_FP16_IMAGES (set to any value).
   bool testNoFp16Images = false;
+  /// Test hook: stage inputs and outputs through device buffers and
+  /// transfer copies, as on a discrete GPU, whatever the device. Tools:
+  /// DUET_VULKAN_TEST_DEVICE_STAGING (set to any value).
+  bool testDeviceStaging = false;
   /// A folder for the pipeline cache: compiled pipelines are saved there
   /// (one file per device and driver, made with the folder when missing)
   /// and read back by later loads, which then skip most of the shader

@@ -58,6 +58,8 @@ rt::Status readVulkanEnvironment(rt::LoadOptions &options) {
                                  vulkan.testMaxStorageBufferRange));
   vulkan.testNoFp16Images =
       std::getenv(rt::kVulkanTestNoFp16ImagesVariable) != nullptr;
+  vulkan.testDeviceStaging =
+      std::getenv(rt::kVulkanTestDeviceStagingVariable) != nullptr;
   vulkan.pipelineCacheDir = pipelineCacheFolder();
   vulkan.notice = [](const std::string &text) {
     fmt::print(stderr, "note: {}\n", text);

@@ -137,13 +137,17 @@ sc::ConvKernel convKernel(size_t spatial, bool transposed, int64_t groups,
 }
 
 /// Sizes the work of matmul.comp's texel kernels for a product of `depth`
-/// into `output`: the tiled kernel (FLAG1) where the output has a tile's
-/// rows and texels, so that most tiles are whole, else the kernel of four
-/// rows per invocation, which splits long sums of few items.
+/// into `output`: the tiled kernel (FLAG1) where the output holds
+/// kMatMulMinTiles tiles, else the kernel of four rows per invocation, which
+/// splits long sums of few items.
 void useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
                      int64_t depth) {
-  if (output.extents[1] >= kMatMulTileRows &&
-      output.extents[0] >= kMatMulTileTexels) {
+  auto tiles = [](int64_t extent, int64_t tile) {
+    return (extent + tile - 1) / tile;
+  };
+  if (tiles(output.extents[0], kMatMulTileTexels) *
+          tiles(output.extents[1], kMatMulTileRows) * output.extents[2] >=
+      kMatMulMinTiles) {
     dispatch.spec[6] = 1;
     dispatch.itemWidth = kMatMulTileTexels;
     dispatch.itemHeight = kMatMulTileRows;

@@ -39,6 +39,10 @@ inline constexpr uint32_t kMatMulTexelRows = 4;
 /// TILE_TEXELS), one workgroup each.
 inline constexpr uint32_t kMatMulTileRows = 32;
 inline constexpr uint32_t kMatMulTileTexels = 8;
+/// The tiles below which a product keeps the four-row kernel: fewer
+/// workgroups of 64 leave a large GPU's cores idle (on the H200 ViT-Tiny's
+/// linears of 42 to 168 tiles took twice as long tiled).
+inline constexpr int64_t kMatMulMinTiles = 512;
 
 /// A tensor the delegate keeps on the device (fp32 whatever its dtype).
 struct PlannedTensor {

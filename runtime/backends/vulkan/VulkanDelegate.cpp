@@ -123,7 +123,8 @@ VulkanDelegate::~VulkanDelegate() {
     if (resource.buffer)
       vk.vkDestroyBuffer(device, resource.buffer, nullptr);
   };
-  for (std::vector<Resource> *list : {&tensors_, &weights_, &staging_})
+  for (std::vector<Resource> *list :
+       {&tensors_, &weights_, &staging_, &stagingOnDevice_})
     for (Resource &resource : *list)
       destroy(resource);
   destroy(dummy_);
@@ -239,6 +240,8 @@ VulkanDelegate::Resource &VulkanDelegate::resourceOf(Ref ref) {
   case Ref::Kind::weight:
     return weights_[ref.index];
   case Ref::Kind::staging:
+    if (stagingOnDevice_[ref.index].buffer)
+      return stagingOnDevice_[ref.index];
     return staging_[ref.index];
   default:
     return dummy_;
@@ -297,6 +300,30 @@ Status VulkanDelegate::load(ByteSpan blob) {
   }
   DUET_RETURN_IF_ERROR(createBuffer(16, kDeviceBuffer, dummy_));
   onDevice.push_back(&dummy_);
+  // Parameter blocks live on the device too, uploaded with the weights: a
+  // dispatch reads its block before anything else, and a block in host
+  // memory made each of them wait for a read across the bus.
+  size_t dispatches = plan_.loadDispatches.size() + plan_.runDispatches.size();
+  paramsStride_ = alignTo(sizeof(ParamsBlock),
+                          device_->limits().minUniformBufferOffsetAlignment);
+  DUET_RETURN_IF_ERROR(createBuffer(paramsStride_ * dispatches,
+                                    VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                        VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                    params_));
+  onDevice.push_back(&params_);
+  bool stageOnDevice =
+      device_->info().deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ||
+      options.testDeviceStaging;
+  stagingOnDevice_.resize(plan_.staging.size());
+  for (size_t i = 0; i < plan_.staging.size() && stageOnDevice; ++i) {
+    if (plan_.staging[i].use == StagingBuffer::Use::constant)
+      continue;
+    DUET_RETURN_IF_ERROR(createBuffer(
+        static_cast<VkDeviceSize>(plan_.tensors[plan_.staging[i].tensor].numel) *
+            sizeof(float),
+        kDeviceBuffer, stagingOnDevice_[i]));
+    onDevice.push_back(&stagingOnDevice_[i]);
+  }
   DUET_RETURN_IF_ERROR(bindArena(
       onDevice, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "tensors and weights"));
   for (size_t i = 0; i < plan_.tensors.size(); ++i) {
@@ -313,33 +340,26 @@ Status VulkanDelegate::load(ByteSpan blob) {
         "vkCreateImageView");
   }
 
-  // The host arena: parameter blocks and staging buffers, mapped for good.
-  size_t dispatches = plan_.loadDispatches.size() + plan_.runDispatches.size();
-  paramsStride_ = alignTo(sizeof(ParamsBlock),
-                          device_->limits().minUniformBufferOffsetAlignment);
-  DUET_RETURN_IF_ERROR(createBuffer(
-      paramsStride_ * dispatches, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, params_));
-  std::vector<Resource *> onHost = {&params_};
+  // The host arena: staging buffers, mapped for good.
+  std::vector<Resource *> onHost;
   staging_.resize(plan_.staging.size());
   for (size_t i = 0; i < plan_.staging.size(); ++i) {
     DUET_RETURN_IF_ERROR(
         createBuffer(static_cast<VkDeviceSize>(
                          plan_.tensors[plan_.staging[i].tensor].numel) *
                          sizeof(float),
-                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, staging_[i]));
+                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                         VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                         VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                     staging_[i]));
     onHost.push_back(&staging_[i]);
   }
-  DUET_RETURN_IF_ERROR(bindArena(onHost,
-                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                 VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
-                                 "staging buffers"));
-  size_t slot = 0;
-  for (const std::vector<Dispatch> *list :
-       {&plan_.loadDispatches, &plan_.runDispatches})
-    for (const Dispatch &dispatch : *list)
-      std::memcpy(params_.mapped + paramsStride_ * slot++, &dispatch.params,
-                  sizeof(ParamsBlock));
+  if (!onHost.empty())
+    DUET_RETURN_IF_ERROR(bindArena(onHost,
+                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                   VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+                                   "staging buffers"));
 
   device_->loadPipelineCache(options.pipelineCacheDir, options.notice);
   DUET_RETURN_IF_ERROR(createPipelines());
@@ -592,9 +612,14 @@ Status VulkanDelegate::uploadAndPrepare() {
         values[k] = std::clamp(values[k], -kFp16Max, kFp16Max);
   }
 
-  // Weights go through an upload buffer freed once they are on the device.
+  // The parameter blocks, then the weights, go through an upload buffer
+  // freed once they are on the device.
+  VkDeviceSize paramsBytes = params_.buffer ? paramsStride_ *
+                                                  (plan_.loadDispatches.size() +
+                                                   plan_.runDispatches.size())
+                                            : 0;
   std::vector<VkDeviceSize> offsets;
-  VkDeviceSize uploadBytes = 0;
+  VkDeviceSize uploadBytes = alignTo(paramsBytes, 16);
   for (int32_t id : plan_.weights) {
     offsets.push_back(uploadBytes);
     uploadBytes +=
@@ -609,6 +634,12 @@ Status VulkanDelegate::uploadAndPrepare() {
                                    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                                    0, "weight upload"));
+    size_t slot = 0;
+    for (const std::vector<Dispatch> *list :
+         {&plan_.loadDispatches, &plan_.runDispatches})
+      for (const Dispatch &dispatch : *list)
+        std::memcpy(upload.mapped + paramsStride_ * slot++, &dispatch.params,
+                    sizeof(ParamsBlock));
     for (size_t i = 0; i < plan_.weights.size(); ++i)
       toWeightWords(program_.constantView(plan_.weights[i]),
                     upload.mapped + offsets[i]);
@@ -650,6 +681,10 @@ Status VulkanDelegate::uploadAndPrepare() {
           commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0, nullptr,
           static_cast<uint32_t>(images.size()), images.data());
+    if (paramsBytes) {
+      VkBufferCopy copy{0, 0, paramsBytes};
+      vk.vkCmdCopyBuffer(commands, upload.buffer, params_.buffer, 1, &copy);
+    }
     for (size_t i = 0; i < plan_.weights.size(); ++i) {
       VkBufferCopy copy{
           offsets[i], 0,
@@ -660,7 +695,7 @@ Status VulkanDelegate::uploadAndPrepare() {
     memoryBarrier(vk, commands, VK_PIPELINE_STAGE_TRANSFER_BIT,
                   VK_ACCESS_TRANSFER_WRITE_BIT,
                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                  VK_ACCESS_SHADER_READ_BIT);
+                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_UNIFORM_READ_BIT);
     recordDispatches(commands, plan_.loadDispatches, 0);
     result = vk.vkEndCommandBuffer(commands);
   }
@@ -700,11 +735,38 @@ Status VulkanDelegate::recordRun() {
     vk.vkCmdWriteTimestamp(runCommands_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
                            timestamps_, 0);
   }
+  // Device staging: the inputs copied in before the dispatches, the
+  // outputs (and observed tensors) out after them.
+  auto copyStaging = [&](bool in) {
+    bool any = false;
+    for (size_t i = 0; i < plan_.staging.size(); ++i) {
+      if (!stagingOnDevice_[i].buffer ||
+          (plan_.staging[i].use == StagingBuffer::Use::input) != in)
+        continue;
+      VkBufferCopy copy{0, 0, stagingOnDevice_[i].bytes};
+      vk.vkCmdCopyBuffer(runCommands_,
+                         in ? staging_[i].buffer : stagingOnDevice_[i].buffer,
+                         in ? stagingOnDevice_[i].buffer : staging_[i].buffer,
+                         1, &copy);
+      any = true;
+    }
+    return any;
+  };
+  if (copyStaging(true))
+    memoryBarrier(vk, runCommands_, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                  VK_ACCESS_TRANSFER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_READ_BIT);
   recordDispatches(runCommands_, plan_.runDispatches,
                    plan_.loadDispatches.size());
   memoryBarrier(vk, runCommands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                VK_ACCESS_HOST_READ_BIT);
+                VK_ACCESS_SHADER_WRITE_BIT,
+                VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+  if (copyStaging(false))
+    memoryBarrier(vk, runCommands_, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                  VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                  VK_ACCESS_HOST_READ_BIT);
   DUET_VK_CHECK(vk.vkEndCommandBuffer(runCommands_), "vkEndCommandBuffer");
   return Status::ok();
 }

@@ -110,6 +110,12 @@ private:
   DispatchPlan plan_;
 
   std::vector<Resource> tensors_, weights_, staging_;
+  /// Per staging buffer of an input or output, on a discrete GPU: a device
+  /// buffer the dispatches read or write instead, copied from or to the
+  /// host one by the transfer engine at the start or end of a run (a
+  /// shader's reads and writes across the bus are far slower); empty
+  /// otherwise (no buffer).
+  std::vector<Resource> stagingOnDevice_;
   Resource dummy_, params_;
   VkDeviceSize paramsStride_ = 0;
   std::vector<Arena> arenas_;

@@ -44,7 +44,8 @@ TEST_CASE("the tools translate the Vulkan variables into load options",
     for (const char *name :
          {rt::kVulkanDeviceVariable, rt::kVulkanTestMaxImage3DVariable,
           rt::kVulkanTestMaxBufferRangeVariable,
-          rt::kVulkanTestNoFp16ImagesVariable})
+          rt::kVulkanTestNoFp16ImagesVariable,
+          rt::kVulkanTestDeviceStagingVariable})
       unsetenv(name);
     rt::LoadOptions options;
     REQUIRE(readVulkanEnvironment(options).isOk());
@@ -52,18 +53,21 @@ TEST_CASE("the tools translate the Vulkan variables into load options",
     CHECK(options.vulkan.testMaxImageDimension3D == 0);
     CHECK(options.vulkan.testMaxStorageBufferRange == 0);
     CHECK_FALSE(options.vulkan.testNoFp16Images);
+    CHECK_FALSE(options.vulkan.testDeviceStaging);
   }
   SECTION("each variable sets its field") {
     ScopedEnv device(rt::kVulkanDeviceVariable, "llvmpipe");
     ScopedEnv image(rt::kVulkanTestMaxImage3DVariable, "1024");
     ScopedEnv buffer(rt::kVulkanTestMaxBufferRangeVariable, "5000000000");
     ScopedEnv fp16(rt::kVulkanTestNoFp16ImagesVariable, "");
+    ScopedEnv staging(rt::kVulkanTestDeviceStagingVariable, "1");
     rt::LoadOptions options;
     REQUIRE(readVulkanEnvironment(options).isOk());
     CHECK(options.vulkan.device == "llvmpipe");
     CHECK(options.vulkan.testMaxImageDimension3D == 1024);
     CHECK(options.vulkan.testMaxStorageBufferRange == 5000000000ull);
     CHECK(options.vulkan.testNoFp16Images);
+    CHECK(options.vulkan.testDeviceStaging);
   }
   SECTION("a test hook that is not a positive whole number is an error, not "
           "ignored") {

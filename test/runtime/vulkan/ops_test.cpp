@@ -179,15 +179,12 @@ func.func @main(%x: tensor<3x10xf32>, %y: tensor<1x1x9xf32>) -> (tensor<3x7xf32>
   return %0, %1 : tensor<3x7xf32>, tensor<1x1x5xf32>
 })"},
     {"tiled products: partial tiles, depth not a multiple of the tile's, features not of 4", false, R"(
-func.func @main(%x: tensor<2x70x45xf32>, %a: tensor<3x40x19xf32>, %b: tensor<3x19x33xf32>, %q: tensor<1x2x64x20xf32>, %k: tensor<1x2x20x64xf32>) -> (tensor<2x70x37xf32>, tensor<3x40x33xf32>, tensor<1x2x64x64xf32>, tensor<2x70x32xf32>) {
-  %w = arith.constant @W(37x45)
-  %bias = arith.constant @W(37)
-  %w1 = arith.constant @W(32x45)
-  %0 = aten.linear %x, %w, %bias : (tensor<2x70x45xf32>, tensor<37x45xf32>, tensor<37xf32>) -> tensor<2x70x37xf32>
-  %1 = aten.matmul %a, %b : (tensor<3x40x19xf32>, tensor<3x19x33xf32>) -> tensor<3x40x33xf32>
-  %2 = aten.matmul %q, %k : (tensor<1x2x64x20xf32>, tensor<1x2x20x64xf32>) -> tensor<1x2x64x64xf32>
-  %3 = aten.linear %x, %w1 : (tensor<2x70x45xf32>, tensor<32x45xf32>) -> tensor<2x70x32xf32>
-  return %0, %1, %2, %3 : tensor<2x70x37xf32>, tensor<3x40x33xf32>, tensor<1x2x64x64xf32>, tensor<2x70x32xf32>
+func.func @main(%x: tensor<2x1000x45xf32>, %a: tensor<8x250x19xf32>, %b: tensor<8x19x250xf32>) -> (tensor<2x1000x250xf32>, tensor<8x250x250xf32>) {
+  %w = arith.constant @W(250x45)
+  %bias = arith.constant @W(250)
+  %0 = aten.linear %x, %w, %bias : (tensor<2x1000x45xf32>, tensor<250x45xf32>, tensor<250xf32>) -> tensor<2x1000x250xf32>
+  %1 = aten.matmul %a, %b : (tensor<8x250x19xf32>, tensor<8x19x250xf32>) -> tensor<8x250x250xf32>
+  return %0, %1 : tensor<2x1000x250xf32>, tensor<8x250x250xf32>
 })"},
     {"linear, addmm, mm, bmm and matmul", true, R"(
 func.func @main(%x: tensor<2x3x16xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<2x3x5xf32>, %d: tensor<2x5x4xf32>, %e: tensor<2x1x4x6xf32>, %f: tensor<1x3x6x5xf32>, %q: tensor<2x5x7x70xf32>, %k: tensor<2x5x70x9xf32>) -> (tensor<2x3x10xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<2x3x4xf32>, tensor<2x3x4x5xf32>, tensor<2x3x7xf32>, tensor<2x5x7x9xf32>) {

@@ -361,19 +361,18 @@ func.func @main(%q: tensor<1x3x9x70xf32>, %k: tensor<1x3x70x9xf32>, %v: tensor<1
                                                   vk::ShaderFamily::MatMul});
 }
 
-TEST_CASE("products of a tile's rows and columns take the tiled kernel",
-          "[vulkan][plan]") {
-  // matmul.comp's tiled kernel (FLAG1) takes outputs of at least 32 rows and
-  // 8 texels, one workgroup per 32 x 8-texel tile; a narrower one keeps the
-  // four-row kernel.
+TEST_CASE("products of many tiles take the tiled kernel", "[vulkan][plan]") {
+  // matmul.comp's tiled kernel (FLAG1) takes outputs of at least 512 tiles
+  // of 32 rows and 8 texels, one workgroup each; others keep the four-row
+  // kernel.
   Loaded loaded = loadForPlanning(R"(
-func.func @main(%x: tensor<64x45xf32>, %k: tensor<20x64xf32>) -> tensor<64x64xf32> {
-  %w = arith.constant dense<0.5> : tensor<37x45xf32>
-  %w1 = arith.constant dense<0.5> : tensor<20x37xf32>
-  %0 = aten.linear %x, %w : (tensor<64x45xf32>, tensor<37x45xf32>) -> tensor<64x37xf32>
-  %1 = aten.linear %0, %w1 : (tensor<64x37xf32>, tensor<20x37xf32>) -> tensor<64x20xf32>
-  %2 = aten.matmul %1, %k : (tensor<64x20xf32>, tensor<20x64xf32>) -> tensor<64x64xf32>
-  return %2 : tensor<64x64xf32>
+func.func @main(%x: tensor<2048x45xf32>, %k: tensor<20x128xf32>) -> tensor<2048x128xf32> {
+  %w = arith.constant dense<0.5> : tensor<256x45xf32>
+  %w1 = arith.constant dense<0.5> : tensor<20x256xf32>
+  %0 = aten.linear %x, %w : (tensor<2048x45xf32>, tensor<256x45xf32>) -> tensor<2048x256xf32>
+  %1 = aten.linear %0, %w1 : (tensor<2048x256xf32>, tensor<20x256xf32>) -> tensor<2048x20xf32>
+  %2 = aten.matmul %1, %k : (tensor<2048x20xf32>, tensor<20x128xf32>) -> tensor<2048x128xf32>
+  return %2 : tensor<2048x128xf32>
 })");
   vk::DispatchPlan out;
   rt::Status status = plan(loaded, loaded.blob, out);
@@ -385,11 +384,11 @@ func.func @main(%x: tensor<64x45xf32>, %k: tensor<20x64xf32>) -> tensor<64x64xf3
         dispatch.family == vk::ShaderFamily::MatMulTexel)
       products.push_back({dispatch.spec[6], dispatch.params.work[0],
                           dispatch.groupPerItem ? 1 : 0});
-  // 64 rows are 2 tiles of 32; 37 features 10 texels, 2 tiles of 8; the
-  // matmul's 64 x 16 texels 2 x 2 tiles. The 20-feature linear (5 texels)
-  // has 16 x 5 items of four rows.
+  // 2048 rows are 64 tiles of 32 and 256 features 64 texels, 8 tiles: 512.
+  // The 20-feature linear (5 texels) has 512 x 5 items of four rows; the
+  // matmul's 32 texels make 64 x 4 = 256 tiles, too few, so 512 x 32 items.
   CHECK(products == std::vector<std::array<int64_t, 3>>{
-                        {1, 4, 1}, {0, 16 * 5, 0}, {1, 4, 1}});
+                        {1, 512, 1}, {0, 512 * 5, 0}, {0, 512 * 32, 0}});
 }
 
 TEST_CASE("a linear between width-packed textures reads a packed weight",
