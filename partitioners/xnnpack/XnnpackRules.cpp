@@ -46,6 +46,10 @@ std::string number(double value) {
   return text;
 }
 
+/// The largest depthwise window this XNNPACK has a kernel for (its dwconv
+/// microkernels have primary tiles of 9 and 25 taps, no multipass).
+constexpr int64_t kMaxDepthwiseTaps = 25;
+
 std::optional<std::string> convolutionArgs(Operation *op) {
   auto conv = cast<ConvolutionOp>(op);
   int64_t rank = conv.getInput().getType().getRank();
@@ -53,6 +57,22 @@ std::optional<std::string> convolutionArgs(Operation *op) {
     return std::string(rank == 5 ? "3-D" : "1-D") + " convolution (input 0 of rank " +
            std::to_string(rank) +
            "): this XNNPACK has 2-D convolution nodes only";
+  // Depthwise (one input and one output channel per group) windows of more
+  // than 25 taps: this XNNPACK's depthwise kernels cover 25 at most, and a
+  // larger window (ConvNeXt's 7x7) runs as a grouped GEMM of one channel
+  // per group, slower than the portable kernels' direct loop.
+  ArrayRef<int64_t> weight = conv.getWeight().getType().getShape();
+  int64_t groups = conv.getGroups();
+  int64_t taps = weight[2] * weight[3];
+  if (!conv.getTransposed() && groups > 1 && weight[1] == 1 &&
+      weight[0] == groups && taps > kMaxDepthwiseTaps)
+    return "depthwise convolution of a " + std::to_string(weight[2]) + "x" +
+           std::to_string(weight[3]) + " window (" + std::to_string(taps) +
+           " taps > " + std::to_string(kMaxDepthwiseTaps) +
+           "): this XNNPACK's depthwise kernels take up to " +
+           std::to_string(kMaxDepthwiseTaps) +
+           " taps and run larger windows as a grouped GEMM, slower than the "
+           "portable kernel";
   if (conv.getTransposed())
     for (int axis = 0; axis < 2; ++axis)
       if (conv.getOutputPadding()[axis] >= conv.getStride()[axis])

@@ -14,6 +14,7 @@
 #include "runtime/core/Limits.h"
 #include "runtime/kernels/Gemm.h"
 #include "runtime/kernels/Ops.h"
+#include "runtime/kernels/VectorMath.h"
 
 #include <algorithm>
 
@@ -235,6 +236,62 @@ void convolveDepthwise(const ConvShape &s, const float *in, const float *weight,
     }
 }
 
+} // namespace
+
+/// Depthwise convolution of unit stride and dilation, the common kind
+/// (ConvNeXt's and FastViT's 7x7): each channel plane is copied once into a
+/// zero-padded plane, and eight outputs of a row at a time add every tap's
+/// shifted inputs, their sums kept in a vector register. The taps are added
+/// in the general loop's order, so the sums agree with it (padding adds a
+/// zero product where the general loop skips the tap).
+DUET_KERNEL_CLONES
+void convolveDepthwiseUnitStride(const ConvShape &s, const float *in,
+                                 const float *weight, float *out) {
+  const int64_t multiplier = s.outC / s.inC;
+  const int64_t paddedW = s.inW + 2 * s.padW, paddedH = s.inH + 2 * s.padH;
+  const int64_t outPlane = s.outH * s.outW;
+  // The borders are never written, so they stay zero for every plane.
+  std::vector<float> padded(paddedH * paddedW, 0.f);
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t c = 0; c < s.inC; ++c) {
+      const float *x = in + (n * s.inC + c) * s.inH * s.inW;
+      for (int64_t h = 0; h < s.inH; ++h)
+        std::copy(x + h * s.inW, x + (h + 1) * s.inW,
+                  padded.data() + (h + s.padH) * paddedW + s.padW);
+      for (int64_t m = 0; m < multiplier; ++m) {
+        const int64_t oc = c * multiplier + m;
+        const float *w = weight + oc * s.kH * s.kW;
+        float *y = out + (n * s.outC + oc) * outPlane;
+        // Eight outputs of a row at a time, their sums kept in a register
+        // across the window; the row's last few one by one.
+        const int64_t whole = s.outW / vec::kLanes * vec::kLanes;
+        for (int64_t oh = 0; oh < s.outH; ++oh) {
+          float *dst = y + oh * s.outW;
+          const float *top = padded.data() + oh * paddedW;
+          for (int64_t ow = 0; ow < whole; ow += vec::kLanes) {
+            vec::Floats8 sum = vec::load(dst + ow);
+            for (int64_t kh = 0; kh < s.kH; ++kh) {
+              const float *src = top + kh * paddedW + ow;
+              const float *taps = w + kh * s.kW;
+              for (int64_t kw = 0; kw < s.kW; ++kw)
+                sum += taps[kw] * vec::load(src + kw);
+            }
+            vec::store(dst + ow, sum);
+          }
+          for (int64_t ow = whole; ow < s.outW; ++ow) {
+            float sum = dst[ow];
+            for (int64_t kh = 0; kh < s.kH; ++kh)
+              for (int64_t kw = 0; kw < s.kW; ++kw)
+                sum += w[kh * s.kW + kw] * top[kh * paddedW + ow + kw];
+            dst[ow] = sum;
+          }
+        }
+      }
+    }
+}
+
+namespace {
+
 void convolveTransposed(const ConvShape &s, const float *in,
                         const float *weight, float *out) {
   const int64_t inCg = s.inC / s.groups, outCg = s.outC / s.groups;
@@ -384,6 +441,9 @@ Status convolution(const KernelContext &ctx) {
   initOutput(s, ctx.in(2), out);
   if (s.transposed)
     convolveTransposed(s, in, weight, out);
+  else if (s.groups == s.inC && s.groups > 1 && s.strideH == 1 &&
+           s.strideW == 1 && s.dilH == 1 && s.dilW == 1)
+    convolveDepthwiseUnitStride(s, in, weight, out);
   else if (s.groups == s.inC && s.groups > 1)
     convolveDepthwise(s, in, weight, out);
   else

@@ -23,6 +23,12 @@
 // XNN: "reason": "xnnpack: weight (input 1) is not a constant; weights are packed at load"
 // XNN: "node": "conv1d"
 // XNN: "reason": "xnnpack: 1-D convolution (input 0 of rank 3): this XNNPACK has 2-D convolution nodes only"
+// XNN: "node": "depthwise_7x7"
+// XNN: "reason": "xnnpack: depthwise convolution of a 7x7 window (49 taps > 25): this XNNPACK's depthwise kernels take up to 25 taps and run larger windows as a grouped GEMM, slower than the portable kernel"
+// XNN: "node": "depthwise_5x5"
+// XNN-NEXT: "index": {{[0-9]+}},
+// XNN-NEXT: "op": "aten.convolution",
+// XNN-NEXT: "backend": "xnnpack",
 // XNN: "node": "scaled_elu"
 // XNN: "reason": "xnnpack: elu scale 2, input_scale 1: this XNNPACK's elu takes alpha only"
 // XNN: "node": "rank7"
@@ -63,6 +69,11 @@ func.func @rules(%x: tensor<1x16x8x8xf32>, %i: tensor<4x8xi64>, %s: tensor<2x3x4
   %lin = aten.linear %m, %w : (tensor<2x8x16xf32>, tensor<8x16xf32>) -> tensor<2x8x8xf32> loc("dynamic_linear")
   %w1 = arith.constant dense<1.0> : tensor<8x3x3xf32>
   %c1 = aten.convolution %seq, %w1 {stride = array<i64: 1>, padding = array<i64: 0>, dilation = array<i64: 1>, output_padding = array<i64: 0>, groups = 1 : i64, transposed = false} : (tensor<1x3x16xf32>, tensor<8x3x3xf32>) -> tensor<1x8x14xf32> loc("conv1d")
+  %wdw = arith.constant dense<1.0> : tensor<16x1x7x7xf32>
+  %dw = aten.convolution %x, %wdw {stride = array<i64: 1, 1>, padding = array<i64: 3, 3>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 16 : i64, transposed = false} : (tensor<1x16x8x8xf32>, tensor<16x1x7x7xf32>) -> tensor<1x16x8x8xf32> loc("depthwise_7x7")
+  // A 5x5 depthwise window (25 taps) stays on XNNPACK.
+  %dw5 = arith.constant dense<1.0> : tensor<16x1x5x5xf32>
+  %dwk = aten.convolution %x, %dw5 {stride = array<i64: 1, 1>, padding = array<i64: 2, 2>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 16 : i64, transposed = false} : (tensor<1x16x8x8xf32>, tensor<16x1x5x5xf32>) -> tensor<1x16x8x8xf32> loc("depthwise_5x5")
   %elu = aten.elu %x {scale = 2.0 : f64} : tensor<1x16x8x8xf32> loc("scaled_elu")
   %neg7 = aten.neg %r7 : tensor<1x2x1x2x1x2x2xf32> loc("rank7")
   %w2 = arith.constant dense<1.0> : tensor<4x3x3x3xf32>
