@@ -333,6 +333,51 @@ DenseElementsAttr foldUnary(RankedTensorType type, ElementsAttr a,
   return makeFloatElements(type, *values);
 }
 
+/// The elements of `parts` joined along `dim` into `type`; null where a
+/// part's bytes cannot be read (bit-packed i1) or its rank differs (the
+/// verifier allows legacy empty 1-D parts).
+DenseElementsAttr concatenateElements(ArrayRef<ElementsAttr> parts, int64_t dim,
+                                      RankedTensorType type) {
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = static_cast<int64_t>(shape.size());
+  if (dim < 0 || dim >= rank)
+    return nullptr;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d)
+    outer *= shape[d];
+  for (int64_t d = dim + 1; d < rank; ++d)
+    inner *= shape[d];
+  SmallVector<RawElements> raws;
+  SmallVector<int64_t> rows; // per part: elements per outer index
+  for (ElementsAttr part : parts) {
+    auto partShape = cast<ShapedType>(part.getType()).getShape();
+    std::optional<RawElements> raw = getRawElements(part);
+    if (!raw || static_cast<int64_t>(partShape.size()) != rank)
+      return nullptr;
+    raws.push_back(*raw);
+    rows.push_back(partShape[dim] * inner);
+  }
+  unsigned width = raws.empty() ? 0 : raws.front().byteWidth;
+  std::vector<char> bytes;
+  bytes.reserve(type.getNumElements() * width);
+  for (int64_t o = 0; o < outer; ++o)
+    for (auto [raw, row] : llvm::zip(raws, rows)) {
+      if (raw.byteWidth != width)
+        return nullptr;
+      if (raw.splat) {
+        for (int64_t i = 0; i < row; ++i)
+          bytes.insert(bytes.end(), raw.data.begin(),
+                       raw.data.begin() + width);
+        continue;
+      }
+      const char *first = raw.data.data() + o * row * width;
+      bytes.insert(bytes.end(), first, first + row * width);
+    }
+  if (static_cast<int64_t>(bytes.size()) != type.getNumElements() * width)
+    return nullptr;
+  return DenseElementsAttr::getFromRawBuffer(type, bytes);
+}
+
 /// max and min that return NaN when either operand is NaN, as PyTorch's
 /// maximum and minimum do.
 double nanMax(double a, double b) {
@@ -370,6 +415,7 @@ DenseElementsAttr evaluate(Operation *op, ArrayRef<ElementsAttr> in) {
         return readElements(in[0], strides, offset, type);
       })
 
+      .Case([&](CatOp cat) { return concatenateElements(in, cat.getDim(), type); })
       .Case([&](CastOp) {
         return foldUnary(type, in[0], [](double v) { return v; });
       })

@@ -202,6 +202,28 @@ func.func @fold_slice() -> (tensor<2x2xi64>, tensor<1x2xi64>) {
 
 // -----
 
+// A cat of constants is evaluated along its dim, a splat part expanded
+// (BEiT's qkv bias: q bias, zeros, v bias), so that the linear reading it
+// has a constant bias; a cat with a computed part stays.
+// CHECK-LABEL: func.func @fold_cat
+// CHECK-DAG: %[[B:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 0.000000e+00, 0.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<6xf32>
+// CHECK-DAG: %[[M:.*]] = arith.constant dense<{{\[\[}}1, 2, 9], [3, 4, 9]]> : tensor<2x3xi64>
+// CHECK: %[[KEPT:.*]] = aten.cat %arg0, %{{.*}} {dim = 0 : i64}
+// CHECK: return %[[B]], %[[M]], %[[KEPT]]
+func.func @fold_cat(%x: tensor<2xf32>) -> (tensor<6xf32>, tensor<2x3xi64>, tensor<4xf32>) {
+  %q = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %k = arith.constant dense<0.0> : tensor<2xf32>
+  %v = arith.constant dense<[3.0, 4.0]> : tensor<2xf32>
+  %b = aten.cat %q, %k, %v {dim = 0 : i64} : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<6xf32>
+  %l = arith.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+  %r = arith.constant dense<9> : tensor<2x1xi64>
+  %m = aten.cat %l, %r {dim = 1 : i64} : (tensor<2x2xi64>, tensor<2x1xi64>) -> tensor<2x3xi64>
+  %kept = aten.cat %x, %q {dim = 0 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+  return %b, %m, %kept : tensor<6xf32>, tensor<2x3xi64>, tensor<4xf32>
+}
+
+// -----
+
 // A 3-D permute of a dense_resource constant reads the blob: [2,2,1] by [2,0,1].
 // CHECK-LABEL: func.func @fold_permute_resource
 // CHECK: %[[P:.*]] = arith.constant dense<{{\[\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]]> : tensor<1x2x2xf32>
