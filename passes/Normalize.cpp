@@ -350,9 +350,11 @@ DenseElementsAttr concatenateElements(ArrayRef<ElementsAttr> parts, int64_t dim,
   SmallVector<RawElements> raws;
   SmallVector<int64_t> rows; // per part: elements per outer index
   for (ElementsAttr part : parts) {
-    auto partShape = cast<ShapedType>(part.getType()).getShape();
+    auto partType = cast<ShapedType>(part.getType());
+    ArrayRef<int64_t> partShape = partType.getShape();
     std::optional<RawElements> raw = getRawElements(part);
-    if (!raw || static_cast<int64_t>(partShape.size()) != rank)
+    if (!raw || static_cast<int64_t>(partShape.size()) != rank ||
+        partType.getElementType() != type.getElementType())
       return nullptr;
     raws.push_back(*raw);
     rows.push_back(partShape[dim] * inner);
