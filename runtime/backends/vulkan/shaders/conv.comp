@@ -116,14 +116,15 @@ layout(set = 0, binding = 3, IMAGE_FORMAT) uniform readonly image3D packedWeight
 #error "split.glsl adds TEXEL_BLOCK sums per work item"
 #endif
 
-bool oneD() { return P.iarg[2].z == 1; }
+// A 1-D convolution: its tensors are height-packed (DispatchPlan gives the
+// texel kernels no other), a specialization constant, so every test of it
+// is folded when the pipeline is made.
+bool oneD() { return IN0_PACKING == LAYOUT_HEIGHT_PACKED; }
 
-// The texel of image `t` (1: the input, 0: the output) holding channels
-// 4*c4..4*c4+3 of batch n at (h, w): channels-packed 2-D, height-packed 1-D
-// (h is then 0).
-ivec3 texelAt(int t, int n, int c4, int h, int w) {
-  return oneD() ? ivec3(w, c4, n)
-                : ivec3(w, h, n * ((size(t, 5) + 3) / 4) + c4);
+// The texel holding channels 4*c4..4*c4+3 at (h, w) of the image layer (2-D:
+// the batch's first channel texel) or batch (1-D, where h is 0) `base`.
+ivec3 texelAt(int base, int c4, int h, int w) {
+  return oneD() ? ivec3(w, c4, base) : ivec3(w, h, base + c4);
 }
 
 // Work item `item` of a convolution: output texels (ow0 + b) of row oh,
@@ -143,6 +144,8 @@ void convTexel(int item, int slice, int split, bool inRange) {
   int oh = oneD() ? 0 : y;
   int n = oneD() ? z : z / outTexels, oc4 = oneD() ? y : z % outTexels;
   int inH = oneD() ? 1 : size(1, 6), inW = size(1, 7);
+  int inBase = oneD() ? n : n * ((inChannels + 3) / 4);
+  int outBase = oneD() ? n : n * outTexels;
   ivec4 sp = P.iarg[0], dg = P.iarg[1];
   int kh = P.iarg[2].x, kw = P.iarg[2].y;
   int inPerGroup = inChannels / dg.z, outPerGroup = outChannels / dg.z;
@@ -170,7 +173,7 @@ void convTexel(int item, int slice, int split, bool inRange) {
         for (int b = 0; b < TEXEL_BLOCK; ++b) {
           int iw = (ow0 + b) * sp.y - sp.w + j * dg.y;
           if (iw >= 0 && iw < inW)
-            sum[b] += imageLoad(src, texelAt(1, n, oc4, ih, iw)) * w;
+            sum[b] += imageLoad(src, texelAt(inBase, oc4, ih, iw)) * w;
         }
       }
     }
@@ -201,7 +204,7 @@ void convTexel(int item, int slice, int split, bool inRange) {
             int iw = (ow0 + b) * sp.y - sp.w + j * dg.y;
             if (iw >= 0 && iw < inW)
               sum[b] += mix(vec4(0.0),
-                            imageLoad(src, texelAt(1, n, first + t, ih, iw)),
+                            imageLoad(src, texelAt(inBase, first + t, ih, iw)),
                             icLive) *
                         w;
           }
@@ -216,7 +219,7 @@ void convTexel(int item, int slice, int split, bool inRange) {
     if (ow0 + b >= gx)
       break;
     vec4 result = min(max(sum[b], vec4(P.farg[0].x)), vec4(P.farg[0].y));
-    imageStore(outImg, texelAt(0, n, oc4, oh, ow0 + b),
+    imageStore(outImg, texelAt(outBase, oc4, oh, ow0 + b),
                mix(vec4(0.0), result, live));
   }
 }
