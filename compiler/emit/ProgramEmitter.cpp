@@ -102,10 +102,12 @@ FailureOr<ConstantData> constantBytes(Operation *at, ElementsAttr value,
       std::memcpy(bytes.data() + i * elementBytes, raw.data(), elementBytes);
     return result;
   }
+  // Reported at the op's location only: printing the op would print the
+  // attribute, whose elements the printer reads past its data.
   if (raw.size() != bytes.size())
-    return at->emitError() << "constant of type " << type << " has "
-                           << raw.size() << " bytes of data, expected "
-                           << bytes.size();
+    return emitError(at->getLoc())
+           << "constant of type " << type << " has " << raw.size()
+           << " bytes of data, expected " << bytes.size();
   if (!bytes.empty()) // an empty tensor has no data pointer to copy from
     std::memcpy(bytes.data(), raw.data(), bytes.size());
   return result;

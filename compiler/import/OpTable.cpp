@@ -1009,9 +1009,15 @@ void buildCat(NodeContext &ctx) {
   llvm::erase_if(tensors, [](Value t) {
     return NodeContext::typeOf(t).getShape() == ArrayRef<int64_t>{0};
   });
-  if (tensors.empty())
+  if (tensors.empty()) {
+    if (type.getNumElements() != 0)
+      return ctx.fail("every tensor of the cat is a legacy empty [0] one, "
+                      "which gives an empty tensor, but the graph records " +
+                      Twine(type.getNumElements()) +
+                      " elements; the archive is corrupt, re-export it");
     return ctx.setResult(ctx.create<arith::ConstantOp>(
         DenseElementsAttr::get(type, ArrayRef<Attribute>())));
+  }
   dim = ctx.normalizeDim(dim, type.getRank());
   for (Value &t : tensors)
     t = operandAs(ctx, t, type);
