@@ -359,13 +359,12 @@ DenseElementsAttr concatenateElements(ArrayRef<ElementsAttr> parts, int64_t dim,
     raws.push_back(*raw);
     rows.push_back(partShape[dim] * inner);
   }
+  // Every part has the result's element type, so its byte width.
   unsigned width = raws.empty() ? 0 : raws.front().byteWidth;
   std::vector<char> bytes;
   bytes.reserve(type.getNumElements() * width);
   for (int64_t o = 0; o < outer; ++o)
     for (auto [raw, row] : llvm::zip(raws, rows)) {
-      if (raw.byteWidth != width)
-        return nullptr;
       if (raw.splat) {
         for (int64_t i = 0; i < row; ++i)
           bytes.insert(bytes.end(), raw.data.begin(),

@@ -57,15 +57,19 @@ std::optional<std::string> convolutionArgs(Operation *op) {
     return std::string(rank == 5 ? "3-D" : "1-D") + " convolution (input 0 of rank " +
            std::to_string(rank) +
            "): this XNNPACK has 2-D convolution nodes only";
-  // Depthwise (one input and one output channel per group) windows of more
-  // than 25 taps: this XNNPACK's depthwise kernels cover 25 at most, and a
-  // larger window (ConvNeXt's 7x7) runs as a grouped GEMM of one channel
-  // per group, slower than the portable kernels' direct loop.
+  // Depthwise (one input channel per group) windows of more than 25 taps
+  // at unit stride and dilation: this XNNPACK's depthwise kernels cover 25
+  // at most, and runs a larger window (ConvNeXt's 7x7) as a grouped GEMM of
+  // one channel per group, slower than the portable kernels' unit-stride
+  // depthwise loop (a strided one would meet the general loop, no faster).
   ArrayRef<int64_t> weight = conv.getWeight().getType().getShape();
-  int64_t groups = conv.getGroups();
   int64_t taps = weight[2] * weight[3];
-  if (!conv.getTransposed() && groups > 1 && weight[1] == 1 &&
-      weight[0] == groups && taps > kMaxDepthwiseTaps)
+  auto ones = [](ArrayRef<int64_t> values) {
+    return llvm::all_of(values, [](int64_t v) { return v == 1; });
+  };
+  if (!conv.getTransposed() && conv.getGroups() > 1 && weight[1] == 1 &&
+      ones(conv.getStride()) && ones(conv.getDilation()) &&
+      taps > kMaxDepthwiseTaps)
     return "depthwise convolution of a " + std::to_string(weight[2]) + "x" +
            std::to_string(weight[3]) + " window (" + std::to_string(taps) +
            " taps > " + std::to_string(kMaxDepthwiseTaps) +

@@ -250,6 +250,9 @@ void convolveDepthwiseUnitStride(const ConvShape &s, const float *in,
   const int64_t multiplier = s.outC / s.inC;
   const int64_t paddedW = s.inW + 2 * s.padW, paddedH = s.inH + 2 * s.padH;
   const int64_t outPlane = s.outH * s.outW;
+  // Eight outputs of a row at a time, their sums kept in a register across
+  // the window; the row's last few one by one.
+  const int64_t whole = s.outW / vec::kLanes * vec::kLanes;
   // The borders are never written, so they stay zero for every plane.
   std::vector<float> padded(paddedH * paddedW, 0.f);
   for (int64_t n = 0; n < s.batch; ++n)
@@ -262,9 +265,6 @@ void convolveDepthwiseUnitStride(const ConvShape &s, const float *in,
         const int64_t oc = c * multiplier + m;
         const float *w = weight + oc * s.kH * s.kW;
         float *y = out + (n * s.outC + oc) * outPlane;
-        // Eight outputs of a row at a time, their sums kept in a register
-        // across the window; the row's last few one by one.
-        const int64_t whole = s.outW / vec::kLanes * vec::kLanes;
         for (int64_t oh = 0; oh < s.outH; ++oh) {
           float *dst = y + oh * s.outW;
           const float *top = padded.data() + oh * paddedW;

@@ -29,6 +29,10 @@
 // XNN-NEXT: "index": {{[0-9]+}},
 // XNN-NEXT: "op": "aten.convolution",
 // XNN-NEXT: "backend": "xnnpack",
+// XNN: "node": "depthwise_7x7_stride2"
+// XNN-NEXT: "index": {{[0-9]+}},
+// XNN-NEXT: "op": "aten.convolution",
+// XNN-NEXT: "backend": "xnnpack",
 // XNN: "node": "scaled_elu"
 // XNN: "reason": "xnnpack: elu scale 2, input_scale 1: this XNNPACK's elu takes alpha only"
 // XNN: "node": "rank7"
@@ -74,6 +78,8 @@ func.func @rules(%x: tensor<1x16x8x8xf32>, %i: tensor<4x8xi64>, %s: tensor<2x3x4
   // A 5x5 depthwise window (25 taps) stays on XNNPACK.
   %dw5 = arith.constant dense<1.0> : tensor<16x1x5x5xf32>
   %dwk = aten.convolution %x, %dw5 {stride = array<i64: 1, 1>, padding = array<i64: 2, 2>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 16 : i64, transposed = false} : (tensor<1x16x8x8xf32>, tensor<16x1x5x5xf32>) -> tensor<1x16x8x8xf32> loc("depthwise_5x5")
+  // So does a strided 7x7 one, which the portable kernels run no faster.
+  %dws = aten.convolution %x, %wdw {stride = array<i64: 2, 2>, padding = array<i64: 3, 3>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 16 : i64, transposed = false} : (tensor<1x16x8x8xf32>, tensor<16x1x7x7xf32>) -> tensor<1x16x4x4xf32> loc("depthwise_7x7_stride2")
   %elu = aten.elu %x {scale = 2.0 : f64} : tensor<1x16x8x8xf32> loc("scaled_elu")
   %neg7 = aten.neg %r7 : tensor<1x2x1x2x1x2x2xf32> loc("rank7")
   %w2 = arith.constant dense<1.0> : tensor<4x3x3x3xf32>

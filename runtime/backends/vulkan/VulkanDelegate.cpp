@@ -311,6 +311,11 @@ Status VulkanDelegate::load(ByteSpan blob) {
                                         VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                     params_));
   onDevice.push_back(&params_);
+  auto stagingBytes = [&](size_t i) {
+    return static_cast<VkDeviceSize>(
+               plan_.tensors[plan_.staging[i].tensor].numel) *
+           sizeof(float);
+  };
   bool stageOnDevice =
       device_->info().deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ||
       options.testDeviceStaging;
@@ -318,10 +323,8 @@ Status VulkanDelegate::load(ByteSpan blob) {
   for (size_t i = 0; i < plan_.staging.size() && stageOnDevice; ++i) {
     if (plan_.staging[i].use == StagingBuffer::Use::constant)
       continue;
-    DUET_RETURN_IF_ERROR(createBuffer(
-        static_cast<VkDeviceSize>(plan_.tensors[plan_.staging[i].tensor].numel) *
-            sizeof(float),
-        kDeviceBuffer, stagingOnDevice_[i]));
+    DUET_RETURN_IF_ERROR(
+        createBuffer(stagingBytes(i), kDeviceBuffer, stagingOnDevice_[i]));
     onDevice.push_back(&stagingOnDevice_[i]);
   }
   DUET_RETURN_IF_ERROR(bindArena(
@@ -344,14 +347,11 @@ Status VulkanDelegate::load(ByteSpan blob) {
   std::vector<Resource *> onHost;
   staging_.resize(plan_.staging.size());
   for (size_t i = 0; i < plan_.staging.size(); ++i) {
-    DUET_RETURN_IF_ERROR(
-        createBuffer(static_cast<VkDeviceSize>(
-                         plan_.tensors[plan_.staging[i].tensor].numel) *
-                         sizeof(float),
-                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                         VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                         VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                     staging_[i]));
+    DUET_RETURN_IF_ERROR(createBuffer(stagingBytes(i),
+                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                          VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                          VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                      staging_[i]));
     onHost.push_back(&staging_[i]);
   }
   if (!onHost.empty())
@@ -614,12 +614,8 @@ Status VulkanDelegate::uploadAndPrepare() {
 
   // The parameter blocks, then the weights, go through an upload buffer
   // freed once they are on the device.
-  VkDeviceSize paramsBytes = params_.buffer ? paramsStride_ *
-                                                  (plan_.loadDispatches.size() +
-                                                   plan_.runDispatches.size())
-                                            : 0;
   std::vector<VkDeviceSize> offsets;
-  VkDeviceSize uploadBytes = alignTo(paramsBytes, 16);
+  VkDeviceSize uploadBytes = params_.bytes;
   for (int32_t id : plan_.weights) {
     offsets.push_back(uploadBytes);
     uploadBytes +=
@@ -627,23 +623,21 @@ Status VulkanDelegate::uploadAndPrepare() {
   }
   Resource upload;
   size_t arenasBefore = arenas_.size();
-  if (uploadBytes) {
-    DUET_RETURN_IF_ERROR(
-        createBuffer(uploadBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, upload));
-    DUET_RETURN_IF_ERROR(bindArena({&upload},
-                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                   0, "weight upload"));
-    size_t slot = 0;
-    for (const std::vector<Dispatch> *list :
-         {&plan_.loadDispatches, &plan_.runDispatches})
-      for (const Dispatch &dispatch : *list)
-        std::memcpy(upload.mapped + paramsStride_ * slot++, &dispatch.params,
-                    sizeof(ParamsBlock));
-    for (size_t i = 0; i < plan_.weights.size(); ++i)
-      toWeightWords(program_.constantView(plan_.weights[i]),
-                    upload.mapped + offsets[i]);
-  }
+  DUET_RETURN_IF_ERROR(
+      createBuffer(uploadBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, upload));
+  DUET_RETURN_IF_ERROR(bindArena({&upload},
+                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                 0, "weight upload"));
+  size_t slot = 0;
+  for (const std::vector<Dispatch> *list :
+       {&plan_.loadDispatches, &plan_.runDispatches})
+    for (const Dispatch &dispatch : *list)
+      std::memcpy(upload.mapped + paramsStride_ * slot++, &dispatch.params,
+                  sizeof(ParamsBlock));
+  for (size_t i = 0; i < plan_.weights.size(); ++i)
+    toWeightWords(program_.constantView(plan_.weights[i]),
+                  upload.mapped + offsets[i]);
 
   VkCommandBufferAllocateInfo allocate{};
   allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
@@ -681,10 +675,8 @@ Status VulkanDelegate::uploadAndPrepare() {
           commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0, nullptr,
           static_cast<uint32_t>(images.size()), images.data());
-    if (paramsBytes) {
-      VkBufferCopy copy{0, 0, paramsBytes};
-      vk.vkCmdCopyBuffer(commands, upload.buffer, params_.buffer, 1, &copy);
-    }
+    VkBufferCopy paramsCopy{0, 0, params_.bytes};
+    vk.vkCmdCopyBuffer(commands, upload.buffer, params_.buffer, 1, &paramsCopy);
     for (size_t i = 0; i < plan_.weights.size(); ++i) {
       VkBufferCopy copy{
           offsets[i], 0,
@@ -744,10 +736,9 @@ Status VulkanDelegate::recordRun() {
           (plan_.staging[i].use == StagingBuffer::Use::input) != in)
         continue;
       VkBufferCopy copy{0, 0, stagingOnDevice_[i].bytes};
-      vk.vkCmdCopyBuffer(runCommands_,
-                         in ? staging_[i].buffer : stagingOnDevice_[i].buffer,
-                         in ? stagingOnDevice_[i].buffer : staging_[i].buffer,
-                         1, &copy);
+      vk.vkCmdCopyBuffer(
+          runCommands_, in ? staging_[i].buffer : stagingOnDevice_[i].buffer,
+          in ? stagingOnDevice_[i].buffer : staging_[i].buffer, 1, &copy);
       any = true;
     }
     return any;

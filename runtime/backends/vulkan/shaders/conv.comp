@@ -189,25 +189,23 @@ void convTexel(int item, int slice, int split, bool inRange) {
       int t = r / kh, i = r % kh;
       bvec4 icLive = lessThan(ivec4(t * 4) + ivec4(0, 1, 2, 3),
                               ivec4(inPerGroup));
-      {
-        int ih = oh * sp.x - sp.z + i * dg.x;
-        if (ih < 0 || ih >= inH)
-          continue;
-        for (int j = 0; j < kw; ++j) {
-          int tap = i * kw + j;
-          // Column l: output channel l's weights for input texel t.
-          mat4 w = mat4(imageLoad(packedWeight, ivec3(tap, t, ocRead.x)),
-                        imageLoad(packedWeight, ivec3(tap, t, ocRead.y)),
-                        imageLoad(packedWeight, ivec3(tap, t, ocRead.z)),
-                        imageLoad(packedWeight, ivec3(tap, t, ocRead.w)));
-          for (int b = 0; b < TEXEL_BLOCK; ++b) {
-            int iw = (ow0 + b) * sp.y - sp.w + j * dg.y;
-            if (iw >= 0 && iw < inW)
-              sum[b] += mix(vec4(0.0),
-                            imageLoad(src, texelAt(inBase, first + t, ih, iw)),
-                            icLive) *
-                        w;
-          }
+      int ih = oh * sp.x - sp.z + i * dg.x;
+      if (ih < 0 || ih >= inH)
+        continue;
+      for (int j = 0; j < kw; ++j) {
+        int tap = i * kw + j;
+        // Column l: output channel l's weights for input texel t.
+        mat4 w = mat4(imageLoad(packedWeight, ivec3(tap, t, ocRead.x)),
+                      imageLoad(packedWeight, ivec3(tap, t, ocRead.y)),
+                      imageLoad(packedWeight, ivec3(tap, t, ocRead.z)),
+                      imageLoad(packedWeight, ivec3(tap, t, ocRead.w)));
+        for (int b = 0; b < TEXEL_BLOCK; ++b) {
+          int iw = (ow0 + b) * sp.y - sp.w + j * dg.y;
+          if (iw >= 0 && iw < inW)
+            sum[b] += mix(vec4(0.0),
+                          imageLoad(src, texelAt(inBase, first + t, ih, iw)),
+                          icLive) *
+                      w;
         }
       }
     }

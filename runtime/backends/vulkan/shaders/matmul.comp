@@ -115,6 +115,19 @@ void storeRows(ivec3 at, vec4 sum[TEXEL_ROWS], bvec4 live) {
 }
 
 #ifdef LINEAR
+// The bias (FLAG0) of output texel column x, added to each of its rows;
+// padding lanes get none.
+void addBias(inout vec4 sum[TEXEL_ROWS], int x, bvec4 live) {
+  if (FLAG0 == 0)
+    return;
+  vec4 b = vec4(0.0);
+  for (int l = 0; l < 4; ++l)
+    if (live[l])
+      b[l] = bias.v[x * 4 + l];
+  for (int r = 0; r < TEXEL_ROWS; ++r)
+    sum[r] += b;
+}
+
 // A linear: each row of the input (the input and output sharing their
 // leading dims) times four rows of the weight, the output's four features.
 void texelKernel(int item, int slice, int split, bool inRange) {
@@ -140,14 +153,7 @@ void texelKernel(int item, int slice, int split, bool inRange) {
   addSplits(sum, slice, split);
   if (!inRange || slice != 0)
     return;
-  if (FLAG0 != 0) {
-    vec4 b = vec4(0.0);
-    for (int l = 0; l < 4; ++l)
-      if (live[l])
-        b[l] = bias.v[n[l]];
-    for (int r = 0; r < TEXEL_ROWS; ++r)
-      sum[r] += b;
-  }
+  addBias(sum, at.x, live);
   storeRows(at, sum, live);
 }
 #else
@@ -185,8 +191,8 @@ void texelKernel(int item, int slice, int split, bool inRange) {
 #define TILE_ROWS 32
 #define TILE_TEXELS 8
 #define TILE_DEPTH 16
-#if TILE_ROWS / 4 * TILE_TEXELS != 64
-#error "the tile's invocations are the workgroup's 64"
+#if TILE_ROWS / TEXEL_ROWS * TILE_TEXELS != 64 || TEXEL_ROWS != 4
+#error "the tile's invocations (four rows each) are the workgroup's 64"
 #endif
 // tileA[k][m / 4][m % 4]: lhs row m of the tile at depth k0 + k;
 // tileB[k][x]: the four columns of tile texel x at depth k0 + k (for a
@@ -208,8 +214,8 @@ void tiledKernel() {
   int me = int(gl_LocalInvocationID.x);
   int tx = me % TILE_TEXELS, ty = me / TILE_TEXELS;
   int depth = size(1, 7), columns = size(0, 7);
-  vec4 sum[4];
-  for (int r = 0; r < 4; ++r)
+  vec4 sum[TEXEL_ROWS];
+  for (int r = 0; r < TEXEL_ROWS; ++r)
     sum[r] = vec4(0.0);
   for (int k0 = 0; k0 < depth; k0 += TILE_DEPTH) {
     // The lhs slice: TILE_ROWS rows of TILE_DEPTH / 4 texels, zero past
@@ -252,19 +258,12 @@ void tiledKernel() {
     }
     barrier();
   }
-  ivec3 at = ivec3(x0 + tx, y0 + ty * 4, z);
+  ivec3 at = ivec3(x0 + tx, y0 + ty * TEXEL_ROWS, z);
   if (at.x >= gx)
     return;
   bvec4 live = lessThan(ivec4(at.x * 4) + ivec4(0, 1, 2, 3), ivec4(columns));
 #ifdef LINEAR
-  if (FLAG0 != 0) {
-    vec4 b = vec4(0.0);
-    for (int l = 0; l < 4; ++l)
-      if (live[l])
-        b[l] = bias.v[at.x * 4 + l];
-    for (int r = 0; r < 4; ++r)
-      sum[r] += b;
-  }
+  addBias(sum, at.x, live);
 #endif
   storeRows(at, sum, live);
 }
