@@ -15,8 +15,11 @@ Each figure is the median over the repeats of each repeat's median. Before
 timing, `duet-run run --expect` checks the program's output against the eager
 output stored beside the .pt2 (computed on the CPU when it was exported).
 Load time (file to ready) is measured cold (an empty pipeline-cache folder)
-and warm (the folder the cold load filled), each the median of three loads;
-the timed runs use the warm cache.
+and warm (the folder the cold load filled), each the median of three loads
+in a fresh process, which opens the Vulkan instance and device first; and
+"open" (`duet-run bench --reload`: a second load in the process of a warm
+one, the device open and the pipelines cached), the load an app pays for
+each program after its first. The timed runs use the warm cache.
 
 Usage (on the GPU machine; bench/gpu_machine.sh runs the whole table there):
   bench/gpu_bench.py --duet-run DIR/duet-run --programs DIR [--models a,b]
@@ -172,10 +175,10 @@ def time_graph(model, x, iterations, warmup):
     return statistics.median(times)
 
 
-def duet_bench(duet_run, program, iterations, warmup, cache):
+def duet_bench(duet_run, program, iterations, warmup, cache, extra=()):
     env = dict(os.environ, DUET_VULKAN_PIPELINE_CACHE=cache)
     proc = subprocess.run([duet_run, "bench", program, "--iterations", str(iterations),
-                           "--warmup", str(warmup), "--json"],
+                           "--warmup", str(warmup), "--json", *extra],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     if proc.returncode != 0:
         sys.exit(f"duet-run bench {program} failed ({proc.returncode}): {proc.stderr}")
@@ -223,11 +226,13 @@ def main():
             print(f"{name}: the Vulkan program does not match eager; not timed", flush=True)
             left_out.append(name)
             continue
-        cold, warm = [], []
+        cold, warm, reopen = [], [], []
         for _ in range(3):
             shutil.rmtree(options.cache, ignore_errors=True)
             cold.append(duet_bench(options.duet_run, program, 1, 0, options.cache)["load_ms"])
-            warm.append(duet_bench(options.duet_run, program, 1, 0, options.cache)["load_ms"])
+            out = duet_bench(options.duet_run, program, 1, 0, options.cache, ["--reload"])
+            warm.append(out["load_ms"])
+            reopen.append(out["reload_ms"])
         if options.profile:
             os.makedirs(options.profile, exist_ok=True)
             env = dict(os.environ, DUET_VULKAN_PIPELINE_CACHE=options.cache)
@@ -239,7 +244,8 @@ def main():
                 f.write(proc.stdout if proc.returncode == 0 else proc.stderr)
         model, x = build_model(name)
         model, x = model.cuda(), x.cuda()
-        results = {"duet": [], "eager": [], "graph": [], "cold": cold, "warm": warm}
+        results = {"duet": [], "eager": [], "graph": [], "cold": cold, "warm": warm,
+                   "open": reopen}
         engines = ["duet", "eager", "graph"]
         for repeat in range(options.repeats):
             for engine in engines[repeat % 3:] + engines[:repeat % 3]:
@@ -260,12 +266,12 @@ def main():
         print(f"{name}: {json.dumps(results)}", flush=True)
 
     print("\n| model | duet Vulkan ms | PyTorch CUDA eager ms | CUDA graph replay ms "
-          "| duet / eager | duet / graph | load cold ms | load warm ms |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| duet / eager | duet / graph | load cold ms | load warm ms | load, device open ms |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, m in rows:
         print(f"| {name} | {m['duet']:.2f} | {m['eager']:.2f} | {m['graph']:.2f} | "
               f"{m['duet'] / m['eager']:.2f} | {m['duet'] / m['graph']:.1f} | "
-              f"{m['cold']:.0f} | {m['warm']:.0f} |")
+              f"{m['cold']:.0f} | {m['warm']:.0f} | {m['open']:.1f} |")
     if left_out:
         print(f"\nNot timed (output differs from eager): {', '.join(left_out)}")
         return 1

@@ -331,6 +331,9 @@ Value additiveMask(ScaledDotProductAttentionOp op, AtenBuilder &b) {
 
 /// sdpa(q, k, v) = softmax(q·kᵀ·scale + mask)·v, with scale 1/√E by default
 /// and, for is_causal, a constant `[L, S]` mask of −inf above the diagonal.
+/// The scale multiplies the smaller of q `[L, E]` and the scores `[L, S]`:
+/// q when E ≤ S (as PyTorch's math kernel scales q and k before their
+/// product), which for long sequences saves a pass over L·S scores.
 Value decompose(ScaledDotProductAttentionOp op, AtenBuilder &b) {
   Value q = op.getQuery();
   auto qType = tensorType(q);
@@ -338,7 +341,12 @@ Value decompose(ScaledDotProductAttentionOp op, AtenBuilder &b) {
   double scale = op.getScale()
                      ? op.getScale()->convertToDouble()
                      : 1.0 / std::sqrt(double(qType.getShape().back()));
-  Value scores = b.mul(b.matmul(q, b.transposeLastTwo(op.getKey())), scale);
+  Value key = op.getKey();
+  bool scaleQuery =
+      qType.getShape().back() <= tensorType(key).getShape().end()[-2];
+  Value scores =
+      scaleQuery ? b.matmul(b.mul(q, scale), b.transposeLastTwo(key))
+                 : b.mul(b.matmul(q, b.transposeLastTwo(key)), scale);
   if (op.getIsCausal()) {
     ArrayRef<int64_t> shape = tensorType(scores).getShape().take_back(2);
     SmallVector<double> mask(shape[0] * shape[1]);

@@ -250,6 +250,25 @@ func.func @sdpa_causal(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %v: tensor<
 
 // -----
 
+// A head dim (4) no longer than the keys (6): the scale multiplies q, not the
+// [L, S] scores.
+// CHECK-LABEL: func.func @sdpa_scaled_query
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x3x4xf32>, %[[K:.*]]: tensor<2x6x4xf32>, %[[V:.*]]: tensor<2x6x5xf32>)
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-DAG: %[[KT:.*]] = aten.permute %[[K]]
+// CHECK-DAG: %[[QS:.*]] = aten.mul %[[Q]], %[[SCALE]] : tensor<2x3x4xf32>, tensor<f32> -> tensor<2x3x4xf32>
+// CHECK: %[[S:.*]] = aten.matmul %[[QS]], %[[KT]] : (tensor<2x3x4xf32>, tensor<2x4x6xf32>) -> tensor<2x3x6xf32>
+// CHECK-NOT: aten.mul
+// CHECK: %[[P:.*]] = aten.softmax %[[S]] {dim = 2 : i64}
+// CHECK: aten.matmul %[[P]], %[[V]]
+func.func @sdpa_scaled_query(%q: tensor<2x3x4xf32>, %k: tensor<2x6x4xf32>, %v: tensor<2x6x5xf32>) -> tensor<2x3x5xf32> {
+  %y = aten.scaled_dot_product_attention %q, %k, %v
+      : (tensor<2x3x4xf32>, tensor<2x6x4xf32>, tensor<2x6x5xf32>) -> tensor<2x3x5xf32>
+  return %y : tensor<2x3x5xf32>
+}
+
+// -----
+
 // A float mask is added as it is; an explicit scale replaces 1/√E.
 // CHECK-LABEL: func.func @sdpa_float_mask
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4xf32>, %[[K:.*]]: tensor<3x4xf32>, %[[V:.*]]: tensor<3x5xf32>, %[[M:.*]]: tensor<2x3xf32>)

@@ -210,16 +210,22 @@ func.func @main(%x: tensor<1x3x7x301xf32>) -> (tensor<1x3x1x1xf32>, tensor<1x3x1
                                                                   : "layer_norm");
     } else if (dispatch.family == vk::ShaderFamily::Reduce) {
       // The global pool (2107 elements each) is a mean with the group
-      // kernel; the mean over 7 elements keeps one invocation per texel.
+      // kernel, of whole texels (the plane kernel, FLAG1) as it reads a
+      // channels-packed texture; the mean over 7 elements keeps one
+      // invocation per texel.
       bool group = dispatch.spec[5] != 0;
+      bool plane = dispatch.spec[6] != 0;
       CHECK(group == dispatch.groupPerItem);
-      seen.push_back(group ? "group reduce" : "element reduce");
+      if (plane)
+        CHECK(out.tensors[dispatch.inputs[0].index].packing ==
+              rt::Layout::channelsPacked);
+      seen.push_back(plane ? "plane reduce" : group ? "group reduce" : "element reduce");
     } else if (dispatch.family == vk::ShaderFamily::Pool) {
       seen.push_back("pool");
     }
   }
   CHECK(seen == std::vector<std::string>{"softmax", "layer_norm",
-                                         "group reduce", "element reduce"});
+                                         "plane reduce", "element reduce"});
 }
 
 TEST_CASE("each convolution gets the kernel its geometry allows",
@@ -261,14 +267,15 @@ func.func @main(%x: tensor<1x8x6x6xf32>) -> tensor<1x8x11x11xf32> {
   // A few output blocks with long sums split their (input texel, kernel
   // row) pairs between invocations: the dense convolution's 8 input
   // channels are 2 texels times 3 rows, so 4 invocations per block; the
-  // grouped 1x1 one has 1 texel per group and 1 row.
+  // grouped 1x1 one has 1 texel per group and 1 row; the depthwise one
+  // splits its 3 kernel rows between 2.
   std::vector<uint32_t> splits;
   for (const vk::Dispatch &dispatch : out.runDispatches)
     if (dispatch.family == vk::ShaderFamily::ConvolutionTexel) {
       splits.push_back(dispatch.split);
       CHECK(dispatch.params.iarg[3][0] == static_cast<int32_t>(dispatch.split));
     }
-  CHECK(splits == std::vector<uint32_t>{4, 1, 1});
+  CHECK(splits == std::vector<uint32_t>{4, 1, 2});
   auto id = [](sc::ConvKernel kernel) { return static_cast<int32_t>(kernel); };
   CHECK(kernelsOf(out) ==
         std::vector<int32_t>{

@@ -23,9 +23,9 @@
 //   [1, C, kh, kw] channels-packed, the texel (j, i, c4) holding tap (i, j)
 //   of channels 4*c4..4*c4+3.
 // A 1-D convolution is one of kh 1, its tensors' H a size-1 dim.
-// iarg[3].x: the invocations that share each work item of CONV_KERNEL_TEXEL
-// (1 for the depthwise kernel), splitting its (input texel, kernel row)
-// pairs between them.
+// iarg[3].x: the invocations that share each work item, splitting its
+// (input texel, kernel row) pairs (CONV_KERNEL_TEXEL) or its kernel rows
+// (CONV_KERNEL_DEPTHWISE_TEXEL) between them.
 #version 450
 #include "tensor.glsl"
 
@@ -164,17 +164,30 @@ void convTexel(int item, int slice, int split, bool inRange) {
 
   if (!inRange) {
   } else if (FLAG1 == CONV_KERNEL_DEPTHWISE_TEXEL) {
-    for (int i = 0; i < kh; ++i) {
+    // The split shares the kernel rows. Each row goes four taps at a time,
+    // every load of the four issued before their sums: a GPU then waits
+    // for memory once per four taps, not once per tap, which decides a
+    // deep small layer's time (few invocations, each a long chain).
+    for (int i = slice; i < kh; i += split) {
       int ih = oh * sp.x - sp.z + i * dg.x;
       if (ih < 0 || ih >= inH)
         continue;
-      for (int j = 0; j < kw; ++j) {
-        vec4 w = imageLoad(packedWeight, ivec3(j, i, oc4));
-        for (int b = 0; b < TEXEL_BLOCK; ++b) {
-          int iw = (ow0 + b) * sp.y - sp.w + j * dg.y;
-          if (iw >= 0 && iw < inW)
-            sum[b] += imageLoad(src, texelAt(inBase, oc4, ih, iw)) * w;
+      for (int j0 = 0; j0 < kw; j0 += 4) {
+        vec4 w[4];
+        vec4 x[4][TEXEL_BLOCK];
+        for (int j = 0; j < 4; ++j) {
+          w[j] = j0 + j < kw ? imageLoad(packedWeight, ivec3(j0 + j, i, oc4))
+                             : vec4(0.0);
+          for (int b = 0; b < TEXEL_BLOCK; ++b) {
+            int iw = (ow0 + b) * sp.y - sp.w + (j0 + j) * dg.y;
+            x[j][b] = j0 + j < kw && iw >= 0 && iw < inW
+                          ? imageLoad(src, texelAt(inBase, oc4, ih, iw))
+                          : vec4(0.0);
+          }
         }
+        for (int j = 0; j < 4; ++j)
+          for (int b = 0; b < TEXEL_BLOCK; ++b)
+            sum[b] += x[j][b] * w[j];
       }
     }
   } else {

@@ -4,7 +4,11 @@
 // FLAG0: the group kernel, for long reductions (a global average pool): one
 // workgroup per output work item, its invocations splitting the reduced
 // elements between them and adding up through shared memory (line.glsl's
-// groupReduce); else each invocation reduces its lanes alone.
+// groupReduce); else each invocation reduces its lanes alone. FLAG1 with
+// FLAG0: the plane kernel, the group kernel of a reduction over H and W of
+// a channels-packed texture into one (a global pool), however small the
+// plane: whole texels, PLANE_LOADS loads in flight per invocation, no index
+// arithmetic per element.
 #version 450
 #include "tensor.glsl"
 
@@ -102,7 +106,62 @@ void groupMain() {
   storeItem(item, values, bvec4(false));
 }
 
+vec4 combine4(vec4 result, vec4 x) {
+  return OP == REDUCE_OP_AMAX ? max(result, x) : result + x;
+}
+
+#ifndef INPUT_BUFFER
+// Loads in flight per invocation of the plane kernel.
+#define PLANE_LOADS 8
+
+// Output texel `item` (layer item of a [N, C, 1, 1] image) from layer item
+// of the input: the same channels of the same batch. Padding lanes read
+// zeros and give zero.
+void planeMain() {
+  int item = lineOfGroup();
+  if (item >= P.work.x)
+    return;
+  int inW = size(1, 7), count = size(1, 6) * inW;
+  vec4 acc[PLANE_LOADS];
+  for (int a = 0; a < PLANE_LOADS; ++a)
+    acc[a] = vec4(initial());
+  vec4 nan = vec4(0.0);
+  for (int p = int(gl_LocalInvocationID.x); p < count;
+       p += PLANE_LOADS * LINE_GROUP) {
+    vec4 x[PLANE_LOADS];
+    for (int a = 0; a < PLANE_LOADS; ++a) {
+      int q = p + a * LINE_GROUP;
+      x[a] = q < count ? imageLoad(src, ivec3(q % inW, q / inW, item))
+                       : vec4(initial());
+    }
+    for (int a = 0; a < PLANE_LOADS; ++a) {
+      nan = max(nan, vec4(isnan(x[a])));
+      acc[a] = combine4(acc[a], x[a]);
+    }
+  }
+  for (int a = 1; a < PLANE_LOADS; ++a)
+    acc[0] = combine4(acc[0], acc[a]);
+  bool isMax = OP == REDUCE_OP_AMAX;
+  vec4 result = groupReduce(acc[0], isMax);
+  if (isMax)
+    nan = groupReduce(nan, true);
+  if (gl_LocalInvocationID.x != 0)
+    return;
+  vec4 values;
+  for (int lane = 0; lane < 4; ++lane)
+    values[lane] = nan[lane] != 0.0 ? uintBitsToFloat(0x7fc00000u)
+                                    : finish(result[lane], count);
+  storeItem(item, values, bvec4(false));
+}
+#endif
+
 void main() {
+#ifndef INPUT_BUFFER
+  if (FLAG0 != 0 && FLAG1 != 0) {
+    planeMain();
+    return;
+  }
+#endif
   if (FLAG0 != 0)
     groupMain();
   else
