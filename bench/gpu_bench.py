@@ -128,11 +128,20 @@ def export_and_compile(name, folder, duet):
         archive = os.path.join(folder, f"{name}.{flavour}.pt2")
         torch.export.save(exported if flavour == "training" else exported.run_decompositions(),
                           archive)
+        report = os.path.join(folder, f"{name}.report.json")
         proc = subprocess.run([duet, "compile", archive, "--backends", "vulkan",
-                               "--target-profile", "nvidia-desktop", "-o", program],
+                               "--target-profile", "nvidia-desktop", "-o", program,
+                               "--report", report],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         print(f"{name} ({flavour}): {proc.stdout.strip()}", flush=True)
         if proc.returncode == 0:
+            # Every op left off the GPU, with the reasons the report gives.
+            with open(report) as f:
+                for op in json.load(f)["ops"]:
+                    if op["backend"] != "vulkan":
+                        why = "; ".join(r.get("reason", "") for r in op["rejections"])
+                        print(f"  off the GPU: {op['op']} '{op['node']}' on {op['backend']}: "
+                              f"{why}", flush=True)
             return flavour
     print(f"{name}: duet compile refused both forms; left out of the table", flush=True)
     return None

@@ -379,6 +379,52 @@ DenseElementsAttr concatenateElements(ArrayRef<ElementsAttr> parts, int64_t dim,
   return DenseElementsAttr::getFromRawBuffer(type, bytes);
 }
 
+/// The rows of the constant `weight` [N, E] that the constant integer
+/// `indices` pick, as `type` (an embedding); null where an index is outside
+/// [0, N) (left for the kernel, which reports it when the program runs),
+/// where bytes cannot be read, or where the result would hold more than
+/// the weight and a million elements besides (a constant is stored in the
+/// program: repeating rows is cheaper to compute than to ship).
+DenseElementsAttr embedElements(ElementsAttr weight, ElementsAttr indices,
+                                RankedTensorType type) {
+  ArrayRef<int64_t> shape = cast<ShapedType>(weight.getType()).getShape();
+  std::optional<RawElements> table = getRawElements(weight);
+  std::optional<RawElements> picks = getRawElements(indices);
+  if (shape.size() != 2 || !table || !picks ||
+      (picks->byteWidth != 4 && picks->byteWidth != 8) ||
+      type.getNumElements() > weight.getNumElements() + (int64_t{1} << 20))
+    return nullptr;
+  int64_t rows = shape[0];
+  size_t row = static_cast<size_t>(shape[1]) * table->byteWidth;
+  int64_t count = indices.getNumElements();
+  std::vector<char> bytes;
+  bytes.reserve(count * row);
+  for (int64_t i = 0; i < count; ++i) {
+    const char *at = picks->data.data() + (picks->splat ? 0 : i * picks->byteWidth);
+    int64_t index = 0;
+    if (picks->byteWidth == 8) {
+      std::memcpy(&index, at, 8);
+    } else {
+      int32_t narrow = 0;
+      std::memcpy(&narrow, at, 4);
+      index = narrow;
+    }
+    if (index < 0 || index >= rows)
+      return nullptr;
+    const char *first =
+        table->data.data() + (table->splat ? 0 : index * row);
+    if (table->splat)
+      for (size_t b = 0; b < row; b += table->byteWidth)
+        bytes.insert(bytes.end(), first, first + table->byteWidth);
+    else
+      bytes.insert(bytes.end(), first, first + row);
+  }
+  if (static_cast<int64_t>(bytes.size()) !=
+      type.getNumElements() * static_cast<int64_t>(table->byteWidth))
+    return nullptr;
+  return DenseElementsAttr::getFromRawBuffer(type, bytes);
+}
+
 /// max and min that return NaN when either operand is NaN, as PyTorch's
 /// maximum and minimum do.
 double nanMax(double a, double b) {
@@ -417,6 +463,7 @@ DenseElementsAttr evaluate(Operation *op, ArrayRef<ElementsAttr> in) {
       })
 
       .Case([&](CatOp cat) { return concatenateElements(in, cat.getDim(), type); })
+      .Case([&](EmbeddingOp) { return embedElements(in[0], in[1], type); })
       .Case([&](CastOp) {
         return foldUnary(type, in[0], [](double v) { return v; });
       })

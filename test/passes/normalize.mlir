@@ -224,6 +224,31 @@ func.func @fold_cat(%x: tensor<2xf32>) -> (tensor<6xf32>, tensor<2x3xi64>, tenso
 
 // -----
 
+// An embedding of constant rows by constant indices (position embeddings
+// looked up by a constant arange: the Whisper encoder's) is evaluated, i32
+// indices and a splat table too; an index outside the table, and computed
+// indices, stay for the kernel.
+// CHECK-LABEL: func.func @fold_embedding
+// CHECK-DAG: %[[E:.*]] = arith.constant dense<{{\[\[\[}}5.000000e+00, 6.000000e+00], [1.000000e+00, 2.000000e+00], [5.000000e+00, 6.000000e+00]]]> : tensor<1x3x2xf32>
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<7.000000e+00> : tensor<2x2xf32>
+// CHECK-DAG: %[[OUT:.*]] = aten.embedding %{{.*}}, %{{.*}} : (tensor<3x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+// CHECK-DAG: %[[DYN:.*]] = aten.embedding %{{.*}}, %arg0 : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<4x2xf32>
+// CHECK: return %[[E]], %[[S]], %[[OUT]], %[[DYN]]
+func.func @fold_embedding(%ids: tensor<4xi64>) -> (tensor<1x3x2xf32>, tensor<2x2xf32>, tensor<1x2xf32>, tensor<4x2xf32>) {
+  %w = arith.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %i = arith.constant dense<[[2, 0, 2]]> : tensor<1x3xi64>
+  %e = aten.embedding %w, %i : (tensor<3x2xf32>, tensor<1x3xi64>) -> tensor<1x3x2xf32>
+  %splat = arith.constant dense<7.0> : tensor<5x2xf32>
+  %j = arith.constant dense<[4, 1]> : tensor<2xi32>
+  %s = aten.embedding %splat, %j : (tensor<5x2xf32>, tensor<2xi32>) -> tensor<2x2xf32>
+  %bad = arith.constant dense<[3]> : tensor<1xi64>
+  %out = aten.embedding %w, %bad : (tensor<3x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+  %run = aten.embedding %w, %ids : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<4x2xf32>
+  return %e, %s, %out, %run : tensor<1x3x2xf32>, tensor<2x2xf32>, tensor<1x2xf32>, tensor<4x2xf32>
+}
+
+// -----
+
 // A 3-D permute of a dense_resource constant reads the blob: [2,2,1] by [2,0,1].
 // CHECK-LABEL: func.func @fold_permute_resource
 // CHECK: %[[P:.*]] = arith.constant dense<{{\[\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]]> : tensor<1x2x2xf32>

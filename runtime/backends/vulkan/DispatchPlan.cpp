@@ -16,6 +16,7 @@
 #include "runtime/schema/vulkan_generated.h"
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -159,23 +160,34 @@ sc::ConvKernel convKernel(size_t spatial, bool transposed, int64_t groups,
 }
 
 /// Sizes the work of matmul.comp's texel kernels for a product of `depth`
-/// into `output`: the tiled kernel (FLAG1) where the output holds
-/// kMatMulMinTiles tiles, else the kernel of four rows per invocation, which
-/// splits long sums of few items.
+/// into `output` (`dispatch.family` one of the two texel families): the big
+/// tiled kernel (its _big family, FLAG1 2) where the output holds
+/// kMatMulMinTiles big tiles, else the small one (its _tiled family, FLAG1
+/// 1) where it holds that many small ones, else the kernel of four rows per
+/// invocation, which splits long sums of few items.
 void useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
                      int64_t depth) {
-  auto tiles = [](int64_t extent, int64_t tile) {
-    return (extent + tile - 1) / tile;
+  auto tiles = [&](int64_t texels, int64_t rows) {
+    return (int64_t{output.extents[0]} + texels - 1) / texels *
+           ((int64_t{output.extents[1]} + rows - 1) / rows) *
+           int64_t{output.extents[2]};
   };
-  if (tiles(output.extents[0], kMatMulTileTexels) *
-          tiles(output.extents[1], kMatMulTileRows) * output.extents[2] >=
-      kMatMulMinTiles) {
-    dispatch.spec[6] = 1;
-    dispatch.itemWidth = kMatMulTileTexels;
-    dispatch.itemHeight = kMatMulTileRows;
-    dispatch.groupPerItem = true;
-    return;
-  }
+  for (auto [kernel, texels, rows] :
+       {std::tuple{2, kMatMulBigTileTexels, kMatMulBigTileRows},
+        std::tuple{1, kMatMulTileTexels, kMatMulTileRows}})
+    if (tiles(texels, rows) >= kMatMulMinTiles) {
+      bool linear = dispatch.family == ShaderFamily::MatMulLinearTexel;
+      dispatch.family =
+          kernel == 2 ? (linear ? ShaderFamily::MatMulLinearTexelBig
+                                : ShaderFamily::MatMulTexelBig)
+                      : (linear ? ShaderFamily::MatMulLinearTexelTiled
+                                : ShaderFamily::MatMulTexelTiled);
+      dispatch.spec[6] = kernel;
+      dispatch.itemWidth = texels;
+      dispatch.itemHeight = rows;
+      dispatch.groupPerItem = true;
+      return;
+    }
   dispatch.itemHeight = kMatMulTexelRows;
   dispatch.splitSteps = (depth + 3) / 4;
 }

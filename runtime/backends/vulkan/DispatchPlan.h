@@ -39,7 +39,12 @@ inline constexpr uint32_t kMatMulTexelRows = 4;
 /// TILE_TEXELS), one workgroup each.
 inline constexpr uint32_t kMatMulTileRows = 32;
 inline constexpr uint32_t kMatMulTileTexels = 8;
-/// The tiles below which a product keeps the four-row kernel: fewer
+/// The big output tile of matmul.comp (its BIG_ROWS and BIG_TEXELS): eight
+/// rows of two texels per invocation.
+inline constexpr uint32_t kMatMulBigTileRows = 64;
+inline constexpr uint32_t kMatMulBigTileTexels = 16;
+/// The tiles of a size below which a product takes a smaller tile, and
+/// below which in small tiles it keeps the four-row kernel: fewer
 /// workgroups of 64 leave a large GPU's cores idle (on the H200 ViT-Tiny's
 /// linears of 42 to 168 tiles took twice as long tiled).
 inline constexpr int64_t kMatMulMinTiles = 512;

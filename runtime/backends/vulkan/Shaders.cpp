@@ -37,6 +37,14 @@ std::string_view shaderName(ShaderFamily family) {
     return "matmul_linear_texel";
   case ShaderFamily::MatMulTexel:
     return "matmul_texel";
+  case ShaderFamily::MatMulLinearTexelTiled:
+    return "matmul_linear_tiled";
+  case ShaderFamily::MatMulLinearTexelBig:
+    return "matmul_linear_tiled_big";
+  case ShaderFamily::MatMulTexelTiled:
+    return "matmul_tiled";
+  case ShaderFamily::MatMulTexelBig:
+    return "matmul_tiled_big";
   case ShaderFamily::Convolution:
     return "conv";
   case ShaderFamily::ConvolutionTexel:
@@ -68,9 +76,13 @@ ShaderBindings shaderBindings(ShaderFamily family) {
   case ShaderFamily::Binary:
   case ShaderFamily::MatMul:
   case ShaderFamily::MatMulTexel:
+  case ShaderFamily::MatMulTexelTiled:
+  case ShaderFamily::MatMulTexelBig:
     return {2, 0};
   case ShaderFamily::ConvolutionTexel:
   case ShaderFamily::MatMulLinearTexel:
+  case ShaderFamily::MatMulLinearTexelTiled:
+  case ShaderFamily::MatMulLinearTexelBig:
     return {2, 2};
   case ShaderFamily::MatMulAdd:
     return {3, 0};

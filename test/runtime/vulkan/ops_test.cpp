@@ -205,6 +205,17 @@ func.func @main(%x: tensor<2x1000x45xf32>, %a: tensor<8x250x19xf32>, %b: tensor<
   %1 = aten.matmul %a, %b : (tensor<8x250x19xf32>, tensor<8x19x250xf32>) -> tensor<8x250x250xf32>
   return %0, %1 : tensor<2x1000x250xf32>, tensor<8x250x250xf32>
 })"},
+    // Enough big tiles (64 rows by 16 texels, 512 of them) for the big
+    // tiled kernel: partial tiles both ways, depth off a multiple of the
+    // slice's 16 and of 4, features off a multiple of 4.
+    {"big-tiled products: partial tiles, odd depth and features", false, R"(
+func.func @main(%x: tensor<32x200x37xf32>, %a: tensor<128x70x21xf32>, %b: tensor<128x21x70xf32>) -> (tensor<32x200x201xf32>, tensor<128x70x70xf32>) {
+  %w = arith.constant @W(201x37)
+  %bias = arith.constant @W(201)
+  %0 = aten.linear %x, %w, %bias : (tensor<32x200x37xf32>, tensor<201x37xf32>, tensor<201xf32>) -> tensor<32x200x201xf32>
+  %1 = aten.matmul %a, %b : (tensor<128x70x21xf32>, tensor<128x21x70xf32>) -> tensor<128x70x70xf32>
+  return %0, %1 : tensor<32x200x201xf32>, tensor<128x70x70xf32>
+})"},
     {"linear, addmm, mm, bmm and matmul", true, R"(
 func.func @main(%x: tensor<2x3x16xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<2x3x5xf32>, %d: tensor<2x5x4xf32>, %e: tensor<2x1x4x6xf32>, %f: tensor<1x3x6x5xf32>, %q: tensor<2x5x7x70xf32>, %k: tensor<2x5x70x9xf32>) -> (tensor<2x3x10xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<2x3x4xf32>, tensor<2x3x4x5xf32>, tensor<2x3x7xf32>, tensor<2x5x7x9xf32>) {
   %w = arith.constant @W(10x16)
@@ -340,6 +351,13 @@ func.func @main(%x: tensor<1x3x7x301xf32>, %y: tensor<2x300x6xf32>, %z: tensor<1
   %10 = aten.mean %z {dim = array<i64: 2, 3>, keepdim = true} : tensor<1x10x20x19xf32> -> tensor<1x10x1x1xf32>
   %11 = aten.linear %x, %lw, %lb : (tensor<1x3x7x301xf32>, tensor<9x301xf32>, tensor<9xf32>) -> tensor<1x3x7x9xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : tensor<1x3x7x301xf32>, tensor<1x3x7x301xf32>, tensor<1x3x7x301xf32>, tensor<1x3x7x301xf32>, tensor<1x3x1x1xf32>, tensor<1x3x7xf32>, tensor<1x1x7x1xf32>, tensor<2x300x6xf32>, tensor<2x6xf32>, tensor<1x10x1x1xf32>, tensor<1x10x1x1xf32>, tensor<1x3x7x9xf32>
+})"},
+    // Lines of more texels than softmax.comp keeps in registers (64 x 8).
+    {"softmax over lines longer than the registers hold", false, R"(
+func.func @main(%x: tensor<3x2101xf32>) -> (tensor<3x2101xf32>, tensor<3x2101xf32>) {
+  %0 = aten.softmax %x {dim = 1 : i64} : tensor<3x2101xf32>
+  %1 = aten.log_softmax %x {dim = 1 : i64} : tensor<3x2101xf32>
+  return %0, %1 : tensor<3x2101xf32>, tensor<3x2101xf32>
 })"},
     {"cumsum along every dim", true, R"(
 func.func @main(%x: tensor<2x3x5x7xf32>, %y: tensor<9xf32>) -> (tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<2x3x5x7xf32>, tensor<9xf32>) {

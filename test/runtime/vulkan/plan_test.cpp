@@ -369,8 +369,9 @@ func.func @main(%q: tensor<1x3x9x70xf32>, %k: tensor<1x3x70x9xf32>, %v: tensor<1
 }
 
 TEST_CASE("products of many tiles take the tiled kernel", "[vulkan][plan]") {
-  // matmul.comp's tiled kernel (FLAG1) takes outputs of at least 512 tiles
-  // of 32 rows and 8 texels, one workgroup each; others keep the four-row
+  // matmul.comp's tiled kernels (FLAG1) take outputs of at least 512 tiles,
+  // one workgroup each: big ones of 64 rows and 16 texels (FLAG1 2), else
+  // small ones of 32 rows and 8 texels (FLAG1 1); others keep the four-row
   // kernel.
   Loaded loaded = loadForPlanning(R"(
 func.func @main(%x: tensor<2048x45xf32>, %k: tensor<20x128xf32>) -> tensor<2048x128xf32> {
@@ -388,14 +389,38 @@ func.func @main(%x: tensor<2048x45xf32>, %k: tensor<20x128xf32>) -> tensor<2048x
   std::vector<std::array<int64_t, 3>> products;
   for (const vk::Dispatch &dispatch : out.runDispatches)
     if (dispatch.family == vk::ShaderFamily::MatMulLinearTexel ||
-        dispatch.family == vk::ShaderFamily::MatMulTexel)
+        dispatch.family == vk::ShaderFamily::MatMulTexel ||
+        dispatch.family == vk::ShaderFamily::MatMulLinearTexelTiled) {
+      // The small tiled kernel is a family of its own.
+      CHECK((dispatch.family == vk::ShaderFamily::MatMulLinearTexelTiled) ==
+            (dispatch.spec[6] == 1));
       products.push_back({dispatch.spec[6], dispatch.params.work[0],
                           dispatch.groupPerItem ? 1 : 0});
-  // 2048 rows are 64 tiles of 32 and 256 features 64 texels, 8 tiles: 512.
-  // The 20-feature linear (5 texels) has 512 x 5 items of four rows; the
-  // matmul's 32 texels make 64 x 4 = 256 tiles, too few, so 512 x 32 items.
+    }
+  // 2048 rows are 64 tiles of 32 and 256 features 64 texels, 8 tiles: 512
+  // (big ones: 32 x 4 = 128). The 20-feature linear (5 texels) has 512 x 5
+  // items of four rows; the matmul's 32 texels make 64 x 4 = 256 tiles, too
+  // few, so 512 x 32 items.
   CHECK(products == std::vector<std::array<int64_t, 3>>{
                         {1, 512, 1}, {0, 512 * 5, 0}, {0, 512 * 32, 0}});
+
+  // A batched matmul's 70 rows and 18 texels are 2 x 2 big tiles in each
+  // of 128 layers: 512.
+  Loaded batched = loadForPlanning(R"(
+func.func @main(%a: tensor<128x70x21xf32>, %b: tensor<128x21x70xf32>) -> tensor<128x70x70xf32> {
+  %0 = aten.matmul %a, %b : (tensor<128x70x21xf32>, tensor<128x21x70xf32>) -> tensor<128x70x70xf32>
+  return %0 : tensor<128x70x70xf32>
+})");
+  vk::DispatchPlan big;
+  status = plan(batched, batched.blob, big);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  products.clear();
+  for (const vk::Dispatch &dispatch : big.runDispatches)
+    if (dispatch.family == vk::ShaderFamily::MatMulTexelBig)
+      products.push_back({dispatch.spec[6], dispatch.params.work[0],
+                          dispatch.groupPerItem ? 1 : 0});
+  CHECK(products == std::vector<std::array<int64_t, 3>>{{2, 512, 1}});
 }
 
 TEST_CASE("a linear between width-packed textures reads a packed weight",

@@ -27,6 +27,7 @@
 // (input texel, kernel row) pairs (CONV_KERNEL_TEXEL) or its kernel rows
 // (CONV_KERNEL_DEPTHWISE_TEXEL) between them.
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 #include "tensor.glsl"
 
 TENSOR_INPUT(src, 1, 2, IN0_PACKING)
@@ -175,18 +176,18 @@ void convTexel(int item, int slice, int split, bool inRange) {
       for (int j0 = 0; j0 < kw; j0 += 4) {
         vec4 w[4];
         vec4 x[4][TEXEL_BLOCK];
-        for (int j = 0; j < 4; ++j) {
+        [[unroll]] for (int j = 0; j < 4; ++j) {
           w[j] = j0 + j < kw ? imageLoad(packedWeight, ivec3(j0 + j, i, oc4))
                              : vec4(0.0);
-          for (int b = 0; b < TEXEL_BLOCK; ++b) {
+          [[unroll]] for (int b = 0; b < TEXEL_BLOCK; ++b) {
             int iw = (ow0 + b) * sp.y - sp.w + (j0 + j) * dg.y;
             x[j][b] = j0 + j < kw && iw >= 0 && iw < inW
                           ? imageLoad(src, texelAt(inBase, oc4, ih, iw))
                           : vec4(0.0);
           }
         }
-        for (int j = 0; j < 4; ++j)
-          for (int b = 0; b < TEXEL_BLOCK; ++b)
+        [[unroll]] for (int j = 0; j < 4; ++j)
+          [[unroll]] for (int b = 0; b < TEXEL_BLOCK; ++b)
             sum[b] += x[j][b] * w[j];
       }
     }

@@ -14,12 +14,17 @@
 // features or columns) per invocation, each weight or rhs texel fetched once
 // for the four rows.
 // iarg[3].x of either: the invocations that share each output texel,
-// splitting its row. FLAG1 set (DispatchPlan picks it for products of many
-// rows and columns): the tiled kernel instead, one workgroup per output tile
-// of TILE_ROWS rows by TILE_TEXELS texels, which stages TILE_DEPTH-deep
+// splitting its row. With -DTILE_KERNEL (DispatchPlan picks it for products
+// of many rows and columns; FLAG1 holds its number too): a tiled kernel
+// instead, one workgroup per output tile, which stages TILE_DEPTH-deep
 // slices of both operands in shared memory so that each texel of them is
-// fetched once per tile, not once per four rows.
+// fetched once per tile, not once per four rows. -DTILE_KERNEL=1 (the
+// matmul_tiled and matmul_linear_tiled families): tiles of TILE_ROWS rows
+// by TILE_TEXELS texels; -DTILE_KERNEL=2 (the _big ones, for outputs with
+// enough of them): tiles of BIG_ROWS by BIG_TEXELS. Each is a shader of its
+// own, so that no kernel carries another's registers and shared memory.
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 #include "tensor.glsl"
 
 TENSOR_INPUT(lhs, 1, 2, IN0_PACKING)
@@ -82,6 +87,7 @@ bool element(int idx[8], out float value) {
 // which sizes the work (Dispatch::itemHeight).
 #define TEXEL_ROWS 4
 
+#ifndef TILE_KERNEL
 #include "split.glsl"
 #if SPLIT_SUMS != TEXEL_ROWS
 #error "split.glsl adds TEXEL_ROWS sums per work item"
@@ -97,6 +103,7 @@ ivec3 itemTexel(int item) {
   return ivec3(item % gx, (item / gx) % rowBlocks * TEXEL_ROWS,
                item / (gx * rowBlocks));
 }
+#endif
 
 // The lhs texel of row y at input texel t, zero past the depth and for a
 // row past the end.
@@ -114,16 +121,25 @@ void storeRows(ivec3 at, vec4 sum[TEXEL_ROWS], bvec4 live) {
     imageStore(outImg, ivec3(at.x, at.y + r, at.z), mix(vec4(0.0), sum[r], live));
 }
 
+// The bias (FLAG0) of output texel column x for `live` lanes; zero for a
+// matmul.
+vec4 biasTexel(int x, bvec4 live) {
+  vec4 b = vec4(0.0);
+#ifdef LINEAR
+  if (FLAG0 != 0)
+    for (int l = 0; l < 4; ++l)
+      if (live[l])
+        b[l] = bias.v[x * 4 + l];
+#endif
+  return b;
+}
+
+#ifndef TILE_KERNEL
 #ifdef LINEAR
 // The bias (FLAG0) of output texel column x, added to each of its rows;
 // padding lanes get none.
 void addBias(inout vec4 sum[TEXEL_ROWS], int x, bvec4 live) {
-  if (FLAG0 == 0)
-    return;
-  vec4 b = vec4(0.0);
-  for (int l = 0; l < 4; ++l)
-    if (live[l])
-      b[l] = bias.v[x * 4 + l];
+  vec4 b = biasTexel(x, live);
   for (int r = 0; r < TEXEL_ROWS; ++r)
     sum[r] += b;
 }
@@ -184,72 +200,118 @@ void texelKernel(int item, int slice, int split, bool inRange) {
 }
 #endif
 
-// The tiled kernel's tile: DispatchPlan.h's kMatMulTileRows and
+void main() {
+  int split = max(P.iarg[3].x, 1);
+  int invocation = workItem();
+  int item = invocation / split;
+  texelKernel(item, invocation % split, split, item < P.work.x);
+}
+#else
+// The lhs texel j of a slab TILE_DEPTH deep at depth k0 of `rows` rows from
+// row y0: row j % rows, texel j / rows of the slab; zero past the depth.
+vec4 slabLhs(int j, int rows, int k0, int y0, int z, int depth) {
+  int kt = k0 / 4 + j / rows;
+  return kt * 4 < depth ? lhsTexel(kt, y0 + j % rows, z, depth) : vec4(0.0);
+}
+
+#ifdef LINEAR
+// The weight texel j of a slab at depth k0 of `features` features from
+// feature f0: feature j % features, texel j / features of the slab (the
+// feature's weights at four depths); zero past the features and the depth.
+vec4 slabRhs(int j, int features, int k0, int f0, int depth, int columns) {
+  int feature = f0 + j % features, kt = k0 / 4 + j / features;
+  return feature < columns && kt * 4 < depth
+             ? imageLoad(packedWeight, ivec3(kt, feature, 0))
+             : vec4(0.0);
+}
+#else
+// The rhs texel j of a slab at depth k0 of `texels` texels from texel x0:
+// texel j % texels of row k0 + j / texels; zero past both.
+vec4 slabRhs(int j, int texels, int k0, int x0, int depth, int gx, int z) {
+  int x = x0 + j % texels, k = k0 + j / texels;
+  return k < depth && x < gx ? imageLoad(rhs, ivec3(x, k, z)) : vec4(0.0);
+}
+#endif
+
+// Both tiled kernels stage TILE_DEPTH-deep slices of the operands in shared
+// memory and load the next slice into registers while they compute on the
+// current one, so a workgroup waits for memory once per slice at most.
+#define TILE_DEPTH 16
+
+// Tile `tile` of `rows` x `texels`: its first texel, row and layer.
+ivec3 tileOrigin(int tile, int rows, int texels) {
+  int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
+  int tilesX = (gx + texels - 1) / texels;
+  int tilesY = (gy + rows - 1) / rows;
+  return ivec3(tile % tilesX * texels, tile / tilesX % tilesY * rows,
+               tile / (tilesX * tilesY));
+}
+
+#if TILE_KERNEL == 1
+// The small tile (-DTILE_KERNEL=1): DispatchPlan.h's kMatMulTileRows and
 // kMatMulTileTexels (Dispatch::itemHeight, itemWidth). Its 8 x 8
-// invocations each compute one output texel of four rows, as a texel
-// kernel's work item.
+// invocations each compute one output texel of four rows.
 #define TILE_ROWS 32
 #define TILE_TEXELS 8
-#define TILE_DEPTH 16
 #if TILE_ROWS / TEXEL_ROWS * TILE_TEXELS != 64 || TEXEL_ROWS != 4
 #error "the tile's invocations (four rows each) are the workgroup's 64"
 #endif
+// Slab texels per invocation: TILE_ROWS (or TILE_TEXELS * 4 features, or
+// TILE_DEPTH rhs rows of TILE_TEXELS) times TILE_DEPTH / 4, over 64.
+#define TILE_LOADS 2
 // tileA[k][m / 4][m % 4]: lhs row m of the tile at depth k0 + k;
 // tileB[k][x]: the four columns of tile texel x at depth k0 + k (for a
 // linear, the weight's features transposed).
 shared vec4 tileA[TILE_DEPTH][TILE_ROWS / 4];
 shared vec4 tileB[TILE_DEPTH][TILE_TEXELS];
 
-void tiledKernel() {
-  int tile = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
-  // The same for the whole workgroup, so its barriers stay uniform.
-  if (tile >= P.work.x)
-    return;
-  int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
-  int tilesX = (gx + TILE_TEXELS - 1) / TILE_TEXELS;
-  int tilesY = (gy + TILE_ROWS - 1) / TILE_ROWS;
-  int x0 = tile % tilesX * TILE_TEXELS;
-  int y0 = tile / tilesX % tilesY * TILE_ROWS;
-  int z = tile / (tilesX * tilesY);
+
+void smallTileKernel(int tile) {
+  ivec3 o = tileOrigin(tile, TILE_ROWS, TILE_TEXELS);
+  int x0 = o.x, y0 = o.y, z = o.z;
+  int gx = P.t[0].geom.x;
   int me = int(gl_LocalInvocationID.x);
   int tx = me % TILE_TEXELS, ty = me / TILE_TEXELS;
   int depth = size(1, 7), columns = size(0, 7);
   vec4 sum[TEXEL_ROWS];
-  for (int r = 0; r < TEXEL_ROWS; ++r)
+  [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
     sum[r] = vec4(0.0);
-  for (int k0 = 0; k0 < depth; k0 += TILE_DEPTH) {
-    // The lhs slice: TILE_ROWS rows of TILE_DEPTH / 4 texels, zero past
-    // the rows and the depth.
-    for (int j = me; j < TILE_ROWS * (TILE_DEPTH / 4); j += 64) {
-      int row = j % TILE_ROWS, t = j / TILE_ROWS;
-      int kt = k0 / 4 + t;
-      vec4 v = kt * 4 < depth ? lhsTexel(kt, y0 + row, z, depth) : vec4(0.0);
-      for (int i = 0; i < 4; ++i)
-        tileA[t * 4 + i][row / 4][row % 4] = v[i];
-    }
+  vec4 la[TILE_LOADS], lb[TILE_LOADS];
+  [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
+    la[i] = slabLhs(me + 64 * i, TILE_ROWS, 0, y0, z, depth);
 #ifdef LINEAR
-    // The weight slice: texel (kt, feature) holds the feature's weights at
-    // depths 4kt..4kt+3 (zero past the depth, as packed).
-    for (int j = me; j < TILE_TEXELS * 4 * (TILE_DEPTH / 4); j += 64) {
-      int n = j % (TILE_TEXELS * 4), t = j / (TILE_TEXELS * 4);
-      int feature = x0 * 4 + n, kt = k0 / 4 + t;
-      vec4 v = feature < columns && kt * 4 < depth
-                   ? imageLoad(packedWeight, ivec3(kt, feature, 0))
-                   : vec4(0.0);
-      for (int i = 0; i < 4; ++i)
-        tileB[t * 4 + i][n / 4][n % 4] = v[i];
-    }
+    lb[i] = slabRhs(me + 64 * i, TILE_TEXELS * 4, 0, x0 * 4, depth, columns);
 #else
-    // The rhs slice: TILE_DEPTH rows of TILE_TEXELS texels, zero past both.
-    for (int j = me; j < TILE_TEXELS * TILE_DEPTH; j += 64) {
-      int x = j % TILE_TEXELS, k = j / TILE_TEXELS;
-      tileB[k][x] = k0 + k < depth && x0 + x < gx
-                        ? imageLoad(rhs, ivec3(x0 + x, k0 + k, z))
-                        : vec4(0.0);
-    }
+    lb[i] = slabRhs(me + 64 * i, TILE_TEXELS, 0, x0, depth, gx, z);
 #endif
+  }
+  for (int k0 = 0; k0 < depth; k0 += TILE_DEPTH) {
+    [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
+      int j = me + 64 * i;
+      int row = j % TILE_ROWS, t = j / TILE_ROWS;
+      [[unroll]] for (int c = 0; c < 4; ++c)
+        tileA[t * 4 + c][row / 4][row % 4] = la[i][c];
+#ifdef LINEAR
+      int n = j % (TILE_TEXELS * 4), tb = j / (TILE_TEXELS * 4);
+      [[unroll]] for (int c = 0; c < 4; ++c)
+        tileB[tb * 4 + c][n / 4][n % 4] = lb[i][c];
+#else
+      tileB[j / TILE_TEXELS][j % TILE_TEXELS] = lb[i];
+#endif
+    }
     barrier();
-    for (int k = 0; k < TILE_DEPTH; ++k) {
+    int next = k0 + TILE_DEPTH;
+    if (next < depth)
+      [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
+        la[i] = slabLhs(me + 64 * i, TILE_ROWS, next, y0, z, depth);
+#ifdef LINEAR
+        lb[i] = slabRhs(me + 64 * i, TILE_TEXELS * 4, next, x0 * 4, depth,
+                        columns);
+#else
+        lb[i] = slabRhs(me + 64 * i, TILE_TEXELS, next, x0, depth, gx, z);
+#endif
+      }
+    [[unroll]] for (int k = 0; k < TILE_DEPTH; ++k) {
       vec4 a = tileA[k][ty], b = tileB[k][tx];
       sum[0] += a.x * b;
       sum[1] += a.y * b;
@@ -262,20 +324,106 @@ void tiledKernel() {
   if (at.x >= gx)
     return;
   bvec4 live = lessThan(ivec4(at.x * 4) + ivec4(0, 1, 2, 3), ivec4(columns));
-#ifdef LINEAR
-  addBias(sum, at.x, live);
-#endif
+  vec4 b = biasTexel(at.x, live);
+  [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
+    sum[r] += b;
   storeRows(at, sum, live);
 }
 
-void main() {
-  if (FLAG1 != 0) {
-    tiledKernel();
-    return;
+#else
+// The big tile (-DTILE_KERNEL=2): kMatMulBigTileRows and
+// kMatMulBigTileTexels. Its 8 x 8 invocations each compute eight rows of
+// two output texels (tx and tx + 8), 64 outputs from four shared-memory
+// loads per depth step.
+#define BIG_ROWS 64
+#define BIG_TEXELS 16
+#define BIG_LOADS 4
+shared vec4 bigA[TILE_DEPTH][BIG_ROWS / 4];
+shared vec4 bigB[TILE_DEPTH][BIG_TEXELS];
+
+void bigTileKernel(int tile) {
+  ivec3 o = tileOrigin(tile, BIG_ROWS, BIG_TEXELS);
+  int x0 = o.x, y0 = o.y, z = o.z;
+  int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
+  int me = int(gl_LocalInvocationID.x);
+  int tx = me % 8, ty = me / 8;
+  int depth = size(1, 7), columns = size(0, 7);
+  // Rows 8 ty + r of texels tx (s0) and tx + 8 (s1).
+  vec4 s0[8], s1[8];
+  [[unroll]] for (int r = 0; r < 8; ++r)
+    s0[r] = s1[r] = vec4(0.0);
+  vec4 la[BIG_LOADS], lb[BIG_LOADS];
+  [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
+    la[i] = slabLhs(me + 64 * i, BIG_ROWS, 0, y0, z, depth);
+#ifdef LINEAR
+    lb[i] = slabRhs(me + 64 * i, BIG_TEXELS * 4, 0, x0 * 4, depth, columns);
+#else
+    lb[i] = slabRhs(me + 64 * i, BIG_TEXELS, 0, x0, depth, gx, z);
+#endif
   }
-  int split = max(P.iarg[3].x, 1);
-  int invocation = workItem();
-  int item = invocation / split;
-  texelKernel(item, invocation % split, split, item < P.work.x);
+  for (int k0 = 0; k0 < depth; k0 += TILE_DEPTH) {
+    [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
+      int j = me + 64 * i;
+      int row = j % BIG_ROWS, t = j / BIG_ROWS;
+      [[unroll]] for (int c = 0; c < 4; ++c)
+        bigA[t * 4 + c][row / 4][row % 4] = la[i][c];
+#ifdef LINEAR
+      int n = j % (BIG_TEXELS * 4), tb = j / (BIG_TEXELS * 4);
+      [[unroll]] for (int c = 0; c < 4; ++c)
+        bigB[tb * 4 + c][n / 4][n % 4] = lb[i][c];
+#else
+      bigB[j / BIG_TEXELS][j % BIG_TEXELS] = lb[i];
+#endif
+    }
+    barrier();
+    int next = k0 + TILE_DEPTH;
+    if (next < depth)
+      [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
+        la[i] = slabLhs(me + 64 * i, BIG_ROWS, next, y0, z, depth);
+#ifdef LINEAR
+        lb[i] = slabRhs(me + 64 * i, BIG_TEXELS * 4, next, x0 * 4, depth,
+                        columns);
+#else
+        lb[i] = slabRhs(me + 64 * i, BIG_TEXELS, next, x0, depth, gx, z);
+#endif
+      }
+    [[unroll]] for (int k = 0; k < TILE_DEPTH; ++k) {
+      vec4 a0 = bigA[k][2 * ty], a1 = bigA[k][2 * ty + 1];
+      vec4 b0 = bigB[k][tx], b1 = bigB[k][tx + 8];
+      [[unroll]] for (int r = 0; r < 4; ++r) {
+        s0[r] += a0[r] * b0;
+        s1[r] += a0[r] * b1;
+        s0[r + 4] += a1[r] * b0;
+        s1[r + 4] += a1[r] * b1;
+      }
+    }
+    barrier();
+  }
+  int xa = x0 + tx, xb = xa + 8;
+  bvec4 liveA = lessThan(ivec4(xa * 4) + ivec4(0, 1, 2, 3), ivec4(columns));
+  bvec4 liveB = lessThan(ivec4(xb * 4) + ivec4(0, 1, 2, 3), ivec4(columns));
+  vec4 biasA = biasTexel(xa, liveA), biasB = biasTexel(xb, liveB);
+  [[unroll]] for (int r = 0; r < 8; ++r) {
+    int y = y0 + 8 * ty + r;
+    if (y < gy && xa < gx)
+      imageStore(outImg, ivec3(xa, y, z), mix(vec4(0.0), s0[r] + biasA, liveA));
+    if (y < gy && xb < gx)
+      imageStore(outImg, ivec3(xb, y, z), mix(vec4(0.0), s1[r] + biasB, liveB));
+  }
 }
+
+#endif
+
+void main() {
+  int tile = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
+  // The same for the whole workgroup, so its barriers stay uniform.
+  if (tile >= P.work.x)
+    return;
+#if TILE_KERNEL == 1
+  smallTileKernel(tile);
+#else
+  bigTileKernel(tile);
+#endif
+}
+#endif
 #endif

@@ -10,6 +10,7 @@
 // plane: whole texels, PLANE_LOADS loads in flight per invocation, no index
 // arithmetic per element.
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 #include "tensor.glsl"
 
 TENSOR_INPUT(src, 1, 2, IN0_PACKING)
@@ -123,23 +124,23 @@ void planeMain() {
     return;
   int inW = size(1, 7), count = size(1, 6) * inW;
   vec4 acc[PLANE_LOADS];
-  for (int a = 0; a < PLANE_LOADS; ++a)
+  [[unroll]] for (int a = 0; a < PLANE_LOADS; ++a)
     acc[a] = vec4(initial());
   vec4 nan = vec4(0.0);
   for (int p = int(gl_LocalInvocationID.x); p < count;
        p += PLANE_LOADS * LINE_GROUP) {
     vec4 x[PLANE_LOADS];
-    for (int a = 0; a < PLANE_LOADS; ++a) {
+    [[unroll]] for (int a = 0; a < PLANE_LOADS; ++a) {
       int q = p + a * LINE_GROUP;
       x[a] = q < count ? imageLoad(src, ivec3(q % inW, q / inW, item))
                        : vec4(initial());
     }
-    for (int a = 0; a < PLANE_LOADS; ++a) {
+    [[unroll]] for (int a = 0; a < PLANE_LOADS; ++a) {
       nan = max(nan, vec4(isnan(x[a])));
       acc[a] = combine4(acc[a], x[a]);
     }
   }
-  for (int a = 1; a < PLANE_LOADS; ++a)
+  [[unroll]] for (int a = 1; a < PLANE_LOADS; ++a)
     acc[0] = combine4(acc[0], acc[a]);
   bool isMax = OP == REDUCE_OP_AMAX;
   vec4 result = groupReduce(acc[0], isMax);

@@ -1,8 +1,10 @@
 // softmax.comp - softmax (FLAG0 0) or log_softmax (FLAG0 1) along one dim;
 // iarg[0].x: its position among the eight. One workgroup per line
 // (line.glsl): the line's maximum, the sum of exp(x - maximum), then the
-// outputs.
+// outputs; a line of up to LINE_GROUP * CACHED_STEPS texels is read once
+// into registers.
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 #include "tensor.glsl"
 
 TENSOR_INPUT(src, 1, 2, IN0_PACKING)
@@ -11,6 +13,11 @@ TENSOR_INPUT(src, 1, 2, IN0_PACKING)
 #define DUET_NO_ELEMENT
 #include "main.glsl"
 #include "line.glsl"
+
+// Texels per invocation that a line of at most LINE_GROUP * CACHED_STEPS
+// texels keeps in registers: read once, all loads in flight at once,
+// instead of three passes that each wait for memory step by step.
+#define CACHED_STEPS 8
 
 void main() {
   int line = lineOfGroup();
@@ -21,6 +28,29 @@ void main() {
   float negInf = uintBitsToFloat(0xff800000u);
   bvec4 valid;
   vec4 largest = vec4(negInf);
+  if (l.steps <= LINE_GROUP * CACHED_STEPS) {
+    vec4 x[CACHED_STEPS];
+    bvec4 ok[CACHED_STEPS];
+    [[unroll]] for (int i = 0; i < CACHED_STEPS; ++i) {
+      int step = t + i * LINE_GROUP;
+      ok[i] = bvec4(false);
+      x[i] = step < l.steps ? lineLoad(l, step, negInf, ok[i]) : vec4(negInf);
+      largest = max(largest, x[i]);
+    }
+    largest = lineTotal(l, groupReduce(largest, true), true);
+    vec4 sum = vec4(0.0);
+    [[unroll]] for (int i = 0; i < CACHED_STEPS; ++i)
+      sum += mix(vec4(0.0), exp(x[i] - largest), ok[i]);
+    sum = lineTotal(l, groupReduce(sum, false), false);
+    [[unroll]] for (int i = 0; i < CACHED_STEPS; ++i) {
+      int step = t + i * LINE_GROUP;
+      vec4 shifted = x[i] - largest;
+      if (step < l.steps)
+        lineStore(l, step,
+                  FLAG0 != 0 ? shifted - log(sum) : exp(shifted) / sum, ok[i]);
+    }
+    return;
+  }
   for (int s = t; s < l.steps; s += LINE_GROUP)
     largest = max(largest, lineLoad(l, s, negInf, valid));
   largest = lineTotal(l, groupReduce(largest, true), true);
