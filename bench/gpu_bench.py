@@ -23,7 +23,7 @@ each program after its first. The timed runs use the warm cache.
 
 Usage (on the GPU machine; bench/gpu_machine.sh runs the whole table there):
   bench/gpu_bench.py --duet-run DIR/duet-run --programs DIR [--models a,b]
-                     [--export --duet PATH/duet] [--profile DIR]
+                     [--export --duet PATH/duet] [--profile DIR] [--fp16]
                      [--repeats 3] [--iterations 200] [--warmup 20]
 Programs are DIR/<model>.vulkan.duet; the stored input and eager output are
 DIR/<model>.input0.npy and DIR/<model>.output0.npy. With --export they are first
@@ -107,7 +107,7 @@ def build_model(name):
     return model.eval(), x
 
 
-def export_and_compile(name, folder, duet):
+def export_and_compile(name, folder, duet, fp16=False):
     """Writes folder/NAME.pt2 (torch.export's TRAINING form), the input and eager CPU
     output as .npy, and compiles folder/NAME.vulkan.duet with `duet compile
     --backends vulkan --target-profile nvidia-desktop` (this GPU's texture limits: the
@@ -122,7 +122,7 @@ def export_and_compile(name, folder, duet):
         out = model(x)
     np.save(os.path.join(folder, f"{name}.input0.npy"), x.numpy())
     np.save(os.path.join(folder, f"{name}.output0.npy"), out.numpy())
-    program = os.path.join(folder, f"{name}.vulkan.duet")
+    program = os.path.join(folder, program_name(name, fp16))
     exported = torch.export.export(model, (x,))
     for flavour in ("training", "aten"):
         archive = os.path.join(folder, f"{name}.{flavour}.pt2")
@@ -131,7 +131,7 @@ def export_and_compile(name, folder, duet):
         report = os.path.join(folder, f"{name}.report.json")
         proc = subprocess.run([duet, "compile", archive, "--backends", "vulkan",
                                "--target-profile", "nvidia-desktop", "-o", program,
-                               "--report", report],
+                               "--report", report] + (["--force-fp16"] if fp16 else []),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         print(f"{name} ({flavour}): {proc.stdout.strip()}", flush=True)
         if proc.returncode == 0:
@@ -145,6 +145,10 @@ def export_and_compile(name, folder, duet):
             return flavour
     print(f"{name}: duet compile refused both forms; left out of the table", flush=True)
     return None
+
+
+def program_name(name, fp16):
+    return f"{name}.vulkan{'-fp16' if fp16 else ''}.duet"
 
 
 def torch_model(name):
@@ -209,6 +213,10 @@ def main():
     parser.add_argument("--profile", metavar="DIR",
                         help="also write DIR/NAME.profile.json: `duet-run bench --profile "
                              "--json` (device timestamps per dispatch)")
+    parser.add_argument("--fp16", action="store_true",
+                        help="compile with --force-fp16 (fp16 images, fp16 arithmetic in the "
+                             "convolutions and products), check at the fp16 tolerance "
+                             "(rtol/atol 1e-2); PyTorch stays fp32")
     parser.add_argument("--cache", default="/tmp/duet-gpu-bench-cache",
                         help="pipeline-cache folder (emptied per model for the cold loads)")
     options = parser.parse_args()
@@ -221,14 +229,16 @@ def main():
         sys.exit(f"unknown model(s) {unknown}; known: {sorted(MODELS)}")
     if options.export:
         os.makedirs(options.programs, exist_ok=True)
-        names = [n for n in names if export_and_compile(n, options.programs, options.duet)]
+        names = [n for n in names
+                 if export_and_compile(n, options.programs, options.duet, options.fp16)]
     left_out = []
     for name in names:
-        program = os.path.join(options.programs, f"{name}.vulkan.duet")
+        program = os.path.join(options.programs, program_name(name, options.fp16))
         check = subprocess.run(
             [options.duet_run, "run", program, "--input",
              os.path.join(options.programs, f"{name}.input0.npy"), "--expect",
-             os.path.join(options.programs, f"{name}.output0.npy")],
+             os.path.join(options.programs, f"{name}.output0.npy")]
+            + (["--rtol", "1e-2", "--atol", "1e-2"] if options.fp16 else []),
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         print(check.stdout.strip(), flush=True)
         if check.returncode != 0:
@@ -274,6 +284,9 @@ def main():
         rows.append((name, med))
         print(f"{name}: {json.dumps(results)}", flush=True)
 
+    if options.fp16:
+        print("\nduet with --force-fp16 (fp16 images, fp16 arithmetic in the convolutions and "
+              "products); PyTorch fp32.")
     print("\n| model | duet Vulkan ms | PyTorch CUDA eager ms | CUDA graph replay ms "
           "| duet / eager | duet / graph | load cold ms | load warm ms | load, device open ms |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -39,6 +39,11 @@ struct VulkanOptions {
   /// refuses a program compiled with --force-fp16. Tools:
   /// DUET_VULKAN_TEST_NO_FP16_IMAGES (set to any value).
   bool testNoFp16Images = false;
+  /// Test hook: load a --force-fp16 program as on a device without
+  /// shaderFloat16, whose convolutions and products then compute in fp32 on
+  /// the fp16 images (with a notice). Tools: DUET_VULKAN_TEST_NO_FP16_MATH
+  /// (set to any value).
+  bool testNoFp16Math = false;
   /// Test hook: stage inputs and outputs through device buffers and
   /// transfer copies, as on a discrete GPU, whatever the device. Tools:
   /// DUET_VULKAN_TEST_DEVICE_STAGING (set to any value).

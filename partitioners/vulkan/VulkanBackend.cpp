@@ -34,7 +34,8 @@ constexpr OptionSpec kOptions[] = {
      /*readsFile=*/true},
     {kForceFp16Option, "",
      "keep Vulkan textures in RGBA16F images instead of RGBA32F (fp16 "
-     "storage, fp32 math; inputs and outputs keep their dtypes)",
+     "storage; fp16 math in convolutions and products on a device with "
+     "shaderFloat16; inputs and outputs keep their dtypes)",
      /*readsFile=*/false, /*emitOnly=*/true},
 };
 

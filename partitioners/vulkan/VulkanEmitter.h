@@ -22,7 +22,8 @@ namespace duet {
 /// The emitter of Vulkan delegate blobs.
 DelegateEmitter &vulkanEmitter();
 
-/// The flag that keeps textures in RGBA16F images (fp32 math, fp16 storage).
+/// The flag that keeps textures in RGBA16F images (fp16 storage; fp16 math
+/// in the convolutions and products where the device has shaderFloat16).
 constexpr llvm::StringLiteral kForceFp16Option = "force-fp16";
 
 } // namespace duet

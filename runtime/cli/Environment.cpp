@@ -58,6 +58,8 @@ rt::Status readVulkanEnvironment(rt::LoadOptions &options) {
                                  vulkan.testMaxStorageBufferRange));
   vulkan.testNoFp16Images =
       std::getenv(rt::kVulkanTestNoFp16ImagesVariable) != nullptr;
+  vulkan.testNoFp16Math =
+      std::getenv(rt::kVulkanTestNoFp16MathVariable) != nullptr;
   vulkan.testDeviceStaging =
       std::getenv(rt::kVulkanTestDeviceStagingVariable) != nullptr;
   vulkan.pipelineCacheDir = pipelineCacheFolder();

@@ -82,6 +82,8 @@ inline constexpr const char *kVulkanTestMaxBufferRangeVariable =
     "DUET_VULKAN_TEST_MAX_STORAGE_BUFFER_RANGE";
 inline constexpr const char *kVulkanTestNoFp16ImagesVariable =
     "DUET_VULKAN_TEST_NO_FP16_IMAGES";
+inline constexpr const char *kVulkanTestNoFp16MathVariable =
+    "DUET_VULKAN_TEST_NO_FP16_MATH";
 inline constexpr const char *kVulkanTestDeviceStagingVariable =
     "DUET_VULKAN_TEST_DEVICE_STAGING";
 

@@ -10,6 +10,7 @@ struct ShaderVariant {
   bool inputsInBuffers;
   bool outputInBuffer;
   bool fp16Images;
+  bool fp16Math;
   const uint32_t *words;
   size_t count;
 };
@@ -101,15 +102,28 @@ ShaderBindings shaderBindings(ShaderFamily family) {
 }
 
 ShaderCode shaderCode(ShaderFamily family, bool inputsInBuffers,
-                      bool outputInBuffer, bool fp16Images) {
+                      bool outputInBuffer, bool fp16Images, bool fp16Math) {
   std::string_view name = shaderName(family);
   // Only variants that touch an image have an rgba16f build.
   bool fp16 = fp16Images && !(inputsInBuffers && outputInBuffer);
+  const ShaderVariant *found = nullptr;
   for (const ShaderVariant &variant : kShaderVariants)
     if (name == variant.family && variant.inputsInBuffers == inputsInBuffers &&
-        variant.outputInBuffer == outputInBuffer && variant.fp16Images == fp16)
-      return {variant.words, variant.count};
-  return {};
+        variant.outputInBuffer == outputInBuffer &&
+        variant.fp16Images == fp16 &&
+        (!found || variant.fp16Math == (fp16 && fp16Math)))
+      found = &variant;
+  if (!found)
+    return {};
+  return {found->words, found->count, found->fp16Math};
+}
+
+bool hasFp16Math(ShaderFamily family) {
+  std::string_view name = shaderName(family);
+  for (const ShaderVariant &variant : kShaderVariants)
+    if (name == variant.family && variant.fp16Math)
+      return true;
+  return false;
 }
 
 } // namespace duet::rt::vulkan

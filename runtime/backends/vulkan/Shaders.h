@@ -72,12 +72,21 @@ ShaderBindings shaderBindings(ShaderFamily family);
 struct ShaderCode {
   const uint32_t *words = nullptr;
   size_t count = 0;
+  /// Whether it computes in fp16 (-DFP16_MATH).
+  bool fp16Math = false;
 };
 
 /// The family with its inputs and output in buffers or in textures, and its
-/// images rgba16f (`fp16Images`) or rgba32f.
+/// images rgba16f (`fp16Images`) or rgba32f. With `fp16Math` (and
+/// `fp16Images`), its build that computes in fp16 where the family has one
+/// (hasFp16Math: the convolution and product texel kernels), else the one
+/// that computes in fp32 on fp16 images.
 ShaderCode shaderCode(ShaderFamily family, bool inputsInBuffers,
-                      bool outputInBuffer, bool fp16Images = false);
+                      bool outputInBuffer, bool fp16Images = false,
+                      bool fp16Math = false);
+
+/// Whether the family has a build that computes in fp16.
+bool hasFp16Math(ShaderFamily family);
 
 } // namespace duet::rt::vulkan
 

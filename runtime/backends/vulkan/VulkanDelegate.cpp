@@ -269,6 +269,22 @@ Status VulkanDelegate::load(ByteSpan blob) {
                                kVulkanTestNoFp16ImagesVariable)
                  : "",
           kVulkanDeviceVariable);
+    // Its convolutions and products compute in fp16 where the device can;
+    // elsewhere in fp32, which the notice says.
+    bool hookedMath = options.testNoFp16Math;
+    fp16Math_ = device_->info().shaderFloat16 && !hookedMath;
+    bool computes = false;
+    for (const Dispatch &dispatch : plan_.runDispatches)
+      computes = computes || hasFp16Math(dispatch.family);
+    if (!fp16Math_ && computes && options.notice)
+      options.notice(fmt::format(
+          "vulkan delegate {}: device '{}' has no shaderFloat16{}, so its "
+          "convolutions and products compute in fp32 on the --force-fp16 "
+          "program's fp16 images",
+          index_, device_->info().name,
+          hookedMath ? fmt::format(" (as the test hook {} says)",
+                                   kVulkanTestNoFp16MathVariable)
+                     : ""));
   }
 
   // The device arena: tensors, weights and the stand-in for absent weights.
@@ -389,8 +405,9 @@ Status VulkanDelegate::createPipelines() {
                       dispatch.outputInBuffer};
       Layouts &layouts = layouts_[key];
       if (!layouts.module) {
-        ShaderCode code = shaderCode(dispatch.family, dispatch.inputsInBuffers,
-                                     dispatch.outputInBuffer, plan_.fp16Images);
+        ShaderCode code =
+            shaderCode(dispatch.family, dispatch.inputsInBuffers,
+                       dispatch.outputInBuffer, plan_.fp16Images, fp16Math_);
         VkShaderModuleCreateInfo module{};
         module.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
         module.codeSize = code.count * sizeof(uint32_t);

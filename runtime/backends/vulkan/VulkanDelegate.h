@@ -36,6 +36,9 @@ public:
                  const std::vector<TensorView> &outputs);
 
   const DispatchPlan &plan() const { return plan_; }
+  /// Whether its convolutions and products compute in fp16: a --force-fp16
+  /// program on a device with shaderFloat16.
+  bool computesInFp16() const { return fp16Math_; }
 
   /// Under LoadOptions::observer: the delegate-internal tensors, staged out
   /// after every run (StagingBuffer::Use::observed), and read from there.
@@ -78,6 +81,8 @@ private:
                       Resource &resource);
   Status createImage(const PlannedTensor &tensor, Resource &resource);
   /// The format of every image: RGBA16F under --force-fp16, else RGBA32F.
+  /// See computesInFp16().
+  bool fp16Math_ = false;
   VkFormat textureFormat() const {
     return plan_.fp16Images ? VK_FORMAT_R16G16B16A16_SFLOAT
                             : VK_FORMAT_R32G32B32A32_SFLOAT;

@@ -314,6 +314,15 @@ Status Device::open(const std::string &wanted) {
   deviceInfo.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   deviceInfo.queueCreateInfoCount = 1;
   deviceInfo.pQueueCreateInfos = &queueInfo;
+  // fp16 arithmetic for --force-fp16 programs (shaders built with
+  // -DFP16_MATH), where the device has it; describe() reads it on Vulkan
+  // 1.2 and newer only, where the feature struct is core.
+  VkPhysicalDeviceShaderFloat16Int8Features float16{};
+  float16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
+  if (info_.shaderFloat16) {
+    float16.shaderFloat16 = VK_TRUE;
+    deviceInfo.pNext = &float16;
+  }
   DUET_VK_CHECK(api_.vkCreateDevice(physical_, &deviceInfo, nullptr, &device_),
                 "vkCreateDevice on " + info_.name);
   DUET_RETURN_IF_ERROR(api_.loadDeviceFunctions(device_));

@@ -4,6 +4,7 @@
 
 #include "VulkanTestSupport.h"
 
+#include "runtime/backends/vulkan/Shaders.h"
 #include "runtime/core/Npy.h"
 
 #include <catch2/catch.hpp>
@@ -203,4 +204,35 @@ func.func @main(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
       CHECK(out == expected);
     }
   }
+}
+
+namespace vk = duet::rt::vulkan;
+
+TEST_CASE("the convolution and product kernels have fp16 arithmetic builds",
+          "[vulkan][fp16]") {
+  // -DFP16_MATH builds, chosen for --force-fp16 programs on a device with
+  // shaderFloat16; other families compute in fp32 on fp16 images.
+  using vk::ShaderFamily;
+  for (ShaderFamily family :
+       {ShaderFamily::ConvolutionTexel, ShaderFamily::MatMulLinearTexel,
+        ShaderFamily::MatMulTexel, ShaderFamily::MatMulLinearTexelTiled,
+        ShaderFamily::MatMulLinearTexelBig, ShaderFamily::MatMulTexelTiled,
+        ShaderFamily::MatMulTexelBig}) {
+    INFO(vk::shaderName(family));
+    CHECK(vk::hasFp16Math(family));
+    vk::ShaderCode math = vk::shaderCode(family, false, false, true, true);
+    vk::ShaderCode storage = vk::shaderCode(family, false, false, true, false);
+    REQUIRE(math.words);
+    REQUIRE(storage.words);
+    CHECK(math.fp16Math);
+    CHECK_FALSE(storage.fp16Math);
+    CHECK(math.words != storage.words);
+    // fp32 images never compute in fp16.
+    CHECK_FALSE(vk::shaderCode(family, false, false, false, true).fp16Math);
+  }
+  CHECK_FALSE(vk::hasFp16Math(ShaderFamily::Unary));
+  vk::ShaderCode unary =
+      vk::shaderCode(ShaderFamily::Unary, false, false, true, true);
+  REQUIRE(unary.words);
+  CHECK_FALSE(unary.fp16Math);
 }

@@ -154,12 +154,12 @@ void convTexel(int item, int slice, int split, bool inRange) {
   bvec4 live = lessThan(oc, ivec4(outChannels));
   // Padding lanes read the last channel's weights; their sums are dropped.
   ivec4 ocRead = min(oc, ivec4(outChannels - 1));
-  vec4 start = vec4(0.0);
+  MVEC4 start = MVEC4(0.0);
   if (FLAG0 != 0 && slice == 0)
     for (int l = 0; l < 4; ++l)
       if (live[l])
-        start[l] = bias.v[oc[l]];
-  vec4 sum[TEXEL_BLOCK];
+        start[l] = MFLOAT(bias.v[oc[l]]);
+  MVEC4 sum[TEXEL_BLOCK];
   for (int b = 0; b < TEXEL_BLOCK; ++b)
     sum[b] = start;
 
@@ -174,16 +174,17 @@ void convTexel(int item, int slice, int split, bool inRange) {
       if (ih < 0 || ih >= inH)
         continue;
       for (int j0 = 0; j0 < kw; j0 += 4) {
-        vec4 w[4];
-        vec4 x[4][TEXEL_BLOCK];
+        MVEC4 w[4];
+        MVEC4 x[4][TEXEL_BLOCK];
         [[unroll]] for (int j = 0; j < 4; ++j) {
-          w[j] = j0 + j < kw ? imageLoad(packedWeight, ivec3(j0 + j, i, oc4))
-                             : vec4(0.0);
+          w[j] = j0 + j < kw
+                     ? MVEC4(imageLoad(packedWeight, ivec3(j0 + j, i, oc4)))
+                     : MVEC4(0.0);
           [[unroll]] for (int b = 0; b < TEXEL_BLOCK; ++b) {
             int iw = (ow0 + b) * sp.y - sp.w + (j0 + j) * dg.y;
             x[j][b] = j0 + j < kw && iw >= 0 && iw < inW
-                          ? imageLoad(src, texelAt(inBase, oc4, ih, iw))
-                          : vec4(0.0);
+                          ? MVEC4(imageLoad(src, texelAt(inBase, oc4, ih, iw)))
+                          : MVEC4(0.0);
           }
         }
         [[unroll]] for (int j = 0; j < 4; ++j)
@@ -209,15 +210,15 @@ void convTexel(int item, int slice, int split, bool inRange) {
       for (int j = 0; j < kw; ++j) {
         int tap = i * kw + j;
         // Column l: output channel l's weights for input texel t.
-        mat4 w = mat4(imageLoad(packedWeight, ivec3(tap, t, ocRead.x)),
-                      imageLoad(packedWeight, ivec3(tap, t, ocRead.y)),
-                      imageLoad(packedWeight, ivec3(tap, t, ocRead.z)),
-                      imageLoad(packedWeight, ivec3(tap, t, ocRead.w)));
+        MMAT4 w = MMAT4(MVEC4(imageLoad(packedWeight, ivec3(tap, t, ocRead.x))),
+                        MVEC4(imageLoad(packedWeight, ivec3(tap, t, ocRead.y))),
+                        MVEC4(imageLoad(packedWeight, ivec3(tap, t, ocRead.z))),
+                        MVEC4(imageLoad(packedWeight, ivec3(tap, t, ocRead.w))));
         for (int b = 0; b < TEXEL_BLOCK; ++b) {
           int iw = (ow0 + b) * sp.y - sp.w + j * dg.y;
           if (iw >= 0 && iw < inW)
-            sum[b] += mix(vec4(0.0),
-                          imageLoad(src, texelAt(inBase, first + t, ih, iw)),
+            sum[b] += mix(MVEC4(0.0),
+                          MVEC4(imageLoad(src, texelAt(inBase, first + t, ih, iw))),
                           icLive) *
                       w;
         }
@@ -230,7 +231,7 @@ void convTexel(int item, int slice, int split, bool inRange) {
   for (int b = 0; b < TEXEL_BLOCK; ++b) {
     if (ow0 + b >= gx)
       break;
-    vec4 result = min(max(sum[b], vec4(P.farg[0].x)), vec4(P.farg[0].y));
+    vec4 result = min(max(vec4(sum[b]), vec4(P.farg[0].x)), vec4(P.farg[0].y));
     imageStore(outImg, texelAt(outBase, oc4, oh, ow0 + b),
                mix(vec4(0.0), result, live));
   }

@@ -107,18 +107,19 @@ ivec3 itemTexel(int item) {
 
 // The lhs texel of row y at input texel t, zero past the depth and for a
 // row past the end.
-vec4 lhsTexel(int t, int y, int z, int depth) {
+MVEC4 lhsTexel(int t, int y, int z, int depth) {
   if (y >= P.t[0].geom.y)
-    return vec4(0.0);
+    return MVEC4(0.0);
   vec4 x = imageLoad(lhs, ivec3(t, y, z));
   if (t * 4 + 4 > depth)
     x = mix(vec4(0.0), x, lessThan(ivec4(t * 4) + ivec4(0, 1, 2, 3), ivec4(depth)));
-  return x;
+  return MVEC4(x);
 }
 
-void storeRows(ivec3 at, vec4 sum[TEXEL_ROWS], bvec4 live) {
+void storeRows(ivec3 at, MVEC4 sum[TEXEL_ROWS], bvec4 live) {
   for (int r = 0; r < TEXEL_ROWS && at.y + r < P.t[0].geom.y; ++r)
-    imageStore(outImg, ivec3(at.x, at.y + r, at.z), mix(vec4(0.0), sum[r], live));
+    imageStore(outImg, ivec3(at.x, at.y + r, at.z),
+               mix(vec4(0.0), vec4(sum[r]), live));
 }
 
 // The bias (FLAG0) of output texel column x for `live` lanes; zero for a
@@ -138,8 +139,8 @@ vec4 biasTexel(int x, bvec4 live) {
 #ifdef LINEAR
 // The bias (FLAG0) of output texel column x, added to each of its rows;
 // padding lanes get none.
-void addBias(inout vec4 sum[TEXEL_ROWS], int x, bvec4 live) {
-  vec4 b = biasTexel(x, live);
+void addBias(inout MVEC4 sum[TEXEL_ROWS], int x, bvec4 live) {
+  MVEC4 b = MVEC4(biasTexel(x, live));
   for (int r = 0; r < TEXEL_ROWS; ++r)
     sum[r] += b;
 }
@@ -153,16 +154,16 @@ void texelKernel(int item, int slice, int split, bool inRange) {
   bvec4 live = lessThan(n, ivec4(features));
   // Padding lanes read the last feature's weights; their sums are dropped.
   ivec4 nRead = min(n, ivec4(features - 1));
-  vec4 sum[TEXEL_ROWS];
+  MVEC4 sum[TEXEL_ROWS];
   for (int r = 0; r < TEXEL_ROWS; ++r)
-    sum[r] = vec4(0.0);
+    sum[r] = MVEC4(0.0);
   int texels = (depth + 3) / 4;
   for (int t = inRange ? slice : texels; t < texels; t += split) {
     // Column l: feature l's weights for input texel t.
-    mat4 w = mat4(imageLoad(packedWeight, ivec3(t, nRead.x, 0)),
-                  imageLoad(packedWeight, ivec3(t, nRead.y, 0)),
-                  imageLoad(packedWeight, ivec3(t, nRead.z, 0)),
-                  imageLoad(packedWeight, ivec3(t, nRead.w, 0)));
+    MMAT4 w = MMAT4(MVEC4(imageLoad(packedWeight, ivec3(t, nRead.x, 0))),
+                    MVEC4(imageLoad(packedWeight, ivec3(t, nRead.y, 0))),
+                    MVEC4(imageLoad(packedWeight, ivec3(t, nRead.z, 0))),
+                    MVEC4(imageLoad(packedWeight, ivec3(t, nRead.w, 0))));
     for (int r = 0; r < TEXEL_ROWS; ++r)
       sum[r] += lhsTexel(t, at.y + r, at.z, depth) * w;
   }
@@ -179,18 +180,19 @@ void texelKernel(int item, int slice, int split, bool inRange) {
   ivec3 at = itemTexel(item);
   int depth = size(1, 7), columns = size(0, 7);
   bvec4 live = lessThan(ivec4(at.x * 4) + ivec4(0, 1, 2, 3), ivec4(columns));
-  vec4 sum[TEXEL_ROWS];
+  MVEC4 sum[TEXEL_ROWS];
   for (int r = 0; r < TEXEL_ROWS; ++r)
-    sum[r] = vec4(0.0);
+    sum[r] = MVEC4(0.0);
   int texels = (depth + 3) / 4;
   for (int t = inRange ? slice : texels; t < texels; t += split) {
     int k = t * 4;
     // Rows k..k+3 of the rhs, zero past the depth (as the lhs lanes are).
-    vec4 b[4];
+    MVEC4 b[4];
     for (int l = 0; l < 4; ++l)
-      b[l] = k + l < depth ? imageLoad(rhs, ivec3(at.x, k + l, at.z)) : vec4(0.0);
+      b[l] = k + l < depth ? MVEC4(imageLoad(rhs, ivec3(at.x, k + l, at.z)))
+                           : MVEC4(0.0);
     for (int r = 0; r < TEXEL_ROWS; ++r) {
-      vec4 x = lhsTexel(t, at.y + r, at.z, depth);
+      MVEC4 x = lhsTexel(t, at.y + r, at.z, depth);
       sum[r] += x.x * b[0] + x.y * b[1] + x.z * b[2] + x.w * b[3];
     }
   }
@@ -209,27 +211,28 @@ void main() {
 #else
 // The lhs texel j of a slab TILE_DEPTH deep at depth k0 of `rows` rows from
 // row y0: row j % rows, texel j / rows of the slab; zero past the depth.
-vec4 slabLhs(int j, int rows, int k0, int y0, int z, int depth) {
+MVEC4 slabLhs(int j, int rows, int k0, int y0, int z, int depth) {
   int kt = k0 / 4 + j / rows;
-  return kt * 4 < depth ? lhsTexel(kt, y0 + j % rows, z, depth) : vec4(0.0);
+  return kt * 4 < depth ? lhsTexel(kt, y0 + j % rows, z, depth) : MVEC4(0.0);
 }
 
 #ifdef LINEAR
 // The weight texel j of a slab at depth k0 of `features` features from
 // feature f0: feature j % features, texel j / features of the slab (the
 // feature's weights at four depths); zero past the features and the depth.
-vec4 slabRhs(int j, int features, int k0, int f0, int depth, int columns) {
+MVEC4 slabRhs(int j, int features, int k0, int f0, int depth, int columns) {
   int feature = f0 + j % features, kt = k0 / 4 + j / features;
   return feature < columns && kt * 4 < depth
-             ? imageLoad(packedWeight, ivec3(kt, feature, 0))
-             : vec4(0.0);
+             ? MVEC4(imageLoad(packedWeight, ivec3(kt, feature, 0)))
+             : MVEC4(0.0);
 }
 #else
 // The rhs texel j of a slab at depth k0 of `texels` texels from texel x0:
 // texel j % texels of row k0 + j / texels; zero past both.
-vec4 slabRhs(int j, int texels, int k0, int x0, int depth, int gx, int z) {
+MVEC4 slabRhs(int j, int texels, int k0, int x0, int depth, int gx, int z) {
   int x = x0 + j % texels, k = k0 + j / texels;
-  return k < depth && x < gx ? imageLoad(rhs, ivec3(x, k, z)) : vec4(0.0);
+  return k < depth && x < gx ? MVEC4(imageLoad(rhs, ivec3(x, k, z)))
+                             : MVEC4(0.0);
 }
 #endif
 
@@ -262,8 +265,8 @@ ivec3 tileOrigin(int tile, int rows, int texels) {
 // tileA[k][m / 4][m % 4]: lhs row m of the tile at depth k0 + k;
 // tileB[k][x]: the four columns of tile texel x at depth k0 + k (for a
 // linear, the weight's features transposed).
-shared vec4 tileA[TILE_DEPTH][TILE_ROWS / 4];
-shared vec4 tileB[TILE_DEPTH][TILE_TEXELS];
+shared MVEC4 tileA[TILE_DEPTH][TILE_ROWS / 4];
+shared MVEC4 tileB[TILE_DEPTH][TILE_TEXELS];
 
 
 void smallTileKernel(int tile) {
@@ -273,10 +276,10 @@ void smallTileKernel(int tile) {
   int me = int(gl_LocalInvocationID.x);
   int tx = me % TILE_TEXELS, ty = me / TILE_TEXELS;
   int depth = size(1, 7), columns = size(0, 7);
-  vec4 sum[TEXEL_ROWS];
+  MVEC4 sum[TEXEL_ROWS];
   [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
-    sum[r] = vec4(0.0);
-  vec4 la[TILE_LOADS], lb[TILE_LOADS];
+    sum[r] = MVEC4(0.0);
+  MVEC4 la[TILE_LOADS], lb[TILE_LOADS];
   [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
     la[i] = slabLhs(me + 64 * i, TILE_ROWS, 0, y0, z, depth);
 #ifdef LINEAR
@@ -312,7 +315,7 @@ void smallTileKernel(int tile) {
 #endif
       }
     [[unroll]] for (int k = 0; k < TILE_DEPTH; ++k) {
-      vec4 a = tileA[k][ty], b = tileB[k][tx];
+      MVEC4 a = tileA[k][ty], b = tileB[k][tx];
       sum[0] += a.x * b;
       sum[1] += a.y * b;
       sum[2] += a.z * b;
@@ -324,7 +327,7 @@ void smallTileKernel(int tile) {
   if (at.x >= gx)
     return;
   bvec4 live = lessThan(ivec4(at.x * 4) + ivec4(0, 1, 2, 3), ivec4(columns));
-  vec4 b = biasTexel(at.x, live);
+  MVEC4 b = MVEC4(biasTexel(at.x, live));
   [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
     sum[r] += b;
   storeRows(at, sum, live);
@@ -338,8 +341,8 @@ void smallTileKernel(int tile) {
 #define BIG_ROWS 64
 #define BIG_TEXELS 16
 #define BIG_LOADS 4
-shared vec4 bigA[TILE_DEPTH][BIG_ROWS / 4];
-shared vec4 bigB[TILE_DEPTH][BIG_TEXELS];
+shared MVEC4 bigA[TILE_DEPTH][BIG_ROWS / 4];
+shared MVEC4 bigB[TILE_DEPTH][BIG_TEXELS];
 
 void bigTileKernel(int tile) {
   ivec3 o = tileOrigin(tile, BIG_ROWS, BIG_TEXELS);
@@ -349,10 +352,10 @@ void bigTileKernel(int tile) {
   int tx = me % 8, ty = me / 8;
   int depth = size(1, 7), columns = size(0, 7);
   // Rows 8 ty + r of texels tx (s0) and tx + 8 (s1).
-  vec4 s0[8], s1[8];
+  MVEC4 s0[8], s1[8];
   [[unroll]] for (int r = 0; r < 8; ++r)
-    s0[r] = s1[r] = vec4(0.0);
-  vec4 la[BIG_LOADS], lb[BIG_LOADS];
+    s0[r] = s1[r] = MVEC4(0.0);
+  MVEC4 la[BIG_LOADS], lb[BIG_LOADS];
   [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
     la[i] = slabLhs(me + 64 * i, BIG_ROWS, 0, y0, z, depth);
 #ifdef LINEAR
@@ -388,8 +391,8 @@ void bigTileKernel(int tile) {
 #endif
       }
     [[unroll]] for (int k = 0; k < TILE_DEPTH; ++k) {
-      vec4 a0 = bigA[k][2 * ty], a1 = bigA[k][2 * ty + 1];
-      vec4 b0 = bigB[k][tx], b1 = bigB[k][tx + 8];
+      MVEC4 a0 = bigA[k][2 * ty], a1 = bigA[k][2 * ty + 1];
+      MVEC4 b0 = bigB[k][tx], b1 = bigB[k][tx + 8];
       [[unroll]] for (int r = 0; r < 4; ++r) {
         s0[r] += a0[r] * b0;
         s1[r] += a0[r] * b1;
@@ -406,9 +409,9 @@ void bigTileKernel(int tile) {
   [[unroll]] for (int r = 0; r < 8; ++r) {
     int y = y0 + 8 * ty + r;
     if (y < gy && xa < gx)
-      imageStore(outImg, ivec3(xa, y, z), mix(vec4(0.0), s0[r] + biasA, liveA));
+      imageStore(outImg, ivec3(xa, y, z), mix(vec4(0.0), vec4(s0[r]) + biasA, liveA));
     if (y < gy && xb < gx)
-      imageStore(outImg, ivec3(xb, y, z), mix(vec4(0.0), s1[r] + biasB, liveB));
+      imageStore(outImg, ivec3(xb, y, z), mix(vec4(0.0), vec4(s1[r]) + biasB, liveB));
   }
 }
 

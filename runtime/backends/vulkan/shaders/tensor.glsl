@@ -14,7 +14,8 @@
 // Packings and op ids are the schema's numbers, from duet_enums.glsl (written
 // at build time from runtime/schema; LAYOUT_*, UNARY_OP_*, ...).
 // Images are rgba32f unless built with -DIMAGE_FORMAT=rgba16f (--force-fp16):
-// only storage narrows, loads and stores convert and the math stays fp32.
+// storage narrows, loads and stores convert, and the math stays fp32 except
+// in the kernels built with -DFP16_MATH too (MVEC4 below).
 
 #extension GL_GOOGLE_include_directive : require
 
@@ -22,6 +23,20 @@
 
 #ifndef IMAGE_FORMAT
 #define IMAGE_FORMAT rgba32f
+#endif
+
+// The arithmetic type of the kernels that have an fp16 build (-DFP16_MATH,
+// with rgba16f images, for --force-fp16 on a device with shaderFloat16):
+// their products and sums in float16_t, everything else in fp32.
+#ifdef FP16_MATH
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define MFLOAT float16_t
+#define MVEC4 f16vec4
+#define MMAT4 f16mat4
+#else
+#define MFLOAT float
+#define MVEC4 vec4
+#define MMAT4 mat4
 #endif
 
 layout(local_size_x = 64) in;
