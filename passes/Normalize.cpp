@@ -29,6 +29,7 @@ namespace {
 /// What the patterns did, added to the pass statistics once they are done.
 struct NormalizeCounts {
   int64_t linear = 0;
+  int64_t scaled = 0;
   int64_t identities = 0;
   int64_t folded = 0;
 };
@@ -191,6 +192,115 @@ template <typename OpTy> struct ProductToLinear : OpRewritePattern<OpTy> {
                                           weight, Value());
     ++counts.linear;
     return success();
+  }
+
+  NormalizeCounts &counts;
+};
+
+/// `mul(linear(x, W, b), g)` where `g` is a constant over the output features
+/// (`[out]`, `[1, ..., out]`, or a scalar), W and b constants and the linear
+/// read by the mul only → `linear(x, W·g, b·g)`, each row of W scaled; the
+/// same for a convolution (not transposed) and `g` over its output channels
+/// (`[1, C, 1, 1]`: ConvNeXt-Atto's 1x1 convolution MLPs, EfficientFormer); also
+/// through one permute between them (`mul(permute(linear), g)` with `g` over
+/// the dim the features land on, as timm's ConvNeXt scales `[N, C, H, W]` by
+/// `gamma.reshape(1, -1, 1, 1)` after permuting its channels-last MLP back).
+/// The layer scale of ConvNeXt, BEiT and EfficientFormer blocks is otherwise
+/// a pass over the output. The scaled constants are rounded once from
+/// double, where the unfolded graph rounds the product, then the scaling.
+struct ScaleLinear : OpRewritePattern<MulOp> {
+  ScaleLinear(MLIRContext *context, NormalizeCounts &counts)
+      : OpRewritePattern(context), counts(counts) {}
+
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto outType = cast<RankedTensorType>(op.getType());
+    int64_t rank = outType.getRank();
+    for (int side = 0; side < 2; ++side) {
+      Value product = side == 0 ? op.getSelf() : op.getOther();
+      Value scale = side == 0 ? op.getOther() : op.getSelf();
+      if (product.getType() != op.getType() || !product.hasOneUse())
+        continue;
+      // The linear or convolution, and the dim of the mul's result its
+      // features (output channels) are on.
+      auto permute = product.getDefiningOp<PermuteOp>();
+      Operation *producer =
+          permute ? permute.getSelf().getDefiningOp() : product.getDefiningOp();
+      auto conv = dyn_cast_or_null<ConvolutionOp>(producer);
+      if (permute || (conv && conv.getTransposed()))
+        conv = nullptr;
+      auto linear = dyn_cast_or_null<LinearOp>(producer);
+      if ((!linear && !conv) || !producer->hasOneUse() || rank < 2)
+        continue;
+      int64_t featureDim = conv ? 1 : rank - 1;
+      if (permute) {
+        ArrayRef<int64_t> dims = permute.getDims();
+        featureDim = llvm::find(dims, rank - 1) - dims.begin();
+      }
+      Value weightValue = conv ? conv.getWeight() : linear.getWeight();
+      Value biasValue = conv ? conv.getBias() : linear.getBias();
+      int64_t features = outType.getDimSize(featureDim);
+      // One factor per feature, or one for all: g broadcasts, aligned right,
+      // with every dim 1 but the features' one.
+      auto scaleType = cast<RankedTensorType>(scale.getType());
+      ArrayRef<int64_t> shape = scaleType.getShape();
+      int64_t lead = rank - static_cast<int64_t>(shape.size());
+      bool fits = lead >= 0 &&
+                  scaleType.getElementType() == outType.getElementType();
+      for (int64_t d = 0; fits && d < static_cast<int64_t>(shape.size()); ++d)
+        fits = shape[d] == 1 || (d + lead == featureDim && shape[d] == features);
+      if (!fits)
+        continue;
+      std::optional<SmallVector<double>> g = readFloatConstant(scale);
+      std::optional<SmallVector<double>> w = readFloatConstant(weightValue);
+      std::optional<SmallVector<double>> b;
+      if (biasValue)
+        b = readFloatConstant(biasValue);
+      auto weightType = cast<RankedTensorType>(weightValue.getType());
+      if (!g || !w || (biasValue && !b) || g->empty() ||
+          weightType.getDimSize(0) != features)
+        continue;
+      auto factor = [&](int64_t o) { return (*g)[g->size() == 1 ? 0 : o]; };
+      // Weight row o (output feature or channel o) is contiguous.
+      int64_t row = static_cast<int64_t>(w->size()) / features;
+      SmallVector<double> scaled(*w);
+      for (int64_t o = 0; o < features; ++o)
+        for (int64_t k = 0; k < row; ++k)
+          scaled[o * row + k] *= factor(o);
+      rewriter.setInsertionPoint(producer);
+      Location loc = producer->getLoc();
+      Value weight = createFloatConstant(rewriter, loc, weightType, scaled);
+      Value bias;
+      if (b) {
+        for (int64_t o = 0; o < features; ++o)
+          (*b)[o] *= factor(o);
+        bias = createFloatConstant(
+            rewriter, loc, cast<RankedTensorType>(biasValue.getType()), *b);
+      }
+      Value result;
+      if (conv)
+        result = rewriter.create<ConvolutionOp>(
+            loc, conv.getType(), conv.getInput(), weight, bias,
+            conv.getStrideAttr(), conv.getPaddingAttr(), conv.getDilationAttr(),
+            conv.getOutputPaddingAttr(), conv.getGroupsAttr(),
+            conv.getTransposedAttr());
+      else
+        result = rewriter.create<LinearOp>(loc, linear.getType(),
+                                           linear.getInput(), weight, bias);
+      if (permute) {
+        rewriter.setInsertionPoint(permute);
+        result = rewriter.create<PermuteOp>(permute.getLoc(), permute.getType(),
+                                            result, permute.getDimsAttr());
+      }
+      rewriter.replaceOp(op, result);
+      if (permute)
+        rewriter.eraseOp(permute);
+      rewriter.eraseOp(producer);
+      ++counts.scaled;
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not a linear times a constant "
+                                           "per output feature");
   }
 
   NormalizeCounts &counts;
@@ -575,6 +685,7 @@ struct NormalizePass : duet::impl::NormalizePassBase<NormalizePass> {
     RewritePatternSet patterns(context);
     patterns.add<
         AddmmToLinear, ProductToLinear<MmOp>, ProductToLinear<MatmulOp>,
+        ScaleLinear,
         FuseFlattenedLinear, RemoveIdentity<CloneOp>, RemoveIdentity<CastOp>,
         RemoveIdentity<CatOp>, RemoveIdentity<ViewOp>, RemoveIdentity<ExpandOp>,
         RemoveIdentity<PermuteOp>, CollapseViews, FoldConstantOp>(context,
@@ -587,6 +698,7 @@ struct NormalizePass : duet::impl::NormalizePassBase<NormalizePass> {
       return signalPassFailure();
     }
     numLinear += counts.linear;
+    numScaled += counts.scaled;
     numIdentities += counts.identities;
     numConstantsFolded += counts.folded;
     getOperation().walk([&](Operation *op) {

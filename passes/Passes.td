@@ -44,6 +44,7 @@ def NormalizePass : Pass<"duet-normalize", "::mlir::func::FuncOp"> {
   }];
   let statistics = [
     Statistic<"numLinear", "linear-formed", "addmm/mm/matmul (and view pairs) rewritten as linear">,
+    Statistic<"numScaled", "linear-scaled", "constant scales of a linear's outputs folded into its weight">,
     Statistic<"numIdentities", "identities-removed", "identity ops removed">,
     Statistic<"numConstantsFolded", "constants-folded", "all-constant ops evaluated at compile time">,
     Statistic<"numConstantsLeft", "constants-not-folded", "all-constant ops left in place (no evaluator, or a transposed weight kept for linear)">,

@@ -224,6 +224,59 @@ func.func @fold_cat(%x: tensor<2xf32>) -> (tensor<6xf32>, tensor<2x3xi64>, tenso
 
 // -----
 
+// A constant scale of a linear's output features folds into its weight rows
+// and bias (a layer scale), also through the permute back to channels-first
+// of timm's ConvNeXt; a scale along another dim stays a mul.
+// CHECK-LABEL: func.func @scale_linear
+// CHECK-DAG: %[[W:.*]] = arith.constant dense<{{\[\[}}2.000000e+00, 4.000000e+00], [-3.000000e+00, -3.000000e+00], [5.000000e-01, 0.000000e+00]]> : tensor<3x2xf32>
+// CHECK-DAG: %[[B:.*]] = arith.constant dense<[2.000000e+00, -3.000000e+00, 1.000000e+00]> : tensor<3xf32>
+// CHECK: %[[Y:.*]] = aten.linear %arg0, %[[W]], %[[B]] : (tensor<4x2xf32>, tensor<3x2xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+// CHECK: %[[L:.*]] = aten.linear %arg1, %[[W]] : (tensor<1x2x2x2xf32>, tensor<3x2xf32>) -> tensor<1x2x2x3xf32>
+// CHECK: %[[P:.*]] = aten.permute %[[L]] {dims = array<i64: 0, 3, 1, 2>}
+// CHECK: %[[K:.*]] = aten.linear %arg0
+// CHECK: %[[M:.*]] = aten.mul %[[K]]
+// CHECK: return %[[Y]], %[[P]], %[[M]]
+func.func @scale_linear(%x: tensor<4x2xf32>, %h: tensor<1x2x2x2xf32>) -> (tensor<4x3xf32>, tensor<1x3x2x2xf32>, tensor<4x3xf32>) {
+  %w = arith.constant dense<[[1.0, 2.0], [1.0, 1.0], [1.0, 0.0]]> : tensor<3x2xf32>
+  %b = arith.constant dense<[1.0, 1.0, 2.0]> : tensor<3xf32>
+  %g = arith.constant dense<[2.0, -3.0, 0.5]> : tensor<3xf32>
+  %0 = aten.linear %x, %w, %b : (tensor<4x2xf32>, tensor<3x2xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %1 = aten.mul %0, %g : tensor<4x3xf32>, tensor<3xf32> -> tensor<4x3xf32>
+  %g4 = arith.constant dense<[[[[2.0]], [[-3.0]], [[0.5]]]]> : tensor<1x3x1x1xf32>
+  %2 = aten.linear %h, %w : (tensor<1x2x2x2xf32>, tensor<3x2xf32>) -> tensor<1x2x2x3xf32>
+  %3 = aten.permute %2 {dims = array<i64: 0, 3, 1, 2>} : tensor<1x2x2x3xf32> -> tensor<1x3x2x2xf32>
+  %4 = aten.mul %g4, %3 : tensor<1x3x1x1xf32>, tensor<1x3x2x2xf32> -> tensor<1x3x2x2xf32>
+  %rows = arith.constant dense<[[1.0], [2.0], [3.0], [4.0]]> : tensor<4x1xf32>
+  %5 = aten.linear %x, %w, %b : (tensor<4x2xf32>, tensor<3x2xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %6 = aten.mul %5, %rows : tensor<4x3xf32>, tensor<4x1xf32> -> tensor<4x3xf32>
+  return %1, %4, %6 : tensor<4x3xf32>, tensor<1x3x2x2xf32>, tensor<4x3xf32>
+}
+
+// -----
+
+// The same for a convolution's output channels ([1, C, 1, 1], dim 1); a
+// transposed convolution's weight is [Cin, Cout] and stays.
+// CHECK-LABEL: func.func @scale_convolution
+// CHECK-DAG: %[[W:.*]] = arith.constant dense<{{\[\[\[\[}}2.000000e+00]], {{\[\[}}4.000000e+00]]], {{\[\[\[}}-3.000000e+00]], {{\[\[}}-3.000000e+00]]]]> : tensor<2x2x1x1xf32>
+// CHECK-DAG: %[[B:.*]] = arith.constant dense<[2.000000e+00, -3.000000e+00]> : tensor<2xf32>
+// CHECK: %[[C:.*]] = aten.convolution %arg0, %[[W]], %[[B]]
+// CHECK: %[[T:.*]] = aten.convolution %arg0
+// CHECK-SAME: transposed = true
+// CHECK: %[[M:.*]] = aten.mul %[[T]]
+// CHECK: return %[[C]], %[[M]]
+func.func @scale_convolution(%x: tensor<1x2x3x3xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) {
+  %w = arith.constant dense<[[[[1.0]], [[2.0]]], [[[1.0]], [[1.0]]]]> : tensor<2x2x1x1xf32>
+  %b = arith.constant dense<[1.0, 1.0]> : tensor<2xf32>
+  %g = arith.constant dense<[[[[2.0]], [[-3.0]]]]> : tensor<1x2x1x1xf32>
+  %0 = aten.convolution %x, %w, %b {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  %1 = aten.mul %0, %g : tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32> -> tensor<1x2x3x3xf32>
+  %2 = aten.convolution %x, %w {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>, transposed = true} : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %3 = aten.mul %2, %g : tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32> -> tensor<1x2x3x3xf32>
+  return %1, %3 : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
+}
+
+// -----
+
 // An embedding of constant rows by constant indices (position embeddings
 // looked up by a constant arange: the Whisper encoder's) is evaluated, i32
 // indices and a splat table too; an index outside the table, and computed

@@ -154,12 +154,12 @@ void convTexel(int item, int slice, int split, bool inRange) {
   bvec4 live = lessThan(oc, ivec4(outChannels));
   // Padding lanes read the last channel's weights; their sums are dropped.
   ivec4 ocRead = min(oc, ivec4(outChannels - 1));
-  MVEC4 start = MVEC4(0.0);
+  vec4 start = vec4(0.0);
   if (FLAG0 != 0 && slice == 0)
     for (int l = 0; l < 4; ++l)
       if (live[l])
-        start[l] = MFLOAT(bias.v[oc[l]]);
-  MVEC4 sum[TEXEL_BLOCK];
+        start[l] = bias.v[oc[l]];
+  vec4 sum[TEXEL_BLOCK];
   for (int b = 0; b < TEXEL_BLOCK; ++b)
     sum[b] = start;
 
@@ -187,9 +187,9 @@ void convTexel(int item, int slice, int split, bool inRange) {
                           : MVEC4(0.0);
           }
         }
-        [[unroll]] for (int j = 0; j < 4; ++j)
-          [[unroll]] for (int b = 0; b < TEXEL_BLOCK; ++b)
-            sum[b] += x[j][b] * w[j];
+        [[unroll]] for (int b = 0; b < TEXEL_BLOCK; ++b)
+          sum[b] += vec4(x[0][b] * w[0] + x[1][b] * w[1] + x[2][b] * w[2] +
+                         x[3][b] * w[3]);
       }
     }
   } else {
@@ -217,10 +217,11 @@ void convTexel(int item, int slice, int split, bool inRange) {
         for (int b = 0; b < TEXEL_BLOCK; ++b) {
           int iw = (ow0 + b) * sp.y - sp.w + j * dg.y;
           if (iw >= 0 && iw < inW)
-            sum[b] += mix(MVEC4(0.0),
-                          MVEC4(imageLoad(src, texelAt(inBase, first + t, ih, iw))),
-                          icLive) *
-                      w;
+            sum[b] += vec4(
+                mix(MVEC4(0.0),
+                    MVEC4(imageLoad(src, texelAt(inBase, first + t, ih, iw))),
+                    icLive) *
+                w);
         }
       }
     }
@@ -231,7 +232,7 @@ void convTexel(int item, int slice, int split, bool inRange) {
   for (int b = 0; b < TEXEL_BLOCK; ++b) {
     if (ow0 + b >= gx)
       break;
-    vec4 result = min(max(vec4(sum[b]), vec4(P.farg[0].x)), vec4(P.farg[0].y));
+    vec4 result = min(max(sum[b], vec4(P.farg[0].x)), vec4(P.farg[0].y));
     imageStore(outImg, texelAt(outBase, oc4, oh, ow0 + b),
                mix(vec4(0.0), result, live));
   }

@@ -116,10 +116,9 @@ MVEC4 lhsTexel(int t, int y, int z, int depth) {
   return MVEC4(x);
 }
 
-void storeRows(ivec3 at, MVEC4 sum[TEXEL_ROWS], bvec4 live) {
+void storeRows(ivec3 at, vec4 sum[TEXEL_ROWS], bvec4 live) {
   for (int r = 0; r < TEXEL_ROWS && at.y + r < P.t[0].geom.y; ++r)
-    imageStore(outImg, ivec3(at.x, at.y + r, at.z),
-               mix(vec4(0.0), vec4(sum[r]), live));
+    imageStore(outImg, ivec3(at.x, at.y + r, at.z), mix(vec4(0.0), sum[r], live));
 }
 
 // The bias (FLAG0) of output texel column x for `live` lanes; zero for a
@@ -139,8 +138,8 @@ vec4 biasTexel(int x, bvec4 live) {
 #ifdef LINEAR
 // The bias (FLAG0) of output texel column x, added to each of its rows;
 // padding lanes get none.
-void addBias(inout MVEC4 sum[TEXEL_ROWS], int x, bvec4 live) {
-  MVEC4 b = MVEC4(biasTexel(x, live));
+void addBias(inout vec4 sum[TEXEL_ROWS], int x, bvec4 live) {
+  vec4 b = biasTexel(x, live);
   for (int r = 0; r < TEXEL_ROWS; ++r)
     sum[r] += b;
 }
@@ -154,9 +153,9 @@ void texelKernel(int item, int slice, int split, bool inRange) {
   bvec4 live = lessThan(n, ivec4(features));
   // Padding lanes read the last feature's weights; their sums are dropped.
   ivec4 nRead = min(n, ivec4(features - 1));
-  MVEC4 sum[TEXEL_ROWS];
+  vec4 sum[TEXEL_ROWS];
   for (int r = 0; r < TEXEL_ROWS; ++r)
-    sum[r] = MVEC4(0.0);
+    sum[r] = vec4(0.0);
   int texels = (depth + 3) / 4;
   for (int t = inRange ? slice : texels; t < texels; t += split) {
     // Column l: feature l's weights for input texel t.
@@ -165,7 +164,7 @@ void texelKernel(int item, int slice, int split, bool inRange) {
                     MVEC4(imageLoad(packedWeight, ivec3(t, nRead.z, 0))),
                     MVEC4(imageLoad(packedWeight, ivec3(t, nRead.w, 0))));
     for (int r = 0; r < TEXEL_ROWS; ++r)
-      sum[r] += lhsTexel(t, at.y + r, at.z, depth) * w;
+      sum[r] += vec4(lhsTexel(t, at.y + r, at.z, depth) * w);
   }
   addSplits(sum, slice, split);
   if (!inRange || slice != 0)
@@ -180,9 +179,9 @@ void texelKernel(int item, int slice, int split, bool inRange) {
   ivec3 at = itemTexel(item);
   int depth = size(1, 7), columns = size(0, 7);
   bvec4 live = lessThan(ivec4(at.x * 4) + ivec4(0, 1, 2, 3), ivec4(columns));
-  MVEC4 sum[TEXEL_ROWS];
+  vec4 sum[TEXEL_ROWS];
   for (int r = 0; r < TEXEL_ROWS; ++r)
-    sum[r] = MVEC4(0.0);
+    sum[r] = vec4(0.0);
   int texels = (depth + 3) / 4;
   for (int t = inRange ? slice : texels; t < texels; t += split) {
     int k = t * 4;
@@ -193,7 +192,7 @@ void texelKernel(int item, int slice, int split, bool inRange) {
                            : MVEC4(0.0);
     for (int r = 0; r < TEXEL_ROWS; ++r) {
       MVEC4 x = lhsTexel(t, at.y + r, at.z, depth);
-      sum[r] += x.x * b[0] + x.y * b[1] + x.z * b[2] + x.w * b[3];
+      sum[r] += vec4(x.x * b[0] + x.y * b[1] + x.z * b[2] + x.w * b[3]);
     }
   }
   addSplits(sum, slice, split);
@@ -276,9 +275,9 @@ void smallTileKernel(int tile) {
   int me = int(gl_LocalInvocationID.x);
   int tx = me % TILE_TEXELS, ty = me / TILE_TEXELS;
   int depth = size(1, 7), columns = size(0, 7);
-  MVEC4 sum[TEXEL_ROWS];
+  vec4 sum[TEXEL_ROWS];
   [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
-    sum[r] = MVEC4(0.0);
+    sum[r] = vec4(0.0);
   MVEC4 la[TILE_LOADS], lb[TILE_LOADS];
   [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
     la[i] = slabLhs(me + 64 * i, TILE_ROWS, 0, y0, z, depth);
@@ -314,20 +313,26 @@ void smallTileKernel(int tile) {
         lb[i] = slabRhs(me + 64 * i, TILE_TEXELS, next, x0, depth, gx, z);
 #endif
       }
+    // The slice's sums, added to the running ones once per slice.
+    MVEC4 part[TEXEL_ROWS];
+    [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
+      part[r] = MVEC4(0.0);
     [[unroll]] for (int k = 0; k < TILE_DEPTH; ++k) {
       MVEC4 a = tileA[k][ty], b = tileB[k][tx];
-      sum[0] += a.x * b;
-      sum[1] += a.y * b;
-      sum[2] += a.z * b;
-      sum[3] += a.w * b;
+      part[0] += a.x * b;
+      part[1] += a.y * b;
+      part[2] += a.z * b;
+      part[3] += a.w * b;
     }
+    [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
+      sum[r] += vec4(part[r]);
     barrier();
   }
   ivec3 at = ivec3(x0 + tx, y0 + ty * TEXEL_ROWS, z);
   if (at.x >= gx)
     return;
   bvec4 live = lessThan(ivec4(at.x * 4) + ivec4(0, 1, 2, 3), ivec4(columns));
-  MVEC4 b = MVEC4(biasTexel(at.x, live));
+  vec4 b = biasTexel(at.x, live);
   [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
     sum[r] += b;
   storeRows(at, sum, live);
@@ -352,9 +357,9 @@ void bigTileKernel(int tile) {
   int tx = me % 8, ty = me / 8;
   int depth = size(1, 7), columns = size(0, 7);
   // Rows 8 ty + r of texels tx (s0) and tx + 8 (s1).
-  MVEC4 s0[8], s1[8];
+  vec4 s0[8], s1[8];
   [[unroll]] for (int r = 0; r < 8; ++r)
-    s0[r] = s1[r] = MVEC4(0.0);
+    s0[r] = s1[r] = vec4(0.0);
   MVEC4 la[BIG_LOADS], lb[BIG_LOADS];
   [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
     la[i] = slabLhs(me + 64 * i, BIG_ROWS, 0, y0, z, depth);
@@ -390,16 +395,34 @@ void bigTileKernel(int tile) {
         lb[i] = slabRhs(me + 64 * i, BIG_TEXELS, next, x0, depth, gx, z);
 #endif
       }
+#ifdef FP16_MATH
+    // The slice's sums in fp16, added to the running ones once per slice.
+    MVEC4 p0[8], p1[8];
+    [[unroll]] for (int r = 0; r < 8; ++r)
+      p0[r] = p1[r] = MVEC4(0.0);
+#else
+#define p0 s0
+#define p1 s1
+#endif
     [[unroll]] for (int k = 0; k < TILE_DEPTH; ++k) {
       MVEC4 a0 = bigA[k][2 * ty], a1 = bigA[k][2 * ty + 1];
       MVEC4 b0 = bigB[k][tx], b1 = bigB[k][tx + 8];
       [[unroll]] for (int r = 0; r < 4; ++r) {
-        s0[r] += a0[r] * b0;
-        s1[r] += a0[r] * b1;
-        s0[r + 4] += a1[r] * b0;
-        s1[r + 4] += a1[r] * b1;
+        p0[r] += a0[r] * b0;
+        p1[r] += a0[r] * b1;
+        p0[r + 4] += a1[r] * b0;
+        p1[r + 4] += a1[r] * b1;
       }
     }
+#ifdef FP16_MATH
+    [[unroll]] for (int r = 0; r < 8; ++r) {
+      s0[r] += vec4(p0[r]);
+      s1[r] += vec4(p1[r]);
+    }
+#else
+#undef p0
+#undef p1
+#endif
     barrier();
   }
   int xa = x0 + tx, xb = xa + 8;
@@ -409,9 +432,9 @@ void bigTileKernel(int tile) {
   [[unroll]] for (int r = 0; r < 8; ++r) {
     int y = y0 + 8 * ty + r;
     if (y < gy && xa < gx)
-      imageStore(outImg, ivec3(xa, y, z), mix(vec4(0.0), vec4(s0[r]) + biasA, liveA));
+      imageStore(outImg, ivec3(xa, y, z), mix(vec4(0.0), s0[r] + biasA, liveA));
     if (y < gy && xb < gx)
-      imageStore(outImg, ivec3(xb, y, z), mix(vec4(0.0), vec4(s1[r]) + biasB, liveB));
+      imageStore(outImg, ivec3(xb, y, z), mix(vec4(0.0), s1[r] + biasB, liveB));
   }
 }
 

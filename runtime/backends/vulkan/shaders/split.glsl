@@ -6,12 +6,12 @@
 // texels, matmul.comp's TEXEL_ROWS rows).
 
 #define SPLIT_SUMS 4
-shared MVEC4 splitSums[64][SPLIT_SUMS];
+shared vec4 splitSums[64][SPLIT_SUMS];
 
 // The sums of the `split` invocations' `sum`s, in every one of them; `slice`
 // is this invocation's place among them. Called by every invocation of the
 // workgroup (uniform control flow), for the barriers.
-void addSplits(inout MVEC4 sum[SPLIT_SUMS], int slice, int split) {
+void addSplits(inout vec4 sum[SPLIT_SUMS], int slice, int split) {
   if (split == 1)
     return;
   uint me = gl_LocalInvocationID.x;

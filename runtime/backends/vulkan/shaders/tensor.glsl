@@ -27,7 +27,9 @@
 
 // The arithmetic type of the kernels that have an fp16 build (-DFP16_MATH,
 // with rgba16f images, for --force-fp16 on a device with shaderFloat16):
-// their products and sums in float16_t, everything else in fp32.
+// their operands, products and the short sums of one step (a texel's four
+// terms, a tile slice) in float16_t; the running sums stay fp32 (a whole
+// sum in fp16 took MobileNetV2 past the fp16 tolerance on the H200).
 #ifdef FP16_MATH
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define MFLOAT float16_t
