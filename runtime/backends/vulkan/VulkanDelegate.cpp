@@ -81,6 +81,12 @@ void memoryBarrier(const VulkanApi &vk, VkCommandBuffer commands,
                           nullptr, 0, nullptr);
 }
 
+/// " (as the test hook VARIABLE says)" when a test hook stands for the
+/// device's lack, for the message that reports it.
+std::string hookNote(bool hooked, const char *variable) {
+  return hooked ? fmt::format(" (as the test hook {} says)", variable) : "";
+}
+
 } // namespace
 
 Status VulkanDelegate::create(std::shared_ptr<Device> device,
@@ -265,9 +271,7 @@ Status VulkanDelegate::load(ByteSpan blob) {
           "storage image{}; recompile without --force-fp16 or pick another "
           "device with {}",
           index_, device_->info().name,
-          hooked ? fmt::format(" (as the test hook {} says)",
-                               kVulkanTestNoFp16ImagesVariable)
-                 : "",
+          hookNote(hooked, kVulkanTestNoFp16ImagesVariable),
           kVulkanDeviceVariable);
     // Its convolutions and products compute in fp16 where the device can;
     // elsewhere in fp32, which the notice says.
@@ -282,9 +286,7 @@ Status VulkanDelegate::load(ByteSpan blob) {
           "convolutions and products compute in fp32 on the --force-fp16 "
           "program's fp16 images",
           index_, device_->info().name,
-          hookedMath ? fmt::format(" (as the test hook {} says)",
-                                   kVulkanTestNoFp16MathVariable)
-                     : ""));
+          hookNote(hookedMath, kVulkanTestNoFp16MathVariable)));
   }
 
   // The device arena: tensors, weights and the stand-in for absent weights.
