@@ -257,8 +257,11 @@ struct ScaleLinear : OpRewritePattern<MulOp> {
       if (biasValue)
         b = readFloatConstant(biasValue);
       auto weightType = cast<RankedTensorType>(weightValue.getType());
+      // A non-finite factor stays a mul: folded, inf·0 in a weight row
+      // would turn the mul's inf into NaN.
       if (!g || !w || (biasValue && !b) || g->empty() ||
-          weightType.getDimSize(0) != features)
+          weightType.getDimSize(0) != features ||
+          !llvm::all_of(*g, [](double v) { return std::isfinite(v); }))
         continue;
       auto factor = [&](int64_t o) { return (*g)[g->size() == 1 ? 0 : o]; };
       // Weight row o (output feature or channel o) is contiguous.
