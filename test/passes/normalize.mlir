@@ -254,6 +254,20 @@ func.func @scale_linear(%x: tensor<4x2xf32>, %h: tensor<1x2x2x2xf32>) -> (tensor
 
 // -----
 
+// A non-finite factor stays a mul: folded, inf times a zero weight is NaN.
+// CHECK-LABEL: func.func @scale_linear_infinite
+// CHECK: %[[L:.*]] = aten.linear %arg0
+// CHECK: aten.mul %[[L]]
+func.func @scale_linear_infinite(%x: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %w = arith.constant dense<[[1.0, 0.0], [0.0, 1.0]]> : tensor<2x2xf32>
+  %g = arith.constant dense<[0x7F800000, 2.0]> : tensor<2xf32>
+  %0 = aten.linear %x, %w : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  %1 = aten.mul %0, %g : tensor<4x2xf32>, tensor<2xf32> -> tensor<4x2xf32>
+  return %1 : tensor<4x2xf32>
+}
+
+// -----
+
 // The same for a convolution's output channels ([1, C, 1, 1], dim 1); a
 // transposed convolution's weight is [Cin, Cout] and stays.
 // CHECK-LABEL: func.func @scale_convolution
