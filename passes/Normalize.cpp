@@ -258,9 +258,13 @@ struct ScaleLinear : OpRewritePattern<MulOp> {
         b = readFloatConstant(biasValue);
       auto weightType = cast<RankedTensorType>(weightValue.getType());
       // A non-finite factor stays a mul: folded, inf·0 in a weight row
-      // would turn the mul's inf into NaN.
+      // would turn the mul's inf into NaN. So do f16 and bf16 weights, whose
+      // narrow range a scaled weight can leave (a 1e-6 layer scale times
+      // 1e-2 weights is 0 in f16) where the unfolded product would not.
+      Type element = weightType.getElementType();
       if (!g || !w || (biasValue && !b) || g->empty() ||
           weightType.getDimSize(0) != features ||
+          !(element.isF32() || element.isF64()) ||
           !llvm::all_of(*g, [](double v) { return std::isfinite(v); }))
         continue;
       auto factor = [&](int64_t o) { return (*g)[g->size() == 1 ? 0 : o]; };
@@ -270,6 +274,11 @@ struct ScaleLinear : OpRewritePattern<MulOp> {
       for (int64_t o = 0; o < features; ++o)
         for (int64_t k = 0; k < row; ++k)
           scaled[o * row + k] *= factor(o);
+      // Nor where a scaled weight leaves the element type's range.
+      if (!llvm::all_of(scaled, [&](double v) {
+            return std::isfinite(roundToFloatType(v, element));
+          }))
+        continue;
       rewriter.setInsertionPoint(producer);
       Location loc = producer->getLoc();
       Value weight = createFloatConstant(rewriter, loc, weightType, scaled);

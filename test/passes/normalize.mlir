@@ -254,16 +254,23 @@ func.func @scale_linear(%x: tensor<4x2xf32>, %h: tensor<1x2x2x2xf32>) -> (tensor
 
 // -----
 
-// A non-finite factor stays a mul: folded, inf times a zero weight is NaN.
+// A non-finite factor stays a mul: folded, inf times a zero weight is NaN;
+// so does an f16 linear, whose scaled weights could leave f16's range.
 // CHECK-LABEL: func.func @scale_linear_infinite
 // CHECK: %[[L:.*]] = aten.linear %arg0
 // CHECK: aten.mul %[[L]]
-func.func @scale_linear_infinite(%x: tensor<4x2xf32>) -> tensor<4x2xf32> {
+// CHECK: %[[H:.*]] = aten.linear %arg1
+// CHECK: aten.mul %[[H]]
+func.func @scale_linear_infinite(%x: tensor<4x2xf32>, %y: tensor<4x2xf16>) -> (tensor<4x2xf32>, tensor<4x2xf16>) {
   %w = arith.constant dense<[[1.0, 0.0], [0.0, 1.0]]> : tensor<2x2xf32>
   %g = arith.constant dense<[0x7F800000, 2.0]> : tensor<2xf32>
   %0 = aten.linear %x, %w : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
   %1 = aten.mul %0, %g : tensor<4x2xf32>, tensor<2xf32> -> tensor<4x2xf32>
-  return %1 : tensor<4x2xf32>
+  %wh = arith.constant dense<[[300.0, 1.0], [1.0, 1.0]]> : tensor<2x2xf16>
+  %gh = arith.constant dense<[300.0, 1.0]> : tensor<2xf16>
+  %2 = aten.linear %y, %wh : (tensor<4x2xf16>, tensor<2x2xf16>) -> tensor<4x2xf16>
+  %3 = aten.mul %2, %gh : tensor<4x2xf16>, tensor<2xf16> -> tensor<4x2xf16>
+  return %1, %3 : tensor<4x2xf32>, tensor<4x2xf16>
 }
 
 // -----

@@ -65,11 +65,17 @@ Status createInstance(const VulkanApi &api, VkInstance &instance) {
     return Status::error("vulkan: the Vulkan loader is version 1.0; duet "
                          "needs 1.1 or newer");
   }
+  uint32_t loaderVersion = VK_API_VERSION_1_1;
+  api.vkEnumerateInstanceVersion(&loaderVersion);
   VkApplicationInfo app{};
   app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
   app.pApplicationName = "duet";
   app.pEngineName = "duet";
-  app.apiVersion = VK_API_VERSION_1_1;
+  // Vulkan 1.2 where the loader has it: a device's 1.2 features (the
+  // shaderFloat16 of --force-fp16's fp16 arithmetic, Device::open) may be
+  // enabled only when the instance asks for 1.2 too.
+  app.apiVersion = loaderVersion >= VK_API_VERSION_1_2 ? VK_API_VERSION_1_2
+                                                       : VK_API_VERSION_1_1;
   VkInstanceCreateInfo create{};
   create.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
   create.pApplicationInfo = &app;
@@ -316,7 +322,14 @@ Status Device::open(const std::string &wanted) {
   deviceInfo.pQueueCreateInfos = &queueInfo;
   // fp16 arithmetic for --force-fp16 programs (shaders built with
   // -DFP16_MATH), where the device has it; describe() reads it on Vulkan
-  // 1.2 and newer only, where the feature struct is core.
+  // 1.2 and newer only, where the feature struct is core, and the instance
+  // asks for 1.2 whenever the loader has it (createInstance). Behind a 1.1
+  // loader the device is used as a 1.1 one, without it (a --force-fp16
+  // program then computes in fp32, with the delegate's notice).
+  uint32_t loaderVersion = VK_API_VERSION_1_1;
+  api_.vkEnumerateInstanceVersion(&loaderVersion);
+  if (loaderVersion < VK_API_VERSION_1_2)
+    info_.shaderFloat16 = false;
   VkPhysicalDeviceShaderFloat16Int8Features float16{};
   float16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
   if (info_.shaderFloat16) {
