@@ -511,26 +511,15 @@ DenseElementsAttr embedElements(ElementsAttr weight, ElementsAttr indices,
                                 RankedTensorType type) {
   ArrayRef<int64_t> shape = cast<ShapedType>(weight.getType()).getShape();
   std::optional<RawElements> table = getRawElements(weight);
-  std::optional<RawElements> picks = getRawElements(indices);
+  std::optional<SmallVector<int64_t>> picks = readIntegerElements(indices);
   if (shape.size() != 2 || !table || !picks ||
-      (picks->byteWidth != 4 && picks->byteWidth != 8) ||
       type.getNumElements() > weight.getNumElements() + (int64_t{1} << 20))
     return nullptr;
   int64_t rows = shape[0];
   size_t row = static_cast<size_t>(shape[1]) * table->byteWidth;
-  int64_t count = indices.getNumElements();
   std::vector<char> bytes;
-  bytes.reserve(count * row);
-  for (int64_t i = 0; i < count; ++i) {
-    const char *at = picks->data.data() + (picks->splat ? 0 : i * picks->byteWidth);
-    int64_t index = 0;
-    if (picks->byteWidth == 8) {
-      std::memcpy(&index, at, 8);
-    } else {
-      int32_t narrow = 0;
-      std::memcpy(&narrow, at, 4);
-      index = narrow;
-    }
+  bytes.reserve(picks->size() * row);
+  for (int64_t index : *picks) {
     if (index < 0 || index >= rows)
       return nullptr;
     const char *first =

@@ -16,10 +16,10 @@
 #include "runtime/schema/vulkan_generated.h"
 
 #include <algorithm>
-#include <tuple>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <tuple>
 
 namespace duet::rt::vulkan {
 namespace {
@@ -94,35 +94,31 @@ uint32_t splitFor(int64_t blocks, int64_t inTexels, VkPhysicalDeviceType type) {
 /// group kernel: below it one invocation per output texel is enough work.
 constexpr int64_t kGroupReductionMin = 128;
 
-/// Makes a Reduce dispatch that reduces `count` elements per output element
-/// use the group kernel where that is long enough to share.
-void useGroupReduction(Dispatch &dispatch, int64_t count) {
-  if (count < kGroupReductionMin)
-    return;
-  dispatch.groupPerItem = true;
-  dispatch.spec[5] = 1;
-}
-
-/// Makes a reduction of `input` into `output` over H and W (positions 6
-/// and 7) reduce.comp's plane kernel where both are channels-packed
-/// textures of the same N and C: a workgroup per output texel, as the group
-/// kernel, whatever the plane's size, reading whole texels without the
-/// index arithmetic of the general kernels. One invocation per texel adding
-/// up a 7x7 plane lane by lane took 45 µs on the H200, as much as a pool of
-/// 112x112.
-void usePlaneReduction(Dispatch &dispatch, const PlannedTensor &input,
-                       const PlannedTensor &output) {
+/// The kernel of reduce.comp for a Reduce dispatch from `input` to `output`
+/// reducing `count` elements per output element: the plane kernel (FLAG0 and
+/// FLAG1) for a reduction over H and W (positions 6 and 7) between
+/// channels-packed textures of the same N and C, a workgroup per output
+/// texel whatever the plane's size, reading whole texels without the index
+/// arithmetic of the general kernels (one invocation per texel adding up a
+/// 7x7 plane lane by lane took 45 µs on the H200, as much as a pool of
+/// 112x112); else the group kernel (FLAG0) where the reduction is long
+/// enough to share; else one invocation per output texel.
+void useReductionKernel(Dispatch &dispatch, int64_t count,
+                        const PlannedTensor &input,
+                        const PlannedTensor &output) {
   const int32_t(&p)[8][4] = dispatch.params.iarg;
-  bool overPlane = p[2][0] == kMaxRank - 2 && p[2][1] == kMaxRank - 1;
-  if (!overPlane || !input.texture ||
-      !output.texture || input.packing != Layout::channelsPacked ||
-      output.packing != Layout::channelsPacked || input.sizes.size() != 4 ||
-      output.sizes.size() != 4 || input.sizes[0] != output.sizes[0] ||
-      input.sizes[1] != output.sizes[1])
+  bool plane = p[2][0] == kMaxRank - 2 && p[2][1] == kMaxRank - 1 &&
+               input.texture && output.texture &&
+               input.packing == Layout::channelsPacked &&
+               output.packing == Layout::channelsPacked &&
+               input.sizes.size() == 4 && output.sizes.size() == 4 &&
+               input.sizes[0] == output.sizes[0] &&
+               input.sizes[1] == output.sizes[1];
+  if (!plane && count < kGroupReductionMin)
     return;
   dispatch.groupPerItem = true;
   dispatch.spec[5] = 1;
-  dispatch.spec[6] = 1;
+  dispatch.spec[6] = plane ? 1 : 0;
 }
 
 /// Whether `input` broadcasts to `output` (NumPy rules, aligned right).
@@ -1066,9 +1062,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     int64_t count = 1;
     for (int32_t d : dims)
       count *= x[d];
-    useGroupReduction(dispatch, count);
-    usePlaneReduction(dispatch, plan_.tensors[inputs[0]],
-                      plan_.tensors[outputs[0]]);
+    useReductionKernel(dispatch, count, plan_.tensors[inputs[0]],
+                       plan_.tensors[outputs[0]]);
     break;
   }
   case sc::OpArgs::Scan: {
@@ -1116,9 +1111,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
         dispatch.params.iarg[p / 4][p % 4] = p < kMaxRank - 2 ? p : -1;
       dispatch.params.iarg[2][0] = kMaxRank - 2;
       dispatch.params.iarg[2][1] = kMaxRank - 1;
-      useGroupReduction(dispatch, x.end()[-1] * x.end()[-2]);
-      usePlaneReduction(dispatch, plan_.tensors[inputs[0]],
-                        plan_.tensors[outputs[0]]);
+      useReductionKernel(dispatch, x.end()[-1] * x.end()[-2],
+                         plan_.tensors[inputs[0]], plan_.tensors[outputs[0]]);
       break;
     }
     dispatch.family = ShaderFamily::Pool;

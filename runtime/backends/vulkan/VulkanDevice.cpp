@@ -53,9 +53,12 @@ int typeRank(VkPhysicalDeviceType type) {
   }
 }
 
-Status createInstance(const VulkanApi &api, VkInstance &instance) {
+/// An instance of the newest Vulkan duet uses that the loader has (1.2, else
+/// 1.1), which `apiVersion` says.
+Status createInstance(const VulkanApi &api, VkInstance &instance,
+                      uint32_t &apiVersion) {
+  uint32_t version = VK_API_VERSION_1_1;
   if (api.vkEnumerateInstanceVersion) {
-    uint32_t version = 0;
     if (api.vkEnumerateInstanceVersion(&version) == VK_SUCCESS &&
         version < VK_API_VERSION_1_1)
       return Status::error("vulkan: the Vulkan loader is version {}; duet "
@@ -65,8 +68,6 @@ Status createInstance(const VulkanApi &api, VkInstance &instance) {
     return Status::error("vulkan: the Vulkan loader is version 1.0; duet "
                          "needs 1.1 or newer");
   }
-  uint32_t loaderVersion = VK_API_VERSION_1_1;
-  api.vkEnumerateInstanceVersion(&loaderVersion);
   VkApplicationInfo app{};
   app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
   app.pApplicationName = "duet";
@@ -74,8 +75,9 @@ Status createInstance(const VulkanApi &api, VkInstance &instance) {
   // Vulkan 1.2 where the loader has it: a device's 1.2 features (the
   // shaderFloat16 of --force-fp16's fp16 arithmetic, Device::open) may be
   // enabled only when the instance asks for 1.2 too.
-  app.apiVersion = loaderVersion >= VK_API_VERSION_1_2 ? VK_API_VERSION_1_2
-                                                       : VK_API_VERSION_1_1;
+  apiVersion =
+      version >= VK_API_VERSION_1_2 ? VK_API_VERSION_1_2 : VK_API_VERSION_1_1;
+  app.apiVersion = apiVersion;
   VkInstanceCreateInfo create{};
   create.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
   create.pApplicationInfo = &app;
@@ -207,7 +209,8 @@ Status listDevices(std::vector<DeviceInfo> &devices) {
     if (!made->status.isOk())
       return made;
     made->api = *loader;
-    made->status = createInstance(made->api, made->instance);
+    uint32_t version = 0;
+    made->status = createInstance(made->api, made->instance, version);
     if (made->status.isOk())
       made->status = made->api.loadInstanceFunctions(made->instance);
     return made;
@@ -290,7 +293,8 @@ Status Device::open(const std::string &wanted) {
   const VulkanApi *loader = nullptr;
   DUET_RETURN_IF_ERROR(loadVulkanApi(loader));
   api_ = *loader;
-  DUET_RETURN_IF_ERROR(createInstance(api_, instance_));
+  uint32_t instanceVersion = VK_API_VERSION_1_1;
+  DUET_RETURN_IF_ERROR(createInstance(api_, instance_, instanceVersion));
   DUET_RETURN_IF_ERROR(api_.loadInstanceFunctions(instance_));
   std::vector<VkPhysicalDevice> handles;
   DUET_RETURN_IF_ERROR(physicalDevices(api_, instance_, handles));
@@ -326,9 +330,7 @@ Status Device::open(const std::string &wanted) {
   // asks for 1.2 whenever the loader has it (createInstance). Behind a 1.1
   // loader the device is used as a 1.1 one, without it (a --force-fp16
   // program then computes in fp32, with the delegate's notice).
-  uint32_t loaderVersion = VK_API_VERSION_1_1;
-  api_.vkEnumerateInstanceVersion(&loaderVersion);
-  if (loaderVersion < VK_API_VERSION_1_2)
+  if (instanceVersion < VK_API_VERSION_1_2)
     info_.shaderFloat16 = false;
   VkPhysicalDeviceShaderFloat16Int8Features float16{};
   float16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
