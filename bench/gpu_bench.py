@@ -198,6 +198,32 @@ def duet_bench(duet_run, program, iterations, warmup, cache, extra=()):
     return json.loads(proc.stdout)
 
 
+def print_phases(name, title, phases):
+    """`duet-run bench --load-phases`' phases of one load, largest first."""
+    print(f"{name}: {title} phases (ms):", flush=True)
+    for p in sorted(phases, key=lambda p: -p["ms"])[:12]:
+        print(f"  {p['ms']:8.2f}  {p['phase']}", flush=True)
+
+
+def torch_fp16_error(name, folder):
+    """How far PyTorch's own fp16 (the model and input in half on CUDA) is from the stored
+    fp32 eager output, against the bound `duet-run run --expect` applies at rtol/atol 1e-2
+    (1e-2 * max|reference| + 1e-2)."""
+    import numpy as np
+
+    model, x = build_model(name)
+    model = model.half().cuda()
+    with torch.no_grad():
+        out = model(x.half().cuda()).float().cpu().numpy()
+    ref = np.load(os.path.join(folder, f"{name}.output0.npy"))
+    del model
+    torch.cuda.empty_cache()
+    err = float(np.abs(out - ref).max())
+    bound = 1e-2 * float(np.abs(ref).max()) + 1e-2
+    return (f"{name}: PyTorch CUDA fp16 (model.half()) against the fp32 output: max |a - b| "
+            f"{err:.4g}, bound {bound:.4g} ({'within' if err <= bound else 'OUT OF'} bound)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--duet-run", required=True)
@@ -241,17 +267,24 @@ def main():
             + (["--rtol", "1e-2", "--atol", "1e-2"] if options.fp16 else []),
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         print(check.stdout.strip(), flush=True)
+        if options.fp16:
+            print(torch_fp16_error(name, options.programs), flush=True)
         if check.returncode != 0:
             print(f"{name}: the Vulkan program does not match eager; not timed", flush=True)
             left_out.append(name)
             continue
         cold, warm, reopen = [], [], []
-        for _ in range(3):
+        for attempt in range(3):
             shutil.rmtree(options.cache, ignore_errors=True)
             cold.append(duet_bench(options.duet_run, program, 1, 0, options.cache)["load_ms"])
-            out = duet_bench(options.duet_run, program, 1, 0, options.cache, ["--reload"])
+            last = attempt == 2
+            out = duet_bench(options.duet_run, program, 1, 0, options.cache,
+                             ["--reload"] + (["--load-phases"] if last else []))
             warm.append(out["load_ms"])
             reopen.append(out["reload_ms"])
+            if last:
+                print_phases(name, "warm load", out["load_phases"])
+                print_phases(name, "load, device open", out["reload_phases"])
         if options.profile:
             os.makedirs(options.profile, exist_ok=True)
             env = dict(os.environ, DUET_VULKAN_PIPELINE_CACHE=options.cache)

@@ -48,6 +48,11 @@ struct VulkanOptions {
   /// transfer copies, as on a discrete GPU, whatever the device. Tools:
   /// DUET_VULKAN_TEST_DEVICE_STAGING (set to any value).
   bool testDeviceStaging = false;
+  /// Test hook: upload weights and constants through at most this many
+  /// bytes of the device's upload ring at a time (rounded down to whole
+  /// 4-byte words, at least one), as a model larger than the ring does; 0
+  /// uses the whole ring (16 MiB). Tools: DUET_VULKAN_TEST_UPLOAD_PIECE_BYTES.
+  uint64_t testUploadPieceBytes = 0;
   /// A folder for the pipeline cache: compiled pipelines are saved there
   /// (one file per device and driver, made with the folder when missing)
   /// and read back by later loads, which then skip most of the shader
@@ -70,6 +75,12 @@ struct ProfileOptions {
   /// duet::rt::Runtime::profile() gives the latest run's times. The
   /// installed API (runtime.h) does not take this group yet.
   bool enabled = false;
+  /// When set, a load calls it with the time of each of its phases, in
+  /// order: the program read and checked, then each delegate's (a Vulkan
+  /// delegate's device open, plan, memory, pipelines, descriptor sets,
+  /// upload; an XNNPACK delegate's whole preparation). `duet bench` prints
+  /// them. Nothing is timed apart when it is null.
+  std::function<void(const std::string &phase, double ms)> loadPhase;
 };
 
 /// How a planted fault makes a node's result wrong (NodeFault).

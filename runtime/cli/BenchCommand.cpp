@@ -10,7 +10,8 @@
 // `--reload` the program is loaded a second time once the runs are done,
 // beside the first: what the next load of an app that holds a program
 // costs, with the process's Vulkan instance and device open and its
-// pipeline cache filled.
+// pipeline cache filled. `--load-phases` prints where each load's time went
+// (ProfileOptions::loadPhase).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,8 +42,24 @@ struct BenchArgs {
   bool json = false;
   bool profile = false;
   bool reload = false;
+  bool loadPhases = false;
   std::vector<std::string> faults;
 };
+
+using Phases = std::vector<std::pair<std::string, double>>;
+
+nlohmann::ordered_json phasesJson(const Phases &phases) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto &[phase, ms] : phases)
+    out.push_back({{"phase", phase}, {"ms", ms}});
+  return out;
+}
+
+void printPhases(const char *title, const Phases &phases) {
+  fmt::print("{}:\n", title);
+  for (const auto &[phase, ms] : phases)
+    fmt::print("  {:9.3f} ms  {}\n", ms, printableName(phase));
+}
 
 int runBench(const BenchArgs &args) {
   rt::LoadOptions options;
@@ -50,6 +67,13 @@ int runBench(const BenchArgs &args) {
   options.profile.enabled = args.profile;
   if (int code = parseFaults(args.faults, options.faults.nodes))
     return code;
+  Phases loadPhases, reloadPhases;
+  Phases *phases = &loadPhases;
+  if (args.loadPhases)
+    options.profile.loadPhase = [&phases](const std::string &phase,
+                                          double ms) {
+      phases->emplace_back(phase, ms);
+    };
   std::unique_ptr<rt::Runtime> runtime;
   double loadMs = 0;
   if (int code = loadProgram(args.program, options, runtime, &loadMs))
@@ -76,6 +100,7 @@ int runBench(const BenchArgs &args) {
   }
   double reloadMs = 0;
   std::unique_ptr<rt::Runtime> second;
+  phases = &reloadPhases;
   if (args.reload)
     if (int code = loadProgram(args.program, options, second, &reloadMs))
       return code;
@@ -91,6 +116,11 @@ int runBench(const BenchArgs &args) {
     out["load_ms"] = loadMs;
     if (args.reload)
       out["reload_ms"] = reloadMs;
+    if (args.loadPhases) {
+      out["load_phases"] = phasesJson(loadPhases);
+      if (args.reload)
+        out["reload_phases"] = phasesJson(reloadPhases);
+    }
     out["iterations"] = args.iterations;
     out["threads"] = threads;
     if (args.profile)
@@ -104,6 +134,11 @@ int runBench(const BenchArgs &args) {
              args.warmup, threads, threads == 1 ? "" : "s", loadMs);
   if (args.reload)
     fmt::print("reload (a second load in this process) {:.2f} ms\n", reloadMs);
+  if (args.loadPhases) {
+    printPhases("load phases", loadPhases);
+    if (args.reload)
+      printPhases("reload phases", reloadPhases);
+  }
   if (args.profile)
     fmt::print("{}", profile.text());
   return kOk;
@@ -131,10 +166,15 @@ Runner addBenchCommand(CLI::App &app) {
                 "after the runs, load the program again beside the first and "
                 "print that load's time too (the Vulkan device open, its "
                 "pipelines cached)");
+  cmd->add_flag("--load-phases", args->loadPhases,
+                "print where the load's time went (and the reload's): the "
+                "program read and checked, each delegate, and inside a Vulkan "
+                "delegate its device, plan, memory, pipelines, descriptor "
+                "sets, weight upload and recording");
   cmd->add_flag("--json", args->json,
                 "print one JSON object: median_ms, min_ms, max_ms, load_ms, "
-                "iterations, threads (reload_ms with --reload, profile with "
-                "--profile)");
+                "iterations, threads (reload_ms with --reload, load_phases and "
+                "reload_phases with --load-phases, profile with --profile)");
   return [args] { return runBench(*args); };
 }
 

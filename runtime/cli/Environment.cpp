@@ -62,6 +62,8 @@ rt::Status readVulkanEnvironment(rt::LoadOptions &options) {
       std::getenv(rt::kVulkanTestNoFp16MathVariable) != nullptr;
   vulkan.testDeviceStaging =
       std::getenv(rt::kVulkanTestDeviceStagingVariable) != nullptr;
+  DUET_RETURN_IF_ERROR(readLimit(rt::kVulkanTestUploadPieceBytesVariable,
+                                 vulkan.testUploadPieceBytes));
   vulkan.pipelineCacheDir = pipelineCacheFolder();
   vulkan.notice = [](const std::string &text) {
     fmt::print(stderr, "note: {}\n", text);

@@ -181,6 +181,7 @@ Status Executor::prepare() {
       return Status::error("{}: the '{}' backend is not registered", where,
                            escaped(delegate.backend));
     std::unique_ptr<PreparedDelegate> prepared;
+    LoadPhaseClock clock(program_.options().profile.loadPhase);
     DUET_RETURN_IF_ERROR(
         backend->init(program_, call.delegate, delegate.blob, prepared)
             .withContext(fmt::format("{}: initializing delegate {} on {}",
@@ -190,6 +191,8 @@ Status Executor::prepare() {
       return Status::error("{}: the {} backend prepared nothing for delegate "
                            "{}",
                            where, escaped(delegate.backend), call.delegate);
+    clock.mark(fmt::format("delegate {} on {}", call.delegate,
+                           escaped(delegate.backend)));
     Step step;
     step.where = fmt::format("{}: delegate {} on {}", where, call.delegate,
                              escaped(delegate.backend));

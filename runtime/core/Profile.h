@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,34 @@ inline double msSince(std::chrono::steady_clock::time_point start) {
              std::chrono::steady_clock::now() - start)
       .count();
 }
+
+/// Reports the phases of a load to a ProfileOptions::loadPhase sink, each
+/// timed from the previous mark (the first from construction). With no sink
+/// it reads no clock.
+class LoadPhaseClock {
+public:
+  using Sink = std::function<void(const std::string &phase, double ms)>;
+  explicit LoadPhaseClock(const Sink &sink) : sink_(sink) {
+    if (sink_)
+      last_ = std::chrono::steady_clock::now();
+  }
+  void mark(const std::string &phase) {
+    if (!sink_)
+      return;
+    auto now = std::chrono::steady_clock::now();
+    sink_(phase, std::chrono::duration<double, std::milli>(now - last_).count());
+    last_ = now;
+  }
+  /// Starts the next phase now, leaving the time since the last mark out.
+  void restart() {
+    if (sink_)
+      last_ = std::chrono::steady_clock::now();
+  }
+
+private:
+  const Sink &sink_;
+  std::chrono::steady_clock::time_point last_;
+};
 
 /// A part of a delegate's run that its backend timed: "step 2: subgraph of 14
 /// nodes (convolution_2d x5, ...)".

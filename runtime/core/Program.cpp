@@ -104,7 +104,15 @@ Status Program::load(const std::string &path, const LoadOptions &options,
   }
   loaded->size_ = static_cast<uint64_t>(info.st_size);
   if (loaded->size_ > 0) {
-    void *mapping = mmap(nullptr, loaded->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    // Populated up front: a load reads every constant, and mapping the
+    // pages in one call is several times faster than a fault per page
+    // (Linux; elsewhere the flag is absent and pages fault in as read).
+    int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+    if (!options.inspectOnly)
+      flags |= MAP_POPULATE;
+#endif
+    void *mapping = mmap(nullptr, loaded->size_, PROT_READ, flags, fd, 0);
     if (mapping == MAP_FAILED) {
       int error = errno;
       close(fd);

@@ -53,7 +53,9 @@ Status Runtime::finishLoad(std::unique_ptr<Program> program,
 Status Runtime::load(const std::string &path, const LoadOptions &options,
                      std::unique_ptr<Runtime> &runtime) {
   std::unique_ptr<Program> program;
+  LoadPhaseClock clock(options.profile.loadPhase);
   DUET_RETURN_IF_ERROR(Program::load(path, options, program));
+  clock.mark("the program read and checked");
   return finishLoad(std::move(program), runtime);
 }
 
@@ -61,8 +63,10 @@ Status Runtime::loadFromBytes(const void *data, size_t size, std::string name,
                               const LoadOptions &options,
                               std::unique_ptr<Runtime> &runtime) {
   std::unique_ptr<Program> program;
+  LoadPhaseClock clock(options.profile.loadPhase);
   DUET_RETURN_IF_ERROR(
       Program::loadFromBytes(data, size, std::move(name), options, program));
+  clock.mark("the program read and checked");
   return finishLoad(std::move(program), runtime);
 }
 

@@ -159,10 +159,16 @@ sc::ConvKernel convKernel(size_t spatial, bool transposed, int64_t groups,
 /// into `output` (`dispatch.family` one of the two texel families): the big
 /// tiled kernel (its _big family, FLAG1 2) where the output holds
 /// kMatMulMinTiles big tiles, else the small one (its _tiled family, FLAG1
-/// 1) where it holds that many small ones, else the kernel of four rows per
-/// invocation, which splits long sums of few items.
+/// 1) where it holds that many small ones, split (its _split family, FLAG1
+/// 3) where those are few and the sums long and `limits` allow, else the
+/// kernel of four rows per invocation, which splits long sums of few items.
+/// A linear splits only where it computes in fp16 (`fp16Math`): on the H200
+/// the Whisper encoder's linears split took 0.70 ms in fp16 against 1.10
+/// unsplit, but 1.21 against 1.11 in fp32, where its attention values'
+/// matmuls split still gained (0.54 against 0.62 ms).
 void useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
-                     int64_t depth) {
+                     int64_t depth, const DeviceLimits &limits,
+                     bool fp16Math) {
   auto tiles = [&](int64_t texels, int64_t rows) {
     return (int64_t{output.extents[0]} + texels - 1) / texels *
            ((int64_t{output.extents[1]} + rows - 1) / rows) *
@@ -171,14 +177,23 @@ void useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
   for (auto [kernel, texels, rows] :
        {std::tuple{2, kMatMulBigTileTexels, kMatMulBigTileRows},
         std::tuple{1, kMatMulTileTexels, kMatMulTileRows}})
-    if (tiles(texels, rows) >= kMatMulMinTiles) {
+    if (int64_t count = tiles(texels, rows); count >= kMatMulMinTiles) {
       bool linear = dispatch.family == ShaderFamily::MatMulLinearTexel;
+      int chosen = kernel;
+      if (kernel == 1 && count < kMatMulSplitMaxTiles &&
+          depth >= kMatMulSplitMinDepth && (!linear || fp16Math) &&
+          limits.maxComputeWorkGroupInvocations >= 64 * kMatMulSplitGroups &&
+          limits.maxComputeSharedMemorySize >= kMatMulSplitSharedBytes)
+        chosen = 3;
       dispatch.family =
-          kernel == 2 ? (linear ? ShaderFamily::MatMulLinearTexelBig
+          chosen == 2 ? (linear ? ShaderFamily::MatMulLinearTexelBig
                                 : ShaderFamily::MatMulTexelBig)
-                      : (linear ? ShaderFamily::MatMulLinearTexelTiled
-                                : ShaderFamily::MatMulTexelTiled);
-      dispatch.spec[6] = kernel;
+          : chosen == 3
+              ? (linear ? ShaderFamily::MatMulLinearTexelSplit
+                        : ShaderFamily::MatMulTexelSplit)
+              : (linear ? ShaderFamily::MatMulLinearTexelTiled
+                        : ShaderFamily::MatMulTexelTiled);
+      dispatch.spec[6] = chosen;
       dispatch.itemWidth = texels;
       dispatch.itemHeight = rows;
       dispatch.groupPerItem = true;
@@ -849,7 +864,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
       if (!texel)
         dispatch.weights[0] = addWeight(args->weight());
       if (texel)
-        useTexelProduct(dispatch, plan_.tensors[outputs[0]], depth);
+        useTexelProduct(dispatch, plan_.tensors[outputs[0]], depth, limits_,
+                        plan_.fp16Images && device_.shaderFloat16);
       DUET_RETURN_IF_ERROR(readWeight(
           args->bias(), "bias",
           args->bias() < 0 ? std::nullopt : std::optional<int64_t>(columns),
@@ -880,7 +896,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
           widthPacked(outputs[0]) && batch(a) == batch(out) &&
           batch(b) == batch(out)) {
         dispatch.family = ShaderFamily::MatMulTexel;
-        useTexelProduct(dispatch, plan_.tensors[outputs[0]], depth);
+        useTexelProduct(dispatch, plan_.tensors[outputs[0]], depth, limits_,
+                        plan_.fp16Images && device_.shaderFloat16);
       }
       if (addmm && !broadcasts(sizes(inputs[2]), out))
         return opError("the added tensor {} does not broadcast to {}",

@@ -48,6 +48,20 @@ inline constexpr uint32_t kMatMulBigTileTexels = 16;
 /// workgroups of 64 leave a large GPU's cores idle (on the H200 ViT-Tiny's
 /// linears of 42 to 168 tiles took twice as long tiled).
 inline constexpr int64_t kMatMulMinTiles = 512;
+/// The split small tile (matmul.comp's TILE_KERNEL 3): kMatMulSplitGroups
+/// groups of 64 invocations share each tile, each summing every other
+/// slice of the depth, for products in small tiles with fewer than
+/// kMatMulSplitMaxTiles of them and sums at least kMatMulSplitMinDepth
+/// long (the Whisper encoder's attention values, 564 tiles 1500 deep, and
+/// in fp16 its linears over 1500 rows), on a device whose workgroups may
+/// have that many invocations and kMatMulSplitSharedBytes of shared memory
+/// (its fp32 build's tiles and sums). Four groups were slower on the H200
+/// than two (the attention values 0.21 ms against 0.135).
+inline constexpr uint32_t kMatMulSplitGroups = 2;
+inline constexpr int64_t kMatMulSplitMaxTiles = 2048;
+inline constexpr int64_t kMatMulSplitMinDepth = 256;
+inline constexpr uint32_t kMatMulSplitSharedBytes =
+    2 * kMatMulSplitGroups * 16 * 8 * 16 + (kMatMulSplitGroups - 1) * 64 * 4 * 16;
 
 /// A tensor the delegate keeps on the device (fp32 whatever its dtype).
 struct PlannedTensor {

@@ -46,6 +46,10 @@ std::string_view shaderName(ShaderFamily family) {
     return "matmul_tiled";
   case ShaderFamily::MatMulTexelBig:
     return "matmul_tiled_big";
+  case ShaderFamily::MatMulLinearTexelSplit:
+    return "matmul_linear_tiled_split";
+  case ShaderFamily::MatMulTexelSplit:
+    return "matmul_tiled_split";
   case ShaderFamily::Convolution:
     return "conv";
   case ShaderFamily::ConvolutionTexel:
@@ -79,11 +83,13 @@ ShaderBindings shaderBindings(ShaderFamily family) {
   case ShaderFamily::MatMulTexel:
   case ShaderFamily::MatMulTexelTiled:
   case ShaderFamily::MatMulTexelBig:
+  case ShaderFamily::MatMulTexelSplit:
     return {2, 0};
   case ShaderFamily::ConvolutionTexel:
   case ShaderFamily::MatMulLinearTexel:
   case ShaderFamily::MatMulLinearTexelTiled:
   case ShaderFamily::MatMulLinearTexelBig:
+  case ShaderFamily::MatMulLinearTexelSplit:
     return {2, 2};
   case ShaderFamily::MatMulAdd:
     return {3, 0};

@@ -29,13 +29,16 @@ enum class ShaderFamily : uint8_t {
   /// matmul.comp's matmul texel kernel (-DTEXEL_KERNELS): width-packed
   /// textures with the same batch dims.
   MatMulTexel,
-  /// The tiled kernels of both (-DTILE_KERNEL=1: small tiles, 2: big ones),
+  /// The tiled kernels of both (-DTILE_KERNEL=1: small tiles, 2: big ones,
+  /// 3: small tiles of long sums split between four groups of a workgroup),
   /// each a shader of its own, so that neither the four-row kernel nor the
   /// small tile carries the big tile's registers and shared memory.
   MatMulLinearTexelTiled,
   MatMulLinearTexelBig,
+  MatMulLinearTexelSplit,
   MatMulTexelTiled,
   MatMulTexelBig,
+  MatMulTexelSplit,
   Convolution,
   /// conv.comp's texel kernels (-DTEXEL_KERNELS): channels-packed textures,
   /// the weight a packed texture too.

@@ -5,6 +5,8 @@
 #include "runtime/backends/vulkan/VulkanDelegate.h"
 #include "runtime/backends/vulkan/VulkanDevice.h"
 
+#include <fmt/core.h>
+
 #include <cctype>
 
 namespace duet::rt {
@@ -82,8 +84,12 @@ public:
   Status init(const Program &program, uint32_t index, ByteSpan blob,
               std::unique_ptr<PreparedDelegate> &prepared) override {
     std::shared_ptr<vulkan::Device> device;
+    LoadPhaseClock clock(program.options().profile.loadPhase);
     DUET_RETURN_IF_ERROR(
         vulkan::Device::shared(program.options().vulkan.device, device));
+    clock.mark(fmt::format("delegate {} on vulkan: device (opened by the "
+                           "first load in a process)",
+                           index));
     std::unique_ptr<vulkan::VulkanDelegate> delegate;
     DUET_RETURN_IF_ERROR(vulkan::VulkanDelegate::create(
         std::move(device), program, index, blob, delegate));

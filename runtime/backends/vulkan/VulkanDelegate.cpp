@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <mutex>
 #include <fmt/ranges.h>
 
 namespace duet::rt::vulkan {
@@ -17,45 +19,47 @@ VkDeviceSize alignTo(VkDeviceSize value, VkDeviceSize alignment) {
                        : value;
 }
 
-/// Writes `view` as fp32 into `out` (numel floats).
-void toFloats(const TensorView &view, float *out) {
-  int64_t n = view.numel();
+/// Writes elements [first, first + n) of `view` as fp32 into `out`.
+void toFloats(const TensorView &view, int64_t first, int64_t n, float *out) {
   switch (view.dtype) {
   case DType::f32:
-    std::memcpy(out, view.data, static_cast<size_t>(n) * sizeof(float));
+    std::memcpy(out, view.as<const float>() + first,
+                static_cast<size_t>(n) * sizeof(float));
     return;
   case DType::f16:
     for (int64_t i = 0; i < n; ++i)
-      out[i] = halfToFloat(view.as<const uint16_t>()[i]);
+      out[i] = halfToFloat(view.as<const uint16_t>()[first + i]);
     return;
   case DType::bf16:
     for (int64_t i = 0; i < n; ++i)
-      out[i] = bf16ToFloat(view.as<const uint16_t>()[i]);
+      out[i] = bf16ToFloat(view.as<const uint16_t>()[first + i]);
     return;
   case DType::f64:
     for (int64_t i = 0; i < n; ++i)
-      out[i] = static_cast<float>(view.as<const double>()[i]);
+      out[i] = static_cast<float>(view.as<const double>()[first + i]);
     return;
   default:
     return;
   }
 }
 
-/// Writes weight `view` as the 4-byte words its shader reads: fp32, or int32
-/// for an integer index (whose values the plan checked to be small).
-void toWeightWords(const TensorView &view, void *out) {
-  int64_t n = view.numel();
+/// Writes elements [first, first + n) of weight `view` as the 4-byte words
+/// its shader reads: fp32, or int32 for an integer index (whose values the
+/// plan checked to be small).
+void toWeightWords(const TensorView &view, int64_t first, int64_t n,
+                   void *out) {
   auto *words = static_cast<int32_t *>(out);
   switch (view.dtype) {
   case DType::i64:
     for (int64_t i = 0; i < n; ++i)
-      words[i] = static_cast<int32_t>(view.as<const int64_t>()[i]);
+      words[i] = static_cast<int32_t>(view.as<const int64_t>()[first + i]);
     return;
   case DType::i32:
-    std::memcpy(out, view.data, static_cast<size_t>(n) * sizeof(int32_t));
+    std::memcpy(out, view.as<const int32_t>() + first,
+                static_cast<size_t>(n) * sizeof(int32_t));
     return;
   default:
-    toFloats(view, static_cast<float *>(out));
+    toFloats(view, first, n, static_cast<float *>(out));
   }
 }
 
@@ -79,6 +83,22 @@ void memoryBarrier(const VulkanApi &vk, VkCommandBuffer commands,
   barrier.dstAccessMask = dstAccess;
   vk.vkCmdPipelineBarrier(commands, srcStage, dstStage, 0, 1, &barrier, 0,
                           nullptr, 0, nullptr);
+}
+
+/// The barrier that moves `image` from UNDEFINED (its contents dropped) to
+/// the GENERAL layout storage images keep, after writes of `written`.
+VkImageMemoryBarrier toGeneral(VkImage image, VkAccessFlags written) {
+  VkImageMemoryBarrier barrier{};
+  barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+  barrier.srcAccessMask = written;
+  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+  barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  barrier.image = image;
+  barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  return barrier;
 }
 
 /// " (as the test hook VARIABLE says)" when a test hook stands for the
@@ -224,6 +244,9 @@ Status VulkanDelegate::bindArena(std::vector<Resource *> resources,
                     fmt::format("mapping the {}", what));
     for (size_t i = 0; i < members.size(); ++i) {
       Resource *resource = members[i].first;
+      resource->memory = kept.memory;
+      resource->offset = offsets[i];
+      resource->extent = members[i].second.size;
       if (resource->image)
         DUET_VK_CHECK(vk.vkBindImageMemory(device, resource->image, kept.memory,
                                            offsets[i]),
@@ -234,6 +257,109 @@ Status VulkanDelegate::bindArena(std::vector<Resource *> resources,
                       "vkBindBufferMemory");
       if (kept.mapped)
         resource->mapped = static_cast<uint8_t *>(kept.mapped) + offsets[i];
+    }
+  }
+  return Status::ok();
+}
+
+Status VulkanDelegate::bindShared(
+    const std::vector<int32_t> &tensors,
+    const std::vector<std::pair<size_t, size_t>> &lifetimes,
+    VkDeviceSize &bytes, VkDeviceSize &apart) {
+  const VulkanApi &vk = device_->api();
+  VkDevice device = device_->handle();
+  VkDeviceSize granularity = device_->limits().bufferImageGranularity;
+  freshImages_.assign(plan_.runDispatches.size(), {});
+  struct Item {
+    size_t tensor;
+    std::pair<size_t, size_t> lifetime;
+    VkMemoryRequirements requirements;
+    VkDeviceSize offset = 0;
+  };
+  // By memory type (usually one), as bindArena.
+  std::map<int, std::vector<Item>> groups;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    Resource &resource = tensors_[tensors[i]];
+    Item item{static_cast<size_t>(tensors[i]), lifetimes[i], {}};
+    if (resource.image)
+      vk.vkGetImageMemoryRequirements(device, resource.image,
+                                      &item.requirements);
+    else
+      vk.vkGetBufferMemoryRequirements(device, resource.buffer,
+                                       &item.requirements);
+    int type = device_->findMemoryType(item.requirements.memoryTypeBits, 0,
+                                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (type < 0)
+      return Status::error("vulkan: device '{}' has no memory type for the "
+                           "run's tensors",
+                           device_->info().name);
+    groups[type].push_back(item);
+  }
+  bytes = apart = 0;
+  for (auto &[type, items] : groups) {
+    // Largest first, each at the lowest offset where it overlaps no placed
+    // tensor that is alive at the same time (greedy by size).
+    std::sort(items.begin(), items.end(), [](const Item &a, const Item &b) {
+      return a.requirements.size != b.requirements.size
+                 ? a.requirements.size > b.requirements.size
+                 : a.tensor < b.tensor;
+    });
+    VkDeviceSize size = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+      Item &item = items[i];
+      VkDeviceSize alignment =
+          std::max(item.requirements.alignment, granularity);
+      std::vector<const Item *> alive;
+      for (size_t k = 0; k < i; ++k)
+        if (items[k].lifetime.first <= item.lifetime.second &&
+            item.lifetime.first <= items[k].lifetime.second)
+          alive.push_back(&items[k]);
+      std::sort(alive.begin(), alive.end(), [](const Item *a, const Item *b) {
+        return a->offset < b->offset;
+      });
+      VkDeviceSize offset = 0;
+      for (const Item *other : alive) {
+        if (offset + item.requirements.size <= other->offset)
+          break;
+        offset = std::max(offset, alignTo(other->offset +
+                                              other->requirements.size,
+                                          alignment));
+      }
+      item.offset = offset;
+      size = std::max(size, offset + item.requirements.size);
+      apart += alignTo(item.requirements.size, alignment);
+    }
+    bytes += size;
+    VkMemoryAllocateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    info.allocationSize = std::max<VkDeviceSize>(size, 16);
+    info.memoryTypeIndex = static_cast<uint32_t>(type);
+    Arena arena;
+    DUET_VK_CHECK(vk.vkAllocateMemory(device, &info, nullptr, &arena.memory),
+                  fmt::format("allocating {} bytes for the run's tensors",
+                              size));
+    arenas_.push_back(arena);
+    for (const Item &item : items) {
+      Resource &resource = tensors_[item.tensor];
+      resource.memory = arena.memory;
+      resource.offset = item.offset;
+      resource.extent = item.requirements.size;
+      bool aliased = false;
+      for (const Item &other : items)
+        aliased = aliased || (&other != &item &&
+                              other.offset < item.offset + item.requirements.size &&
+                              item.offset < other.offset + other.requirements.size);
+      if (resource.image) {
+        DUET_VK_CHECK(vk.vkBindImageMemory(device, resource.image,
+                                           arena.memory, item.offset),
+                      "vkBindImageMemory");
+        if (aliased)
+          freshImages_[item.lifetime.first].push_back(resource.image);
+      } else {
+        DUET_VK_CHECK(vk.vkBindBufferMemory(device, resource.buffer,
+                                            arena.memory, item.offset),
+                      "vkBindBufferMemory");
+      }
     }
   }
   return Status::ok();
@@ -256,9 +382,15 @@ VulkanDelegate::Resource &VulkanDelegate::resourceOf(Ref ref) {
 
 Status VulkanDelegate::load(ByteSpan blob) {
   const runtime::VulkanOptions &options = program_.options().vulkan;
+  LoadPhaseClock clock(program_.options().profile.loadPhase);
+  auto phase = [&](const std::string &what) {
+    clock.mark(fmt::format("delegate {} on vulkan: {}", index_, what));
+  };
   DUET_RETURN_IF_ERROR(
       buildDispatchPlan(program_, index_, blob, device_->info(),
                         device_->checkedLimits(options), plan_));
+  phase(fmt::format("plan ({} dispatches, {} at load)",
+                    plan_.runDispatches.size(), plan_.loadDispatches.size()));
   const VulkanApi &vk = device_->api();
   VkDevice device = device_->handle();
   if (plan_.fp16Images) {
@@ -293,19 +425,52 @@ Status VulkanDelegate::load(ByteSpan blob) {
   constexpr VkBufferUsageFlags kDeviceBuffer =
       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
       VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  // A tensor only run dispatches use, from the first that does to the last,
+  // shares memory with those whose lifetimes do not overlap its own; the
+  // constants, and anything a load dispatch uses, keep theirs.
+  constexpr size_t kUnused = SIZE_MAX;
+  std::vector<std::pair<size_t, size_t>> lifetime(plan_.tensors.size(),
+                                                  {kUnused, 0});
+  std::vector<bool> ownMemory(plan_.tensors.size(), false);
+  auto tensorRefs = [](const Dispatch &dispatch, auto &&visit) {
+    visit(dispatch.output);
+    for (const Ref &ref : dispatch.inputs)
+      visit(ref);
+    for (const Ref &ref : dispatch.weights)
+      visit(ref);
+  };
+  for (const Dispatch &dispatch : plan_.loadDispatches)
+    tensorRefs(dispatch, [&](const Ref &ref) {
+      if (ref.kind == Ref::Kind::tensor)
+        ownMemory[ref.index] = true;
+    });
+  for (size_t d = 0; d < plan_.runDispatches.size(); ++d)
+    tensorRefs(plan_.runDispatches[d], [&](const Ref &ref) {
+      if (ref.kind != Ref::Kind::tensor)
+        return;
+      auto &[first, last] = lifetime[ref.index];
+      first = std::min(first, d);
+      last = std::max(last, d);
+    });
   std::vector<Resource *> onDevice;
+  std::vector<int32_t> shared;
+  std::vector<std::pair<size_t, size_t>> sharedLifetimes;
   tensors_.resize(plan_.tensors.size());
   for (size_t i = 0; i < plan_.tensors.size(); ++i) {
     const PlannedTensor &tensor = plan_.tensors[i];
-    if (tensor.texture) {
+    if (tensor.texture)
       DUET_RETURN_IF_ERROR(createImage(tensor, tensors_[i]));
+    else
+      DUET_RETURN_IF_ERROR(createBuffer(
+          static_cast<VkDeviceSize>(tensor.numel) * sizeof(float),
+          kDeviceBuffer, tensors_[i]));
+    if (tensor.role != PlannedTensor::Role::constant && !ownMemory[i] &&
+        lifetime[i].first != kUnused) {
+      shared.push_back(static_cast<int32_t>(i));
+      sharedLifetimes.push_back(lifetime[i]);
+    } else {
       onDevice.push_back(&tensors_[i]);
-      continue;
     }
-    DUET_RETURN_IF_ERROR(
-        createBuffer(static_cast<VkDeviceSize>(tensor.numel) * sizeof(float),
-                     kDeviceBuffer, tensors_[i]));
-    onDevice.push_back(&tensors_[i]);
   }
   weights_.resize(plan_.weights.size());
   for (size_t i = 0; i < plan_.weights.size(); ++i) {
@@ -347,6 +512,9 @@ Status VulkanDelegate::load(ByteSpan blob) {
   }
   DUET_RETURN_IF_ERROR(bindArena(
       onDevice, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "tensors and weights"));
+  VkDeviceSize sharedBytes = 0, apartBytes = 0;
+  DUET_RETURN_IF_ERROR(
+      bindShared(shared, sharedLifetimes, sharedBytes, apartBytes));
   for (size_t i = 0; i < plan_.tensors.size(); ++i) {
     if (!plan_.tensors[i].texture)
       continue;
@@ -361,10 +529,13 @@ Status VulkanDelegate::load(ByteSpan blob) {
         "vkCreateImageView");
   }
 
-  // The host arena: staging buffers, mapped for good.
+  // The host arena: the staging buffers of inputs, outputs and observed
+  // tensors, mapped for good.
   std::vector<Resource *> onHost;
   staging_.resize(plan_.staging.size());
   for (size_t i = 0; i < plan_.staging.size(); ++i) {
+    if (plan_.staging[i].use == StagingBuffer::Use::constant)
+      continue;
     DUET_RETURN_IF_ERROR(createBuffer(stagingBytes(i),
                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                           VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
@@ -378,11 +549,39 @@ Status VulkanDelegate::load(ByteSpan blob) {
                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                                    VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
                                    "staging buffers"));
+  // Constants read as tensors: device buffers that the upload fills and the
+  // load dispatches pack into their layouts, freed once they have.
+  std::vector<Resource *> constants;
+  for (size_t i = 0; i < plan_.staging.size(); ++i) {
+    if (plan_.staging[i].use != StagingBuffer::Use::constant)
+      continue;
+    DUET_RETURN_IF_ERROR(createBuffer(stagingBytes(i),
+                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                          VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                      stagingOnDevice_[i]));
+    constants.push_back(&stagingOnDevice_[i]);
+  }
+  loadArenas_ = arenas_.size();
+  if (!constants.empty())
+    DUET_RETURN_IF_ERROR(bindArena(constants, 0,
+                                   VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                   "constants being uploaded"));
+  phase(fmt::format("memory ({} images and buffers; the run's {} tensors "
+                    "share {:.1f} MiB by lifetime, {:.1f} MiB apart)",
+                    onDevice.size() + shared.size() + onHost.size() +
+                        constants.size(),
+                    shared.size(), sharedBytes / double(1 << 20),
+                    apartBytes / double(1 << 20)));
 
   device_->loadPipelineCache(options.pipelineCacheDir, options.notice);
+  phase("pipeline cache read");
   DUET_RETURN_IF_ERROR(createPipelines());
+  phase(fmt::format("pipelines ({} made, {} shader modules)",
+                    pipelines_.size(), layouts_.size()));
   device_->savePipelineCache(options.pipelineCacheDir, options.notice);
+  phase("pipeline cache saved");
   DUET_RETURN_IF_ERROR(createDescriptorSets());
+  phase(fmt::format("descriptor sets ({})", sets_.size()));
 
   VkCommandPoolCreateInfo pool{};
   pool.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
@@ -393,8 +592,12 @@ Status VulkanDelegate::load(ByteSpan blob) {
   fence.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
   DUET_VK_CHECK(vk.vkCreateFence(device, &fence, nullptr, &fence_),
                 "vkCreateFence");
-  DUET_RETURN_IF_ERROR(uploadAndPrepare());
-  return recordRun();
+  DUET_RETURN_IF_ERROR(uploadAndPrepare(clock));
+  DUET_RETURN_IF_ERROR(recordRun());
+  phase(fmt::format("run commands recorded ({} dispatches, {} waiting for "
+                    "the ones before)",
+                    plan_.runDispatches.size(), runWaits_));
+  return Status::ok();
 }
 
 Status VulkanDelegate::createPipelines() {
@@ -574,26 +777,113 @@ Status VulkanDelegate::createDescriptorSets() {
   return Status::ok();
 }
 
-void VulkanDelegate::recordDispatches(VkCommandBuffer commands,
-                                      const std::vector<Dispatch> &dispatches,
-                                      size_t firstSet) {
+size_t VulkanDelegate::recordDispatches(VkCommandBuffer commands,
+                                        const std::vector<Dispatch> &dispatches,
+                                        size_t firstSet) {
   const VulkanApi &vk = device_->api();
-  for (size_t i = 0; i < dispatches.size(); ++i) {
+  bool run = commands == runCommands_;
+  size_t count = dispatches.size();
+  // Where the barriers go. A dispatch waits for those since the last
+  // barrier only when it reads bytes they wrote, or writes bytes they read
+  // or wrote: independent dispatches (q, k and v of an attention) may then
+  // overlap on the device. The load's dispatches, and a profiled run's
+  // (each timed on its own), wait for every one before them.
+  struct Bytes {
+    VkDeviceMemory memory;
+    VkDeviceSize begin, end;
+  };
+  auto bytesOf = [&](const Ref &ref, std::vector<Bytes> &into) {
+    if (ref.kind == Ref::Kind::none)
+      return;
+    const Resource &resource = resourceOf(ref);
+    into.push_back(
+        {resource.memory, resource.offset, resource.offset + resource.extent});
+  };
+  auto touches = [](const std::vector<Bytes> &set, const Bytes &bytes) {
+    for (const Bytes &other : set)
+      if (other.memory == bytes.memory && other.begin < bytes.end &&
+          bytes.begin < other.end)
+        return true;
+    return false;
+  };
+  bool everyOne = !run || timestamps_;
+  std::vector<bool> waits(count, false);
+  std::vector<Bytes> read, written;
+  for (size_t i = 0; i < count; ++i) {
+    std::vector<Bytes> reads, writes;
+    for (const Ref &ref : dispatches[i].inputs)
+      bytesOf(ref, reads);
+    for (const Ref &ref : dispatches[i].weights)
+      bytesOf(ref, reads);
+    bytesOf(dispatches[i].output, writes);
+    bool wait = everyOne;
+    for (const Bytes &bytes : reads)
+      wait = wait || touches(written, bytes);
+    for (const Bytes &bytes : writes)
+      wait = wait || touches(written, bytes) || touches(read, bytes);
+    if (i > 0 && wait) {
+      waits[i] = true;
+      read.clear();
+      written.clear();
+    }
+    read.insert(read.end(), reads.begin(), reads.end());
+    written.insert(written.end(), writes.begin(), writes.end());
+  }
+
+  // An image whose bytes other tensors use too starts each run from
+  // UNDEFINED (a driver may keep state per image that an alias's writes
+  // invalidate). Its transition joins the last barrier before its first
+  // dispatch: everything that used its bytes before is done there, and no
+  // dispatch between touches them (it would have needed a barrier).
+  std::vector<std::vector<VkImageMemoryBarrier>> transitions(count);
+  for (size_t i = 0; run && i < count && i < freshImages_.size(); ++i) {
+    size_t at = i;
+    while (at > 0 && !waits[at])
+      --at;
+    for (VkImage image : freshImages_[i])
+      transitions[at].push_back(
+          toGeneral(image, at > 0 ? VK_ACCESS_SHADER_WRITE_BIT : 0));
+  }
+
+  size_t waiting = 0;
+  for (size_t i = 0; i < count; ++i) {
+    std::vector<VkImageMemoryBarrier> &images = transitions[i];
+    if (waits[i]) {
+      VkMemoryBarrier memory{};
+      memory.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+      memory.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+      memory.dstAccessMask =
+          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      vk.vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                              &memory, 0, nullptr,
+                              static_cast<uint32_t>(images.size()),
+                              images.data());
+      ++waiting;
+    } else if (!images.empty()) {
+      // Before the run's first dispatch: nothing of this run came before.
+      vk.vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
+                              nullptr, 0, nullptr,
+                              static_cast<uint32_t>(images.size()),
+                              images.data());
+    }
     auto [pipeline, layout] = bound_[firstSet + i];
     vk.vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     vk.vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, layout,
                                0, 1, &sets_[firstSet + i], 0, nullptr);
-    vk.vkCmdDispatch(commands, dispatches[i].groups[0], dispatches[i].groups[1],
-                     1);
-    // Each dispatch reads what the ones before it wrote.
-    memoryBarrier(vk, commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                  VK_ACCESS_SHADER_WRITE_BIT,
-                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    if (timestamps_ && commands == runCommands_)
+    vk.vkCmdDispatch(commands, dispatches[i].groups[0],
+                     dispatches[i].groups[1], 1);
+    if (timestamps_ && run)
       vk.vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                              timestamps_, static_cast<uint32_t>(i + 1));
   }
+  // What comes after (the run's copies out, the host) reads what they wrote.
+  memoryBarrier(vk, commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_WRITE_BIT,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  return waiting;
 }
 
 Status VulkanDelegate::submit(VkCommandBuffer commands, const char *what) {
@@ -615,110 +905,168 @@ Status VulkanDelegate::submit(VkCommandBuffer commands, const char *what) {
   return Status::ok();
 }
 
-Status VulkanDelegate::uploadAndPrepare() {
+Status VulkanDelegate::uploadAndPrepare(LoadPhaseClock &clock) {
   const VulkanApi &vk = device_->api();
   VkDevice device = device_->handle();
 
-  for (size_t i = 0; i < plan_.staging.size(); ++i) {
-    if (plan_.staging[i].use != StagingBuffer::Use::constant)
-      continue;
-    const PlannedTensor &tensor = plan_.tensors[plan_.staging[i].tensor];
-    auto *values = reinterpret_cast<float *>(staging_[i].mapped);
-    toFloats(program_.constantView(tensor.programId), values);
-    // An fp16 image would turn a constant beyond its range into infinity.
-    if (plan_.fp16Images && tensor.texture)
-      for (int64_t k = 0; k < tensor.numel; ++k)
-        values[k] = std::clamp(values[k], -kFp16Max, kFp16Max);
-  }
-
-  // The parameter blocks, then the weights, go through an upload buffer
-  // freed once they are on the device.
-  std::vector<VkDeviceSize> offsets;
-  VkDeviceSize uploadBytes = params_.bytes;
-  for (int32_t id : plan_.weights) {
-    offsets.push_back(uploadBytes);
-    uploadBytes +=
-        alignTo(program_.constantView(id).numel() * sizeof(float), 16);
-  }
-  Resource upload;
-  size_t arenasBefore = arenas_.size();
-  DUET_RETURN_IF_ERROR(
-      createBuffer(uploadBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, upload));
-  DUET_RETURN_IF_ERROR(bindArena({&upload},
-                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                 0, "weight upload"));
+  // What goes to the device, in 4-byte words: the parameter blocks, the
+  // weights, and the constants read as tensors.
+  struct Upload {
+    VkBuffer target;
+    int64_t words;
+    std::function<void(int64_t first, int64_t count, void *out)> write;
+  };
+  std::vector<uint8_t> params(params_.bytes, 0);
   size_t slot = 0;
   for (const std::vector<Dispatch> *list :
        {&plan_.loadDispatches, &plan_.runDispatches})
     for (const Dispatch &dispatch : *list)
-      std::memcpy(upload.mapped + paramsStride_ * slot++, &dispatch.params,
+      std::memcpy(params.data() + paramsStride_ * slot++, &dispatch.params,
                   sizeof(ParamsBlock));
-  for (size_t i = 0; i < plan_.weights.size(); ++i)
-    toWeightWords(program_.constantView(plan_.weights[i]),
-                  upload.mapped + offsets[i]);
+  std::vector<Upload> uploads;
+  uploads.push_back({params_.buffer, static_cast<int64_t>(params.size() / 4),
+                     [&](int64_t first, int64_t count, void *out) {
+                       std::memcpy(out, params.data() + first * 4,
+                                   static_cast<size_t>(count) * 4);
+                     }});
+  for (size_t i = 0; i < plan_.weights.size(); ++i) {
+    TensorView view = program_.constantView(plan_.weights[i]);
+    uploads.push_back({weights_[i].buffer, view.numel(),
+                       [view](int64_t first, int64_t count, void *out) {
+                         toWeightWords(view, first, count, out);
+                       }});
+  }
+  for (size_t i = 0; i < plan_.staging.size(); ++i) {
+    if (plan_.staging[i].use != StagingBuffer::Use::constant)
+      continue;
+    const PlannedTensor &tensor = plan_.tensors[plan_.staging[i].tensor];
+    TensorView view = program_.constantView(tensor.programId);
+    // An fp16 image would turn a constant beyond its range into infinity.
+    bool clamp = plan_.fp16Images && tensor.texture;
+    uploads.push_back(
+        {stagingOnDevice_[i].buffer, tensor.numel,
+         [view, clamp](int64_t first, int64_t count, void *out) {
+           auto *values = static_cast<float *>(out);
+           toFloats(view, first, count, values);
+           if (clamp)
+             for (int64_t k = 0; k < count; ++k)
+               values[k] = std::clamp(values[k], -kFp16Max, kFp16Max);
+         }});
+  }
 
-  VkCommandBufferAllocateInfo allocate{};
-  allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-  allocate.commandPool = commandPool_;
-  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  allocate.commandBufferCount = 1;
   VkCommandBuffer commands = VK_NULL_HANDLE;
-  DUET_VK_CHECK(vk.vkAllocateCommandBuffers(device, &allocate, &commands),
-                "vkAllocateCommandBuffers");
-  VkCommandBufferBeginInfo begin{};
-  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  Status status = Status::ok();
-  VkResult result = vk.vkBeginCommandBuffer(commands, &begin);
-  if (result == VK_SUCCESS) {
+  auto begin = [&]() -> Status {
+    VkCommandBufferAllocateInfo allocate{};
+    allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    allocate.commandPool = commandPool_;
+    allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    allocate.commandBufferCount = 1;
+    DUET_VK_CHECK(vk.vkAllocateCommandBuffers(device, &allocate, &commands),
+                  "vkAllocateCommandBuffers");
+    VkCommandBufferBeginInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    DUET_VK_CHECK(vk.vkBeginCommandBuffer(commands, &info),
+                  "vkBeginCommandBuffer");
+    return Status::ok();
+  };
+  auto finish = [&](const char *what) -> Status {
+    VkResult result = vk.vkEndCommandBuffer(commands);
+    Status status = result == VK_SUCCESS
+                        ? submit(commands, what)
+                        : Status::error("vulkan: recording {} failed: {}",
+                                        what, resultName(result));
+    vk.vkFreeCommandBuffers(device, commandPool_, 1, &commands);
+    commands = VK_NULL_HANDLE;
+    return status;
+  };
+  auto release = [&] {
+    if (commands)
+      vk.vkFreeCommandBuffers(device, commandPool_, 1, &commands);
+    commands = VK_NULL_HANDLE;
+  };
+
+  // Through the device's ring: written here a piece at a time, each piece
+  // copied to its buffer, the ring reused once the copies of a full ring
+  // have run.
+  std::unique_lock<std::mutex> ringLock;
+  const Device::UploadRing *ring = nullptr;
+  DUET_RETURN_IF_ERROR(device_->uploadRing(ringLock, ring));
+  VkDeviceSize capacity = ring->bytes;
+  if (uint64_t piece = program_.options().vulkan.testUploadPieceBytes)
+    capacity = std::clamp<VkDeviceSize>(piece / 4 * 4, 4, capacity);
+  VkDeviceSize used = 0;
+  int64_t words = 0;
+  int pieces = 1;
+  Status status = begin();
+  for (const Upload &upload : uploads) {
+    for (int64_t done = 0; status.isOk() && done < upload.words;) {
+      if (used + 4 > capacity) {
+        status = finish("a piece of the weight upload");
+        if (status.isOk())
+          status = begin();
+        used = 0;
+        ++pieces;
+        continue;
+      }
+      int64_t count = std::min<int64_t>(
+          upload.words - done, static_cast<int64_t>((capacity - used) / 4));
+      upload.write(done, count, ring->mapped + used);
+      VkBufferCopy copy{used, static_cast<VkDeviceSize>(done) * 4,
+                        static_cast<VkDeviceSize>(count) * 4};
+      vk.vkCmdCopyBuffer(commands, ring->buffer, upload.target, 1, &copy);
+      used += copy.size;
+      done += count;
+      words += count;
+    }
+  }
+  if (status.isOk())
+    status = finish("the weight upload");
+  ringLock.unlock();
+  if (!status.isOk()) {
+    release();
+    return status;
+  }
+  clock.mark(fmt::format("delegate {} on vulkan: weights and constants "
+                         "uploaded ({:.1f} MiB in {} piece{})",
+                         index_, words * 4 / double(1 << 20), pieces,
+                         pieces == 1 ? "" : "s"));
+
+  // The load dispatches: constants packed into their layouts.
+  status = begin();
+  if (status.isOk()) {
     // Storage images stay in the GENERAL layout for their whole life.
     std::vector<VkImageMemoryBarrier> images;
-    for (Resource &tensor : tensors_) {
-      if (!tensor.image)
-        continue;
-      VkImageMemoryBarrier barrier{};
-      barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
-      barrier.dstAccessMask =
-          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-      barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-      barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL;
-      barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-      barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-      barrier.image = tensor.image;
-      barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-      images.push_back(barrier);
-    }
+    for (Resource &tensor : tensors_)
+      if (tensor.image)
+        images.push_back(toGeneral(tensor.image, 0));
     if (!images.empty())
       vk.vkCmdPipelineBarrier(
           commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr, 0, nullptr,
           static_cast<uint32_t>(images.size()), images.data());
-    VkBufferCopy paramsCopy{0, 0, params_.bytes};
-    vk.vkCmdCopyBuffer(commands, upload.buffer, params_.buffer, 1, &paramsCopy);
-    for (size_t i = 0; i < plan_.weights.size(); ++i) {
-      VkBufferCopy copy{
-          offsets[i], 0,
-          static_cast<VkDeviceSize>(
-              program_.constantView(plan_.weights[i]).numel() * sizeof(float))};
-      vk.vkCmdCopyBuffer(commands, upload.buffer, weights_[i].buffer, 1, &copy);
-    }
+    // The upload's copies (earlier submissions) before every dispatch, the
+    // run's too, reads what they wrote.
     memoryBarrier(vk, commands, VK_PIPELINE_STAGE_TRANSFER_BIT,
                   VK_ACCESS_TRANSFER_WRITE_BIT,
                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_UNIFORM_READ_BIT);
     recordDispatches(commands, plan_.loadDispatches, 0);
-    result = vk.vkEndCommandBuffer(commands);
+    status = finish("the load commands");
   }
-  if (result != VK_SUCCESS)
-    status = Status::error("vulkan: recording the load commands failed: {}",
-                           resultName(result));
-  if (status.isOk())
-    status = submit(commands, "the load commands");
-  vk.vkFreeCommandBuffers(device, commandPool_, 1, &commands);
-  if (upload.buffer)
-    vk.vkDestroyBuffer(device, upload.buffer, nullptr);
-  while (arenas_.size() > arenasBefore) {
+  release();
+  clock.mark(fmt::format("delegate {} on vulkan: {} load dispatches run",
+                         index_, plan_.loadDispatches.size()));
+
+  // The constants are in their layouts now: their upload buffers go.
+  for (size_t i = 0; i < plan_.staging.size(); ++i) {
+    if (plan_.staging[i].use != StagingBuffer::Use::constant ||
+        !stagingOnDevice_[i].buffer)
+      continue;
+    vk.vkDestroyBuffer(device, stagingOnDevice_[i].buffer, nullptr);
+    stagingOnDevice_[i] = Resource{};
+  }
+  while (arenas_.size() > loadArenas_) {
     vk.vkFreeMemory(device, arenas_.back().memory, nullptr);
     arenas_.pop_back();
   }
@@ -752,6 +1100,7 @@ Status VulkanDelegate::recordRun() {
     bool any = false;
     for (size_t i = 0; i < plan_.staging.size(); ++i) {
       if (!stagingOnDevice_[i].buffer ||
+          plan_.staging[i].use == StagingBuffer::Use::constant ||
           (plan_.staging[i].use == StagingBuffer::Use::input) != in)
         continue;
       VkBufferCopy copy{0, 0, stagingOnDevice_[i].bytes};
@@ -767,7 +1116,7 @@ Status VulkanDelegate::recordRun() {
                   VK_ACCESS_TRANSFER_WRITE_BIT,
                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                   VK_ACCESS_SHADER_READ_BIT);
-  recordDispatches(runCommands_, plan_.runDispatches,
+  runWaits_ = recordDispatches(runCommands_, plan_.runDispatches,
                    plan_.loadDispatches.size());
   memoryBarrier(vk, runCommands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                 VK_ACCESS_SHADER_WRITE_BIT,
@@ -803,7 +1152,8 @@ Status VulkanDelegate::execute(const std::vector<TensorView> &inputs,
   size_t firstOutput = plan_.staging.size() - plan_.outputs.size();
   for (size_t i = 0; i < inputs.size(); ++i) {
     DUET_RETURN_IF_ERROR(check(inputs[i], plan_.inputs[i], "input", i));
-    toFloats(inputs[i], reinterpret_cast<float *>(staging_[i].mapped));
+    toFloats(inputs[i], 0, inputs[i].numel(),
+             reinterpret_cast<float *>(staging_[i].mapped));
   }
   for (size_t i = 0; i < outputs.size(); ++i)
     DUET_RETURN_IF_ERROR(check(outputs[i], plan_.outputs[i], "output", i));

@@ -59,6 +59,10 @@ private:
     VkDeviceSize bytes = 0;
     /// Host arenas: where its bytes are mapped.
     uint8_t *mapped = nullptr;
+    /// Where it is bound, for telling which dispatches touch the same
+    /// bytes (tensors share memory by lifetime).
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0, extent = 0;
   };
   /// One allocation holding several resources.
   struct Arena {
@@ -92,9 +96,18 @@ private:
   Status bindArena(std::vector<Resource *> resources,
                    VkMemoryPropertyFlags required,
                    VkMemoryPropertyFlags preferred, const char *what);
+  /// Binds the tensors the run computes into device memory they share by
+  /// lifetime: `tensors` (indices into tensors_) with the first and last
+  /// run dispatch that uses each; two share bytes only where their
+  /// lifetimes do not overlap. Each image's first dispatch gets a
+  /// transition from UNDEFINED (freshImages_). Sets `bytes` and `apart` to
+  /// the arenas' size and to what the tensors would take each on its own.
+  Status bindShared(const std::vector<int32_t> &tensors,
+                    const std::vector<std::pair<size_t, size_t>> &lifetimes,
+                    VkDeviceSize &bytes, VkDeviceSize &apart);
   Status createPipelines();
   Status createDescriptorSets();
-  Status uploadAndPrepare();
+  Status uploadAndPrepare(LoadPhaseClock &clock);
   Status recordRun();
   /// Under LoadOptions::profile, on a queue that writes timestamps: the
   /// query pool recordRun writes one timestamp into before the dispatches
@@ -105,9 +118,11 @@ private:
   /// Submits `commands` and waits for them.
   Status submit(VkCommandBuffer commands, const char *what);
   Resource &resourceOf(Ref ref);
-  void recordDispatches(VkCommandBuffer commands,
-                        const std::vector<Dispatch> &dispatches,
-                        size_t firstSet);
+  /// Records `dispatches` with the barriers between them they need;
+  /// returns how many dispatches wait for the ones before them.
+  size_t recordDispatches(VkCommandBuffer commands,
+                          const std::vector<Dispatch> &dispatches,
+                          size_t firstSet);
 
   std::shared_ptr<Device> device_;
   const Program &program_;
@@ -124,6 +139,11 @@ private:
   Resource dummy_, params_;
   VkDeviceSize paramsStride_ = 0;
   std::vector<Arena> arenas_;
+  /// Per run dispatch: the images whose memory another tensor used before
+  /// it in the run, moved from UNDEFINED to GENERAL before it writes them.
+  std::vector<std::vector<VkImage>> freshImages_;
+  /// arenas_ from this one on hold what only the load needs.
+  size_t loadArenas_ = 0;
   std::map<PipelineKey, Layouts> layouts_;
   std::map<std::pair<PipelineKey, std::array<int32_t, 7>>, VkPipeline>
       pipelines_;
@@ -133,6 +153,8 @@ private:
   std::vector<VkDescriptorSet> sets_;
   VkCommandPool commandPool_ = VK_NULL_HANDLE;
   VkCommandBuffer runCommands_ = VK_NULL_HANDLE;
+  /// Of the run's dispatches, those that wait for the ones before them.
+  size_t runWaits_ = 0;
   VkFence fence_ = VK_NULL_HANDLE;
   VkQueryPool timestamps_ = VK_NULL_HANDLE;
   std::vector<ProfilePart> dispatchTimes_;

@@ -132,6 +132,7 @@ DeviceInfo describe(const VulkanApi &api, VkPhysicalDevice device,
   info.limits.maxStorageBufferRange = limits.maxStorageBufferRange;
   info.limits.maxComputeWorkGroupInvocations =
       limits.maxComputeWorkGroupInvocations;
+  info.limits.maxComputeSharedMemorySize = limits.maxComputeSharedMemorySize;
   for (int axis = 0; axis < 3; ++axis)
     info.limits.maxComputeWorkGroupCount[axis] =
         limits.maxComputeWorkGroupCount[axis];
@@ -353,12 +354,71 @@ Status Device::open(const std::string &wanted) {
 
 Device::~Device() {
   if (device_) {
+    if (upload_.buffer)
+      api_.vkDestroyBuffer(device_, upload_.buffer, nullptr);
+    if (upload_.memory)
+      api_.vkFreeMemory(device_, upload_.memory, nullptr);
     if (pipelineCache_)
       api_.vkDestroyPipelineCache(device_, pipelineCache_, nullptr);
     api_.vkDestroyDevice(device_, nullptr);
   }
   if (instance_ && api_.vkDestroyInstance)
     api_.vkDestroyInstance(instance_, nullptr);
+}
+
+Status Device::uploadRing(std::unique_lock<std::mutex> &lock,
+                          const UploadRing *&ring) {
+  lock = std::unique_lock<std::mutex>(uploadMutex_);
+  ring = &upload_;
+  if (upload_.mapped)
+    return Status::ok();
+  VkBufferCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  info.size = kUploadRingBytes;
+  info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  UploadRing made;
+  made.bytes = info.size;
+  auto fail = [&](const std::string &why) {
+    if (made.buffer)
+      api_.vkDestroyBuffer(device_, made.buffer, nullptr);
+    if (made.memory)
+      api_.vkFreeMemory(device_, made.memory, nullptr);
+    return Status::error("vulkan: cannot make the {} MiB upload buffer of "
+                         "device '{}': {}",
+                         kUploadRingBytes >> 20, info_.name, why);
+  };
+  auto failed = [&](const char *call, VkResult result) {
+    return fail(fmt::format("{} failed: {}", call, resultName(result)));
+  };
+  VkResult result = api_.vkCreateBuffer(device_, &info, nullptr, &made.buffer);
+  if (result != VK_SUCCESS)
+    return failed("vkCreateBuffer", result);
+  VkMemoryRequirements requirements;
+  api_.vkGetBufferMemoryRequirements(device_, made.buffer, &requirements);
+  int type = findMemoryType(requirements.memoryTypeBits,
+                            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                            0);
+  if (type < 0)
+    return fail("it has no host-visible coherent memory type");
+  VkMemoryAllocateInfo allocate{};
+  allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  allocate.allocationSize = requirements.size;
+  allocate.memoryTypeIndex = static_cast<uint32_t>(type);
+  result = api_.vkAllocateMemory(device_, &allocate, nullptr, &made.memory);
+  if (result != VK_SUCCESS)
+    return failed("vkAllocateMemory", result);
+  result = api_.vkBindBufferMemory(device_, made.buffer, made.memory, 0);
+  if (result != VK_SUCCESS)
+    return failed("vkBindBufferMemory", result);
+  void *mapped = nullptr;
+  result = api_.vkMapMemory(device_, made.memory, 0, VK_WHOLE_SIZE, 0, &mapped);
+  if (result != VK_SUCCESS)
+    return failed("vkMapMemory", result);
+  made.mapped = static_cast<uint8_t *>(mapped);
+  upload_ = made;
+  return Status::ok();
 }
 
 DeviceLimits

@@ -30,6 +30,7 @@ struct DeviceLimits {
   uint32_t maxImageDimension3D = 0;
   uint64_t maxStorageBufferRange = 0;
   uint32_t maxComputeWorkGroupInvocations = 0;
+  uint32_t maxComputeSharedMemorySize = 0;
   std::array<uint32_t, 3> maxComputeWorkGroupCount = {0, 0, 0};
   uint32_t maxUniformBufferRange = 0;
   uint64_t minUniformBufferOffsetAlignment = 1;
@@ -130,6 +131,22 @@ public:
   int findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
                      VkMemoryPropertyFlags preferred) const;
 
+  /// A host-visible buffer that loads stream their weights and constants
+  /// through to the device, a piece at a time: made by the first load that
+  /// asks and kept with the device, so later loads neither allocate nor pin
+  /// host memory for their weights, and no program keeps a host copy of
+  /// them.
+  struct UploadRing {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    uint8_t *mapped = nullptr;
+    VkDeviceSize bytes = 0;
+  };
+  static constexpr VkDeviceSize kUploadRingBytes = VkDeviceSize(16) << 20;
+  /// The ring, for one load at a time: `lock` holds it until released.
+  Status uploadRing(std::unique_lock<std::mutex> &lock,
+                    const UploadRing *&ring);
+
 private:
   Device() = default;
   Status open(const std::string &wanted);
@@ -148,6 +165,8 @@ private:
   std::mutex cacheMutex_;
   /// Per cache folder: the bytes of cache data read or last written.
   std::map<std::string, size_t> cacheBytes_;
+  std::mutex uploadMutex_;
+  UploadRing upload_;
 };
 
 } // namespace duet::rt::vulkan

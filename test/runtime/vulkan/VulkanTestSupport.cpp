@@ -17,6 +17,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
+#include <sstream>
 
 namespace duet::test {
 
@@ -74,6 +76,50 @@ Compiled compileMlir(const std::string &mlir,
   INFO(diagnostics);
   REQUIRE(emitted);
   return compiled;
+}
+
+std::string expandConstants(const std::string &text) {
+  std::string out;
+  uint32_t state = 12345;
+  size_t pos = 0;
+  while (true) {
+    size_t at = text.find_first_of('@', pos);
+    if (at == std::string::npos || at + 2 >= text.size() ||
+        (text[at + 1] != 'W' && text[at + 1] != 'P') || text[at + 2] != '(') {
+      if (at == std::string::npos) {
+        out += text.substr(pos);
+        return out;
+      }
+      out += text.substr(pos, at + 1 - pos);
+      pos = at + 1;
+      continue;
+    }
+    bool positive = text[at + 1] == 'P';
+    size_t close = text.find(')', at);
+    std::string shape = text.substr(at + 3, close - at - 3);
+    int64_t count = 1;
+    std::stringstream dims(shape);
+    std::string dim;
+    while (std::getline(dims, dim, 'x'))
+      count *= std::stoll(dim);
+    std::string hex = "0x";
+    static const char kDigits[] = "0123456789ABCDEF";
+    for (int64_t i = 0; i < count; ++i) {
+      state = state * 1664525u + 1013904223u;
+      float value = static_cast<float>(state >> 8) / 16777216.0f * 4.0f - 2.0f;
+      if (positive)
+        value = value / 2.0f + 1.5f;
+      uint8_t bytes[4];
+      std::memcpy(bytes, &value, 4);
+      for (uint8_t byte : bytes) {
+        hex += kDigits[byte >> 4];
+        hex += kDigits[byte & 15];
+      }
+    }
+    out += text.substr(pos, at - pos) + "dense<\"" + hex + "\"> : tensor<" +
+           shape + "xf32>";
+    pos = close + 1;
+  }
 }
 
 std::string modelPath(const std::string &file) {

@@ -45,6 +45,11 @@ compileFixture(const std::string &file,
 /// The path of a file of test/models.
 std::string modelPath(const std::string &file);
 
+/// `text` with each `@W(2x3)` replaced by an f32 constant of seeded values
+/// in [-2, 2) and each `@P(2x3)` by one of values in [0.5, 2.5), written as
+/// raw bytes.
+std::string expandConstants(const std::string &text);
+
 /// Loads `program`; on the portable kernels only when `reference`.
 rt::Status load(const std::vector<uint8_t> &program, bool reference,
                 std::unique_ptr<rt::Runtime> &runtime);

@@ -29,51 +29,6 @@ struct OpCase {
   const char *mlir;
 };
 
-/// Replaces `@W(2x3)` with a constant of values in [-2, 2) and `@P(2x3)`
-/// with one of values in [0.5, 2.5), both f32 and written as raw bytes.
-std::string expandConstants(const std::string &text) {
-  std::string out;
-  uint32_t state = 12345;
-  size_t pos = 0;
-  while (true) {
-    size_t at = text.find_first_of('@', pos);
-    if (at == std::string::npos || at + 2 >= text.size() ||
-        (text[at + 1] != 'W' && text[at + 1] != 'P') || text[at + 2] != '(') {
-      if (at == std::string::npos) {
-        out += text.substr(pos);
-        return out;
-      }
-      out += text.substr(pos, at + 1 - pos);
-      pos = at + 1;
-      continue;
-    }
-    bool positive = text[at + 1] == 'P';
-    size_t close = text.find(')', at);
-    std::string shape = text.substr(at + 3, close - at - 3);
-    int64_t count = 1;
-    std::stringstream dims(shape);
-    std::string dim;
-    while (std::getline(dims, dim, 'x'))
-      count *= std::stoll(dim);
-    std::string hex = "0x";
-    static const char kDigits[] = "0123456789ABCDEF";
-    for (int64_t i = 0; i < count; ++i) {
-      state = state * 1664525u + 1013904223u;
-      float value = static_cast<float>(state >> 8) / 16777216.0f * 4.0f - 2.0f;
-      if (positive)
-        value = value / 2.0f + 1.5f;
-      uint8_t bytes[4];
-      std::memcpy(bytes, &value, 4);
-      for (uint8_t byte : bytes) {
-        hex += kDigits[byte >> 4];
-        hex += kDigits[byte & 15];
-      }
-    }
-    out += text.substr(pos, at - pos) + "dense<\"" + hex + "\"> : tensor<" +
-           shape + "xf32>";
-    pos = close + 1;
-  }
-}
 
 const OpCase kCases[] = {
     {"convolution with bias and a fused relu", false, R"(
@@ -215,6 +170,18 @@ func.func @main(%x: tensor<32x200x37xf32>, %a: tensor<128x70x21xf32>, %b: tensor
   %0 = aten.linear %x, %w, %bias : (tensor<32x200x37xf32>, tensor<201x37xf32>, tensor<201xf32>) -> tensor<32x200x201xf32>
   %1 = aten.matmul %a, %b : (tensor<128x70x21xf32>, tensor<128x21x70xf32>) -> tensor<128x70x70xf32>
   return %0, %1 : tensor<32x200x201xf32>, tensor<128x70x70xf32>
+})"},
+    // Few small tiles (at least 512, under 2048) of sums at least 256 deep
+    // take the split kernel, four groups of a workgroup each summing every
+    // fourth slice: depth off a multiple of the four groups' 64 (a group's
+    // last slice past the depth), partial tiles, features off 4.
+    {"split-tiled products: long sums, partial tiles, odd depth and features", false, R"(
+func.func @main(%x: tensor<2040x301xf32>, %a: tensor<16x520x270xf32>, %b: tensor<16x270x62xf32>) -> (tensor<2040x250xf32>, tensor<16x520x62xf32>) {
+  %w = arith.constant @W(250x301)
+  %bias = arith.constant @W(250)
+  %0 = aten.linear %x, %w, %bias : (tensor<2040x301xf32>, tensor<250x301xf32>, tensor<250xf32>) -> tensor<2040x250xf32>
+  %1 = aten.matmul %a, %b : (tensor<16x520x270xf32>, tensor<16x270x62xf32>) -> tensor<16x520x62xf32>
+  return %0, %1 : tensor<2040x250xf32>, tensor<16x520x62xf32>
 })"},
     {"linear, addmm, mm, bmm and matmul", true, R"(
 func.func @main(%x: tensor<2x3x16xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<2x3x5xf32>, %d: tensor<2x5x4xf32>, %e: tensor<2x1x4x6xf32>, %f: tensor<1x3x6x5xf32>, %q: tensor<2x5x7x70xf32>, %k: tensor<2x5x70x9xf32>) -> (tensor<2x3x10xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<2x3x4xf32>, tensor<2x3x4x5xf32>, tensor<2x3x7xf32>, tensor<2x5x7x9xf32>) {

@@ -9,8 +9,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <tuple>
 
 using namespace duet;
 using namespace duet::test;
@@ -421,6 +423,55 @@ func.func @main(%a: tensor<128x70x21xf32>, %b: tensor<128x21x70xf32>) -> tensor<
       products.push_back({dispatch.spec[6], dispatch.params.work[0],
                           dispatch.groupPerItem ? 1 : 0});
   CHECK(products == std::vector<std::array<int64_t, 3>>{{2, 512, 1}});
+}
+
+TEST_CASE("few small tiles of long sums take the split kernel",
+          "[vulkan][plan]") {
+  // The matmul's 62 columns are 16 texels, 2 tiles, by 17 of 32 rows in 16
+  // layers: 544 tiles, under 2048, 270 deep: split (FLAG1 3), on a device
+  // whose workgroups may have 128 invocations and 12 KiB of shared memory;
+  // small tiles on one whose may not. The linear (2040 rows, 64 tiles, by
+  // 250 features, 8: 512 tiles, 301 deep) splits only where it computes in
+  // fp16, so not here.
+  Loaded matmul = loadForPlanning(R"(
+func.func @main(%a: tensor<16x520x270xf32>, %b: tensor<16x270x62xf32>) -> tensor<16x520x62xf32> {
+  %0 = aten.matmul %a, %b : (tensor<16x520x270xf32>, tensor<16x270x62xf32>) -> tensor<16x520x62xf32>
+  return %0 : tensor<16x520x62xf32>
+})");
+  Loaded linear = loadForPlanning(R"(
+func.func @main(%x: tensor<2040x301xf32>) -> tensor<2040x250xf32> {
+  %w = arith.constant dense<0.5> : tensor<250x301xf32>
+  %0 = aten.linear %x, %w : (tensor<2040x301xf32>, tensor<250x301xf32>) -> tensor<2040x250xf32>
+  return %0 : tensor<2040x250xf32>
+})");
+  auto kernels = [&](uint32_t invocations, uint32_t shared) {
+    vk::DeviceInfo device = fakeDevice();
+    device.limits.maxComputeWorkGroupInvocations = invocations;
+    device.limits.maxComputeSharedMemorySize = shared;
+    std::vector<std::tuple<vk::ShaderFamily, int32_t, int64_t>> found;
+    for (const Loaded *loaded : {&matmul, &linear}) {
+      vk::DispatchPlan out;
+      rt::Status status = vk::buildDispatchPlan(
+          *loaded->program, 0, {loaded->blob.data(), loaded->blob.size()},
+          device, device.limits, out);
+      INFO(status.message());
+      REQUIRE(status.isOk());
+      for (const vk::Dispatch &dispatch : out.runDispatches)
+        if (dispatch.groupPerItem)
+          found.push_back(
+              {dispatch.family, dispatch.spec[6], dispatch.params.work[0]});
+    }
+    return found;
+  };
+  using F = vk::ShaderFamily;
+  using Found = std::vector<std::tuple<F, int32_t, int64_t>>;
+  CHECK(vk::kMatMulSplitSharedBytes == 12288);
+  CHECK(kernels(1024, 49152) == Found{{F::MatMulTexelSplit, 3, 544},
+                                      {F::MatMulLinearTexelTiled, 1, 512}});
+  CHECK(kernels(64, 49152) == Found{{F::MatMulTexelTiled, 1, 544},
+                                    {F::MatMulLinearTexelTiled, 1, 512}});
+  CHECK(kernels(1024, 8192) == Found{{F::MatMulTexelTiled, 1, 544},
+                                     {F::MatMulLinearTexelTiled, 1, 512}});
 }
 
 TEST_CASE("a linear between width-packed textures reads a packed weight",

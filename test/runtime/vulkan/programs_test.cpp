@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 
 using namespace duet;
@@ -169,6 +171,25 @@ TEST_CASE("Vulkan tensors record their placement in the program",
   CHECK(textures > 0);
 }
 
+/// Runs `vulkan`, loaded from `compiled`, and the portable kernels on the
+/// inputs of `seed`, and compares their first outputs.
+void expectReference(rt::Runtime &vulkan, const Compiled &compiled,
+                     uint32_t seed, double rtol, double atol) {
+  std::unique_ptr<rt::Runtime> reference;
+  REQUIRE(load(compiled.program, true, reference).isOk());
+  setRandomInputs(vulkan, seed);
+  setRandomInputs(*reference, seed);
+  rt::Status status = vulkan.run();
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  REQUIRE(reference->run().isOk());
+  std::string why;
+  bool close = closeEnough(outputFloats(vulkan, 0), outputFloats(*reference, 0),
+                           rtol, atol, why);
+  INFO(why);
+  CHECK(close);
+}
+
 TEST_CASE("--force-fp16 clamps constants in images to the fp16 range",
           "[vulkan][fp16]") {
   // The constant is read as a tensor, so it is uploaded into an RGBA16F
@@ -206,6 +227,181 @@ func.func @main(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
   }
 }
 
+TEST_CASE("--force-fp16 images hold the nearest fp16 value, ties to even",
+          "[vulkan][fp16]") {
+  // Each value goes fp32 -> image (the input's staging dispatch) -> neg ->
+  // image -> fp32. A driver's own conversion may truncate (lavapipe's does),
+  // which this catches at every value that is not an fp16 already: 1 +
+  // 7/8 ulp would stay 1. Ties go to the even neighbour; beyond 65504 after
+  // rounding is an infinity, below half of 2^-24 a zero.
+  const float ulp = std::ldexp(1.0f, -10);
+  std::vector<float> values = {1.0f + ulp / 8,     1.0f + ulp / 2,
+                               1.0f + 3 * ulp / 8, 1.0f + 5 * ulp / 8,
+                               1.0f + 7 * ulp / 8, 1.0f + 3 * ulp / 2,
+                               -2.0f - 3 * ulp,    0.1f,
+                               1.0e-6f,            3.0e-8f,
+                               2.9e-8f,            6.1e-5f,
+                               65519.0f,           65520.0f,
+                               -1.0e30f,           65504.0f};
+  std::string mlir = R"(
+func.func @main(%x: tensor<1x16xf32>) -> tensor<1x16xf32> {
+  %0 = aten.neg %x : tensor<1x16xf32>
+  return %0 : tensor<1x16xf32>
+})";
+  Compiled compiled = compileMlir(mlir, {}, true, /*forceFp16=*/true);
+  std::unique_ptr<rt::Runtime> runtime;
+  rt::Status status = load(compiled.program, false, runtime);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  rt::TensorView input;
+  input.dtype = rt::DType::f32;
+  input.sizes = {1, 16};
+  input.data = values.data();
+  REQUIRE(runtime->setInput(0, input).isOk());
+  REQUIRE(runtime->run().isOk());
+  std::vector<float> out = outputFloats(*runtime, 0);
+  REQUIRE(out.size() == values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    INFO("input " << values[i]);
+    // floatToHalf rounds to nearest even (the host's F16C or its own code).
+    CHECK(out[i] == -rt::halfToFloat(rt::floatToHalf(values[i])));
+  }
+  // The cases above hold what they say.
+  CHECK(rt::halfToFloat(rt::floatToHalf(1.0f + ulp / 2)) == 1.0f);
+  CHECK(rt::halfToFloat(rt::floatToHalf(1.0f + 3 * ulp / 2)) == 1.0f + 2 * ulp);
+  CHECK(std::isinf(rt::halfToFloat(rt::floatToHalf(65520.0f))));
+  CHECK(rt::halfToFloat(rt::floatToHalf(65519.0f)) == 65504.0f);
+}
+
+TEST_CASE("the tensors of a run share device memory by lifetime",
+          "[vulkan][memory]") {
+  // A chain of six element-wise ops on 1 MiB tensors: at most three are
+  // alive at once (an op's input and output, and the input read again at
+  // the end), so they fit in far less than six apart; and the values are
+  // still right where each op overwrites memory an earlier tensor used.
+  std::string mlir = R"(
+func.func @main(%x: tensor<1x64x64x64xf32>) -> tensor<1x64x64x64xf32> {
+  %0 = aten.neg %x : tensor<1x64x64x64xf32>
+  %1 = aten.relu %0 : tensor<1x64x64x64xf32>
+  %2 = aten.neg %1 : tensor<1x64x64x64xf32>
+  %3 = aten.sigmoid %2 : tensor<1x64x64x64xf32>
+  %4 = aten.neg %3 : tensor<1x64x64x64xf32>
+  %5 = aten.add %4, %x : tensor<1x64x64x64xf32>, tensor<1x64x64x64xf32> -> tensor<1x64x64x64xf32>
+  return %5 : tensor<1x64x64x64xf32>
+})";
+  Compiled compiled = compileMlir(mlir);
+  std::vector<std::string> phases;
+  rt::LoadOptions options;
+  options.profile.loadPhase = [&](const std::string &phase, double) {
+    phases.push_back(phase);
+  };
+  std::unique_ptr<rt::Runtime> vulkan;
+  rt::Status status = load(compiled.program, options, vulkan);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  double shared = -1, apart = -1;
+  for (const std::string &phase : phases) {
+    size_t at = phase.find("share ");
+    if (at != std::string::npos)
+      std::sscanf(phase.c_str() + at, "share %lf MiB by lifetime, %lf MiB apart",
+                  &shared, &apart);
+  }
+  INFO("phases: " << phases.size());
+  REQUIRE(apart > 0);
+  CHECK(apart >= 6.0);
+  CHECK(shared <= apart / 2);
+
+  for (uint32_t seed : {11u, 12u})
+    expectReference(*vulkan, compiled, seed, 1e-4, 1e-5);
+}
+
+TEST_CASE("a dispatch waits only for the dispatches whose results it needs",
+          "[vulkan][barriers]") {
+  // Three ops read only the input: none waits for another, while the adds
+  // each wait for what they read, and a chain waits at every step. The
+  // values are right in both.
+  auto waits = [](const std::string &mlir) {
+    Compiled compiled = compileMlir(mlir);
+    std::string recorded;
+    rt::LoadOptions options;
+    options.profile.loadPhase = [&](const std::string &phase, double) {
+      if (phase.find("run commands recorded") != std::string::npos)
+        recorded = phase;
+    };
+    std::unique_ptr<rt::Runtime> vulkan;
+    rt::Status status = load(compiled.program, options, vulkan);
+    INFO(status.message());
+    REQUIRE(status.isOk());
+    expectReference(*vulkan, compiled, 5, 1e-4, 1e-5);
+    size_t dispatches = 0, waiting = 0;
+    size_t at = recorded.find('(');
+    REQUIRE(at != std::string::npos);
+    REQUIRE(std::sscanf(recorded.c_str() + at, "(%zu dispatches, %zu waiting",
+                        &dispatches, &waiting) == 2);
+    return std::make_pair(dispatches, waiting);
+  };
+  // staging in, neg, relu, sigmoid, add, add, staging out.
+  auto [branchDispatches, branchWaits] = waits(R"(
+func.func @main(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
+  %0 = aten.neg %x : tensor<1x8x16x16xf32>
+  %1 = aten.relu %x : tensor<1x8x16x16xf32>
+  %2 = aten.sigmoid %x : tensor<1x8x16x16xf32>
+  %3 = aten.add %0, %1 : tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32> -> tensor<1x8x16x16xf32>
+  %4 = aten.add %3, %2 : tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32> -> tensor<1x8x16x16xf32>
+  return %4 : tensor<1x8x16x16xf32>
+})");
+  CHECK(branchDispatches == 7);
+  // neg waits for the staging; relu and sigmoid do not wait for neg (unless
+  // one's output shares bytes with a tensor still read, which the lifetimes
+  // rule out); each add and the staging out wait.
+  CHECK(branchWaits == 4);
+  auto [chainDispatches, chainWaits] = waits(R"(
+func.func @main(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
+  %0 = aten.neg %x : tensor<1x8x16x16xf32>
+  %1 = aten.relu %0 : tensor<1x8x16x16xf32>
+  %2 = aten.sigmoid %1 : tensor<1x8x16x16xf32>
+  return %2 : tensor<1x8x16x16xf32>
+})");
+  CHECK(chainDispatches == 5);
+  CHECK(chainWaits == chainDispatches - 1);
+}
+
+TEST_CASE("under --force-fp16 a linear of few tiles of long sums splits them",
+          "[vulkan][fp16]") {
+  // 2040 rows by 250 features are 512 small tiles, 301 deep: on a device
+  // with shaderFloat16 (lavapipe has it) the linear takes the split kernel,
+  // whose fp16 arithmetic build matches the portable kernels within the
+  // fp16 tolerance; in fp32 it keeps the small tile.
+  std::string mlir = expandConstants(R"(
+func.func @main(%x: tensor<2040x301xf32>) -> tensor<2040x250xf32> {
+  %w = arith.constant @W(250x301)
+  %0 = aten.linear %x, %w : (tensor<2040x301xf32>, tensor<250x301xf32>) -> tensor<2040x250xf32>
+  return %0 : tensor<2040x250xf32>
+})");
+  for (bool fp16 : {false, true}) {
+    SECTION(fp16 ? "fp16" : "fp32") {
+      Compiled compiled = compileMlir(mlir, {}, true, fp16);
+      rt::LoadOptions options;
+      options.profile.enabled = true;
+      std::unique_ptr<rt::Runtime> vulkan;
+      rt::Status status = load(compiled.program, options, vulkan);
+      INFO(status.message());
+      REQUIRE(status.isOk());
+      expectReference(*vulkan, compiled, 9, fp16 ? 1e-2 : 1e-4,
+                      fp16 ? 1e-2 : 1e-5);
+      std::string parts;
+      for (const rt::ProfileEntry &entry : vulkan->profile())
+        for (const rt::ProfilePart &part : entry.parts)
+          parts += part.name + "\n";
+      INFO(parts);
+      CHECK((parts.find("matmul_linear_tiled_split aten.linear") !=
+             std::string::npos) == fp16);
+      CHECK((parts.find("matmul_linear_tiled aten.linear") !=
+             std::string::npos) == !fp16);
+    }
+  }
+}
+
 namespace vk = duet::rt::vulkan;
 
 TEST_CASE("the convolution and product kernels have fp16 arithmetic builds",
@@ -217,7 +413,8 @@ TEST_CASE("the convolution and product kernels have fp16 arithmetic builds",
        {ShaderFamily::ConvolutionTexel, ShaderFamily::MatMulLinearTexel,
         ShaderFamily::MatMulTexel, ShaderFamily::MatMulLinearTexelTiled,
         ShaderFamily::MatMulLinearTexelBig, ShaderFamily::MatMulTexelTiled,
-        ShaderFamily::MatMulTexelBig}) {
+        ShaderFamily::MatMulTexelBig, ShaderFamily::MatMulLinearTexelSplit,
+        ShaderFamily::MatMulTexelSplit}) {
     INFO(vk::shaderName(family));
     CHECK(vk::hasFp16Math(family));
     vk::ShaderCode math = vk::shaderCode(family, false, false, true, true);

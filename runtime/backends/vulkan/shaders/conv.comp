@@ -234,7 +234,7 @@ void convTexel(int item, int slice, int split, bool inRange) {
       break;
     vec4 result = min(max(sum[b], vec4(P.farg[0].x)), vec4(P.farg[0].y));
     imageStore(outImg, texelAt(outBase, oc4, oh, ow0 + b),
-               mix(vec4(0.0), result, live));
+               imageValue(mix(vec4(0.0), result, live)));
   }
 }
 

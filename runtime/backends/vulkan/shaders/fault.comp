@@ -36,6 +36,6 @@ void main() {
     if (laneIndex(item, first, lane, idx))
       x[lane] = x[lane] * a + b;
   }
-  imageStore(outImg, texel, x);
+  imageStore(outImg, texel, imageValue(x));
 #endif
 }

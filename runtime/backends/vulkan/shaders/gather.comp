@@ -56,7 +56,7 @@ void copyTexel(int item) {
   }
   int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
   imageStore(outImg, ivec3(item % gx, (item / gx) % gy, item / (gx * gy)),
-             values);
+             imageValue(values));
 }
 #endif
 

@@ -118,7 +118,8 @@ void lineStore(Line l, int step, vec4 v, bvec4 valid) {
 #ifdef OUTPUT_BUFFER
   outBuf.v[offsetOf(0, idx)] = v[0];
 #else
-  imageStore(outImg, texelOf(0, OUT_PACKING, idx).xyz, mix(vec4(0.0), v, valid));
+  imageStore(outImg, texelOf(0, OUT_PACKING, idx).xyz,
+             imageValue(mix(vec4(0.0), v, valid)));
 #endif
 }
 

@@ -121,7 +121,7 @@ void storeItem(int item, vec4 values, bvec4 kept) {
       if (kept[lane])
         values[lane] = old[lane];
   }
-  imageStore(outImg, texel, values);
+  imageStore(outImg, texel, imageValue(values));
 #endif
 }
 

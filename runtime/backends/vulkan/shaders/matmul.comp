@@ -21,10 +21,19 @@
 // fetched once per tile, not once per four rows. -DTILE_KERNEL=1 (the
 // matmul_tiled and matmul_linear_tiled families): tiles of TILE_ROWS rows
 // by TILE_TEXELS texels; -DTILE_KERNEL=2 (the _big ones, for outputs with
-// enough of them): tiles of BIG_ROWS by BIG_TEXELS. Each is a shader of its
-// own, so that no kernel carries another's registers and shared memory.
+// enough of them): tiles of BIG_ROWS by BIG_TEXELS; -DTILE_KERNEL=3 (the
+// _split ones, for few small tiles of long sums): the small tile computed by
+// TILE_SPLIT groups of 64 invocations, each summing every TILE_SPLIT-th
+// slice, their sums added at the end. Each is a shader of its own, so that
+// no kernel carries another's registers and shared memory.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
+#if TILE_KERNEL == 3
+#define TILE_SPLIT 2
+#define LOCAL_SIZE_X (64 * TILE_SPLIT)
+#else
+#define TILE_SPLIT 1
+#endif
 #include "tensor.glsl"
 
 TENSOR_INPUT(lhs, 1, 2, IN0_PACKING)
@@ -118,7 +127,8 @@ MVEC4 lhsTexel(int t, int y, int z, int depth) {
 
 void storeRows(ivec3 at, vec4 sum[TEXEL_ROWS], bvec4 live) {
   for (int r = 0; r < TEXEL_ROWS && at.y + r < P.t[0].geom.y; ++r)
-    imageStore(outImg, ivec3(at.x, at.y + r, at.z), mix(vec4(0.0), sum[r], live));
+    imageStore(outImg, ivec3(at.x, at.y + r, at.z),
+               imageValue(mix(vec4(0.0), sum[r], live)));
 }
 
 // The bias (FLAG0) of output texel column x for `live` lanes; zero for a
@@ -249,10 +259,13 @@ ivec3 tileOrigin(int tile, int rows, int texels) {
                tile / (tilesX * tilesY));
 }
 
-#if TILE_KERNEL == 1
+#if TILE_KERNEL == 1 || TILE_KERNEL == 3
 // The small tile (-DTILE_KERNEL=1): DispatchPlan.h's kMatMulTileRows and
 // kMatMulTileTexels (Dispatch::itemHeight, itemWidth). Its 8 x 8
-// invocations each compute one output texel of four rows.
+// invocations each compute one output texel of four rows. The split one
+// (-DTILE_KERNEL=3, kMatMulSplitGroups) has TILE_SPLIT such groups of 64
+// (`g`), each with its own shared tiles; group g takes slices g, g +
+// TILE_SPLIT, ..., so all run the same number of steps (and barriers).
 #define TILE_ROWS 32
 #define TILE_TEXELS 8
 #if TILE_ROWS / TEXEL_ROWS * TILE_TEXELS != 64 || TEXEL_ROWS != 4
@@ -264,46 +277,58 @@ ivec3 tileOrigin(int tile, int rows, int texels) {
 // tileA[k][m / 4][m % 4]: lhs row m of the tile at depth k0 + k;
 // tileB[k][x]: the four columns of tile texel x at depth k0 + k (for a
 // linear, the weight's features transposed).
-shared MVEC4 tileA[TILE_DEPTH][TILE_ROWS / 4];
-shared MVEC4 tileB[TILE_DEPTH][TILE_TEXELS];
+shared MVEC4 tileA[TILE_SPLIT][TILE_DEPTH][TILE_ROWS / 4];
+shared MVEC4 tileB[TILE_SPLIT][TILE_DEPTH][TILE_TEXELS];
+#if TILE_SPLIT > 1
+// The sums of groups 1.., which group 0 adds to its own.
+shared vec4 splitSums[TILE_SPLIT - 1][64][TEXEL_ROWS];
+#endif
 
 
 void smallTileKernel(int tile) {
   ivec3 o = tileOrigin(tile, TILE_ROWS, TILE_TEXELS);
   int x0 = o.x, y0 = o.y, z = o.z;
   int gx = P.t[0].geom.x;
-  int me = int(gl_LocalInvocationID.x);
+  int me = int(gl_LocalInvocationID.x) % 64;
+  int g = int(gl_LocalInvocationID.x) / 64;
   int tx = me % TILE_TEXELS, ty = me / TILE_TEXELS;
   int depth = size(1, 7), columns = size(0, 7);
   vec4 sum[TEXEL_ROWS];
   [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
     sum[r] = vec4(0.0);
   MVEC4 la[TILE_LOADS], lb[TILE_LOADS];
+  int first = g * TILE_DEPTH;
   [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
-    la[i] = slabLhs(me + 64 * i, TILE_ROWS, 0, y0, z, depth);
+    la[i] = slabLhs(me + 64 * i, TILE_ROWS, first, y0, z, depth);
 #ifdef LINEAR
-    lb[i] = slabRhs(me + 64 * i, TILE_TEXELS * 4, 0, x0 * 4, depth, columns);
+    lb[i] = slabRhs(me + 64 * i, TILE_TEXELS * 4, first, x0 * 4, depth,
+                    columns);
 #else
-    lb[i] = slabRhs(me + 64 * i, TILE_TEXELS, 0, x0, depth, gx, z);
+    lb[i] = slabRhs(me + 64 * i, TILE_TEXELS, first, x0, depth, gx, z);
 #endif
   }
-  for (int k0 = 0; k0 < depth; k0 += TILE_DEPTH) {
+  // Every group the same steps: past the depth its slices are zeros.
+  int stride = TILE_DEPTH * TILE_SPLIT;
+  int steps = (depth + stride - 1) / stride;
+  for (int step = 0, k0 = first; step < steps; ++step, k0 += stride) {
     [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
       int j = me + 64 * i;
       int row = j % TILE_ROWS, t = j / TILE_ROWS;
       [[unroll]] for (int c = 0; c < 4; ++c)
-        tileA[t * 4 + c][row / 4][row % 4] = la[i][c];
+        tileA[g][t * 4 + c][row / 4][row % 4] = la[i][c];
 #ifdef LINEAR
       int n = j % (TILE_TEXELS * 4), tb = j / (TILE_TEXELS * 4);
       [[unroll]] for (int c = 0; c < 4; ++c)
-        tileB[tb * 4 + c][n / 4][n % 4] = lb[i][c];
+        tileB[g][tb * 4 + c][n / 4][n % 4] = lb[i][c];
 #else
-      tileB[j / TILE_TEXELS][j % TILE_TEXELS] = lb[i];
+      tileB[g][j / TILE_TEXELS][j % TILE_TEXELS] = lb[i];
 #endif
     }
     barrier();
-    int next = k0 + TILE_DEPTH;
-    if (next < depth)
+    int next = k0 + stride;
+    // Split, a group's last step may start past the depth: it loads the
+    // zeros the slab functions give there, not the slice before again.
+    if (TILE_SPLIT > 1 || next < depth)
       [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
         la[i] = slabLhs(me + 64 * i, TILE_ROWS, next, y0, z, depth);
 #ifdef LINEAR
@@ -318,7 +343,7 @@ void smallTileKernel(int tile) {
     [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
       part[r] = MVEC4(0.0);
     [[unroll]] for (int k = 0; k < TILE_DEPTH; ++k) {
-      MVEC4 a = tileA[k][ty], b = tileB[k][tx];
+      MVEC4 a = tileA[g][k][ty], b = tileB[g][k][tx];
       part[0] += a.x * b;
       part[1] += a.y * b;
       part[2] += a.z * b;
@@ -328,6 +353,17 @@ void smallTileKernel(int tile) {
       sum[r] += vec4(part[r]);
     barrier();
   }
+#if TILE_SPLIT > 1
+  if (g > 0)
+    [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
+      splitSums[g - 1][me][r] = sum[r];
+  barrier();
+  if (g > 0)
+    return;
+  [[unroll]] for (int s = 0; s < TILE_SPLIT - 1; ++s)
+    [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
+      sum[r] += splitSums[s][me][r];
+#endif
   ivec3 at = ivec3(x0 + tx, y0 + ty * TEXEL_ROWS, z);
   if (at.x >= gx)
     return;
@@ -432,9 +468,11 @@ void bigTileKernel(int tile) {
   [[unroll]] for (int r = 0; r < 8; ++r) {
     int y = y0 + 8 * ty + r;
     if (y < gy && xa < gx)
-      imageStore(outImg, ivec3(xa, y, z), mix(vec4(0.0), s0[r] + biasA, liveA));
+      imageStore(outImg, ivec3(xa, y, z),
+                 imageValue(mix(vec4(0.0), s0[r] + biasA, liveA)));
     if (y < gy && xb < gx)
-      imageStore(outImg, ivec3(xb, y, z), mix(vec4(0.0), s1[r] + biasB, liveB));
+      imageStore(outImg, ivec3(xb, y, z),
+                 imageValue(mix(vec4(0.0), s1[r] + biasB, liveB)));
   }
 }
 
@@ -445,7 +483,7 @@ void main() {
   // The same for the whole workgroup, so its barriers stay uniform.
   if (tile >= P.work.x)
     return;
-#if TILE_KERNEL == 1
+#if TILE_KERNEL == 1 || TILE_KERNEL == 3
   smallTileKernel(tile);
 #else
   bigTileKernel(tile);

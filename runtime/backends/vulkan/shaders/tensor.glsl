@@ -13,16 +13,45 @@
 // packing per pipeline (specialization constants), the op's own switches too.
 // Packings and op ids are the schema's numbers, from duet_enums.glsl (written
 // at build time from runtime/schema; LAYOUT_*, UNARY_OP_*, ...).
-// Images are rgba32f unless built with -DIMAGE_FORMAT=rgba16f (--force-fp16):
-// storage narrows, loads and stores convert, and the math stays fp32 except
-// in the kernels built with -DFP16_MATH too (MVEC4 below).
+// Images are rgba32f unless built with -DFP16_IMAGES (--force-fp16): rgba16f,
+// so storage narrows, loads and stores convert (every store through
+// imageValue below), and the math stays fp32 except in the kernels built
+// with -DFP16_MATH too (MVEC4 below).
 
 #extension GL_GOOGLE_include_directive : require
 
 #include "duet_enums.glsl"
 
-#ifndef IMAGE_FORMAT
+#ifdef FP16_IMAGES
+#define IMAGE_FORMAT rgba16f
+#else
 #define IMAGE_FORMAT rgba32f
+#endif
+
+// The value an image store is given. In rgba16f it is fp32 rounded to the
+// nearest fp16 value, ties to even (IEEE; beyond 65504 after rounding an
+// infinity), so that the store's own conversion is exact: drivers may
+// convert by truncation (lavapipe does, and the H200's errors matched it),
+// which moves every stored value toward zero, and through a network's layers
+// those biased errors add up (MobileNetV2 ended 4x further from fp32 than
+// PyTorch's own fp16).
+#ifdef FP16_IMAGES
+vec4 imageValue(vec4 v) {
+  uvec4 bits = floatBitsToUint(v);
+  uvec4 mag = bits & 0x7FFFFFFFu;
+  // A normal fp16 keeps 10 of fp32's 23 fraction bits.
+  uvec4 normal = (mag + 0xFFFu + ((mag >> 13) & 1u)) & 0xFFFFE000u;
+  // Below 2^-14 fp16 is subnormal: multiples of 2^-24.
+  uvec4 subnormal =
+      floatBitsToUint(roundEven(abs(v) * 16777216.0) * (1.0 / 16777216.0));
+  uvec4 r = mix(normal, subnormal, lessThan(mag, uvec4(0x38800000u)));
+  r = mix(r, uvec4(0x7F800000u), greaterThan(r, uvec4(0x477FE000u)));
+  // Infinities and NaNs as they are.
+  r = mix(r, mag, greaterThanEqual(mag, uvec4(0x7F800000u)));
+  return uintBitsToFloat(r | (bits & 0x80000000u));
+}
+#else
+#define imageValue(v) (v)
 #endif
 
 // The arithmetic type of the kernels that have an fp16 build (-DFP16_MATH,
@@ -41,7 +70,11 @@
 #define MMAT4 mat4
 #endif
 
-layout(local_size_x = 64) in;
+// 64 invocations per workgroup, unless the shader sets LOCAL_SIZE_X first.
+#ifndef LOCAL_SIZE_X
+#define LOCAL_SIZE_X 64
+#endif
+layout(local_size_x = LOCAL_SIZE_X) in;
 
 // Sizes of up to eight dims and, for textures, the image geometry.
 struct TensorDesc {

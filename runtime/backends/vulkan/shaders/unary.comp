@@ -97,7 +97,7 @@ void main() {
       if (laneIndex(item, first, lane, idx))
         y[lane] = apply(x[lane]);
     }
-    imageStore(outImg, texel, y);
+    imageStore(outImg, texel, imageValue(y));
     return;
   }
 #endif
