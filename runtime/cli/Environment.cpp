@@ -23,7 +23,8 @@ template <typename T> rt::Status readLimit(const char *variable, T &value) {
   if (*end || text.front() == '-' || text.front() == '+' || parsed == 0 ||
       parsed > std::numeric_limits<T>::max())
     return rt::Status::error("vulkan: {}={} must be a positive whole number "
-                             "(it is a test hook that lowers a device limit)",
+                             "(it is a test hook that lowers a device limit "
+                             "or a size)",
                              variable, text);
   value = static_cast<T>(parsed);
   return rt::Status::ok();

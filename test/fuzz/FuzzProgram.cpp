@@ -44,6 +44,7 @@ vulkan::DeviceInfo fakeDevice() {
   limits.maxImageDimension3D = 2048;
   limits.maxStorageBufferRange = uint64_t(1) << 27;
   limits.maxComputeWorkGroupInvocations = 1024;
+  limits.maxComputeSharedMemorySize = 32768;
   limits.maxComputeWorkGroupCount = {65535, 65535, 65535};
   limits.maxUniformBufferRange = 65536;
   limits.minUniformBufferOffsetAlignment = 256;

@@ -218,6 +218,13 @@ public:
   Status build(ByteSpan blob);
 
 private:
+  /// Whether the products compute in fp16: fp16 images on a device with
+  /// shaderFloat16, as the delegate loads them (VulkanDelegate::load; the
+  /// test hook stands for a device without it).
+  bool computesInFp16() const {
+    return plan_.fp16Images && device_.shaderFloat16 &&
+           !program_.options().vulkan.testNoFp16Math;
+  }
   Status readTensor(const sc::Tensor *tensor, size_t position);
   /// The blob's inputs and outputs are the tensors of the DelegateCall, in
   /// its order: execute() stages the call's host tensors into them, so a
@@ -350,8 +357,10 @@ Status PlanBuilder::build(ByteSpan blob) {
           "folded into a convolution is); plant the fault at {}, which "
           "computes the fused result",
           describeFault(faults[f]), index_, fusedInto(program_, faults[f]));
-  // Observed tensors are staged out after the ops: no two tensors share
-  // memory, so each still holds what its op wrote.
+  // Observed tensors are staged out after the ops. Tensors share memory by
+  // lifetime (VulkanDelegate::bindShared), and these copies at the end of
+  // the run make each observed tensor's last, so each still holds what its
+  // op wrote.
   if (program_.options().observer)
     for (int32_t tensor = 0;
          tensor < static_cast<int32_t>(plan_.tensors.size()); ++tensor) {
@@ -865,7 +874,7 @@ Status PlanBuilder::readOp(const sc::Op *op) {
         dispatch.weights[0] = addWeight(args->weight());
       if (texel)
         useTexelProduct(dispatch, plan_.tensors[outputs[0]], depth, limits_,
-                        plan_.fp16Images && device_.shaderFloat16);
+                        computesInFp16());
       DUET_RETURN_IF_ERROR(readWeight(
           args->bias(), "bias",
           args->bias() < 0 ? std::nullopt : std::optional<int64_t>(columns),
@@ -897,7 +906,7 @@ Status PlanBuilder::readOp(const sc::Op *op) {
           batch(b) == batch(out)) {
         dispatch.family = ShaderFamily::MatMulTexel;
         useTexelProduct(dispatch, plan_.tensors[outputs[0]], depth, limits_,
-                        plan_.fp16Images && device_.shaderFloat16);
+                        computesInFp16());
       }
       if (addmm && !broadcasts(sizes(inputs[2]), out))
         return opError("the added tensor {} does not broadcast to {}",

@@ -30,7 +30,7 @@ enum class ShaderFamily : uint8_t {
   /// textures with the same batch dims.
   MatMulTexel,
   /// The tiled kernels of both (-DTILE_KERNEL=1: small tiles, 2: big ones,
-  /// 3: small tiles of long sums split between four groups of a workgroup),
+  /// 3: small tiles of long sums split between two groups of a workgroup),
   /// each a shader of its own, so that neither the four-row kernel nor the
   /// small tile carries the big tile's registers and shared memory.
   MatMulLinearTexelTiled,

@@ -82,6 +82,7 @@ namespace duet::rt::vulkan {
   X(vkDestroyFence)                                                            \
   X(vkWaitForFences)                                                           \
   X(vkResetFences)                                                             \
+  X(vkQueueWaitIdle)                                                           \
   X(vkCreateQueryPool)                                                         \
   X(vkDestroyQueryPool)                                                        \
   X(vkCmdResetQueryPool)                                                       \

@@ -841,8 +841,7 @@ size_t VulkanDelegate::recordDispatches(VkCommandBuffer commands,
     while (at > 0 && !waits[at])
       --at;
     for (VkImage image : freshImages_[i])
-      transitions[at].push_back(
-          toGeneral(image, at > 0 ? VK_ACCESS_SHADER_WRITE_BIT : 0));
+      transitions[at].push_back(toGeneral(image, VK_ACCESS_SHADER_WRITE_BIT));
   }
 
   size_t waiting = 0;
@@ -861,8 +860,9 @@ size_t VulkanDelegate::recordDispatches(VkCommandBuffer commands,
                               images.data());
       ++waiting;
     } else if (!images.empty()) {
-      // Before the run's first dispatch: nothing of this run came before.
-      vk.vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+      // Before the run's first dispatch: after the previous run's writes
+      // of the same bytes (earlier submissions).
+      vk.vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
                               nullptr, 0, nullptr,
                               static_cast<uint32_t>(images.size()),
@@ -1055,6 +1055,13 @@ Status VulkanDelegate::uploadAndPrepare(LoadPhaseClock &clock) {
     status = finish("the load commands");
   }
   release();
+  if (!status.isOk()) {
+    // The device may still read the constants' buffers: they go with the
+    // delegate, once nothing of it runs.
+    std::lock_guard<std::mutex> lock(device_->queueMutex());
+    vk.vkQueueWaitIdle(device_->queue());
+    return status;
+  }
   clock.mark(fmt::format("delegate {} on vulkan: {} load dispatches run",
                          index_, plan_.loadDispatches.size()));
 

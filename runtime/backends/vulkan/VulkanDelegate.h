@@ -139,8 +139,9 @@ private:
   Resource dummy_, params_;
   VkDeviceSize paramsStride_ = 0;
   std::vector<Arena> arenas_;
-  /// Per run dispatch: the images whose memory another tensor used before
-  /// it in the run, moved from UNDEFINED to GENERAL before it writes them.
+  /// Per run dispatch: the images first used by it whose bytes another
+  /// tensor of the run uses too (before or after), moved from UNDEFINED to
+  /// GENERAL in every run before it writes them.
   std::vector<std::vector<VkImage>> freshImages_;
   /// arenas_ from this one on hold what only the load needs.
   size_t loadArenas_ = 0;
