@@ -42,11 +42,6 @@ public:
     sink_(phase, std::chrono::duration<double, std::milli>(now - last_).count());
     last_ = now;
   }
-  /// Starts the next phase now, leaving the time since the last mark out.
-  void restart() {
-    if (sink_)
-      last_ = std::chrono::steady_clock::now();
-  }
 
 private:
   const Sink &sink_;

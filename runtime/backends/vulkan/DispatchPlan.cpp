@@ -358,7 +358,7 @@ Status PlanBuilder::build(ByteSpan blob) {
           "computes the fused result",
           describeFault(faults[f]), index_, fusedInto(program_, faults[f]));
   // Observed tensors are staged out after the ops. Tensors share memory by
-  // lifetime (VulkanDelegate::bindShared), and these copies at the end of
+  // lifetime (VulkanDelegate::bindArena), and these copies at the end of
   // the run make each observed tensor's last, so each still holds what its
   // op wrote.
   if (program_.options().observer)

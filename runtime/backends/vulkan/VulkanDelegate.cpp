@@ -85,6 +85,17 @@ void memoryBarrier(const VulkanApi &vk, VkCommandBuffer commands,
                           nullptr, 0, nullptr);
 }
 
+/// Calls `read` with each input and weight of `dispatch` (those of kind
+/// none too), then `write` with its output.
+template <typename Read, typename Write>
+void visitRefs(const Dispatch &dispatch, Read &&read, Write &&write) {
+  for (const Ref &ref : dispatch.inputs)
+    read(ref);
+  for (const Ref &ref : dispatch.weights)
+    read(ref);
+  write(dispatch.output);
+}
+
 /// The barrier that moves `image` from UNDEFINED (its contents dropped) to
 /// the GENERAL layout storage images keep, after writes of `written`.
 VkImageMemoryBarrier toGeneral(VkImage image, VkAccessFlags written) {
@@ -197,113 +208,51 @@ Status VulkanDelegate::createImage(const PlannedTensor &tensor,
   return Status::ok();
 }
 
-Status VulkanDelegate::bindArena(std::vector<Resource *> resources,
-                                 VkMemoryPropertyFlags required,
-                                 VkMemoryPropertyFlags preferred,
-                                 const char *what) {
-  const VulkanApi &vk = device_->api();
-  VkDevice device = device_->handle();
-  VkDeviceSize granularity = device_->limits().bufferImageGranularity;
-  // Resources grouped by the memory type they go to; usually one.
-  std::map<int, std::vector<std::pair<Resource *, VkMemoryRequirements>>>
-      groups;
-  for (Resource *resource : resources) {
-    VkMemoryRequirements requirements;
-    if (resource->image)
-      vk.vkGetImageMemoryRequirements(device, resource->image, &requirements);
-    else
-      vk.vkGetBufferMemoryRequirements(device, resource->buffer, &requirements);
-    int type = device_->findMemoryType(requirements.memoryTypeBits, required,
-                                       preferred);
-    if (type < 0)
-      return Status::error("vulkan: device '{}' has no memory type for the "
-                           "{}",
-                           device_->info().name, what);
-    groups[type].push_back({resource, requirements});
-  }
-  for (auto &[type, members] : groups) {
-    VkDeviceSize size = 0;
-    std::vector<VkDeviceSize> offsets;
-    for (auto &[resource, requirements] : members) {
-      size = alignTo(size, std::max(requirements.alignment, granularity));
-      offsets.push_back(size);
-      size += requirements.size;
-    }
-    VkMemoryAllocateInfo info{};
-    info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-    info.allocationSize = size;
-    info.memoryTypeIndex = static_cast<uint32_t>(type);
-    Arena arena;
-    DUET_VK_CHECK(vk.vkAllocateMemory(device, &info, nullptr, &arena.memory),
-                  fmt::format("allocating {} bytes for the {}", size, what));
-    arenas_.push_back(arena);
-    Arena &kept = arenas_.back();
-    if (required & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
-      DUET_VK_CHECK(vk.vkMapMemory(device, kept.memory, 0, VK_WHOLE_SIZE, 0,
-                                   &kept.mapped),
-                    fmt::format("mapping the {}", what));
-    for (size_t i = 0; i < members.size(); ++i) {
-      Resource *resource = members[i].first;
-      resource->memory = kept.memory;
-      resource->offset = offsets[i];
-      resource->extent = members[i].second.size;
-      if (resource->image)
-        DUET_VK_CHECK(vk.vkBindImageMemory(device, resource->image, kept.memory,
-                                           offsets[i]),
-                      "vkBindImageMemory");
-      else
-        DUET_VK_CHECK(vk.vkBindBufferMemory(device, resource->buffer,
-                                            kept.memory, offsets[i]),
-                      "vkBindBufferMemory");
-      if (kept.mapped)
-        resource->mapped = static_cast<uint8_t *>(kept.mapped) + offsets[i];
-    }
-  }
-  return Status::ok();
-}
-
-Status VulkanDelegate::bindShared(
-    const std::vector<int32_t> &tensors,
+Status VulkanDelegate::bindArena(
+    const std::vector<Resource *> &resources, VkMemoryPropertyFlags required,
+    VkMemoryPropertyFlags preferred, const char *what,
     const std::vector<std::pair<size_t, size_t>> &lifetimes,
-    VkDeviceSize &bytes, VkDeviceSize &apart) {
+    ArenaBytes *bytes) {
   const VulkanApi &vk = device_->api();
   VkDevice device = device_->handle();
   VkDeviceSize granularity = device_->limits().bufferImageGranularity;
-  freshImages_.assign(plan_.runDispatches.size(), {});
   struct Item {
-    size_t tensor;
+    Resource *resource;
     std::pair<size_t, size_t> lifetime;
     VkMemoryRequirements requirements;
     VkDeviceSize offset = 0;
   };
-  // By memory type (usually one), as bindArena.
+  // Resources grouped by the memory type they go to; usually one.
   std::map<int, std::vector<Item>> groups;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    Resource &resource = tensors_[tensors[i]];
-    Item item{static_cast<size_t>(tensors[i]), lifetimes[i], {}};
-    if (resource.image)
-      vk.vkGetImageMemoryRequirements(device, resource.image,
+  for (size_t i = 0; i < resources.size(); ++i) {
+    Item item{resources[i],
+              lifetimes.empty() ? std::pair<size_t, size_t>{0, SIZE_MAX}
+                                : lifetimes[i],
+              {}};
+    if (item.resource->image)
+      vk.vkGetImageMemoryRequirements(device, item.resource->image,
                                       &item.requirements);
     else
-      vk.vkGetBufferMemoryRequirements(device, resource.buffer,
+      vk.vkGetBufferMemoryRequirements(device, item.resource->buffer,
                                        &item.requirements);
-    int type = device_->findMemoryType(item.requirements.memoryTypeBits, 0,
-                                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    int type = device_->findMemoryType(item.requirements.memoryTypeBits,
+                                       required, preferred);
     if (type < 0)
       return Status::error("vulkan: device '{}' has no memory type for the "
-                           "run's tensors",
-                           device_->info().name);
+                           "{}",
+                           device_->info().name, what);
     groups[type].push_back(item);
   }
-  bytes = apart = 0;
+  auto overlap = [](VkDeviceSize a, VkDeviceSize aSize, VkDeviceSize b,
+                    VkDeviceSize bSize) { return a < b + bSize && b < a + aSize; };
   for (auto &[type, items] : groups) {
     // Largest first, each at the lowest offset where it overlaps no placed
-    // tensor that is alive at the same time (greedy by size).
-    std::sort(items.begin(), items.end(), [](const Item &a, const Item &b) {
-      return a.requirements.size != b.requirements.size
-                 ? a.requirements.size > b.requirements.size
-                 : a.tensor < b.tensor;
-    });
+    // resource alive at the same time (greedy by size); without lifetimes
+    // all are alive together and lie one after the other.
+    std::stable_sort(items.begin(), items.end(),
+                     [](const Item &a, const Item &b) {
+                       return a.requirements.size > b.requirements.size;
+                     });
     VkDeviceSize size = 0;
     for (size_t i = 0; i < items.size(); ++i) {
       Item &item = items[i];
@@ -321,45 +270,54 @@ Status VulkanDelegate::bindShared(
       for (const Item *other : alive) {
         if (offset + item.requirements.size <= other->offset)
           break;
-        offset = std::max(offset, alignTo(other->offset +
-                                              other->requirements.size,
-                                          alignment));
+        offset = std::max(
+            offset,
+            alignTo(other->offset + other->requirements.size, alignment));
       }
       item.offset = offset;
       size = std::max(size, offset + item.requirements.size);
-      apart += alignTo(item.requirements.size, alignment);
+      if (bytes)
+        bytes->apart += alignTo(item.requirements.size, alignment);
     }
-    bytes += size;
+    if (bytes)
+      bytes->shared += size;
     VkMemoryAllocateInfo info{};
     info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
     info.allocationSize = std::max<VkDeviceSize>(size, 16);
     info.memoryTypeIndex = static_cast<uint32_t>(type);
     Arena arena;
     DUET_VK_CHECK(vk.vkAllocateMemory(device, &info, nullptr, &arena.memory),
-                  fmt::format("allocating {} bytes for the run's tensors",
-                              size));
+                  fmt::format("allocating {} bytes for the {}", size, what));
     arenas_.push_back(arena);
+    Arena &kept = arenas_.back();
+    if (required & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
+      DUET_VK_CHECK(vk.vkMapMemory(device, kept.memory, 0, VK_WHOLE_SIZE, 0,
+                                   &kept.mapped),
+                    fmt::format("mapping the {}", what));
     for (const Item &item : items) {
-      Resource &resource = tensors_[item.tensor];
-      resource.memory = arena.memory;
+      Resource &resource = *item.resource;
+      resource.memory = kept.memory;
       resource.offset = item.offset;
       resource.extent = item.requirements.size;
+      if (kept.mapped)
+        resource.mapped = static_cast<uint8_t *>(kept.mapped) + item.offset;
+      if (!resource.image) {
+        DUET_VK_CHECK(vk.vkBindBufferMemory(device, resource.buffer,
+                                            kept.memory, item.offset),
+                      "vkBindBufferMemory");
+        continue;
+      }
+      DUET_VK_CHECK(vk.vkBindImageMemory(device, resource.image, kept.memory,
+                                         item.offset),
+                    "vkBindImageMemory");
       bool aliased = false;
       for (const Item &other : items)
-        aliased = aliased || (&other != &item &&
-                              other.offset < item.offset + item.requirements.size &&
-                              item.offset < other.offset + other.requirements.size);
-      if (resource.image) {
-        DUET_VK_CHECK(vk.vkBindImageMemory(device, resource.image,
-                                           arena.memory, item.offset),
-                      "vkBindImageMemory");
-        if (aliased)
-          freshImages_[item.lifetime.first].push_back(resource.image);
-      } else {
-        DUET_VK_CHECK(vk.vkBindBufferMemory(device, resource.buffer,
-                                            arena.memory, item.offset),
-                      "vkBindBufferMemory");
-      }
+        aliased = aliased ||
+                  (&other != &item &&
+                   overlap(item.offset, item.requirements.size, other.offset,
+                           other.requirements.size));
+      if (aliased)
+        freshImages_[item.lifetime.first].push_back(resource.image);
     }
   }
   return Status::ok();
@@ -432,28 +390,23 @@ Status VulkanDelegate::load(ByteSpan blob) {
   std::vector<std::pair<size_t, size_t>> lifetime(plan_.tensors.size(),
                                                   {kUnused, 0});
   std::vector<bool> ownMemory(plan_.tensors.size(), false);
-  auto tensorRefs = [](const Dispatch &dispatch, auto &&visit) {
-    visit(dispatch.output);
-    for (const Ref &ref : dispatch.inputs)
-      visit(ref);
-    for (const Ref &ref : dispatch.weights)
-      visit(ref);
+  auto own = [&](const Ref &ref) {
+    if (ref.kind == Ref::Kind::tensor)
+      ownMemory[ref.index] = true;
   };
   for (const Dispatch &dispatch : plan_.loadDispatches)
-    tensorRefs(dispatch, [&](const Ref &ref) {
-      if (ref.kind == Ref::Kind::tensor)
-        ownMemory[ref.index] = true;
-    });
-  for (size_t d = 0; d < plan_.runDispatches.size(); ++d)
-    tensorRefs(plan_.runDispatches[d], [&](const Ref &ref) {
+    visitRefs(dispatch, own, own);
+  for (size_t d = 0; d < plan_.runDispatches.size(); ++d) {
+    auto use = [&](const Ref &ref) {
       if (ref.kind != Ref::Kind::tensor)
         return;
       auto &[first, last] = lifetime[ref.index];
       first = std::min(first, d);
       last = std::max(last, d);
-    });
-  std::vector<Resource *> onDevice;
-  std::vector<int32_t> shared;
+    };
+    visitRefs(plan_.runDispatches[d], use, use);
+  }
+  std::vector<Resource *> onDevice, shared;
   std::vector<std::pair<size_t, size_t>> sharedLifetimes;
   tensors_.resize(plan_.tensors.size());
   for (size_t i = 0; i < plan_.tensors.size(); ++i) {
@@ -466,7 +419,7 @@ Status VulkanDelegate::load(ByteSpan blob) {
           kDeviceBuffer, tensors_[i]));
     if (tensor.role != PlannedTensor::Role::constant && !ownMemory[i] &&
         lifetime[i].first != kUnused) {
-      shared.push_back(static_cast<int32_t>(i));
+      shared.push_back(&tensors_[i]);
       sharedLifetimes.push_back(lifetime[i]);
     } else {
       onDevice.push_back(&tensors_[i]);
@@ -512,9 +465,10 @@ Status VulkanDelegate::load(ByteSpan blob) {
   }
   DUET_RETURN_IF_ERROR(bindArena(
       onDevice, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "tensors and weights"));
-  VkDeviceSize sharedBytes = 0, apartBytes = 0;
-  DUET_RETURN_IF_ERROR(
-      bindShared(shared, sharedLifetimes, sharedBytes, apartBytes));
+  freshImages_.assign(plan_.runDispatches.size(), {});
+  ArenaBytes sharing;
+  DUET_RETURN_IF_ERROR(bindArena(shared, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                 "run's tensors", sharedLifetimes, &sharing));
   for (size_t i = 0; i < plan_.tensors.size(); ++i) {
     if (!plan_.tensors[i].texture)
       continue;
@@ -570,8 +524,8 @@ Status VulkanDelegate::load(ByteSpan blob) {
                     "share {:.1f} MiB by lifetime, {:.1f} MiB apart)",
                     onDevice.size() + shared.size() + onHost.size() +
                         constants.size(),
-                    shared.size(), sharedBytes / double(1 << 20),
-                    apartBytes / double(1 << 20)));
+                    shared.size(), sharing.shared / double(1 << 20),
+                    sharing.apart / double(1 << 20)));
 
   device_->loadPipelineCache(options.pipelineCacheDir, options.notice);
   phase("pipeline cache read");
@@ -792,12 +746,14 @@ size_t VulkanDelegate::recordDispatches(VkCommandBuffer commands,
     VkDeviceMemory memory;
     VkDeviceSize begin, end;
   };
-  auto bytesOf = [&](const Ref &ref, std::vector<Bytes> &into) {
-    if (ref.kind == Ref::Kind::none)
-      return;
-    const Resource &resource = resourceOf(ref);
-    into.push_back(
-        {resource.memory, resource.offset, resource.offset + resource.extent});
+  auto bytesOf = [&](std::vector<Bytes> &into) {
+    return [&](const Ref &ref) {
+      if (ref.kind == Ref::Kind::none)
+        return;
+      const Resource &resource = resourceOf(ref);
+      into.push_back({resource.memory, resource.offset,
+                      resource.offset + resource.extent});
+    };
   };
   auto touches = [](const std::vector<Bytes> &set, const Bytes &bytes) {
     for (const Bytes &other : set)
@@ -811,11 +767,7 @@ size_t VulkanDelegate::recordDispatches(VkCommandBuffer commands,
   std::vector<Bytes> read, written;
   for (size_t i = 0; i < count; ++i) {
     std::vector<Bytes> reads, writes;
-    for (const Ref &ref : dispatches[i].inputs)
-      bytesOf(ref, reads);
-    for (const Ref &ref : dispatches[i].weights)
-      bytesOf(ref, reads);
-    bytesOf(dispatches[i].output, writes);
+    visitRefs(dispatches[i], bytesOf(reads), bytesOf(writes));
     bool wait = everyOne;
     for (const Bytes &bytes : reads)
       wait = wait || touches(written, bytes);

@@ -91,20 +91,22 @@ private:
     return plan_.fp16Images ? VK_FORMAT_R16G16B16A16_SFLOAT
                             : VK_FORMAT_R32G32B32A32_SFLOAT;
   }
-  /// Allocates one arena for `resources` (with `required` memory properties,
-  /// preferring `preferred`) and binds them into it.
-  Status bindArena(std::vector<Resource *> resources,
+  /// What the resources of a bindArena take: `shared` in the arena, `apart`
+  /// each in memory of its own.
+  struct ArenaBytes {
+    VkDeviceSize shared = 0, apart = 0;
+  };
+  /// Allocates an arena for `resources` (with `required` memory properties,
+  /// preferring `preferred`; one per memory type) and binds them into it.
+  /// With `lifetimes` (per resource, the first and last run dispatch that
+  /// uses it) two share bytes where their lifetimes do not overlap, and an
+  /// image that shares bytes gets a transition from UNDEFINED before its
+  /// first dispatch (freshImages_); without, none share.
+  Status bindArena(const std::vector<Resource *> &resources,
                    VkMemoryPropertyFlags required,
-                   VkMemoryPropertyFlags preferred, const char *what);
-  /// Binds the tensors the run computes into device memory they share by
-  /// lifetime: `tensors` (indices into tensors_) with the first and last
-  /// run dispatch that uses each; two share bytes only where their
-  /// lifetimes do not overlap. Each image's first dispatch gets a
-  /// transition from UNDEFINED (freshImages_). Sets `bytes` and `apart` to
-  /// the arenas' size and to what the tensors would take each on its own.
-  Status bindShared(const std::vector<int32_t> &tensors,
-                    const std::vector<std::pair<size_t, size_t>> &lifetimes,
-                    VkDeviceSize &bytes, VkDeviceSize &apart);
+                   VkMemoryPropertyFlags preferred, const char *what,
+                   const std::vector<std::pair<size_t, size_t>> &lifetimes = {},
+                   ArenaBytes *bytes = nullptr);
   Status createPipelines();
   Status createDescriptorSets();
   Status uploadAndPrepare(LoadPhaseClock &clock);
