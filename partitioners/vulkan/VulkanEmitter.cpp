@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -91,6 +92,129 @@ std::optional<vk::UnaryOp> unaryOpOf(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// A tensor as a strided view of another, `root`, as PyTorch's views are:
+/// its element idx is the root's at row-major offset base + sum(strides[k] *
+/// idx[k]).
+struct StridedView {
+  Value root;
+  SmallVector<int64_t> sizes, strides;
+  int64_t base = 0;
+
+  /// `root` itself, contiguous.
+  static StridedView of(Value root) {
+    StridedView view;
+    view.root = root;
+    view.sizes.assign(shapeOf(root).begin(), shapeOf(root).end());
+    view.strides.resize(view.sizes.size());
+    int64_t stride = 1;
+    for (size_t d = view.sizes.size(); d-- > 0;) {
+      view.strides[d] = stride;
+      stride *= view.sizes[d];
+    }
+    return view;
+  }
+};
+
+/// The ops that move data as a strided view of their one input: each of
+/// their results is one (a split has several).
+bool isStridedMovement(Operation *op) {
+  return isa<aten::ViewOp, aten::CloneOp, aten::PermuteOp, aten::ExpandOp,
+             aten::SliceOp, aten::SelectOp, aten::SplitWithSizesOp,
+             LayoutConvertOp>(op) &&
+         !fusion::isFolded(op);
+}
+
+/// The strides of `from` viewed as `sizes`, as torch.Tensor.view finds them
+/// (its computeStride): each run of dims of `from` that lie one after
+/// another in memory splits into dims of the new shape; nothing when a new
+/// dim would span two such runs.
+std::optional<SmallVector<int64_t>> viewStrides(const StridedView &from,
+                                                ArrayRef<int64_t> sizes) {
+  SmallVector<int64_t> strides(sizes.size(), 0);
+  if (from.sizes.empty())
+    return strides;
+  int64_t viewDim = static_cast<int64_t>(sizes.size()) - 1;
+  int64_t chunkStride = from.strides.back(), chunk = 1, viewed = 1;
+  for (int64_t d = static_cast<int64_t>(from.sizes.size()) - 1; d >= 0; --d) {
+    chunk *= from.sizes[d];
+    if (d == 0 || (from.sizes[d - 1] != 1 &&
+                   from.strides[d - 1] != chunk * chunkStride)) {
+      while (viewDim >= 0 && (viewed < chunk || sizes[viewDim] == 1)) {
+        strides[viewDim] = viewed * chunkStride;
+        viewed *= sizes[viewDim];
+        --viewDim;
+      }
+      if (viewed != chunk)
+        return std::nullopt;
+      if (d > 0) {
+        chunkStride = from.strides[d - 1];
+        chunk = viewed = 1;
+      }
+    }
+  }
+  if (viewDim != -1)
+    return std::nullopt;
+  return strides;
+}
+
+/// Result `result` of the movement `op` as a strided view, given its input
+/// as `in`; nothing when it is not one of `in` (a view across runs).
+std::optional<StridedView> stridedResult(Operation *op, Value result,
+                                         const StridedView &in) {
+  StridedView out = in;
+  ArrayRef<int64_t> shape = shapeOf(result);
+  int64_t rank = static_cast<int64_t>(in.sizes.size());
+  bool ok = llvm::TypeSwitch<Operation *, bool>(op)
+      .Case<aten::CloneOp, LayoutConvertOp>([](auto) { return true; })
+      .Case<aten::ViewOp>([&](auto) {
+        std::optional<SmallVector<int64_t>> strides = viewStrides(in, shape);
+        if (strides)
+          out.strides = *strides;
+        return strides.has_value();
+      })
+      .Case<aten::PermuteOp>([&](aten::PermuteOp permute) {
+        for (auto [k, dim] : llvm::enumerate(permute.getDims()))
+          out.strides[k] = in.strides[normalizeDim(dim, rank)];
+        return true;
+      })
+      .Case<aten::ExpandOp>([&](auto) {
+        int64_t lead = static_cast<int64_t>(shape.size()) - rank;
+        out.strides.assign(shape.size(), 0);
+        for (int64_t d = 0; d < rank; ++d)
+          out.strides[d + lead] =
+              in.sizes[d] == shape[d + lead] ? in.strides[d] : 0;
+        return true;
+      })
+      .Case<aten::SliceOp>([&](aten::SliceOp slice) {
+        int64_t dim = normalizeDim(slice.getDim(), rank);
+        out.base += slice.getStart() * in.strides[dim];
+        out.strides[dim] *= slice.getStep();
+        return true;
+      })
+      .Case<aten::SelectOp>([&](aten::SelectOp select) {
+        int64_t dim = normalizeDim(select.getDim(), rank);
+        int64_t index = select.getIndex() < 0 ? select.getIndex() + in.sizes[dim]
+                                              : select.getIndex();
+        out.base += index * in.strides[dim];
+        out.strides.erase(out.strides.begin() + dim);
+        return true;
+      })
+      .Case<aten::SplitWithSizesOp>([&](aten::SplitWithSizesOp split) {
+        int64_t dim = normalizeDim(split.getDim(), rank);
+        for (Value piece : split.getResults()) {
+          if (piece == result)
+            break;
+          out.base += shapeOf(piece)[dim] * in.strides[dim];
+        }
+        return true;
+      })
+      .Default([](Operation *) { return false; });
+  if (!ok)
+    return std::nullopt;
+  out.sizes.assign(shape.begin(), shape.end());
+  return out;
+}
+
 class BlobWriter {
 public:
   BlobWriter(DelegateOp delegate, DelegateEmitContext &context)
@@ -114,6 +238,13 @@ private:
   int32_t addFloatConstant(std::string name, ArrayRef<double> values);
 
   LogicalResult emitOp(Operation *op);
+  /// Composes each chain of movements whose tensors between have one
+  /// reader into one strided view of the chain's first input.
+  void findStridedChains();
+  /// Whether `op`, a movement, writes through strided views: skipped when
+  /// the chains hold all its results, else a strided gather for each of
+  /// its results that a chain ends in.
+  std::optional<LogicalResult> emitStrided(Operation *op);
   LogicalResult addOp(Operation *op, ValueRange inputs, ValueRange outputs,
                       vk::OpArgs type, fb::Offset<void> args);
   LogicalResult addGather(Operation *op, Value input, Value output,
@@ -135,6 +266,10 @@ private:
   std::vector<fb::Offset<vk::Op>> ops_;
   /// The placements recorded, by program tensor id.
   llvm::DenseMap<int32_t, rt::Placement> placements_;
+  /// Every movement's result as a strided view, and the results no kernel
+  /// writes: the inside of a chain, read only by the next movement.
+  llvm::DenseMap<Value, StridedView> views_;
+  llvm::DenseSet<Value> inChain_;
 };
 
 FailureOr<VkLayoutAttr> BlobWriter::layoutOf(Value value, Operation *at) {
@@ -368,6 +503,75 @@ LogicalResult BlobWriter::emitUpsample(Operation *op, bool bilinear,
                                  ratio(in[3], out[3], scaleW));
   return addOp(op, op->getOperand(0), op->getResult(0), vk::OpArgs::Upsample,
                args.Union());
+}
+
+void BlobWriter::findStridedChains() {
+  for (Operation &op : delegate_.getBody().front().without_terminator()) {
+    if (!isStridedMovement(&op))
+      continue;
+    Value input = op.getOperand(0);
+    auto found = views_.find(input);
+    // An input that is itself a view of another tensor, read only here,
+    // need not be written when every result is a view of that tensor too.
+    bool through = found != views_.end() && found->second.root != input &&
+                   input.hasOneUse();
+    for (bool chained : {true, false}) {
+      if (chained && !through)
+        continue;
+      StridedView in = chained ? found->second : StridedView::of(input);
+      SmallVector<StridedView> results;
+      for (Value result : op.getResults())
+        if (std::optional<StridedView> view = stridedResult(&op, result, in))
+          results.push_back(std::move(*view));
+      if (results.size() != op.getNumResults())
+        continue;
+      for (auto [result, view] : llvm::zip(op.getResults(), results))
+        views_[result] = view;
+      if (chained)
+        inChain_.insert(input);
+      break;
+    }
+  }
+}
+
+std::optional<LogicalResult> BlobWriter::emitStrided(Operation *op) {
+  if (!isStridedMovement(op))
+    return std::nullopt;
+  bool anyWritten = false, anyChained = false;
+  for (Value result : op->getResults()) {
+    auto found = views_.find(result);
+    anyWritten |= !inChain_.contains(result);
+    anyChained |= found != views_.end() && !inChain_.contains(result) &&
+                  found->second.root != op->getOperand(0);
+  }
+  if (!anyWritten)
+    return success();
+  if (!anyChained)
+    return std::nullopt;
+  for (Value result : op->getResults()) {
+    if (inChain_.contains(result))
+      continue;
+    const StridedView &view = views_.find(result)->second;
+    std::vector<int32_t> strides;
+    for (int64_t stride : view.strides) {
+      if (stride > std::numeric_limits<int32_t>::max())
+        return op->emitError()
+               << "a strided view of this chain of movements has the stride "
+               << stride << ", beyond what the Vulkan gather addresses";
+      strides.push_back(static_cast<int32_t>(stride));
+    }
+    if (view.base > std::numeric_limits<int32_t>::max())
+      return op->emitError() << "a strided view of this chain of movements "
+                                "starts at element "
+                             << view.base
+                             << ", beyond what the Vulkan gather addresses";
+    auto args = vk::CreateGatherDirect(
+        fbb_, vk::GatherKind::Strided, nullptr, nullptr, nullptr, 0.f,
+        &strides, static_cast<int32_t>(view.base));
+    if (failed(addOp(op, view.root, result, vk::OpArgs::Gather, args.Union())))
+      return failure();
+  }
+  return success();
 }
 
 LogicalResult BlobWriter::emitOp(Operation *op) {
@@ -642,10 +846,16 @@ LogicalResult BlobWriter::run(std::vector<uint8_t> &blob) {
       return failure();
     inputs.push_back(*index);
   }
+  findStridedChains();
   for (Operation &op : body.without_terminator()) {
     // A folded activation is written by the convolution before it.
     if (isa<arith::ConstantOp>(op) || fusion::isFolded(&op))
       continue;
+    if (std::optional<LogicalResult> strided = emitStrided(&op)) {
+      if (failed(*strided))
+        return failure();
+      continue;
+    }
     if (auto convert = dyn_cast<LayoutConvertOp>(op)) {
       if (failed(addGather(&op, convert.getInput(), convert.getResult(),
                            vk::GatherKind::Affine,

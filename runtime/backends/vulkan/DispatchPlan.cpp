@@ -1197,6 +1197,30 @@ Status PlanBuilder::readOp(const sc::Op *op) {
         return opError("views {} as {}", formatSizes(x), formatSizes(y));
       break;
     }
+    if (args->kind() == sc::GatherKind::Strided) {
+      // The shader reads the input without bounds checks: the last element
+      // the view reaches must be inside it.
+      std::vector<int32_t> strides = toVector(args->strides());
+      if (strides.size() != y.size() || args->base() < 0)
+        return opError("a strided view with {} strides and base {} of an "
+                       "output of rank {}",
+                       strides.size(), args->base(), y.size());
+      int64_t last = args->base();
+      for (size_t d = 0; d < y.size(); ++d) {
+        if (strides[d] < 0)
+          return opError("a strided view with the negative stride {}",
+                         strides[d]);
+        last += int64_t{strides[d]} * (y[d] - 1);
+        int32_t p = position(d, y.size());
+        dispatch.params.iarg[p / 4][p % 4] = strides[d];
+      }
+      if (last >= plan_.tensors[inputs[0]].numel)
+        return opError("a strided view of {} as {} reaches element {} of {}",
+                       formatSizes(x), formatSizes(y), last,
+                       plan_.tensors[inputs[0]].numel);
+      dispatch.params.iarg[2][0] = args->base();
+      break;
+    }
     if (args->kind() != sc::GatherKind::Affine &&
         args->kind() != sc::GatherKind::Repeat)
       return opError("unknown gather {}", static_cast<int>(args->kind()));

@@ -51,8 +51,13 @@ def main():
                 errors.append(f"{node} ({op['op']}) is not drawn")
                 continue
             ins, outs = op["inputs"], op["outputs"]
+            # Both tensors held by the Vulkan delegate: one inside a chain of
+            # movements is not (the device never holds it), and the clone
+            # reading it is no conversion.
             converts = (p["backend"] == "vulkan" and op["op"] == "aten.clone"
                         and len(ins) == 1 and len(outs) == 1
+                        and tensors[ins[0]]["backend"] == "vulkan"
+                        and tensors[outs[0]]["backend"] == "vulkan"
                         and (tensors[ins[0]].get("storage"), tensors[ins[0]].get("layout"))
                         != (tensors[outs[0]].get("storage"), tensors[outs[0]].get("layout")))
             drawn = nodes[node].startswith("layout convert")

@@ -200,6 +200,28 @@ func.func @main(%x: tensor<2x3x16xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>
   %6 = aten.matmul %q, %k : (tensor<2x5x7x70xf32>, tensor<2x5x70x9xf32>) -> tensor<2x5x7x9xf32>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<2x3x10xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<2x3x4xf32>, tensor<2x3x4x5xf32>, tensor<2x3x7xf32>, tensor<2x5x7x9xf32>
 })"},
+    // Chains of movements whose tensors between have one reader each run
+    // as one strided gather (programs_test checks that they do): a split
+    // of heads as ViT's attention makes it, through a rank-5 buffer; a
+    // slice of a select of an expand of a permute; and a view merging dims
+    // that a permute took apart, which no strided view expresses, so that
+    // chain breaks there.
+    {"chains of movements: split heads, slice of a select of an expand, a view across a permute", true, R"(
+func.func @main(%x: tensor<1x7x36xf32>, %y: tensor<2x3x4xf32>) -> (tensor<1x3x7x4xf32>, tensor<1x3x7x4xf32>, tensor<1x3x7x4xf32>, tensor<5x2x1xf32>, tensor<2x12xf32>) {
+  %0 = aten.view %x : tensor<1x7x36xf32> -> tensor<1x7x3x3x4xf32>
+  %1 = aten.permute %0 {dims = array<i64: 2, 0, 3, 1, 4>} : tensor<1x7x3x3x4xf32> -> tensor<3x1x3x7x4xf32>
+  %2:3 = aten.split_with_sizes %1 {dim = 0 : i64, split_sizes = array<i64: 1, 1, 1>} : (tensor<3x1x3x7x4xf32>) -> (tensor<1x1x3x7x4xf32>, tensor<1x1x3x7x4xf32>, tensor<1x1x3x7x4xf32>)
+  %q = aten.view %2#0 : tensor<1x1x3x7x4xf32> -> tensor<1x3x7x4xf32>
+  %k = aten.view %2#1 : tensor<1x1x3x7x4xf32> -> tensor<1x3x7x4xf32>
+  %v = aten.view %2#2 : tensor<1x1x3x7x4xf32> -> tensor<1x3x7x4xf32>
+  %3 = aten.permute %y {dims = array<i64: 2, 0, 1>} : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+  %4 = aten.expand %3 : tensor<4x2x3xf32> -> tensor<5x4x2x3xf32>
+  %5 = aten.select %4 {dim = 1 : i64, index = 2 : i64} : tensor<5x4x2x3xf32> -> tensor<5x2x3xf32>
+  %6 = aten.slice %5 {dim = 2 : i64, end = 3 : i64, start = 1 : i64, step = 2 : i64} : tensor<5x2x3xf32> -> tensor<5x2x1xf32>
+  %7 = aten.permute %y {dims = array<i64: 0, 2, 1>} : tensor<2x3x4xf32> -> tensor<2x4x3xf32>
+  %8 = aten.view %7 : tensor<2x4x3xf32> -> tensor<2x12xf32>
+  return %q, %k, %v, %6, %8 : tensor<1x3x7x4xf32>, tensor<1x3x7x4xf32>, tensor<1x3x7x4xf32>, tensor<5x2x1xf32>, tensor<2x12xf32>
+})"},
     {"batch norm and layer norm", false, R"(
 func.func @main(%x: tensor<1x5x3x4xf32>, %y: tensor<2x3x8xf32>) -> (tensor<1x5x3x4xf32>, tensor<2x3x8xf32>, tensor<2x3x8xf32>) {
   %m = arith.constant @W(5)

@@ -12,6 +12,8 @@
 // texel, each lane at a fixed stride from the first.
 // iarg[0..1]: per input dim, the output dim it follows (-1: none);
 // iarg[2..3]: the scale; iarg[4..5]: the offset; farg[0].x: the pad value.
+// Strided (a chain of movements in one): iarg[0..1] the stride of each
+// output dim, iarg[2].x the base, in the input's row-major elements.
 #version 450
 #include "tensor.glsl"
 
@@ -19,7 +21,17 @@ TENSOR_INPUT(src, 1, 2, IN0_PACKING)
 
 bool element(int idx[8], out float value) {
   int at[8];
-  if (OP == GATHER_KIND_RESHAPE) {
+  if (OP == GATHER_KIND_STRIDED) {
+    int offset = P.iarg[2].x;
+    for (int d = 0; d < 8; ++d)
+      offset += iarg8(0, d) * idx[d];
+#ifdef INPUT_BUFFER
+    value = src.v[offset];
+    return true;
+#else
+    delinearize(1, offset, at);
+#endif
+  } else if (OP == GATHER_KIND_RESHAPE) {
     delinearize(1, offsetOf(0, idx), at);
   } else {
     for (int d = 0; d < 8; ++d) {
