@@ -201,7 +201,8 @@ func.func @main(%x: tensor<2x3x16xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<2x3x10xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<2x3x4xf32>, tensor<2x3x4x5xf32>, tensor<2x3x7xf32>, tensor<2x5x7x9xf32>
 })"},
     // Chains of movements whose tensors between have one reader each run
-    // as one strided gather (programs_test checks that they do): a split
+    // as one strided gather (the test case after the op cases checks that
+    // they do): a split
     // of heads as ViT's attention makes it, through a rank-5 buffer; a
     // slice of a select of an expand of a permute; and a view merging dims
     // that a permute took apart, which no strided view expresses, so that
@@ -492,6 +493,45 @@ TEST_CASE("every Vulkan op family matches the portable kernels",
       compareWithReference(buffers, rtol, atol);
     }
   }
+}
+
+TEST_CASE("a chain of movements runs as one strided gather",
+          "[vulkan][gather]") {
+  // The op case's q, k and v, five movements each from one tensor, are a
+  // gather each; the slice of a select of an expand of a permute one; the
+  // view across a permute, which no strided view expresses, and that
+  // permute two.
+  const OpCase *chains = nullptr;
+  for (const OpCase &op : kCases)
+    if (std::string(op.name).rfind("chains of movements", 0) == 0)
+      chains = &op;
+  REQUIRE(chains);
+  Compiled compiled = compileMlir(expandConstants(chains->mlir));
+  rt::LoadOptions options;
+  options.profile.enabled = true;
+  std::unique_ptr<rt::Runtime> vulkan;
+  rt::Status status = load(compiled.program, options, vulkan);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  setRandomInputs(*vulkan, 3);
+  REQUIRE(vulkan->run().isOk());
+  std::string parts;
+  int heads = 0, slices = 0, moves = 0;
+  for (const rt::ProfileEntry &entry : vulkan->profile())
+    for (const rt::ProfilePart &part : entry.parts) {
+      parts += part.name + "\n";
+      if (part.name.find("staging") != std::string::npos)
+        continue;
+      moves += part.name.find(": gather ") != std::string::npos;
+      heads += part.name.find(": gather aten.view -> [1,3,7,4]") !=
+               std::string::npos;
+      slices += part.name.find(": gather aten.slice -> [5,2,1]") !=
+                std::string::npos;
+    }
+  INFO(parts);
+  CHECK(heads == 3);
+  CHECK(slices == 1);
+  CHECK(moves == 6);
 }
 
 TEST_CASE("layout conversions between every storage and packing",

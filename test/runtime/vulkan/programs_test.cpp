@@ -408,48 +408,6 @@ func.func @main(%x: tensor<2040x301xf32>) -> tensor<2040x250xf32> {
   }
 }
 
-TEST_CASE("a chain of movements runs as one strided gather",
-          "[vulkan][gather]") {
-  // q, k and v split from one tensor as ViT's attention splits them: five
-  // movements each, but three gathers (and the staging), each reading the
-  // input. A view across a permute is no strided view: that chain is two.
-  std::string mlir = R"(
-func.func @main(%x: tensor<1x7x36xf32>, %y: tensor<2x3x4xf32>) -> (tensor<1x3x7x4xf32>, tensor<1x3x7x4xf32>, tensor<1x3x7x4xf32>, tensor<2x12xf32>) {
-  %0 = aten.view %x : tensor<1x7x36xf32> -> tensor<1x7x3x3x4xf32>
-  %1 = aten.permute %0 {dims = array<i64: 2, 0, 3, 1, 4>} : tensor<1x7x3x3x4xf32> -> tensor<3x1x3x7x4xf32>
-  %2:3 = aten.split_with_sizes %1 {dim = 0 : i64, split_sizes = array<i64: 1, 1, 1>} : (tensor<3x1x3x7x4xf32>) -> (tensor<1x1x3x7x4xf32>, tensor<1x1x3x7x4xf32>, tensor<1x1x3x7x4xf32>)
-  %q = aten.view %2#0 : tensor<1x1x3x7x4xf32> -> tensor<1x3x7x4xf32>
-  %k = aten.view %2#1 : tensor<1x1x3x7x4xf32> -> tensor<1x3x7x4xf32>
-  %v = aten.view %2#2 : tensor<1x1x3x7x4xf32> -> tensor<1x3x7x4xf32>
-  %7 = aten.permute %y {dims = array<i64: 0, 2, 1>} : tensor<2x3x4xf32> -> tensor<2x4x3xf32>
-  %8 = aten.view %7 : tensor<2x4x3xf32> -> tensor<2x12xf32>
-  return %q, %k, %v, %8 : tensor<1x3x7x4xf32>, tensor<1x3x7x4xf32>, tensor<1x3x7x4xf32>, tensor<2x12xf32>
-})";
-  Compiled compiled = compileMlir(mlir);
-  rt::LoadOptions options;
-  options.profile.enabled = true;
-  std::unique_ptr<rt::Runtime> vulkan;
-  rt::Status status = load(compiled.program, options, vulkan);
-  INFO(status.message());
-  REQUIRE(status.isOk());
-  expectReference(*vulkan, compiled, 3, 0, 0);
-  std::string parts;
-  int strided = 0, moves = 0;
-  for (const rt::ProfileEntry &entry : vulkan->profile())
-    for (const rt::ProfilePart &part : entry.parts) {
-      parts += part.name + "\n";
-      if (part.name.find("staging") != std::string::npos)
-        continue;
-      moves += part.name.find(": gather ") != std::string::npos;
-      strided += part.name.find(": gather aten.view -> [1,3,7,4]") !=
-                 std::string::npos;
-    }
-  INFO(parts);
-  CHECK(strided == 3);
-  // Those three, and the permute and the view across it.
-  CHECK(moves == 5);
-}
-
 namespace vk = duet::rt::vulkan;
 
 TEST_CASE("the convolution and product kernels have fp16 arithmetic builds",
