@@ -597,11 +597,11 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
     return addOp(op, op->getOperand(0), op->getResult(0), vk::OpArgs::Reduce,
                  args.Union());
   };
-  auto softmax = [&](int64_t dim, bool log) {
+  auto softmax = [&](int64_t dim, bool log, bool safe) {
     auto args = vk::CreateSoftmax(
         fbb_,
         static_cast<int32_t>(normalizeDim(dim, rankOf(op->getOperand(0)))),
-        log);
+        log, safe);
     return addOp(op, op->getOperand(0), op->getResult(0), vk::OpArgs::Softmax,
                  args.Union());
   };
@@ -674,10 +674,11 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
       .Case<aten::AmaxOp>([&](aten::AmaxOp r) {
         return reduce(vk::ReduceOp::Amax, r.getDim(), r.getKeepdim());
       })
-      .Case<aten::SoftmaxOp>(
-          [&](aten::SoftmaxOp s) { return softmax(s.getDim(), false); })
+      .Case<aten::SoftmaxOp>([&](aten::SoftmaxOp s) {
+        return softmax(s.getDim(), false, s.getSafe().value_or(false));
+      })
       .Case<aten::LogSoftmaxOp>(
-          [&](aten::LogSoftmaxOp s) { return softmax(s.getDim(), true); })
+          [&](aten::LogSoftmaxOp s) { return softmax(s.getDim(), true, false); })
       .Case<aten::CumsumOp>([&](aten::CumsumOp cumsum) {
         auto args = vk::CreateScan(fbb_, vk::ScanOp::Sum,
                                    static_cast<int32_t>(cumsum.getDim()));

@@ -39,13 +39,6 @@ std::optional<std::string> convolutionArgs(Operation *op) {
   return std::nullopt;
 }
 
-std::optional<std::string> softmaxArgs(Operation *op) {
-  if (cast<SoftmaxOp>(op).getSafe().value_or(false))
-    return std::string("safe softmax (a row of -inf gives 0): the Vulkan "
-                       "softmax shader gives NaN there");
-  return std::nullopt;
-}
-
 std::optional<std::string> batchNormArgs(Operation *op) {
   auto norm = cast<BatchNormOp>(op);
   int64_t rank = norm.getInput().getType().getRank();
@@ -216,7 +209,7 @@ const VulkanRule kRules[] = {
     shared<MeanOp>(kAnyPacking, false, kNoWeights, reductionArgs),
     shared<SumOp>(kAnyPacking, false, kNoWeights, reductionArgs),
     shared<AmaxOp>(kAnyPacking, false, kNoWeights, reductionArgs),
-    shared<SoftmaxOp>(kAnyPacking, false, kNoWeights, softmaxArgs),
+    shared<SoftmaxOp>(kAnyPacking, false),
     shared<LogSoftmaxOp>(kAnyPacking, false),
     shared<AdaptiveAvgPool2dOp>(kChannelsPacked, false, kNoWeights, rank4Only),
     shared<AvgPool2dOp>(kChannelsPacked, false, kNoWeights, rank4Only),

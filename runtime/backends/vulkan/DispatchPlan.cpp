@@ -1113,8 +1113,11 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     const std::vector<int64_t> &x = sizes(inputs[0]);
     if (args->dim() < 0 || args->dim() >= static_cast<int32_t>(x.size()))
       return opError("softmax over dim {} of {}", args->dim(), formatSizes(x));
+    if (args->log() && args->safe())
+      return opError("a safe log_softmax, which no op is");
     dispatch.family = ShaderFamily::Softmax;
     dispatch.spec[5] = args->log();
+    dispatch.spec[6] = args->safe();
     dispatch.params.iarg[0][0] = position(args->dim(), x.size());
     dispatch.lineDim = position(args->dim(), x.size());
     break;

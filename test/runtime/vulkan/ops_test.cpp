@@ -223,6 +223,19 @@ func.func @main(%x: tensor<1x7x36xf32>, %y: tensor<2x3x4xf32>) -> (tensor<1x3x7x
   %8 = aten.view %7 : tensor<2x4x3xf32> -> tensor<2x12xf32>
   return %q, %k, %v, %6, %8 : tensor<1x3x7x4xf32>, tensor<1x3x7x4xf32>, tensor<1x3x7x4xf32>, tensor<5x2x1xf32>, tensor<2x12xf32>
 })"},
+    // A safe softmax (PyTorch's _safe_softmax, duet-recompose's) gives 0 on
+    // a line of nothing but -inf: the mask's row 1, along the packed dim
+    // and across it; a line with one -inf is an ordinary softmax.
+    {"safe softmax: lines of nothing but -inf give 0", false, R"(
+func.func @main(%x: tensor<2x3x5xf32>) -> (tensor<2x3x5xf32>, tensor<2x3x5xf32>) {
+  %m = arith.constant dense<[[0.0, 0xFF800000, 0.0, 0.0, 0.0], [0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<3x5xf32>
+  %n = arith.constant dense<[[0xFF800000, 0.0, 0.0, 0.0, 0.0], [0xFF800000, 0.0, 0.0, 0.0, 0.0], [0xFF800000, 0.0, 0.0, 0.0, 0.0]]> : tensor<3x5xf32>
+  %0 = aten.add %x, %m {alpha = 1.0 : f64} : tensor<2x3x5xf32>, tensor<3x5xf32> -> tensor<2x3x5xf32>
+  %1 = aten.softmax %0 {dim = 2 : i64, safe = true} : tensor<2x3x5xf32>
+  %2 = aten.add %x, %n {alpha = 1.0 : f64} : tensor<2x3x5xf32>, tensor<3x5xf32> -> tensor<2x3x5xf32>
+  %3 = aten.softmax %2 {dim = 1 : i64, safe = true} : tensor<2x3x5xf32>
+  return %1, %3 : tensor<2x3x5xf32>, tensor<2x3x5xf32>
+})"},
     {"batch norm and layer norm", false, R"(
 func.func @main(%x: tensor<1x5x3x4xf32>, %y: tensor<2x3x8xf32>) -> (tensor<1x5x3x4xf32>, tensor<2x3x8xf32>, tensor<2x3x8xf32>) {
   %m = arith.constant @W(5)

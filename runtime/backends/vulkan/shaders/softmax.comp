@@ -1,5 +1,6 @@
 // softmax.comp - softmax (FLAG0 0) or log_softmax (FLAG0 1) along one dim;
-// iarg[0].x: its position among the eight. One workgroup per line
+// iarg[0].x: its position among the eight. FLAG1: safe, a line of nothing
+// but -inf gives 0 (PyTorch's _safe_softmax), not NaN. One workgroup per line
 // (line.glsl): the line's maximum, the sum of exp(x - maximum), then the
 // outputs; a line of up to LINE_GROUP * CACHED_STEPS texels is read once
 // into registers.
@@ -18,6 +19,16 @@ TENSOR_INPUT(src, 1, 2, IN0_PACKING)
 // texels keeps in registers: read once, all loads in flight at once,
 // instead of three passes that each wait for memory step by step.
 #define CACHED_STEPS 8
+
+// The softmax of `shifted` (x - largest) over `sum`; 0 for a safe one's
+// line of nothing but -inf.
+vec4 softmaxOf(vec4 shifted, vec4 sum, vec4 largest) {
+  if (FLAG0 != 0)
+    return shifted - log(sum);
+  vec4 y = exp(shifted) / sum;
+  bvec4 empty = equal(largest, vec4(uintBitsToFloat(0xff800000u)));
+  return FLAG1 != 0 ? mix(y, vec4(0.0), empty) : y;
+}
 
 void main() {
   int line = lineOfGroup();
@@ -46,8 +57,7 @@ void main() {
       int step = t + i * LINE_GROUP;
       vec4 shifted = x[i] - largest;
       if (step < l.steps)
-        lineStore(l, step,
-                  FLAG0 != 0 ? shifted - log(sum) : exp(shifted) / sum, ok[i]);
+        lineStore(l, step, softmaxOf(shifted, sum, largest), ok[i]);
     }
     return;
   }
@@ -62,6 +72,6 @@ void main() {
   sum = lineTotal(l, groupReduce(sum, false), false);
   for (int s = t; s < l.steps; s += LINE_GROUP) {
     vec4 shifted = lineLoad(l, s, negInf, valid) - largest;
-    lineStore(l, s, FLAG0 != 0 ? shifted - log(sum) : exp(shifted) / sum, valid);
+    lineStore(l, s, softmaxOf(shifted, sum, largest), valid);
   }
 }
