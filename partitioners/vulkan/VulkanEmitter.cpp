@@ -509,66 +509,75 @@ void BlobWriter::findStridedChains() {
   for (Operation &op : delegate_.getBody().front().without_terminator()) {
     if (!isStridedMovement(&op))
       continue;
+    auto viewsFrom =
+        [&](const StridedView &in) -> std::optional<SmallVector<StridedView>> {
+      SmallVector<StridedView> results;
+      for (Value result : op.getResults()) {
+        std::optional<StridedView> view = stridedResult(&op, result, in);
+        if (!view)
+          return std::nullopt;
+        results.push_back(std::move(*view));
+      }
+      return results;
+    };
+    // An input that is itself a view of another tensor, read only here,
+    // need not be written when every result is a view of that tensor too;
+    // else the results are views of the input.
     Value input = op.getOperand(0);
     auto found = views_.find(input);
-    // An input that is itself a view of another tensor, read only here,
-    // need not be written when every result is a view of that tensor too.
-    bool through = found != views_.end() && found->second.root != input &&
-                   input.hasOneUse();
-    for (bool chained : {true, false}) {
-      if (chained && !through)
-        continue;
-      StridedView in = chained ? found->second : StridedView::of(input);
-      SmallVector<StridedView> results;
-      for (Value result : op.getResults())
-        if (std::optional<StridedView> view = stridedResult(&op, result, in))
-          results.push_back(std::move(*view));
-      if (results.size() != op.getNumResults())
-        continue;
-      for (auto [result, view] : llvm::zip(op.getResults(), results))
+    std::optional<SmallVector<StridedView>> results;
+    if (found != views_.end() && found->second.root != input &&
+        input.hasOneUse())
+      results = viewsFrom(found->second);
+    if (results)
+      inChain_.insert(input);
+    else
+      results = viewsFrom(StridedView::of(input));
+    if (results)
+      for (auto [result, view] : llvm::zip(op.getResults(), *results))
         views_[result] = view;
-      if (chained)
-        inChain_.insert(input);
-      break;
-    }
   }
 }
 
 std::optional<LogicalResult> BlobWriter::emitStrided(Operation *op) {
   if (!isStridedMovement(op))
     return std::nullopt;
-  bool anyWritten = false, anyChained = false;
-  for (Value result : op->getResults()) {
-    auto found = views_.find(result);
-    anyWritten |= !inChain_.contains(result);
-    anyChained |= found != views_.end() && !inChain_.contains(result) &&
-                  found->second.root != op->getOperand(0);
-  }
-  if (!anyWritten)
-    return success();
-  if (!anyChained)
-    return std::nullopt;
+  // The results a kernel writes, each with its view (findStridedChains
+  // gives every movement's results one).
+  SmallVector<std::pair<Value, const StridedView *>> written;
+  bool chained = false;
   for (Value result : op->getResults()) {
     if (inChain_.contains(result))
       continue;
-    const StridedView &view = views_.find(result)->second;
+    auto found = views_.find(result);
+    if (found == views_.end())
+      return std::nullopt;
+    written.push_back({result, &found->second});
+    chained |= found->second.root != op->getOperand(0);
+  }
+  if (written.empty())
+    return success();
+  if (!chained)
+    return std::nullopt;
+  for (auto [result, view] : written) {
     std::vector<int32_t> strides;
-    for (int64_t stride : view.strides) {
+    for (int64_t stride : view->strides) {
       if (stride > std::numeric_limits<int32_t>::max())
         return op->emitError()
                << "a strided view of this chain of movements has the stride "
                << stride << ", beyond what the Vulkan gather addresses";
       strides.push_back(static_cast<int32_t>(stride));
     }
-    if (view.base > std::numeric_limits<int32_t>::max())
+    if (view->base > std::numeric_limits<int32_t>::max())
       return op->emitError() << "a strided view of this chain of movements "
                                 "starts at element "
-                             << view.base
+                             << view->base
                              << ", beyond what the Vulkan gather addresses";
     auto args = vk::CreateGatherDirect(
         fbb_, vk::GatherKind::Strided, nullptr, nullptr, nullptr, 0.f,
-        &strides, static_cast<int32_t>(view.base));
-    if (failed(addOp(op, view.root, result, vk::OpArgs::Gather, args.Union())))
+        &strides, static_cast<int32_t>(view->base));
+    if (failed(
+            addOp(op, view->root, result, vk::OpArgs::Gather, args.Union())))
       return failure();
   }
   return success();
