@@ -42,6 +42,8 @@ namespace duet::rt::vulkan {
   X(vkDestroyImage)                                                            \
   X(vkCreateImageView)                                                         \
   X(vkDestroyImageView)                                                        \
+  X(vkCreateSampler)                                                           \
+  X(vkDestroySampler)                                                          \
   X(vkGetBufferMemoryRequirements)                                             \
   X(vkGetImageMemoryRequirements)                                              \
   X(vkAllocateMemory)                                                          \

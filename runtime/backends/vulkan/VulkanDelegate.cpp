@@ -118,6 +118,18 @@ std::string hookNote(bool hooked, const char *variable) {
   return hooked ? fmt::format(" (as the test hook {} says)", variable) : "";
 }
 
+/// The descriptor type of a dispatch's output and of its tensor inputs: a
+/// storage buffer in buffers; in images a storage image written, a sampled
+/// image read (tensor.glsl's inputTexel).
+VkDescriptorType outputDescriptor(bool inBuffer) {
+  return inBuffer ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                  : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+}
+VkDescriptorType inputDescriptor(bool inBuffers) {
+  return inBuffers ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                   : VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+}
+
 } // namespace
 
 Status VulkanDelegate::create(std::shared_ptr<Device> device,
@@ -152,6 +164,9 @@ VulkanDelegate::~VulkanDelegate() {
     if (layouts.module)
       vk.vkDestroyShaderModule(device, layouts.module, nullptr);
   }
+  // After the set layouts that hold it.
+  if (sampler_)
+    vk.vkDestroySampler(device, sampler_, nullptr);
   auto destroy = [&](Resource &resource) {
     if (resource.view)
       vk.vkDestroyImageView(device, resource.view, nullptr);
@@ -196,7 +211,7 @@ Status VulkanDelegate::createImage(const PlannedTensor &tensor,
   info.arrayLayers = 1;
   info.samples = VK_SAMPLE_COUNT_1_BIT;
   info.tiling = VK_IMAGE_TILING_OPTIMAL;
-  info.usage = VK_IMAGE_USAGE_STORAGE_BIT;
+  info.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   DUET_VK_CHECK(device_->api().vkCreateImage(device_->handle(), &info, nullptr,
@@ -354,11 +369,11 @@ Status VulkanDelegate::load(ByteSpan blob) {
   if (plan_.fp16Images) {
     // The test hook stands for a device without the format.
     bool hooked = options.testNoFp16Images;
-    if (hooked || !device_->supportsStorageImage(textureFormat()))
+    if (hooked || !device_->supportsTensorImages(textureFormat()))
       return Status::error(
           "vulkan delegate {}: the program was compiled with --force-fp16, "
           "but device '{}' cannot use VK_FORMAT_R16G16B16A16_SFLOAT as a "
-          "storage image{}; recompile without --force-fp16 or pick another "
+          "storage and sampled image{}; recompile without --force-fp16 or pick another "
           "device with {}",
           index_, device_->info().name,
           hookNote(hooked, kVulkanTestNoFp16ImagesVariable),
@@ -557,6 +572,18 @@ Status VulkanDelegate::load(ByteSpan blob) {
 Status VulkanDelegate::createPipelines() {
   const VulkanApi &vk = device_->api();
   VkDevice device = device_->handle();
+  // The one sampler of every sampled input, immutable in the set layouts;
+  // texelFetch reads texels by index, so none of its filtering applies.
+  VkSamplerCreateInfo samplerInfo{};
+  samplerInfo.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
+  samplerInfo.magFilter = VK_FILTER_NEAREST;
+  samplerInfo.minFilter = VK_FILTER_NEAREST;
+  samplerInfo.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+  samplerInfo.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  samplerInfo.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  samplerInfo.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  DUET_VK_CHECK(vk.vkCreateSampler(device, &samplerInfo, nullptr, &sampler_),
+                "vkCreateSampler");
   for (const std::vector<Dispatch> *list :
        {&plan_.loadDispatches, &plan_.runDispatches}) {
     for (const Dispatch &dispatch : *list) {
@@ -576,19 +603,17 @@ Status VulkanDelegate::createPipelines() {
             fmt::format("creating the {} shader", shaderName(dispatch.family)));
 
         ShaderBindings counts = shaderBindings(dispatch.family);
-        auto tensorType = [](bool buffer) {
-          return buffer ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                        : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-        };
         std::vector<VkDescriptorSetLayoutBinding> bindings;
         auto bind = [&](uint32_t binding, VkDescriptorType type) {
           bindings.push_back(
-              {binding, type, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+              {binding, type, 1, VK_SHADER_STAGE_COMPUTE_BIT,
+               type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER ? &sampler_
+                                                                 : nullptr});
         };
         bind(kParamsBinding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
-        bind(kOutputBinding, tensorType(dispatch.outputInBuffer));
+        bind(kOutputBinding, outputDescriptor(dispatch.outputInBuffer));
         for (int i = 0; i < counts.inputs; ++i)
-          bind(kFirstInputBinding + i, tensorType(dispatch.inputsInBuffers));
+          bind(kFirstInputBinding + i, inputDescriptor(dispatch.inputsInBuffers));
         for (int i = 0; i < counts.weights; ++i)
           bind(kFirstWeightBinding + i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
         VkDescriptorSetLayoutCreateInfo setInfo{};
@@ -647,11 +672,11 @@ Status VulkanDelegate::createDescriptorSets() {
     for (const Dispatch &dispatch : *list)
       all.push_back(&dispatch);
 
-  uint32_t images = 0, buffers = 0;
+  uint32_t images = 0, sampled = 0, buffers = 0;
   for (const Dispatch *dispatch : all) {
     ShaderBindings counts = shaderBindings(dispatch->family);
     (dispatch->outputInBuffer ? buffers : images) += 1;
-    (dispatch->inputsInBuffers ? buffers : images) +=
+    (dispatch->inputsInBuffers ? buffers : sampled) +=
         static_cast<uint32_t>(counts.inputs);
     buffers += static_cast<uint32_t>(counts.weights);
   }
@@ -659,6 +684,8 @@ Status VulkanDelegate::createDescriptorSets() {
       {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, static_cast<uint32_t>(all.size())}};
   if (images)
     sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, images});
+  if (sampled)
+    sizes.push_back({VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, sampled});
   if (buffers)
     sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, buffers});
   VkDescriptorPoolCreateInfo poolInfo{};
@@ -688,20 +715,20 @@ Status VulkanDelegate::createDescriptorSets() {
     VkDescriptorImageInfo imageInfos[7];
     VkWriteDescriptorSet writes[7];
     uint32_t count = 0;
-    auto write = [&](uint32_t binding, Ref ref, bool buffer) {
+    auto write = [&](uint32_t binding, Ref ref, VkDescriptorType type) {
       VkWriteDescriptorSet &w = writes[count];
       w = VkWriteDescriptorSet{};
       w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
       w.dstSet = sets_[i];
       w.dstBinding = binding;
       w.descriptorCount = 1;
+      w.descriptorType = type;
       Resource &resource = resourceOf(ref);
-      if (buffer) {
-        w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      if (type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) {
         bufferInfos[count] = {resource.buffer, 0, VK_WHOLE_SIZE};
         w.pBufferInfo = &bufferInfos[count];
       } else {
-        w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+        // A sampled input's sampler is the layout's immutable one.
         imageInfos[count] = {VK_NULL_HANDLE, resource.view,
                              VK_IMAGE_LAYOUT_GENERAL};
         w.pImageInfo = &imageInfos[count];
@@ -719,13 +746,15 @@ Status VulkanDelegate::createDescriptorSets() {
                           sizeof(ParamsBlock)};
     params.pBufferInfo = &bufferInfos[count];
     ++count;
-    write(kOutputBinding, dispatch.output, dispatch.outputInBuffer);
+    write(kOutputBinding, dispatch.output,
+          outputDescriptor(dispatch.outputInBuffer));
     ShaderBindings counts = shaderBindings(dispatch.family);
     for (int k = 0; k < counts.inputs; ++k)
       write(kFirstInputBinding + k, dispatch.inputs[k],
-            dispatch.inputsInBuffers);
+            inputDescriptor(dispatch.inputsInBuffers));
     for (int k = 0; k < counts.weights; ++k)
-      write(kFirstWeightBinding + k, dispatch.weights[k], true);
+      write(kFirstWeightBinding + k, dispatch.weights[k],
+            VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     vk.vkUpdateDescriptorSets(device, count, writes, 0, nullptr);
   }
   return Status::ok();

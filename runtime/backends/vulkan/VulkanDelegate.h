@@ -139,6 +139,7 @@ private:
   /// otherwise (no buffer).
   std::vector<Resource> stagingOnDevice_;
   Resource dummy_, params_;
+  VkSampler sampler_ = VK_NULL_HANDLE;
   VkDeviceSize paramsStride_ = 0;
   std::vector<Arena> arenas_;
   /// Per run dispatch: the images first used by it whose bytes another

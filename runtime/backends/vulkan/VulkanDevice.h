@@ -101,12 +101,14 @@ public:
   }
   const DeviceInfo &info() const { return info_; }
   const DeviceLimits &limits() const { return info_.limits; }
-  /// Whether optimally tiled 3-D images of `format` may be storage images.
-  bool supportsStorageImage(VkFormat format) const {
+  /// Whether optimally tiled 3-D images of `format` may hold tensors: be
+  /// storage images (written) and sampled images (read).
+  bool supportsTensorImages(VkFormat format) const {
     VkFormatProperties properties{};
     api_.vkGetPhysicalDeviceFormatProperties(physical_, format, &properties);
-    return properties.optimalTilingFeatures &
-           VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT;
+    VkFormatFeatureFlags needed =
+        VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+    return (properties.optimalTilingFeatures & needed) == needed;
   }
   /// The limits a load is checked against: the device's, lowered by the
   /// test hooks of `options` that are set.

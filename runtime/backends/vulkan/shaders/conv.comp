@@ -102,7 +102,7 @@ bool element(int idx[8], out float value) {
 #include "main.glsl"
 
 #else
-layout(set = 0, binding = 3, IMAGE_FORMAT) uniform readonly image3D packedWeight;
+layout(set = 0, binding = 3) uniform sampler3D packedWeight;
 
 #define DUET_OWN_MAIN
 #define DUET_NO_ELEMENT
@@ -178,12 +178,12 @@ void convTexel(int item, int slice, int split, bool inRange) {
         MVEC4 x[4][TEXEL_BLOCK];
         [[unroll]] for (int j = 0; j < 4; ++j) {
           w[j] = j0 + j < kw
-                     ? MVEC4(imageLoad(packedWeight, ivec3(j0 + j, i, oc4)))
+                     ? MVEC4(inputTexel(packedWeight, ivec3(j0 + j, i, oc4)))
                      : MVEC4(0.0);
           [[unroll]] for (int b = 0; b < TEXEL_BLOCK; ++b) {
             int iw = (ow0 + b) * sp.y - sp.w + (j0 + j) * dg.y;
             x[j][b] = j0 + j < kw && iw >= 0 && iw < inW
-                          ? MVEC4(imageLoad(src, texelAt(inBase, oc4, ih, iw)))
+                          ? MVEC4(inputTexel(src, texelAt(inBase, oc4, ih, iw)))
                           : MVEC4(0.0);
           }
         }
@@ -210,16 +210,16 @@ void convTexel(int item, int slice, int split, bool inRange) {
       for (int j = 0; j < kw; ++j) {
         int tap = i * kw + j;
         // Column l: output channel l's weights for input texel t.
-        MMAT4 w = MMAT4(MVEC4(imageLoad(packedWeight, ivec3(tap, t, ocRead.x))),
-                        MVEC4(imageLoad(packedWeight, ivec3(tap, t, ocRead.y))),
-                        MVEC4(imageLoad(packedWeight, ivec3(tap, t, ocRead.z))),
-                        MVEC4(imageLoad(packedWeight, ivec3(tap, t, ocRead.w))));
+        MMAT4 w = MMAT4(MVEC4(inputTexel(packedWeight, ivec3(tap, t, ocRead.x))),
+                        MVEC4(inputTexel(packedWeight, ivec3(tap, t, ocRead.y))),
+                        MVEC4(inputTexel(packedWeight, ivec3(tap, t, ocRead.z))),
+                        MVEC4(inputTexel(packedWeight, ivec3(tap, t, ocRead.w))));
         for (int b = 0; b < TEXEL_BLOCK; ++b) {
           int iw = (ow0 + b) * sp.y - sp.w + j * dg.y;
           if (iw >= 0 && iw < inW)
             sum[b] += vec4(
                 mix(MVEC4(0.0),
-                    MVEC4(imageLoad(src, texelAt(inBase, first + t, ih, iw))),
+                    MVEC4(inputTexel(src, texelAt(inBase, first + t, ih, iw))),
                     icLive) *
                 w);
         }

@@ -99,7 +99,7 @@ vec4 lineLoad(Line l, int step, float pad, out bvec4 valid) {
     for (int lane = 0; lane < 4; ++lane)
       valid[lane] = lineIndex(l, step, lane, idx);
     lineIndex(l, step, 0, idx);
-    vec4 texel = imageLoad(src, texelOf(1, IN0_PACKING, idx).xyz);
+    vec4 texel = inputTexel(src, texelOf(1, IN0_PACKING, idx).xyz);
     return mix(v, texel, valid);
   }
 #endif

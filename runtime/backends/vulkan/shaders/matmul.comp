@@ -38,7 +38,7 @@
 
 TENSOR_INPUT(lhs, 1, 2, IN0_PACKING)
 #if defined(LINEAR) && defined(TEXEL_KERNELS)
-layout(set = 0, binding = 3, IMAGE_FORMAT) uniform readonly image3D packedWeight;
+layout(set = 0, binding = 3) uniform sampler3D packedWeight;
 WEIGHT(bias, 6)
 #elif defined(LINEAR)
 WEIGHT(weight, 5)
@@ -119,7 +119,7 @@ ivec3 itemTexel(int item) {
 MVEC4 lhsTexel(int t, int y, int z, int depth) {
   if (y >= P.t[0].geom.y)
     return MVEC4(0.0);
-  vec4 x = imageLoad(lhs, ivec3(t, y, z));
+  vec4 x = inputTexel(lhs, ivec3(t, y, z));
   if (t * 4 + 4 > depth)
     x = mix(vec4(0.0), x, lessThan(ivec4(t * 4) + ivec4(0, 1, 2, 3), ivec4(depth)));
   return MVEC4(x);
@@ -169,10 +169,10 @@ void texelKernel(int item, int slice, int split, bool inRange) {
   int texels = (depth + 3) / 4;
   for (int t = inRange ? slice : texels; t < texels; t += split) {
     // Column l: feature l's weights for input texel t.
-    MMAT4 w = MMAT4(MVEC4(imageLoad(packedWeight, ivec3(t, nRead.x, 0))),
-                    MVEC4(imageLoad(packedWeight, ivec3(t, nRead.y, 0))),
-                    MVEC4(imageLoad(packedWeight, ivec3(t, nRead.z, 0))),
-                    MVEC4(imageLoad(packedWeight, ivec3(t, nRead.w, 0))));
+    MMAT4 w = MMAT4(MVEC4(inputTexel(packedWeight, ivec3(t, nRead.x, 0))),
+                    MVEC4(inputTexel(packedWeight, ivec3(t, nRead.y, 0))),
+                    MVEC4(inputTexel(packedWeight, ivec3(t, nRead.z, 0))),
+                    MVEC4(inputTexel(packedWeight, ivec3(t, nRead.w, 0))));
     for (int r = 0; r < TEXEL_ROWS; ++r)
       sum[r] += vec4(lhsTexel(t, at.y + r, at.z, depth) * w);
   }
@@ -198,7 +198,7 @@ void texelKernel(int item, int slice, int split, bool inRange) {
     // Rows k..k+3 of the rhs, zero past the depth (as the lhs lanes are).
     MVEC4 b[4];
     for (int l = 0; l < 4; ++l)
-      b[l] = k + l < depth ? MVEC4(imageLoad(rhs, ivec3(at.x, k + l, at.z)))
+      b[l] = k + l < depth ? MVEC4(inputTexel(rhs, ivec3(at.x, k + l, at.z)))
                            : MVEC4(0.0);
     for (int r = 0; r < TEXEL_ROWS; ++r) {
       MVEC4 x = lhsTexel(t, at.y + r, at.z, depth);
@@ -232,7 +232,7 @@ MVEC4 slabLhs(int j, int rows, int k0, int y0, int z, int depth) {
 MVEC4 slabRhs(int j, int features, int k0, int f0, int depth, int columns) {
   int feature = f0 + j % features, kt = k0 / 4 + j / features;
   return feature < columns && kt * 4 < depth
-             ? MVEC4(imageLoad(packedWeight, ivec3(kt, feature, 0)))
+             ? MVEC4(inputTexel(packedWeight, ivec3(kt, feature, 0)))
              : MVEC4(0.0);
 }
 #else
@@ -240,7 +240,7 @@ MVEC4 slabRhs(int j, int features, int k0, int f0, int depth, int columns) {
 // texel j % texels of row k0 + j / texels; zero past both.
 MVEC4 slabRhs(int j, int texels, int k0, int x0, int depth, int gx, int z) {
   int x = x0 + j % texels, k = k0 + j / texels;
-  return k < depth && x < gx ? MVEC4(imageLoad(rhs, ivec3(x, k, z)))
+  return k < depth && x < gx ? MVEC4(inputTexel(rhs, ivec3(x, k, z)))
                              : MVEC4(0.0);
 }
 #endif

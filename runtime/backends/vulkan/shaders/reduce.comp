@@ -132,7 +132,7 @@ void planeMain() {
     vec4 x[PLANE_LOADS];
     [[unroll]] for (int a = 0; a < PLANE_LOADS; ++a) {
       int q = p + a * LINE_GROUP;
-      x[a] = q < count ? imageLoad(src, ivec3(q % inW, q / inW, item))
+      x[a] = q < count ? inputTexel(src, ivec3(q % inW, q / inW, item))
                        : vec4(initial());
     }
     [[unroll]] for (int a = 0; a < PLANE_LOADS; ++a) {

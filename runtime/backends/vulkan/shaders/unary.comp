@@ -88,7 +88,7 @@ void main() {
       return;
     int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
     ivec3 texel = ivec3(item % gx, (item / gx) % gy, item / (gx * gy));
-    vec4 x = imageLoad(src, texel);
+    vec4 x = inputTexel(src, texel);
     vec4 y = vec4(0.0);
     int first[8];
     itemIndex(item, first);
