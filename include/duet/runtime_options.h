@@ -48,6 +48,10 @@ struct VulkanOptions {
   /// transfer copies, as on a discrete GPU, whatever the device. Tools:
   /// DUET_VULKAN_TEST_DEVICE_STAGING (set to any value).
   bool testDeviceStaging = false;
+  /// Test hook: read image inputs as sampled images (texelFetch), as on a
+  /// GPU, on a CPU device too (lavapipe reads storage images otherwise).
+  /// Tools: DUET_VULKAN_TEST_SAMPLED_INPUTS (set to any value).
+  bool testSampledInputs = false;
   /// Test hook: upload weights and constants through at most this many
   /// bytes of the device's upload ring at a time (rounded down to whole
   /// 4-byte words, at least one), as a model larger than the ring does; 0

@@ -63,6 +63,8 @@ rt::Status readVulkanEnvironment(rt::LoadOptions &options) {
       std::getenv(rt::kVulkanTestNoFp16MathVariable) != nullptr;
   vulkan.testDeviceStaging =
       std::getenv(rt::kVulkanTestDeviceStagingVariable) != nullptr;
+  vulkan.testSampledInputs =
+      std::getenv(rt::kVulkanTestSampledInputsVariable) != nullptr;
   DUET_RETURN_IF_ERROR(readLimit(rt::kVulkanTestUploadPieceBytesVariable,
                                  vulkan.testUploadPieceBytes));
   vulkan.pipelineCacheDir = pipelineCacheFolder();

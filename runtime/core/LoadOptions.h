@@ -86,6 +86,8 @@ inline constexpr const char *kVulkanTestNoFp16MathVariable =
     "DUET_VULKAN_TEST_NO_FP16_MATH";
 inline constexpr const char *kVulkanTestDeviceStagingVariable =
     "DUET_VULKAN_TEST_DEVICE_STAGING";
+inline constexpr const char *kVulkanTestSampledInputsVariable =
+    "DUET_VULKAN_TEST_SAMPLED_INPUTS";
 inline constexpr const char *kVulkanTestUploadPieceBytesVariable =
     "DUET_VULKAN_TEST_UPLOAD_PIECE_BYTES";
 

@@ -11,6 +11,7 @@ struct ShaderVariant {
   bool outputInBuffer;
   bool fp16Images;
   bool fp16Math;
+  bool sampledInputs;
   const uint32_t *words;
   size_t count;
 };
@@ -108,15 +109,18 @@ ShaderBindings shaderBindings(ShaderFamily family) {
 }
 
 ShaderCode shaderCode(ShaderFamily family, bool inputsInBuffers,
-                      bool outputInBuffer, bool fp16Images, bool fp16Math) {
+                      bool outputInBuffer, bool fp16Images, bool fp16Math,
+                      bool sampledInputs) {
   std::string_view name = shaderName(family);
-  // Only variants that touch an image have an rgba16f build.
+  // Only variants that touch an image have an rgba16f build, and only those
+  // that read images a sampled one.
   bool fp16 = fp16Images && !(inputsInBuffers && outputInBuffer);
+  bool sampled = sampledInputs && !inputsInBuffers;
   const ShaderVariant *found = nullptr;
   for (const ShaderVariant &variant : kShaderVariants)
     if (name == variant.family && variant.inputsInBuffers == inputsInBuffers &&
         variant.outputInBuffer == outputInBuffer &&
-        variant.fp16Images == fp16 &&
+        variant.fp16Images == fp16 && variant.sampledInputs == sampled &&
         (!found || variant.fp16Math == (fp16 && fp16Math)))
       found = &variant;
   if (!found)

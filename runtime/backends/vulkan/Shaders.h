@@ -58,7 +58,8 @@ enum class ShaderFamily : uint8_t {
 /// The family's name, as its SPIR-V is recorded ("matmul_linear").
 std::string_view shaderName(ShaderFamily family);
 
-/// Binding numbers every family shares.
+/// Binding numbers every family shares. An image input is a storage image or,
+/// in the sampled builds, a combined image sampler.
 inline constexpr uint32_t kParamsBinding = 0;
 inline constexpr uint32_t kOutputBinding = 1;
 inline constexpr uint32_t kFirstInputBinding = 2;
@@ -83,10 +84,12 @@ struct ShaderCode {
 /// images rgba16f (`fp16Images`) or rgba32f. With `fp16Math` (and
 /// `fp16Images`), its build that computes in fp16 where the family has one
 /// (hasFp16Math: the convolution and product texel kernels), else the one
-/// that computes in fp32 on fp16 images.
+/// that computes in fp32 on fp16 images. With `sampledInputs`, the build
+/// that reads its image inputs as sampled images (texelFetch) instead of
+/// storage images (imageLoad); every build with image inputs has both.
 ShaderCode shaderCode(ShaderFamily family, bool inputsInBuffers,
                       bool outputInBuffer, bool fp16Images = false,
-                      bool fp16Math = false);
+                      bool fp16Math = false, bool sampledInputs = false);
 
 /// Whether the family has a build that computes in fp16.
 bool hasFp16Math(ShaderFamily family);

@@ -119,15 +119,17 @@ std::string hookNote(bool hooked, const char *variable) {
 }
 
 /// The descriptor type of a dispatch's output and of its tensor inputs: a
-/// storage buffer in buffers; in images a storage image written, a sampled
-/// image read (tensor.glsl's inputTexel).
+/// storage buffer in buffers; in images a storage image, or for inputs read
+/// by the sampled builds (`sampled`, tensor.glsl's inputTexel) a combined
+/// image sampler.
 VkDescriptorType outputDescriptor(bool inBuffer) {
   return inBuffer ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
                   : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
 }
-VkDescriptorType inputDescriptor(bool inBuffers) {
+VkDescriptorType inputDescriptor(bool inBuffers, bool sampled) {
   return inBuffers ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                   : VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+         : sampled ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+                   : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
 }
 
 } // namespace
@@ -366,6 +368,11 @@ Status VulkanDelegate::load(ByteSpan blob) {
                     plan_.runDispatches.size(), plan_.loadDispatches.size()));
   const VulkanApi &vk = device_->api();
   VkDevice device = device_->handle();
+  // Image inputs through the texture path (texelFetch) on a GPU, as storage
+  // images (imageLoad) on a CPU device, where lavapipe runs texelFetch at
+  // half the speed (tensor.glsl).
+  sampledInputs_ = device_->info().deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU ||
+                   options.testSampledInputs;
   if (plan_.fp16Images) {
     // The test hook stands for a device without the format.
     bool hooked = options.testNoFp16Images;
@@ -574,16 +581,19 @@ Status VulkanDelegate::createPipelines() {
   VkDevice device = device_->handle();
   // The one sampler of every sampled input, immutable in the set layouts;
   // texelFetch reads texels by index, so none of its filtering applies.
-  VkSamplerCreateInfo samplerInfo{};
-  samplerInfo.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
-  samplerInfo.magFilter = VK_FILTER_NEAREST;
-  samplerInfo.minFilter = VK_FILTER_NEAREST;
-  samplerInfo.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
-  samplerInfo.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-  samplerInfo.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-  samplerInfo.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-  DUET_VK_CHECK(vk.vkCreateSampler(device, &samplerInfo, nullptr, &sampler_),
-                "vkCreateSampler");
+  if (sampledInputs_) {
+    VkSamplerCreateInfo samplerInfo{};
+    samplerInfo.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
+    samplerInfo.magFilter = VK_FILTER_NEAREST;
+    samplerInfo.minFilter = VK_FILTER_NEAREST;
+    samplerInfo.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+    samplerInfo.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    samplerInfo.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    samplerInfo.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    DUET_VK_CHECK(
+        vk.vkCreateSampler(device, &samplerInfo, nullptr, &sampler_),
+        "vkCreateSampler");
+  }
   for (const std::vector<Dispatch> *list :
        {&plan_.loadDispatches, &plan_.runDispatches}) {
     for (const Dispatch &dispatch : *list) {
@@ -593,7 +603,8 @@ Status VulkanDelegate::createPipelines() {
       if (!layouts.module) {
         ShaderCode code =
             shaderCode(dispatch.family, dispatch.inputsInBuffers,
-                       dispatch.outputInBuffer, plan_.fp16Images, fp16Math_);
+                       dispatch.outputInBuffer, plan_.fp16Images, fp16Math_,
+                       sampledInputs_);
         VkShaderModuleCreateInfo module{};
         module.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
         module.codeSize = code.count * sizeof(uint32_t);
@@ -613,7 +624,8 @@ Status VulkanDelegate::createPipelines() {
         bind(kParamsBinding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
         bind(kOutputBinding, outputDescriptor(dispatch.outputInBuffer));
         for (int i = 0; i < counts.inputs; ++i)
-          bind(kFirstInputBinding + i, inputDescriptor(dispatch.inputsInBuffers));
+          bind(kFirstInputBinding + i,
+               inputDescriptor(dispatch.inputsInBuffers, sampledInputs_));
         for (int i = 0; i < counts.weights; ++i)
           bind(kFirstWeightBinding + i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
         VkDescriptorSetLayoutCreateInfo setInfo{};
@@ -676,8 +688,9 @@ Status VulkanDelegate::createDescriptorSets() {
   for (const Dispatch *dispatch : all) {
     ShaderBindings counts = shaderBindings(dispatch->family);
     (dispatch->outputInBuffer ? buffers : images) += 1;
-    (dispatch->inputsInBuffers ? buffers : sampled) +=
-        static_cast<uint32_t>(counts.inputs);
+    (dispatch->inputsInBuffers ? buffers
+     : sampledInputs_          ? sampled
+                               : images) += static_cast<uint32_t>(counts.inputs);
     buffers += static_cast<uint32_t>(counts.weights);
   }
   std::vector<VkDescriptorPoolSize> sizes = {
@@ -751,7 +764,7 @@ Status VulkanDelegate::createDescriptorSets() {
     ShaderBindings counts = shaderBindings(dispatch.family);
     for (int k = 0; k < counts.inputs; ++k)
       write(kFirstInputBinding + k, dispatch.inputs[k],
-            inputDescriptor(dispatch.inputsInBuffers));
+            inputDescriptor(dispatch.inputsInBuffers, sampledInputs_));
     for (int k = 0; k < counts.weights; ++k)
       write(kFirstWeightBinding + k, dispatch.weights[k],
             VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);

@@ -139,6 +139,9 @@ private:
   /// otherwise (no buffer).
   std::vector<Resource> stagingOnDevice_;
   Resource dummy_, params_;
+  /// Whether image inputs are sampled images (the -DSAMPLED_INPUTS builds):
+  /// on every device but a CPU one (lavapipe), or by the test hook.
+  bool sampledInputs_ = false;
   VkSampler sampler_ = VK_NULL_HANDLE;
   VkDeviceSize paramsStride_ = 0;
   std::vector<Arena> arenas_;

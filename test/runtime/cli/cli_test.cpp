@@ -46,6 +46,7 @@ TEST_CASE("the tools translate the Vulkan variables into load options",
           rt::kVulkanTestMaxBufferRangeVariable,
           rt::kVulkanTestNoFp16ImagesVariable,
           rt::kVulkanTestDeviceStagingVariable,
+          rt::kVulkanTestSampledInputsVariable,
           rt::kVulkanTestUploadPieceBytesVariable})
       unsetenv(name);
     rt::LoadOptions options;
@@ -55,6 +56,7 @@ TEST_CASE("the tools translate the Vulkan variables into load options",
     CHECK(options.vulkan.testMaxStorageBufferRange == 0);
     CHECK_FALSE(options.vulkan.testNoFp16Images);
     CHECK_FALSE(options.vulkan.testDeviceStaging);
+    CHECK_FALSE(options.vulkan.testSampledInputs);
     CHECK(options.vulkan.testUploadPieceBytes == 0);
   }
   SECTION("each variable sets its field") {
@@ -63,6 +65,7 @@ TEST_CASE("the tools translate the Vulkan variables into load options",
     ScopedEnv buffer(rt::kVulkanTestMaxBufferRangeVariable, "5000000000");
     ScopedEnv fp16(rt::kVulkanTestNoFp16ImagesVariable, "");
     ScopedEnv staging(rt::kVulkanTestDeviceStagingVariable, "1");
+    ScopedEnv sampled(rt::kVulkanTestSampledInputsVariable, "1");
     ScopedEnv piece(rt::kVulkanTestUploadPieceBytesVariable, "4100");
     rt::LoadOptions options;
     REQUIRE(readVulkanEnvironment(options).isOk());
@@ -71,6 +74,7 @@ TEST_CASE("the tools translate the Vulkan variables into load options",
     CHECK(options.vulkan.testMaxStorageBufferRange == 5000000000ull);
     CHECK(options.vulkan.testNoFp16Images);
     CHECK(options.vulkan.testDeviceStaging);
+    CHECK(options.vulkan.testSampledInputs);
     CHECK(options.vulkan.testUploadPieceBytes == 4100);
   }
   SECTION("a test hook that is not a positive whole number is an error, not "

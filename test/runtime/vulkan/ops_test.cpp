@@ -448,10 +448,14 @@ func.func @main(%x: tensor<2x3x4xf16>, %y: tensor<3x4xf16>) -> (tensor<2x3x4xf16
 };
 
 /// Runs `compiled` on Vulkan and on the portable kernels and compares every
-/// output.
-void compareWithReference(const Compiled &compiled, double rtol, double atol) {
+/// output; with `sampled`, the Vulkan delegate reads image inputs as sampled
+/// images, as on a GPU (the test hook), instead of lavapipe's storage images.
+void compareWithReference(const Compiled &compiled, double rtol, double atol,
+                          bool sampled = false) {
   std::unique_ptr<rt::Runtime> vulkan, reference;
-  rt::Status status = load(compiled.program, false, vulkan);
+  rt::LoadOptions options;
+  options.vulkan.testSampledInputs = sampled;
+  rt::Status status = load(compiled.program, options, vulkan);
   INFO(status.message());
   REQUIRE(status.isOk());
   REQUIRE(load(compiled.program, true, reference).isOk());
@@ -496,6 +500,10 @@ TEST_CASE("every Vulkan op family matches the portable kernels",
         UNSCOPED_INFO("fell to portable: " << fell);
       CHECK(portableOps(textures).empty());
       compareWithReference(textures, rtol, atol);
+      {
+        INFO("image inputs sampled (texelFetch), as on a GPU");
+        compareWithReference(textures, rtol, atol, true);
+      }
 
       // One-texel limits leave no texture: ops with a buffer kernel run on
       // buffers, the others stay on the portable kernels.

@@ -102,7 +102,7 @@ bool element(int idx[8], out float value) {
 #include "main.glsl"
 
 #else
-layout(set = 0, binding = 3) uniform sampler3D packedWeight;
+INPUT_IMAGE(packedWeight, 3);
 
 #define DUET_OWN_MAIN
 #define DUET_NO_ELEMENT

@@ -38,7 +38,7 @@
 
 TENSOR_INPUT(lhs, 1, 2, IN0_PACKING)
 #if defined(LINEAR) && defined(TEXEL_KERNELS)
-layout(set = 0, binding = 3) uniform sampler3D packedWeight;
+INPUT_IMAGE(packedWeight, 3);
 WEIGHT(bias, 6)
 #elif defined(LINEAR)
 WEIGHT(weight, 5)

@@ -142,11 +142,22 @@ void broadcastIndex(int k, int idx[8], out int result[8]) {
 }
 
 // An input tensor NAME in slot SLOT at binding BINDING, read with
-// NAME_load(idx). An image input is a sampled image, read with texelFetch
-// (inputTexel): on the H200 that took the eight models of
-// docs/performance.md 3-12% less time than storage images read with
-// imageLoad.
+// NAME_load(idx). An image input (INPUT_IMAGE, which the texel kernels'
+// packed weights use too) is read a texel at a time with inputTexel: in the
+// -DSAMPLED_INPUTS builds a sampled image read with texelFetch (the texture
+// path: on the H200 the eight models of docs/performance.md took 1-14% less
+// time so), else a storage image read with imageLoad (on lavapipe twice as
+// fast as texelFetch on MobileNetV3-Small). The delegate picks the build
+// per device (VulkanDelegate::load).
+#ifdef SAMPLED_INPUTS
+#define INPUT_IMAGE(NAME, BINDING)                                            \
+  layout(set = 0, binding = BINDING) uniform sampler3D NAME
 #define inputTexel(image, at) texelFetch(image, at, 0)
+#else
+#define INPUT_IMAGE(NAME, BINDING)                                            \
+  layout(set = 0, binding = BINDING, IMAGE_FORMAT) uniform readonly image3D NAME
+#define inputTexel(image, at) imageLoad(image, at)
+#endif
 #ifdef INPUT_BUFFER
 #define TENSOR_INPUT(NAME, SLOT, BINDING, PACKING)                            \
   layout(std430, set = 0, binding = BINDING) readonly buffer NAME##Block {    \
@@ -155,7 +166,7 @@ void broadcastIndex(int k, int idx[8], out int result[8]) {
   float NAME##_load(int idx[8]) { return NAME.v[offsetOf(SLOT, idx)]; }
 #else
 #define TENSOR_INPUT(NAME, SLOT, BINDING, PACKING)                            \
-  layout(set = 0, binding = BINDING) uniform sampler3D NAME;                 \
+  INPUT_IMAGE(NAME, BINDING);                                                 \
   float NAME##_load(int idx[8]) {                                             \
     ivec4 p = texelOf(SLOT, PACKING, idx);                                    \
     return inputTexel(NAME, p.xyz)[p.w];                                      \
