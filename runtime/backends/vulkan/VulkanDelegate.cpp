@@ -213,7 +213,9 @@ Status VulkanDelegate::createImage(const PlannedTensor &tensor,
   info.arrayLayers = 1;
   info.samples = VK_SAMPLE_COUNT_1_BIT;
   info.tiling = VK_IMAGE_TILING_OPTIMAL;
-  info.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+  // Written as a storage image; read as one too, or as a sampled image.
+  info.usage = VK_IMAGE_USAGE_STORAGE_BIT |
+               (sampledInputs_ ? VK_IMAGE_USAGE_SAMPLED_BIT : 0);
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   DUET_VK_CHECK(device_->api().vkCreateImage(device_->handle(), &info, nullptr,
@@ -380,8 +382,8 @@ Status VulkanDelegate::load(ByteSpan blob) {
       return Status::error(
           "vulkan delegate {}: the program was compiled with --force-fp16, "
           "but device '{}' cannot use VK_FORMAT_R16G16B16A16_SFLOAT as a "
-          "storage and sampled image{}; recompile without --force-fp16 or pick another "
-          "device with {}",
+          "storage and sampled image{}; recompile without --force-fp16 or "
+          "pick another device with {}",
           index_, device_->info().name,
           hookNote(hooked, kVulkanTestNoFp16ImagesVariable),
           kVulkanDeviceVariable);
