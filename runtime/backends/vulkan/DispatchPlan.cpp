@@ -203,6 +203,34 @@ void useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
   dispatch.splitSteps = (depth + 3) / 4;
 }
 
+/// Runs a texel-kernel convolution of one group as a product in tiles
+/// (conv.comp's conv_tiled and conv_tiled_big families, an implicit GEMM:
+/// rows are each batch's `positions` output positions, columns its
+/// `outTexels` output channel texels) where it makes as many tiles as a
+/// product takes tiled (useTexelProduct's kMatMulMinTiles): the texel
+/// kernel does about 8 multiply-adds per texel it fetches, a small tile
+/// 64. Whisper's 1-D stem (3000 and 1500 positions, 96 texels) and
+/// ResNet-18's 7x7 first convolution qualify; the deep layers of small
+/// images keep the texel kernel.
+void useTiledConvolution(Dispatch &dispatch, int64_t positions,
+                         int64_t outTexels, int64_t batch) {
+  auto tiles = [&](int64_t texels, int64_t rows) {
+    return (outTexels + texels - 1) / texels *
+           ((positions + rows - 1) / rows) * batch;
+  };
+  for (auto [family, texels, rows] :
+       {std::tuple{ShaderFamily::ConvolutionTiledBig, kMatMulBigTileTexels,
+                   kMatMulBigTileRows},
+        std::tuple{ShaderFamily::ConvolutionTiled, kMatMulTileTexels,
+                   kMatMulTileRows}})
+    if (int64_t count = tiles(texels, rows); count >= kMatMulMinTiles) {
+      dispatch.family = family;
+      dispatch.workItems = count;
+      dispatch.groupPerItem = true;
+      return;
+    }
+}
+
 template <typename T>
 std::vector<T> toVector(const flatbuffers::Vector<T> *values) {
   return copyVector(values);
@@ -724,6 +752,8 @@ Status PlanBuilder::add(std::vector<Dispatch> &list, Dispatch dispatch) {
                 out.extents[2];
   if (dispatch.lineDim >= 0)
     work = lineCount(out, dispatch.outputInBuffer, dispatch.lineDim);
+  if (dispatch.workItems > 0)
+    work = dispatch.workItems;
   dispatch.params.work[0] = static_cast<int32_t>(work);
   if (dispatch.splitSteps > 0) {
     dispatch.split = splitFor(work, dispatch.splitSteps, device_.deviceType);
@@ -991,6 +1021,14 @@ Status PlanBuilder::readOp(const sc::Op *op) {
       dispatch.splitSteps = (inChannels / groups + 3) / 4 * kh;
     else if (kernel == sc::ConvKernel::DepthwiseTexel)
       dispatch.splitSteps = kh;
+    if (kernel == sc::ConvKernel::Texel && groups == 1) {
+      int64_t positions = spatial == 2 ? y[2] * y[3] : y[2];
+      useTiledConvolution(dispatch, positions, (outChannels + 3) / 4, y[0]);
+      if (dispatch.family != ShaderFamily::ConvolutionTexel) {
+        dispatch.itemWidth = 1;
+        dispatch.splitSteps = 0;
+      }
+    }
     bool twoD = spatial == 2;
     int32_t(&p)[8][4] = dispatch.params.iarg;
     p[0][0] = twoD ? stride[0] : 1;

@@ -131,6 +131,9 @@ struct Dispatch {
   uint32_t itemWidth = 1;
   /// Output texel rows (along y) that one work item computes, likewise.
   uint32_t itemHeight = 1;
+  /// The work items where they are not the output's texels over
+  /// itemWidth and itemHeight (a tiled convolution's tiles); 0 otherwise.
+  int64_t workItems = 0;
   /// One workgroup per line along this dim (its position among the eight;
   /// shaders/line.glsl): the work is the number of lines, not of texels.
   int32_t lineDim = -1;

@@ -55,6 +55,10 @@ std::string_view shaderName(ShaderFamily family) {
     return "conv";
   case ShaderFamily::ConvolutionTexel:
     return "conv_texel";
+  case ShaderFamily::ConvolutionTiled:
+    return "conv_tiled";
+  case ShaderFamily::ConvolutionTiledBig:
+    return "conv_tiled_big";
   case ShaderFamily::BatchNorm:
     return "batchnorm";
   case ShaderFamily::LayerNorm:
@@ -87,6 +91,8 @@ ShaderBindings shaderBindings(ShaderFamily family) {
   case ShaderFamily::MatMulTexelSplit:
     return {2, 0};
   case ShaderFamily::ConvolutionTexel:
+  case ShaderFamily::ConvolutionTiled:
+  case ShaderFamily::ConvolutionTiledBig:
   case ShaderFamily::MatMulLinearTexel:
   case ShaderFamily::MatMulLinearTexelTiled:
   case ShaderFamily::MatMulLinearTexelBig:

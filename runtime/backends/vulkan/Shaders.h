@@ -43,6 +43,11 @@ enum class ShaderFamily : uint8_t {
   /// conv.comp's texel kernels (-DTEXEL_KERNELS): channels-packed textures,
   /// the weight a packed texture too.
   ConvolutionTexel,
+  /// Its tiled kernels (-DTEXEL_KERNELS -DTILE_KERNEL=1, 2): a convolution
+  /// of one group as a product in matmul.comp's small or big tiles
+  /// (tile.glsl).
+  ConvolutionTiled,
+  ConvolutionTiledBig,
   BatchNorm,
   LayerNorm,
   Reduce,

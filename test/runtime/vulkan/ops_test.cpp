@@ -53,6 +53,28 @@ func.func @main(%x: tensor<1x62x5x7xf32>) -> (tensor<1x10x3x4xf32>, tensor<1x12x
   %2 = aten.convolution %x, %w2 {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x62x5x7xf32>, tensor<12x62x1x1xf32>) -> tensor<1x12x5x7xf32>
   return %1, %2 : tensor<1x10x3x4xf32>, tensor<1x12x5x7xf32>
 })"},
+    // Convolutions of enough output positions for the tiled kernels
+    // (conv_tiled: at least 512 tiles of 32 positions by 8 channel texels;
+    // conv_tiled_big: 512 of 64 by 16): input channels off a multiple of 4
+    // (the last texel's padding lanes), output channels too (partial
+    // column tiles), positions off the tile's (partial row tiles), stride
+    // 2 with dilation and padding, 1-D and 2-D, bias and a fused relu.
+    {"tiled convolutions: 1-D and 2-D, small and big tiles, odd channels, stride, dilation", false, R"(
+func.func @main(%x: tensor<1x10x70x70xf32>, %y: tensor<1x6x150x150xf32>, %z: tensor<1x10x2000xf32>, %u: tensor<1x5x100x100xf32>) -> (tensor<1x100x70x70xf32>, tensor<1x128x75x75xf32>, tensor<1x500x1000xf32>, tensor<1x254x100x100xf32>) {
+  %w0 = arith.constant @W(100x10x3x3)
+  %b0 = arith.constant @W(100)
+  %w1 = arith.constant @W(128x6x3x3)
+  %w2 = arith.constant @W(500x10x3)
+  %b2 = arith.constant @W(500)
+  %w3 = arith.constant @W(254x5x3x3)
+  %b3 = arith.constant @W(254)
+  %0 = aten.convolution %x, %w0, %b0 {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x10x70x70xf32>, tensor<100x10x3x3xf32>, tensor<100xf32>) -> tensor<1x100x70x70xf32>
+  %1 = aten.relu %0 : tensor<1x100x70x70xf32>
+  %2 = aten.convolution %y, %w1 {dilation = array<i64: 2, 2>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 2, 2>, stride = array<i64: 2, 2>, transposed = false} : (tensor<1x6x150x150xf32>, tensor<128x6x3x3xf32>) -> tensor<1x128x75x75xf32>
+  %3 = aten.convolution %z, %w2, %b2 {dilation = array<i64: 1>, groups = 1 : i64, output_padding = array<i64: 0>, padding = array<i64: 1>, stride = array<i64: 2>, transposed = false} : (tensor<1x10x2000xf32>, tensor<500x10x3xf32>, tensor<500xf32>) -> tensor<1x500x1000xf32>
+  %4 = aten.convolution %u, %w3, %b3 {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x5x100x100xf32>, tensor<254x5x3x3xf32>, tensor<254xf32>) -> tensor<1x254x100x100xf32>
+  return %1, %2, %3, %4 : tensor<1x100x70x70xf32>, tensor<1x128x75x75xf32>, tensor<1x500x1000xf32>, tensor<1x254x100x100xf32>
+})"},
     {"depthwise dilated convolution with a fused hardtanh", false, R"(
 func.func @main(%x: tensor<1x6x7x7xf32>) -> tensor<1x6x5x5xf32> {
   %w = arith.constant @W(6x1x3x3)

@@ -425,6 +425,62 @@ func.func @main(%a: tensor<128x70x21xf32>, %b: tensor<128x21x70xf32>) -> tensor<
   CHECK(products == std::vector<std::array<int64_t, 3>>{{2, 512, 1}});
 }
 
+TEST_CASE("convolutions of many output positions take the tiled kernels",
+          "[vulkan][plan]") {
+  // conv.comp's conv_tiled families run a one-group texel convolution as a
+  // product (rows its output positions, columns its output channel texels)
+  // where that makes at least 512 tiles: big ones of 64 positions by 16
+  // texels, else small ones of 32 by 8; others, and grouped ones, keep the
+  // texel kernel.
+  auto convolutions = [](const char *mlir) {
+    Loaded loaded = loadForPlanning(mlir);
+    vk::DispatchPlan out;
+    rt::Status status = plan(loaded, loaded.blob, out);
+    INFO(status.message());
+    REQUIRE(status.isOk());
+    std::vector<std::string> found;
+    for (const vk::Dispatch &dispatch : out.runDispatches)
+      if (dispatch.op.find("aten.convolution") != std::string::npos) {
+        found.push_back(fmt::format("{} {}", vk::shaderName(dispatch.family),
+                                    dispatch.params.work[0]));
+        if (dispatch.family == vk::ShaderFamily::ConvolutionTiled ||
+            dispatch.family == vk::ShaderFamily::ConvolutionTiledBig) {
+          CHECK(dispatch.groupPerItem);
+          CHECK(dispatch.groups[0] * dispatch.groups[1] ==
+                static_cast<uint32_t>(dispatch.params.work[0]));
+        }
+      }
+    return found;
+  };
+  // A stem like Whisper's (80 channels into 384, then at stride 2 into 512;
+  // its 3000 frames are over the generic profile's 2048): 2000 positions
+  // are 63 tiles of 32 and 96 texels 12 of 8, 756 (big: 32 x 6 = 192);
+  // 1000 positions and 128 texels 32 x 16 = 512 (big: 128).
+  CHECK(convolutions(R"(
+func.func @main(%x: tensor<1x80x2000xf32>) -> tensor<1x512x1000xf32> {
+  %w0 = arith.constant dense<0.5> : tensor<384x80x3xf32>
+  %w1 = arith.constant dense<0.5> : tensor<512x384x3xf32>
+  %0 = aten.convolution %x, %w0 {dilation = array<i64: 1>, groups = 1 : i64, output_padding = array<i64: 0>, padding = array<i64: 1>, stride = array<i64: 1>, transposed = false} : (tensor<1x80x2000xf32>, tensor<384x80x3xf32>) -> tensor<1x384x2000xf32>
+  %1 = aten.convolution %0, %w1 {dilation = array<i64: 1>, groups = 1 : i64, output_padding = array<i64: 0>, padding = array<i64: 1>, stride = array<i64: 2>, transposed = false} : (tensor<1x384x2000xf32>, tensor<512x384x3xf32>) -> tensor<1x512x1000xf32>
+  return %1 : tensor<1x512x1000xf32>
+})") == std::vector<std::string>{"conv_tiled 756", "conv_tiled 512"});
+  // 10000 positions and 64 texels make 157 x 4 = 628 big tiles; the
+  // grouped one keeps the texel kernel (25 blocks of 4 positions in 100
+  // rows of 64 channel texels), as does a convolution of few positions
+  // (3 blocks in 10 rows of 64 texels).
+  CHECK(convolutions(R"(
+func.func @main(%u: tensor<1x5x100x100xf32>) -> tensor<1x256x10x10xf32> {
+  %w2 = arith.constant dense<0.5> : tensor<256x5x3x3xf32>
+  %w3 = arith.constant dense<0.5> : tensor<256x128x3x3xf32>
+  %w4 = arith.constant dense<0.5> : tensor<256x256x3x3xf32>
+  %2 = aten.convolution %u, %w2 {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x5x100x100xf32>, tensor<256x5x3x3xf32>) -> tensor<1x256x100x100xf32>
+  %3 = aten.convolution %2, %w3 {dilation = array<i64: 1, 1>, groups = 2 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x256x100x100xf32>, tensor<256x128x3x3xf32>) -> tensor<1x256x100x100xf32>
+  %4 = aten.convolution %3, %w4 {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 10, 10>, transposed = false} : (tensor<1x256x100x100xf32>, tensor<256x256x3x3xf32>) -> tensor<1x256x10x10xf32>
+  return %4 : tensor<1x256x10x10xf32>
+})") == std::vector<std::string>{"conv_tiled_big 628", "conv_texel 160000",
+                                  "conv_texel 1920"});
+}
+
 TEST_CASE("few small tiles of long sums take the split kernel",
           "[vulkan][plan]") {
   // The matmul's 62 columns are 16 texels, 2 tiles, by 17 of 32 rows in 16

@@ -416,7 +416,8 @@ TEST_CASE("the convolution and product kernels have fp16 arithmetic builds",
   // shaderFloat16; other families compute in fp32 on fp16 images.
   using vk::ShaderFamily;
   for (ShaderFamily family :
-       {ShaderFamily::ConvolutionTexel, ShaderFamily::MatMulLinearTexel,
+       {ShaderFamily::ConvolutionTexel, ShaderFamily::ConvolutionTiled,
+        ShaderFamily::ConvolutionTiledBig, ShaderFamily::MatMulLinearTexel,
         ShaderFamily::MatMulTexel, ShaderFamily::MatMulLinearTexelTiled,
         ShaderFamily::MatMulLinearTexelBig, ShaderFamily::MatMulTexelTiled,
         ShaderFamily::MatMulTexelBig, ShaderFamily::MatMulLinearTexelSplit,

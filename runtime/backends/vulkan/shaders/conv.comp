@@ -26,8 +26,16 @@
 // iarg[3].x: the invocations that share each work item, splitting its
 // (input texel, kernel row) pairs (CONV_KERNEL_TEXEL) or its kernel rows
 // (CONV_KERNEL_DEPTHWISE_TEXEL) between them.
+// -DTEXEL_KERNELS -DTILE_KERNEL=1 or 2 (the conv_tiled and conv_tiled_big
+// families, for CONV_KERNEL_TEXEL in one group with enough output
+// positions): the convolution as a product, run by tile.glsl's small or big
+// tile: rows are a batch's output positions, columns its output channels,
+// the depth the (input texel, kernel tap) pairs, whose input texels are
+// fetched where the window puts them (an implicit GEMM; nothing is
+// gathered first). The weight is the texel kernel's.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
+#define TILE_SPLIT 1
 #include "tensor.glsl"
 
 TENSOR_INPUT(src, 1, 2, IN0_PACKING)
@@ -108,15 +116,6 @@ INPUT_IMAGE(packedWeight, 3);
 #define DUET_NO_ELEMENT
 #include "main.glsl"
 
-// Output texels along x per invocation: each weight texel fetched serves
-// all of them. DispatchPlan.h's kConvTexelBlock, which sizes the work.
-#define TEXEL_BLOCK 4
-
-#include "split.glsl"
-#if SPLIT_SUMS != TEXEL_BLOCK
-#error "split.glsl adds TEXEL_BLOCK sums per work item"
-#endif
-
 // A 1-D convolution: its tensors are height-packed (DispatchPlan gives the
 // texel kernels no other), a specialization constant, so every test of it
 // is folded when the pipeline is made.
@@ -127,6 +126,85 @@ bool oneD() { return IN0_PACKING == LAYOUT_HEIGHT_PACKED; }
 ivec3 texelAt(int base, int c4, int h, int w) {
   return oneD() ? ivec3(w, c4, base) : ivec3(w, h, base + c4);
 }
+
+#ifdef TILE_KERNEL
+// The product tile.glsl computes, layer z being batch n: row m is output
+// position (m / OW, m % OW), depth texel kt = t * taps + tap holds input
+// channels 4t..4t+3 at kernel tap (tap / kw, tap % kw).
+int channelDim() { return oneD() ? 6 : 5; }
+int outH() { return oneD() ? 1 : size(0, 6); }
+int inTexels() { return (size(1, channelDim()) + 3) / 4; }
+int taps() { return P.iarg[2].x * P.iarg[2].y; }
+
+ivec2 tileGrid() {
+  return ivec2((size(0, channelDim()) + 3) / 4, outH() * size(0, 7));
+}
+int tileDepth() { return inTexels() * taps() * 4; }
+
+MVEC4 tileLhs(int row, int kt, int z) {
+  int outW = size(0, 7), kw = P.iarg[2].y;
+  int t = kt / taps(), tap = kt % taps();
+  int oh = row / outW, ow = row % outW;
+  ivec4 sp = P.iarg[0], dg = P.iarg[1];
+  int ih = oh * sp.x - sp.z + tap / kw * dg.x;
+  int iw = ow * sp.y - sp.w + tap % kw * dg.y;
+  int inH = oneD() ? 1 : size(1, 6), inW = size(1, 7);
+  if (t >= inTexels() || oh >= outH() || ih < 0 || ih >= inH || iw < 0 ||
+      iw >= inW)
+    return MVEC4(0.0);
+  int base = oneD() ? z : z * inTexels();
+  vec4 x = inputTexel(src, texelAt(base, t, ih, iw));
+  // The padding lanes of the last texel (the weight's are zero, but an
+  // image's padding need not be).
+  int channels = size(1, channelDim());
+  if (t * 4 + 4 > channels)
+    x = mix(vec4(0.0), x, lessThan(ivec4(t * 4) + ivec4(0, 1, 2, 3), ivec4(channels)));
+  return MVEC4(x);
+}
+
+#define TILE_RHS_FEATURES
+// Output channel n's weights for depth texel kt.
+MVEC4 tileRhs(int n, int kt, int z) {
+  int t = kt / taps(), tap = kt % taps();
+  return n < size(0, channelDim()) && t < inTexels()
+             ? MVEC4(inputTexel(packedWeight, ivec3(tap, t, n)))
+             : MVEC4(0.0);
+}
+
+bvec4 liveChannels(int x) {
+  return lessThan(ivec4(x * 4) + ivec4(0, 1, 2, 3), ivec4(size(0, channelDim())));
+}
+
+vec4 tileBias(int x) {
+  vec4 b = vec4(0.0);
+  bvec4 live = liveChannels(x);
+  if (FLAG0 != 0)
+    for (int l = 0; l < 4; ++l)
+      if (live[l])
+        b[l] = bias.v[x * 4 + l];
+  return b;
+}
+
+void tileStore(int x, int row, int z, vec4 value) {
+  int outW = size(0, 7);
+  int base = oneD() ? z : z * ((size(0, channelDim()) + 3) / 4);
+  vec4 result = min(max(value, vec4(P.farg[0].x)), vec4(P.farg[0].y));
+  imageStore(outImg, texelAt(base, x, row / outW, row % outW),
+             imageValue(mix(vec4(0.0), result, liveChannels(x))));
+}
+
+#include "tile.glsl"
+
+void main() { tileMain(); }
+#else
+// Output texels along x per invocation: each weight texel fetched serves
+// all of them. DispatchPlan.h's kConvTexelBlock, which sizes the work.
+#define TEXEL_BLOCK 4
+
+#include "split.glsl"
+#if SPLIT_SUMS != TEXEL_BLOCK
+#error "split.glsl adds TEXEL_BLOCK sums per work item"
+#endif
 
 // Work item `item` of a convolution: output texels (ow0 + b) of row oh,
 // channel texel oc4, batch n, for b < TEXEL_BLOCK, those inside the image;
@@ -244,4 +322,5 @@ void main() {
   int item = invocation / split;
   convTexel(item, invocation % split, split, item < P.work.x);
 }
+#endif
 #endif

@@ -218,276 +218,46 @@ void main() {
   texelKernel(item, invocation % split, split, item < P.work.x);
 }
 #else
-// The lhs texel j of a slab TILE_DEPTH deep at depth k0 of `rows` rows from
-// row y0: row j % rows, texel j / rows of the slab; zero past the depth.
-MVEC4 slabLhs(int j, int rows, int k0, int y0, int z, int depth) {
-  int kt = k0 / 4 + j / rows;
-  return kt * 4 < depth ? lhsTexel(kt, y0 + j % rows, z, depth) : MVEC4(0.0);
+// The tiled kernels (tile.glsl), over this product: rows of the lhs by
+// texels of the output in each layer.
+ivec2 tileGrid() { return P.t[0].geom.xy; }
+int tileDepth() { return size(1, 7); }
+
+MVEC4 tileLhs(int row, int kt, int z) {
+  int depth = size(1, 7);
+  return kt * 4 < depth ? lhsTexel(kt, row, z, depth) : MVEC4(0.0);
 }
 
 #ifdef LINEAR
-// The weight texel j of a slab at depth k0 of `features` features from
-// feature f0: feature j % features, texel j / features of the slab (the
-// feature's weights at four depths); zero past the features and the depth.
-MVEC4 slabRhs(int j, int features, int k0, int f0, int depth, int columns) {
-  int feature = f0 + j % features, kt = k0 / 4 + j / features;
-  return feature < columns && kt * 4 < depth
-             ? MVEC4(inputTexel(packedWeight, ivec3(kt, feature, 0)))
+#define TILE_RHS_FEATURES
+// Feature n's weights at input texel kt.
+MVEC4 tileRhs(int n, int kt, int z) {
+  return n < size(0, 7) && kt * 4 < size(1, 7)
+             ? MVEC4(inputTexel(packedWeight, ivec3(kt, n, 0)))
              : MVEC4(0.0);
 }
 #else
-// The rhs texel j of a slab at depth k0 of `texels` texels from texel x0:
-// texel j % texels of row k0 + j / texels; zero past both.
-MVEC4 slabRhs(int j, int texels, int k0, int x0, int depth, int gx, int z) {
-  int x = x0 + j % texels, k = k0 + j / texels;
-  return k < depth && x < gx ? MVEC4(inputTexel(rhs, ivec3(x, k, z)))
-                             : MVEC4(0.0);
+// The rhs texel x of row k.
+MVEC4 tileRhs(int x, int k, int z) {
+  return k < size(1, 7) && x < P.t[0].geom.x
+             ? MVEC4(inputTexel(rhs, ivec3(x, k, z)))
+             : MVEC4(0.0);
 }
 #endif
 
-// Both tiled kernels stage TILE_DEPTH-deep slices of the operands in shared
-// memory and load the next slice into registers while they compute on the
-// current one, so a workgroup waits for memory once per slice at most.
-#define TILE_DEPTH 16
-
-// Tile `tile` of `rows` x `texels`: its first texel, row and layer.
-ivec3 tileOrigin(int tile, int rows, int texels) {
-  int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
-  int tilesX = (gx + texels - 1) / texels;
-  int tilesY = (gy + rows - 1) / rows;
-  return ivec3(tile % tilesX * texels, tile / tilesX % tilesY * rows,
-               tile / (tilesX * tilesY));
+bvec4 liveLanes(int x) {
+  return lessThan(ivec4(x * 4) + ivec4(0, 1, 2, 3), ivec4(size(0, 7)));
 }
 
-#if TILE_KERNEL == 1 || TILE_KERNEL == 3
-// The small tile (-DTILE_KERNEL=1): DispatchPlan.h's kMatMulTileRows and
-// kMatMulTileTexels (Dispatch::itemHeight, itemWidth). Its 8 x 8
-// invocations each compute one output texel of four rows. The split one
-// (-DTILE_KERNEL=3, kMatMulSplitGroups) has TILE_SPLIT such groups of 64
-// (`g`), each with its own shared tiles; group g takes slices g, g +
-// TILE_SPLIT, ..., so all run the same number of steps (and barriers).
-#define TILE_ROWS 32
-#define TILE_TEXELS 8
-#if TILE_ROWS / TEXEL_ROWS * TILE_TEXELS != 64 || TEXEL_ROWS != 4
-#error "the tile's invocations (four rows each) are the workgroup's 64"
-#endif
-// Slab texels per invocation: TILE_ROWS (or TILE_TEXELS * 4 features, or
-// TILE_DEPTH rhs rows of TILE_TEXELS) times TILE_DEPTH / 4, over 64.
-#define TILE_LOADS 2
-// tileA[k][m / 4][m % 4]: lhs row m of the tile at depth k0 + k;
-// tileB[k][x]: the four columns of tile texel x at depth k0 + k (for a
-// linear, the weight's features transposed).
-shared MVEC4 tileA[TILE_SPLIT][TILE_DEPTH][TILE_ROWS / 4];
-shared MVEC4 tileB[TILE_SPLIT][TILE_DEPTH][TILE_TEXELS];
-#if TILE_SPLIT > 1
-// The sums of groups 1.., which group 0 adds to its own.
-shared vec4 splitSums[TILE_SPLIT - 1][64][TEXEL_ROWS];
-#endif
+vec4 tileBias(int x) { return biasTexel(x, liveLanes(x)); }
 
-
-void smallTileKernel(int tile) {
-  ivec3 o = tileOrigin(tile, TILE_ROWS, TILE_TEXELS);
-  int x0 = o.x, y0 = o.y, z = o.z;
-  int gx = P.t[0].geom.x;
-  int me = int(gl_LocalInvocationID.x) % 64;
-  int g = int(gl_LocalInvocationID.x) / 64;
-  int tx = me % TILE_TEXELS, ty = me / TILE_TEXELS;
-  int depth = size(1, 7), columns = size(0, 7);
-  vec4 sum[TEXEL_ROWS];
-  [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
-    sum[r] = vec4(0.0);
-  MVEC4 la[TILE_LOADS], lb[TILE_LOADS];
-  int first = g * TILE_DEPTH;
-  [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
-    la[i] = slabLhs(me + 64 * i, TILE_ROWS, first, y0, z, depth);
-#ifdef LINEAR
-    lb[i] = slabRhs(me + 64 * i, TILE_TEXELS * 4, first, x0 * 4, depth,
-                    columns);
-#else
-    lb[i] = slabRhs(me + 64 * i, TILE_TEXELS, first, x0, depth, gx, z);
-#endif
-  }
-  // Every group the same steps: past the depth its slices are zeros.
-  int stride = TILE_DEPTH * TILE_SPLIT;
-  int steps = (depth + stride - 1) / stride;
-  for (int step = 0, k0 = first; step < steps; ++step, k0 += stride) {
-    [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
-      int j = me + 64 * i;
-      int row = j % TILE_ROWS, t = j / TILE_ROWS;
-      [[unroll]] for (int c = 0; c < 4; ++c)
-        tileA[g][t * 4 + c][row / 4][row % 4] = la[i][c];
-#ifdef LINEAR
-      int n = j % (TILE_TEXELS * 4), tb = j / (TILE_TEXELS * 4);
-      [[unroll]] for (int c = 0; c < 4; ++c)
-        tileB[g][tb * 4 + c][n / 4][n % 4] = lb[i][c];
-#else
-      tileB[g][j / TILE_TEXELS][j % TILE_TEXELS] = lb[i];
-#endif
-    }
-    barrier();
-    int next = k0 + stride;
-    // Split, a group's last step may start past the depth: it loads the
-    // zeros the slab functions give there, not the slice before again.
-    if (TILE_SPLIT > 1 || next < depth)
-      [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
-        la[i] = slabLhs(me + 64 * i, TILE_ROWS, next, y0, z, depth);
-#ifdef LINEAR
-        lb[i] = slabRhs(me + 64 * i, TILE_TEXELS * 4, next, x0 * 4, depth,
-                        columns);
-#else
-        lb[i] = slabRhs(me + 64 * i, TILE_TEXELS, next, x0, depth, gx, z);
-#endif
-      }
-    // The slice's sums, added to the running ones once per slice.
-    MVEC4 part[TEXEL_ROWS];
-    [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
-      part[r] = MVEC4(0.0);
-    [[unroll]] for (int k = 0; k < TILE_DEPTH; ++k) {
-      MVEC4 a = tileA[g][k][ty], b = tileB[g][k][tx];
-      part[0] += a.x * b;
-      part[1] += a.y * b;
-      part[2] += a.z * b;
-      part[3] += a.w * b;
-    }
-    [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
-      sum[r] += vec4(part[r]);
-    barrier();
-  }
-#if TILE_SPLIT > 1
-  if (g > 0)
-    [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
-      splitSums[g - 1][me][r] = sum[r];
-  barrier();
-  if (g > 0)
-    return;
-  [[unroll]] for (int s = 0; s < TILE_SPLIT - 1; ++s)
-    [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
-      sum[r] += splitSums[s][me][r];
-#endif
-  ivec3 at = ivec3(x0 + tx, y0 + ty * TEXEL_ROWS, z);
-  if (at.x >= gx)
-    return;
-  bvec4 live = lessThan(ivec4(at.x * 4) + ivec4(0, 1, 2, 3), ivec4(columns));
-  vec4 b = biasTexel(at.x, live);
-  [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
-    sum[r] += b;
-  storeRows(at, sum, live);
+void tileStore(int x, int row, int z, vec4 value) {
+  imageStore(outImg, ivec3(x, row, z),
+             imageValue(mix(vec4(0.0), value, liveLanes(x))));
 }
 
-#else
-// The big tile (-DTILE_KERNEL=2): kMatMulBigTileRows and
-// kMatMulBigTileTexels. Its 8 x 8 invocations each compute eight rows of
-// two output texels (tx and tx + 8), 64 outputs from four shared-memory
-// loads per depth step.
-#define BIG_ROWS 64
-#define BIG_TEXELS 16
-#define BIG_LOADS 4
-shared MVEC4 bigA[TILE_DEPTH][BIG_ROWS / 4];
-shared MVEC4 bigB[TILE_DEPTH][BIG_TEXELS];
+#include "tile.glsl"
 
-void bigTileKernel(int tile) {
-  ivec3 o = tileOrigin(tile, BIG_ROWS, BIG_TEXELS);
-  int x0 = o.x, y0 = o.y, z = o.z;
-  int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
-  int me = int(gl_LocalInvocationID.x);
-  int tx = me % 8, ty = me / 8;
-  int depth = size(1, 7), columns = size(0, 7);
-  // Rows 8 ty + r of texels tx (s0) and tx + 8 (s1).
-  vec4 s0[8], s1[8];
-  [[unroll]] for (int r = 0; r < 8; ++r)
-    s0[r] = s1[r] = vec4(0.0);
-  MVEC4 la[BIG_LOADS], lb[BIG_LOADS];
-  [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
-    la[i] = slabLhs(me + 64 * i, BIG_ROWS, 0, y0, z, depth);
-#ifdef LINEAR
-    lb[i] = slabRhs(me + 64 * i, BIG_TEXELS * 4, 0, x0 * 4, depth, columns);
-#else
-    lb[i] = slabRhs(me + 64 * i, BIG_TEXELS, 0, x0, depth, gx, z);
-#endif
-  }
-  for (int k0 = 0; k0 < depth; k0 += TILE_DEPTH) {
-    [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
-      int j = me + 64 * i;
-      int row = j % BIG_ROWS, t = j / BIG_ROWS;
-      [[unroll]] for (int c = 0; c < 4; ++c)
-        bigA[t * 4 + c][row / 4][row % 4] = la[i][c];
-#ifdef LINEAR
-      int n = j % (BIG_TEXELS * 4), tb = j / (BIG_TEXELS * 4);
-      [[unroll]] for (int c = 0; c < 4; ++c)
-        bigB[tb * 4 + c][n / 4][n % 4] = lb[i][c];
-#else
-      bigB[j / BIG_TEXELS][j % BIG_TEXELS] = lb[i];
-#endif
-    }
-    barrier();
-    int next = k0 + TILE_DEPTH;
-    if (next < depth)
-      [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
-        la[i] = slabLhs(me + 64 * i, BIG_ROWS, next, y0, z, depth);
-#ifdef LINEAR
-        lb[i] = slabRhs(me + 64 * i, BIG_TEXELS * 4, next, x0 * 4, depth,
-                        columns);
-#else
-        lb[i] = slabRhs(me + 64 * i, BIG_TEXELS, next, x0, depth, gx, z);
-#endif
-      }
-#ifdef FP16_MATH
-    // The slice's sums in fp16, added to the running ones once per slice.
-    MVEC4 p0[8], p1[8];
-    [[unroll]] for (int r = 0; r < 8; ++r)
-      p0[r] = p1[r] = MVEC4(0.0);
-#else
-#define p0 s0
-#define p1 s1
-#endif
-    [[unroll]] for (int k = 0; k < TILE_DEPTH; ++k) {
-      MVEC4 a0 = bigA[k][2 * ty], a1 = bigA[k][2 * ty + 1];
-      MVEC4 b0 = bigB[k][tx], b1 = bigB[k][tx + 8];
-      [[unroll]] for (int r = 0; r < 4; ++r) {
-        p0[r] += a0[r] * b0;
-        p1[r] += a0[r] * b1;
-        p0[r + 4] += a1[r] * b0;
-        p1[r + 4] += a1[r] * b1;
-      }
-    }
-#ifdef FP16_MATH
-    [[unroll]] for (int r = 0; r < 8; ++r) {
-      s0[r] += vec4(p0[r]);
-      s1[r] += vec4(p1[r]);
-    }
-#else
-#undef p0
-#undef p1
-#endif
-    barrier();
-  }
-  int xa = x0 + tx, xb = xa + 8;
-  bvec4 liveA = lessThan(ivec4(xa * 4) + ivec4(0, 1, 2, 3), ivec4(columns));
-  bvec4 liveB = lessThan(ivec4(xb * 4) + ivec4(0, 1, 2, 3), ivec4(columns));
-  vec4 biasA = biasTexel(xa, liveA), biasB = biasTexel(xb, liveB);
-  [[unroll]] for (int r = 0; r < 8; ++r) {
-    int y = y0 + 8 * ty + r;
-    if (y < gy && xa < gx)
-      imageStore(outImg, ivec3(xa, y, z),
-                 imageValue(mix(vec4(0.0), s0[r] + biasA, liveA)));
-    if (y < gy && xb < gx)
-      imageStore(outImg, ivec3(xb, y, z),
-                 imageValue(mix(vec4(0.0), s1[r] + biasB, liveB)));
-  }
-}
-
-#endif
-
-void main() {
-  int tile = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
-  // The same for the whole workgroup, so its barriers stay uniform.
-  if (tile >= P.work.x)
-    return;
-#if TILE_KERNEL == 1 || TILE_KERNEL == 3
-  smallTileKernel(tile);
-#else
-  bigTileKernel(tile);
-#endif
-}
+void main() { tileMain(); }
 #endif
 #endif

@@ -1,0 +1,270 @@
+// tile.glsl - the tiled product kernels that matmul.comp and conv.comp
+// share: one workgroup per output tile of a product A x B seen as rows (of
+// A) by output texels (four columns of B each) in layers, summed over a
+// depth. Each stages TILE_DEPTH-deep slices of both operands in shared
+// memory, so that each operand texel is fetched once per tile, and loads the
+// next slice into registers while it computes on the current one.
+//
+// -DTILE_KERNEL picks the kernel: 1 the small tile (TILE_ROWS x
+// TILE_TEXELS), 2 the big one (BIG_ROWS x BIG_TEXELS), 3 the small tile
+// computed by TILE_SPLIT groups of 64 invocations, each summing every
+// TILE_SPLIT-th slice (the includer sets TILE_SPLIT and LOCAL_SIZE_X before
+// tensor.glsl). The includer defines, before including this file:
+// - ivec2 tileGrid(): the output's texels and rows per layer;
+// - int tileDepth(): the depth of the sums;
+// - MVEC4 tileLhs(int row, int kt, int z): A's texel of row `row` at depths
+//   4kt..4kt+3 in layer z, zero past the rows and the depth;
+// - with TILE_RHS_FEATURES (B read per output column, as a linear's or a
+//   convolution's weight): MVEC4 tileRhs(int n, int kt, int z), the texel of
+//   column n's depths 4kt..4kt+3, zero past the columns and the depth;
+//   without it (a matmul): MVEC4 tileRhs(int x, int k, int z), B's texel x
+//   of row k, zero past the texels and the depth;
+// - vec4 tileBias(int x): what output texel column x adds to its sums;
+// - void tileStore(int x, int row, int z, vec4 value): writes output texel
+//   (x, row) of layer z, called only inside the grid.
+
+// Four rows per invocation of the small tile.
+#ifndef TEXEL_ROWS
+#define TEXEL_ROWS 4
+#endif
+
+// The depth of a slice.
+#define TILE_DEPTH 16
+
+// The texel j of a slice at depth k0 of `rows` rows of A from row y0: row
+// j % rows, depth texel j / rows of the slice.
+MVEC4 slabLhs(int j, int rows, int k0, int y0, int z) {
+  return tileLhs(y0 + j % rows, k0 / 4 + j / rows, z);
+}
+
+#ifdef TILE_RHS_FEATURES
+// The texel j of a slice at depth k0 of `columns` columns of B from column
+// n0: column j % columns, depth texel j / columns of the slice.
+MVEC4 slabRhs(int j, int columns, int k0, int n0, int z) {
+  return tileRhs(n0 + j % columns, k0 / 4 + j / columns, z);
+}
+// B's slice of a tile of `texels` output texels from texel x0.
+#define SLAB_RHS(j, texels, k0, x0, z) slabRhs(j, (texels) * 4, k0, (x0) * 4, z)
+#else
+// The texel j of a slice at depth k0 of `texels` texels of B from texel
+// x0: texel j % texels of row k0 + j / texels.
+MVEC4 slabRhs(int j, int texels, int k0, int x0, int z) {
+  return tileRhs(x0 + j % texels, k0 + j / texels, z);
+}
+#define SLAB_RHS(j, texels, k0, x0, z) slabRhs(j, texels, k0, x0, z)
+#endif
+
+// Tile `tile` of `rows` x `texels`: its first texel, row and layer.
+ivec3 tileOrigin(int tile, int rows, int texels) {
+  ivec2 grid = tileGrid();
+  int tilesX = (grid.x + texels - 1) / texels;
+  int tilesY = (grid.y + rows - 1) / rows;
+  return ivec3(tile % tilesX * texels, tile / tilesX % tilesY * rows,
+               tile / (tilesX * tilesY));
+}
+
+#if TILE_KERNEL == 1 || TILE_KERNEL == 3
+// The small tile: DispatchPlan.h's kMatMulTileRows and kMatMulTileTexels.
+// Its 8 x 8 invocations each compute one output texel of four rows. In the
+// split one (kMatMulSplitGroups) each group of 64 (`g`) has its own shared
+// tiles; group g takes slices g, g + TILE_SPLIT, ..., so all run the same
+// number of steps (and barriers).
+#define TILE_ROWS 32
+#define TILE_TEXELS 8
+#if TILE_ROWS / TEXEL_ROWS * TILE_TEXELS != 64 || TEXEL_ROWS != 4
+#error "the tile's invocations (four rows each) are the workgroup's 64"
+#endif
+// Slice texels per invocation: TILE_ROWS (or TILE_TEXELS * 4 columns, or
+// TILE_DEPTH rows of B of TILE_TEXELS) times TILE_DEPTH / 4, over 64.
+#define TILE_LOADS 2
+// tileA[k][m / 4][m % 4]: row m of A's slice at depth k0 + k; tileB[k][x]:
+// the four columns of tile texel x at depth k0 + k (B read per column
+// transposed).
+shared MVEC4 tileA[TILE_SPLIT][TILE_DEPTH][TILE_ROWS / 4];
+shared MVEC4 tileB[TILE_SPLIT][TILE_DEPTH][TILE_TEXELS];
+#if TILE_SPLIT > 1
+// The sums of groups 1.., which group 0 adds to its own.
+shared vec4 splitSums[TILE_SPLIT - 1][64][TEXEL_ROWS];
+#endif
+
+void smallTileKernel(int tile) {
+  ivec3 o = tileOrigin(tile, TILE_ROWS, TILE_TEXELS);
+  int x0 = o.x, y0 = o.y, z = o.z;
+  int me = int(gl_LocalInvocationID.x) % 64;
+  int g = int(gl_LocalInvocationID.x) / 64;
+  int tx = me % TILE_TEXELS, ty = me / TILE_TEXELS;
+  int depth = tileDepth();
+  vec4 sum[TEXEL_ROWS];
+  [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
+    sum[r] = vec4(0.0);
+  MVEC4 la[TILE_LOADS], lb[TILE_LOADS];
+  int first = g * TILE_DEPTH;
+  [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
+    la[i] = slabLhs(me + 64 * i, TILE_ROWS, first, y0, z);
+    lb[i] = SLAB_RHS(me + 64 * i, TILE_TEXELS, first, x0, z);
+  }
+  // Every group the same steps: past the depth its slices are zeros.
+  int stride = TILE_DEPTH * TILE_SPLIT;
+  int steps = (depth + stride - 1) / stride;
+  for (int step = 0, k0 = first; step < steps; ++step, k0 += stride) {
+    [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
+      int j = me + 64 * i;
+      int row = j % TILE_ROWS, t = j / TILE_ROWS;
+      [[unroll]] for (int c = 0; c < 4; ++c)
+        tileA[g][t * 4 + c][row / 4][row % 4] = la[i][c];
+#ifdef TILE_RHS_FEATURES
+      int n = j % (TILE_TEXELS * 4), tb = j / (TILE_TEXELS * 4);
+      [[unroll]] for (int c = 0; c < 4; ++c)
+        tileB[g][tb * 4 + c][n / 4][n % 4] = lb[i][c];
+#else
+      tileB[g][j / TILE_TEXELS][j % TILE_TEXELS] = lb[i];
+#endif
+    }
+    barrier();
+    int next = k0 + stride;
+    // Split, a group's last step may start past the depth: it loads the
+    // zeros the slice functions give there, not the slice before again.
+    if (TILE_SPLIT > 1 || next < depth)
+      [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
+        la[i] = slabLhs(me + 64 * i, TILE_ROWS, next, y0, z);
+        lb[i] = SLAB_RHS(me + 64 * i, TILE_TEXELS, next, x0, z);
+      }
+    // The slice's sums, added to the running ones once per slice.
+    MVEC4 part[TEXEL_ROWS];
+    [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
+      part[r] = MVEC4(0.0);
+    [[unroll]] for (int k = 0; k < TILE_DEPTH; ++k) {
+      MVEC4 a = tileA[g][k][ty], b = tileB[g][k][tx];
+      part[0] += a.x * b;
+      part[1] += a.y * b;
+      part[2] += a.z * b;
+      part[3] += a.w * b;
+    }
+    [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
+      sum[r] += vec4(part[r]);
+    barrier();
+  }
+#if TILE_SPLIT > 1
+  if (g > 0)
+    [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
+      splitSums[g - 1][me][r] = sum[r];
+  barrier();
+  if (g > 0)
+    return;
+  [[unroll]] for (int s = 0; s < TILE_SPLIT - 1; ++s)
+    [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
+      sum[r] += splitSums[s][me][r];
+#endif
+  ivec2 grid = tileGrid();
+  int x = x0 + tx, y = y0 + ty * TEXEL_ROWS;
+  if (x >= grid.x)
+    return;
+  vec4 b = tileBias(x);
+  [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
+    if (y + r < grid.y)
+      tileStore(x, y + r, z, sum[r] + b);
+}
+
+#else
+// The big tile (-DTILE_KERNEL=2): kMatMulBigTileRows and
+// kMatMulBigTileTexels. Its 8 x 8 invocations each compute eight rows of
+// two output texels (tx and tx + 8), 64 outputs from four shared-memory
+// loads per depth step.
+#define BIG_ROWS 64
+#define BIG_TEXELS 16
+#define BIG_LOADS 4
+shared MVEC4 bigA[TILE_DEPTH][BIG_ROWS / 4];
+shared MVEC4 bigB[TILE_DEPTH][BIG_TEXELS];
+
+void bigTileKernel(int tile) {
+  ivec3 o = tileOrigin(tile, BIG_ROWS, BIG_TEXELS);
+  int x0 = o.x, y0 = o.y, z = o.z;
+  int me = int(gl_LocalInvocationID.x);
+  int tx = me % 8, ty = me / 8;
+  int depth = tileDepth();
+  // Rows 8 ty + r of texels tx (s0) and tx + 8 (s1).
+  vec4 s0[8], s1[8];
+  [[unroll]] for (int r = 0; r < 8; ++r)
+    s0[r] = s1[r] = vec4(0.0);
+  MVEC4 la[BIG_LOADS], lb[BIG_LOADS];
+  [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
+    la[i] = slabLhs(me + 64 * i, BIG_ROWS, 0, y0, z);
+    lb[i] = SLAB_RHS(me + 64 * i, BIG_TEXELS, 0, x0, z);
+  }
+  for (int k0 = 0; k0 < depth; k0 += TILE_DEPTH) {
+    [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
+      int j = me + 64 * i;
+      int row = j % BIG_ROWS, t = j / BIG_ROWS;
+      [[unroll]] for (int c = 0; c < 4; ++c)
+        bigA[t * 4 + c][row / 4][row % 4] = la[i][c];
+#ifdef TILE_RHS_FEATURES
+      int n = j % (BIG_TEXELS * 4), tb = j / (BIG_TEXELS * 4);
+      [[unroll]] for (int c = 0; c < 4; ++c)
+        bigB[tb * 4 + c][n / 4][n % 4] = lb[i][c];
+#else
+      bigB[j / BIG_TEXELS][j % BIG_TEXELS] = lb[i];
+#endif
+    }
+    barrier();
+    int next = k0 + TILE_DEPTH;
+    if (next < depth)
+      [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
+        la[i] = slabLhs(me + 64 * i, BIG_ROWS, next, y0, z);
+        lb[i] = SLAB_RHS(me + 64 * i, BIG_TEXELS, next, x0, z);
+      }
+#ifdef FP16_MATH
+    // The slice's sums in fp16, added to the running ones once per slice.
+    MVEC4 p0[8], p1[8];
+    [[unroll]] for (int r = 0; r < 8; ++r)
+      p0[r] = p1[r] = MVEC4(0.0);
+#else
+#define p0 s0
+#define p1 s1
+#endif
+    [[unroll]] for (int k = 0; k < TILE_DEPTH; ++k) {
+      MVEC4 a0 = bigA[k][2 * ty], a1 = bigA[k][2 * ty + 1];
+      MVEC4 b0 = bigB[k][tx], b1 = bigB[k][tx + 8];
+      [[unroll]] for (int r = 0; r < 4; ++r) {
+        p0[r] += a0[r] * b0;
+        p1[r] += a0[r] * b1;
+        p0[r + 4] += a1[r] * b0;
+        p1[r + 4] += a1[r] * b1;
+      }
+    }
+#ifdef FP16_MATH
+    [[unroll]] for (int r = 0; r < 8; ++r) {
+      s0[r] += vec4(p0[r]);
+      s1[r] += vec4(p1[r]);
+    }
+#else
+#undef p0
+#undef p1
+#endif
+    barrier();
+  }
+  ivec2 grid = tileGrid();
+  int xa = x0 + tx, xb = xa + 8;
+  vec4 biasA = xa < grid.x ? tileBias(xa) : vec4(0.0);
+  vec4 biasB = xb < grid.x ? tileBias(xb) : vec4(0.0);
+  [[unroll]] for (int r = 0; r < 8; ++r) {
+    int y = y0 + 8 * ty + r;
+    if (y < grid.y && xa < grid.x)
+      tileStore(xa, y, z, s0[r] + biasA);
+    if (y < grid.y && xb < grid.x)
+      tileStore(xb, y, z, s1[r] + biasB);
+  }
+}
+#endif
+
+// One tile per workgroup; P.work.x tiles.
+void tileMain() {
+  int tile = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
+  // The same for the whole workgroup, so its barriers stay uniform.
+  if (tile >= P.work.x)
+    return;
+#if TILE_KERNEL == 1 || TILE_KERNEL == 3
+  smallTileKernel(tile);
+#else
+  bigTileKernel(tile);
+#endif
+}
