@@ -270,6 +270,7 @@ private:
   /// Weight `id` as a constant texture of `sizes` (its elements in the same
   /// row-major order) packed along `packing`, uploaded at load through
   /// staging; false, adding nothing, when its extents exceed the device's.
+  /// It appends to plan_.tensors: references into it do not survive.
   bool addPackedWeight(int32_t id, std::vector<int64_t> sizes, Layout packing,
                        Ref &ref);
   /// An integer index constant of `count` values, each in [0, limit): the
@@ -949,8 +950,10 @@ Status PlanBuilder::readOp(const sc::Op *op) {
   case sc::OpArgs::Convolution: {
     const sc::Convolution *args = op->args_as_Convolution();
     DUET_RETURN_IF_ERROR(expectArity(1, 1));
-    const std::vector<int64_t> &x = sizes(inputs[0]);
-    const std::vector<int64_t> &y = sizes(outputs[0]);
+    // Copies: addPackedWeight below appends to plan_.tensors, which would
+    // leave references into it dangling.
+    const std::vector<int64_t> x = sizes(inputs[0]);
+    const std::vector<int64_t> y = sizes(outputs[0]);
     if ((x.size() != 3 && x.size() != 4) || y.size() != x.size() ||
         x[0] != y[0])
       return opError("convolves {} into {}; expected [N,C,L] or [N,C,H,W] "
