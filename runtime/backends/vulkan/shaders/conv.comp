@@ -166,7 +166,9 @@ MVEC4 tileLhs(int row, int kt, int z) {
 // Output channel n's weights for depth texel kt.
 MVEC4 tileRhs(int n, int kt, int z) {
   int t = kt / taps(), tap = kt % taps();
-  return n < size(0, channelDim()) && t < inTexels()
+  // Uniforms read before the test, as matmul.comp's hooks do.
+  int channels = size(0, channelDim()), texels = inTexels();
+  return n < channels && t < texels
              ? MVEC4(inputTexel(packedWeight, ivec3(tap, t, n)))
              : MVEC4(0.0);
 }
