@@ -160,12 +160,12 @@ sc::ConvKernel convKernel(size_t spatial, bool transposed, int64_t groups,
 /// tiled kernel (its _big family, FLAG1 2) where the output holds
 /// kMatMulMinTiles big tiles, else the small one (its _tiled family, FLAG1
 /// 1) where it holds that many small ones, split (its _split family, FLAG1
-/// 3) where those are few and the sums long and `limits` allow, else the
-/// kernel of four rows per invocation, which splits long sums of few items.
-/// A linear splits only where it computes in fp16 (`fp16Math`): on the H200
-/// the Whisper encoder's linears split took 0.70 ms in fp16 against 1.10
-/// unsplit, but 1.21 against 1.11 in fp32, where its attention values'
-/// matmuls split still gained (0.54 against 0.62 ms).
+/// 3) where those are few and the sums long, the product computes in fp16
+/// (`fp16Math`) and `limits` allow, else the kernel of four rows per
+/// invocation, which splits long sums of few items. On the H200 the Whisper
+/// encoder's linears split took 0.70 ms in fp16 against 1.10 unsplit, but
+/// 1.21 against 1.11 in fp32; its attention values' matmuls in fp32, since
+/// the tiles moved to tile.glsl, 0.68 ms split against 0.48 unsplit.
 void useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
                      int64_t depth, const DeviceLimits &limits,
                      bool fp16Math) {
@@ -181,7 +181,7 @@ void useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
       bool linear = dispatch.family == ShaderFamily::MatMulLinearTexel;
       int chosen = kernel;
       if (kernel == 1 && count < kMatMulSplitMaxTiles &&
-          depth >= kMatMulSplitMinDepth && (!linear || fp16Math) &&
+          depth >= kMatMulSplitMinDepth && fp16Math &&
           limits.maxComputeWorkGroupInvocations >= 64 * kMatMulSplitGroups &&
           limits.maxComputeSharedMemorySize >= kMatMulSplitSharedBytes)
         chosen = 3;

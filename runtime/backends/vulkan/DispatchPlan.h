@@ -52,8 +52,8 @@ inline constexpr int64_t kMatMulMinTiles = 512;
 /// groups of 64 invocations share each tile, each summing every other
 /// slice of the depth, for products in small tiles with fewer than
 /// kMatMulSplitMaxTiles of them and sums at least kMatMulSplitMinDepth
-/// long (the Whisper encoder's attention values, 564 tiles 1500 deep, and
-/// in fp16 its linears over 1500 rows), on a device whose workgroups may
+/// long, computed in fp16 (the Whisper encoder's linears over 1500 rows and
+/// its attention values, 564 tiles 1500 deep), on a device whose workgroups may
 /// have that many invocations and kMatMulSplitSharedBytes of shared memory
 /// (its fp32 build's tiles and sums). Four groups were slower on the H200
 /// than two (the attention values 0.21 ms against 0.135).

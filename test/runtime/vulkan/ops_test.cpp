@@ -193,13 +193,10 @@ func.func @main(%x: tensor<32x200x37xf32>, %a: tensor<128x70x21xf32>, %b: tensor
   %1 = aten.matmul %a, %b : (tensor<128x70x21xf32>, tensor<128x21x70xf32>) -> tensor<128x70x70xf32>
   return %0, %1 : tensor<32x200x201xf32>, tensor<128x70x70xf32>
 })"},
-    // Few small tiles (at least 512, under 2048) of sums at least 256 deep:
-    // the matmul takes the split kernel, two groups of a workgroup each
-    // summing every other 16-deep slice, with its depth off a multiple of
-    // their 32 (the second group's last slice past the depth), partial
-    // tiles, columns off 4; the linear, in fp32, the small tile (the fp16
-    // split linear is programs_test's).
-    {"split-tiled products: long sums, partial tiles, odd depth and features", false, R"(
+    // Few small tiles (at least 512, under 2048) of sums at least 256 deep,
+    // partial tiles, columns off 4: in fp32 the small tile (the fp16 split
+    // kernel that takes them there is programs_test's).
+    {"few small tiles of long sums: partial tiles, odd depth and features", false, R"(
 func.func @main(%x: tensor<2040x301xf32>, %a: tensor<16x520x270xf32>, %b: tensor<16x270x62xf32>) -> (tensor<2040x250xf32>, tensor<16x520x62xf32>) {
   %w = arith.constant @W(250x301)
   %bias = arith.constant @W(250)

@@ -481,35 +481,45 @@ func.func @main(%u: tensor<1x5x100x100xf32>) -> tensor<1x256x10x10xf32> {
                                   "conv_texel 1920"});
 }
 
-TEST_CASE("few small tiles of long sums take the split kernel",
+TEST_CASE("few small tiles of long sums take the split kernel in fp16",
           "[vulkan][plan]") {
   // The matmul's 62 columns are 16 texels, 2 tiles, by 17 of 32 rows in 16
-  // layers: 544 tiles, under 2048, 270 deep: split (FLAG1 3), on a device
-  // whose workgroups may have 128 invocations and 12 KiB of shared memory;
-  // small tiles on one whose may not. The linear (2040 rows, 64 tiles, by
-  // 250 features, 8: 512 tiles, 301 deep) splits only where it computes in
-  // fp16, so not here.
-  Loaded matmul = loadForPlanning(R"(
+  // layers: 544 tiles, under 2048, 270 deep; the linear (2040 rows, 64
+  // tiles, by 250 features, 8: 512 tiles, 301 deep). Both split (FLAG1 3)
+  // where they compute in fp16 (RGBA16F images on a device with
+  // shaderFloat16) on a device whose workgroups may have 128 invocations
+  // and 12 KiB of shared memory; small tiles on one whose may not, and in
+  // fp32.
+  const char *matmul = R"(
 func.func @main(%a: tensor<16x520x270xf32>, %b: tensor<16x270x62xf32>) -> tensor<16x520x62xf32> {
   %0 = aten.matmul %a, %b : (tensor<16x520x270xf32>, tensor<16x270x62xf32>) -> tensor<16x520x62xf32>
   return %0 : tensor<16x520x62xf32>
-})");
-  Loaded linear = loadForPlanning(R"(
+})";
+  const char *linear = R"(
 func.func @main(%x: tensor<2040x301xf32>) -> tensor<2040x250xf32> {
   %w = arith.constant dense<0.5> : tensor<250x301xf32>
   %0 = aten.linear %x, %w : (tensor<2040x301xf32>, tensor<250x301xf32>) -> tensor<2040x250xf32>
   return %0 : tensor<2040x250xf32>
-})");
-  auto kernels = [&](uint32_t invocations, uint32_t shared) {
+})";
+  auto kernels = [&](uint32_t invocations, uint32_t shared, bool fp16) {
     vk::DeviceInfo device = fakeDevice();
     device.limits.maxComputeWorkGroupInvocations = invocations;
     device.limits.maxComputeSharedMemorySize = shared;
+    device.shaderFloat16 = true;
     std::vector<std::tuple<vk::ShaderFamily, int32_t, int64_t>> found;
-    for (const Loaded *loaded : {&matmul, &linear}) {
+    for (const char *mlir : {matmul, linear}) {
+      std::vector<uint8_t> file = compileMlir(mlir, {}, true, fp16).program;
+      rt::LoadOptions options;
+      options.inspectOnly = true;
+      std::unique_ptr<rt::Program> program;
+      rt::Status status = rt::Program::loadFromBytes(
+          file.data(), file.size(), "test", options, program);
+      INFO(status.message());
+      REQUIRE(status.isOk());
+      REQUIRE(program->delegates().size() == 1);
       vk::DispatchPlan out;
-      rt::Status status = vk::buildDispatchPlan(
-          *loaded->program, 0, {loaded->blob.data(), loaded->blob.size()},
-          device, device.limits, out);
+      status = vk::buildDispatchPlan(*program, 0, program->delegates()[0].blob,
+                                     device, device.limits, out);
       INFO(status.message());
       REQUIRE(status.isOk());
       for (const vk::Dispatch &dispatch : out.runDispatches)
@@ -522,12 +532,18 @@ func.func @main(%x: tensor<2040x301xf32>) -> tensor<2040x250xf32> {
   using F = vk::ShaderFamily;
   using Found = std::vector<std::tuple<F, int32_t, int64_t>>;
   CHECK(vk::kMatMulSplitSharedBytes == 12288);
-  CHECK(kernels(1024, 49152) == Found{{F::MatMulTexelSplit, 3, 544},
-                                      {F::MatMulLinearTexelTiled, 1, 512}});
-  CHECK(kernels(64, 49152) == Found{{F::MatMulTexelTiled, 1, 544},
-                                    {F::MatMulLinearTexelTiled, 1, 512}});
-  CHECK(kernels(1024, 8192) == Found{{F::MatMulTexelTiled, 1, 544},
-                                     {F::MatMulLinearTexelTiled, 1, 512}});
+  CHECK(kernels(1024, 49152, true) ==
+        Found{{F::MatMulTexelSplit, 3, 544},
+              {F::MatMulLinearTexelSplit, 3, 512}});
+  CHECK(kernels(1024, 49152, false) ==
+        Found{{F::MatMulTexelTiled, 1, 544},
+              {F::MatMulLinearTexelTiled, 1, 512}});
+  CHECK(kernels(64, 49152, true) ==
+        Found{{F::MatMulTexelTiled, 1, 544},
+              {F::MatMulLinearTexelTiled, 1, 512}});
+  CHECK(kernels(1024, 8192, true) ==
+        Found{{F::MatMulTexelTiled, 1, 544},
+              {F::MatMulLinearTexelTiled, 1, 512}});
 }
 
 TEST_CASE("a linear between width-packed textures reads a packed weight",

@@ -174,7 +174,7 @@ TEST_CASE("Vulkan tensors record their placement in the program",
 }
 
 /// Runs `vulkan`, loaded from `compiled`, and the portable kernels on the
-/// inputs of `seed`, and compares their first outputs.
+/// inputs of `seed`, and compares each of their outputs.
 void expectReference(rt::Runtime &vulkan, const Compiled &compiled,
                      uint32_t seed, double rtol, double atol) {
   std::unique_ptr<rt::Runtime> reference;
@@ -185,11 +185,14 @@ void expectReference(rt::Runtime &vulkan, const Compiled &compiled,
   INFO(status.message());
   REQUIRE(status.isOk());
   REQUIRE(reference->run().isOk());
-  std::string why;
-  bool close = closeEnough(outputFloats(vulkan, 0), outputFloats(*reference, 0),
-                           rtol, atol, why);
-  INFO(why);
-  CHECK(close);
+  REQUIRE(vulkan.outputCount() == reference->outputCount());
+  for (size_t output = 0; output < vulkan.outputCount(); ++output) {
+    std::string why;
+    bool close = closeEnough(outputFloats(vulkan, output),
+                             outputFloats(*reference, output), rtol, atol, why);
+    INFO("output " << output << ": " << why);
+    CHECK(close);
+  }
 }
 
 TEST_CASE("--force-fp16 clamps constants in images to the fp16 range",
@@ -368,20 +371,24 @@ func.func @main(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
   CHECK(chainWaits == chainDispatches - 1);
 }
 
-TEST_CASE("under --force-fp16 a linear of few tiles of long sums splits them",
+TEST_CASE("under --force-fp16 products of few tiles of long sums split them",
           "[vulkan][fp16]") {
-  // 2040 rows by 250 features are 512 small tiles, 301 deep: on a device
-  // with shaderFloat16 (lavapipe has it) the linear takes the split kernel,
-  // whose fp16 arithmetic build matches the portable kernels within the
-  // fp16 tolerance; computing in fp32 it keeps the small tile.
+  // 2040 rows by 250 features are 512 small tiles, 301 deep; the matmul's
+  // 16 layers of 17 by 2 tiles are 544, 270 deep (off a multiple of the two
+  // groups' 32, so the second group's last slice is past the depth), its
+  // 62 columns off 4: on a device with shaderFloat16 (lavapipe has it) both
+  // take the split kernel, whose fp16 arithmetic build matches the portable
+  // kernels within the fp16 tolerance; computing in fp32 they keep the
+  // small tile.
   std::string mlir = expandConstants(R"(
-func.func @main(%x: tensor<2040x301xf32>) -> tensor<2040x250xf32> {
+func.func @main(%x: tensor<2040x301xf32>, %a: tensor<16x520x270xf32>, %b: tensor<16x270x62xf32>) -> (tensor<2040x250xf32>, tensor<16x520x62xf32>) {
   %w = arith.constant @W(250x301)
   %0 = aten.linear %x, %w : (tensor<2040x301xf32>, tensor<250x301xf32>) -> tensor<2040x250xf32>
-  return %0 : tensor<2040x250xf32>
+  %1 = aten.matmul %a, %b : (tensor<16x520x270xf32>, tensor<16x270x62xf32>) -> tensor<16x520x62xf32>
+  return %0, %1 : tensor<2040x250xf32>, tensor<16x520x62xf32>
 })");
   // fp32; fp16; fp16 images computed in fp32 (the test hook for a device
-  // without shaderFloat16), where the linear does not split either.
+  // without shaderFloat16), where the products do not split either.
   for (int mode = 0; mode < 3; ++mode) {
     SECTION(mode == 0 ? "fp32" : mode == 1 ? "fp16" : "fp16 images, fp32 math") {
       bool fp16 = mode > 0, splits = mode == 1;
@@ -404,6 +411,10 @@ func.func @main(%x: tensor<2040x301xf32>) -> tensor<2040x250xf32> {
              std::string::npos) == splits);
       CHECK((parts.find("matmul_linear_tiled aten.linear") !=
              std::string::npos) == !splits);
+      CHECK((parts.find("matmul_tiled_split aten.matmul") !=
+             std::string::npos) == splits);
+      CHECK((parts.find("matmul_tiled aten.matmul") != std::string::npos) ==
+            !splits);
     }
   }
 }
