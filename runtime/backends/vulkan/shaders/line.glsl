@@ -57,6 +57,13 @@ struct Line {
   int dim;     // the line's dim
   int packed;  // outputPackedDim()
   int steps;   // texels (along) or elements of the line
+  // In a texture output: the texel of step 0, and what each step adds to
+  // it (texelOf is linear in every index, the packed one counted in
+  // texels); the lanes that are elements where that does not change along
+  // the line (not along).
+  ivec3 origin;
+  ivec3 delta;
+  bvec4 lanes;
 };
 
 Line lineAt(int line, int dim) {
@@ -71,10 +78,35 @@ Line lineAt(int line, int dim) {
   if (l.packed >= 0 && l.packed != dim)
     l.base[l.packed] *= 4;
   l.steps = l.packed == dim ? (size(0, dim) + 3) / 4 : size(0, dim);
+#ifndef OUTPUT_BUFFER
+  l.origin = texelOf(0, OUT_PACKING, l.base).xyz;
+  // A step adds one to the line's index (one texel when along): x for W, y
+  // for H, z for C (channels-packed, a texel of four) and for N, whose z
+  // stride is the channels (or the channel texels).
+  l.delta = dim == 7   ? ivec3(1, 0, 0)
+            : dim == 6 ? ivec3(0, 1, 0)
+            : dim == 5 ? ivec3(0, 0, 1)
+            : ivec3(0, 0,
+                    OUT_PACKING == LAYOUT_CHANNELS_PACKED ? P.t[0].geom.z
+                                                          : size(0, 5));
+  l.lanes = l.packed == dim
+                ? bvec4(true)
+                : lessThan(ivec4(l.base[l.packed]) + ivec4(0, 1, 2, 3),
+                           ivec4(size(0, l.packed)));
+#endif
   return l;
 }
 
 bool along(Line l) { return l.packed == l.dim; }
+
+#ifndef OUTPUT_BUFFER
+// The lanes of `step` that are elements, in a texture output.
+bvec4 texelLanes(Line l, int step) {
+  return along(l) ? lessThan(ivec4(step * 4) + ivec4(0, 1, 2, 3),
+                             ivec4(size(0, l.dim)))
+                  : l.lanes;
+}
+#endif
 
 // The index of lane `lane` at step `step`; false where it is no element.
 bool lineIndex(Line l, int step, int lane, out int idx[8]) {
@@ -94,13 +126,11 @@ bool lineIndex(Line l, int step, int lane, out int idx[8]) {
 vec4 lineLoad(Line l, int step, float pad, out bvec4 valid) {
   vec4 v = vec4(pad);
   int idx[8];
-#ifndef INPUT_BUFFER
-  if (IN0_PACKING == OUT_PACKING && l.packed >= 0) {
-    for (int lane = 0; lane < 4; ++lane)
-      valid[lane] = lineIndex(l, step, lane, idx);
-    lineIndex(l, step, 0, idx);
-    vec4 texel = inputTexel(src, texelOf(1, IN0_PACKING, idx).xyz);
-    return mix(v, texel, valid);
+#if !defined(INPUT_BUFFER) && !defined(OUTPUT_BUFFER)
+  // The input has the output's sizes, so in the same packing its texels.
+  if (IN0_PACKING == OUT_PACKING) {
+    valid = texelLanes(l, step);
+    return mix(v, inputTexel(src, l.origin + step * l.delta), valid);
   }
 #endif
   for (int lane = 0; lane < 4; ++lane) {
@@ -113,12 +143,12 @@ vec4 lineLoad(Line l, int step, float pad, out bvec4 valid) {
 
 // Writes the lanes at `step` (zero where a lane is no element).
 void lineStore(Line l, int step, vec4 v, bvec4 valid) {
+#ifdef OUTPUT_BUFFER
   int idx[8];
   lineIndex(l, step, 0, idx);
-#ifdef OUTPUT_BUFFER
   outBuf.v[offsetOf(0, idx)] = v[0];
 #else
-  imageStore(outImg, texelOf(0, OUT_PACKING, idx).xyz,
+  imageStore(outImg, l.origin + step * l.delta,
              imageValue(mix(vec4(0.0), v, valid)));
 #endif
 }
