@@ -1236,9 +1236,22 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     const std::vector<int64_t> &y = sizes(outputs[0]);
     dispatch.family = ShaderFamily::Gather;
     dispatch.spec[4] = static_cast<int32_t>(args->kind());
+    // Between width-packed textures, a map under which each output texel's
+    // lanes are four consecutive elements of one input texel runs texel by
+    // texel (gather.comp's FLAG1 2): one source index and one fetch per
+    // texel instead of four.
+    const PlannedTensor &from = plan_.tensors[inputs[0]];
+    const PlannedTensor &to = plan_.tensors[outputs[0]];
+    bool widthPacked = from.texture && to.texture &&
+                       from.packing == Layout::widthPacked &&
+                       to.packing == Layout::widthPacked && !x.empty() &&
+                       !y.empty();
+    bool rowsOfTexels = widthPacked && x.back() % 4 == 0 && y.back() % 4 == 0;
     if (args->kind() == sc::GatherKind::Reshape) {
       if (plan_.tensors[inputs[0]].numel != plan_.tensors[outputs[0]].numel)
         return opError("views {} as {}", formatSizes(x), formatSizes(y));
+      if (rowsOfTexels)
+        dispatch.spec[6] = 2;
       break;
     }
     if (args->kind() == sc::GatherKind::Strided) {
@@ -1263,6 +1276,12 @@ Status PlanBuilder::readOp(const sc::Op *op) {
                        formatSizes(x), formatSizes(y), last,
                        plan_.tensors[inputs[0]].numel);
       dispatch.params.iarg[2][0] = args->base();
+      // Lane 0's source a multiple of four, the lanes consecutive.
+      bool texels = rowsOfTexels && strides.back() == 1 && args->base() % 4 == 0;
+      for (size_t d = 0; d + 1 < strides.size(); ++d)
+        texels = texels && strides[d] % 4 == 0;
+      if (texels)
+        dispatch.spec[6] = 2;
       break;
     }
     if (args->kind() != sc::GatherKind::Affine &&
@@ -1288,6 +1307,17 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     }
     for (int32_t p = 0; p < kMaxRank - static_cast<int32_t>(x.size()); ++p)
       dispatch.params.iarg[p / 4][p % 4] = -1;
+    // The input's last dim follows the output's alone, at scale 1 from a
+    // multiple of four (the shader pads the lanes past either end).
+    if (widthPacked && args->kind() == sc::GatherKind::Affine) {
+      int32_t last = static_cast<int32_t>(y.size()) - 1;
+      bool texels = source.back() == last && scale.back() == 1 &&
+                    offset.back() % 4 == 0;
+      for (size_t d = 0; d + 1 < source.size(); ++d)
+        texels = texels && source[d] != last;
+      if (texels)
+        dispatch.spec[6] = 2;
+    }
     break;
   }
   case sc::OpArgs::Cat: {

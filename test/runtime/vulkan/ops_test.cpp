@@ -219,6 +219,32 @@ func.func @main(%x: tensor<2x3x16xf32>, %a: tensor<3x4xf32>, %b: tensor<4x5xf32>
   %6 = aten.matmul %q, %k : (tensor<2x5x7x70xf32>, tensor<2x5x70x9xf32>) -> tensor<2x5x7x9xf32>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<2x3x10xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<2x3x4xf32>, tensor<2x3x4x5xf32>, tensor<2x3x7xf32>, tensor<2x5x7x9xf32>
 })"},
+    // Movements between width-packed textures (the linears' tensors) that
+    // run texel by texel (gather.comp's FLAG1 2, plan_test's case): heads
+    // split by a view and a permute (strided), a view, a slice from 4, a
+    // pad of 4 on each side; and a slice from 2, element by element.
+    {"texel gathers: split heads, a view, slices and a pad along the last dim", false, R"(
+func.func @main(%x: tensor<2x12x32xf32>) -> (tensor<2x4x12x12xf32>, tensor<24x8xf32>, tensor<2x12x8xf32>, tensor<2x12x8xf32>, tensor<2x12x8xf32>) {
+  %w = arith.constant @W(32x32)
+  %w8 = arith.constant @W(8x32)
+  %w16 = arith.constant @W(8x16)
+  %w40 = arith.constant @W(8x40)
+  %w13 = arith.constant @W(8x13)
+  %k = arith.constant @W(2x4x8x12)
+  %a = aten.linear %x, %w : (tensor<2x12x32xf32>, tensor<32x32xf32>) -> tensor<2x12x32xf32>
+  %0 = aten.view %a : tensor<2x12x32xf32> -> tensor<2x12x4x8xf32>
+  %1 = aten.permute %0 {dims = array<i64: 0, 2, 1, 3>} : tensor<2x12x4x8xf32> -> tensor<2x4x12x8xf32>
+  %2 = aten.matmul %1, %k : (tensor<2x4x12x8xf32>, tensor<2x4x8x12xf32>) -> tensor<2x4x12x12xf32>
+  %3 = aten.view %a : tensor<2x12x32xf32> -> tensor<24x32xf32>
+  %4 = aten.linear %3, %w8 : (tensor<24x32xf32>, tensor<8x32xf32>) -> tensor<24x8xf32>
+  %5 = aten.slice %a {dim = 2 : i64, end = 20 : i64, start = 4 : i64, step = 1 : i64} : tensor<2x12x32xf32> -> tensor<2x12x16xf32>
+  %6 = aten.linear %5, %w16 : (tensor<2x12x16xf32>, tensor<8x16xf32>) -> tensor<2x12x8xf32>
+  %7 = aten.constant_pad_nd %a {pad = array<i64: 4, 4>, value = 5.0e-01 : f64} : tensor<2x12x32xf32> -> tensor<2x12x40xf32>
+  %8 = aten.linear %7, %w40 : (tensor<2x12x40xf32>, tensor<8x40xf32>) -> tensor<2x12x8xf32>
+  %9 = aten.slice %a {dim = 2 : i64, end = 15 : i64, start = 2 : i64, step = 1 : i64} : tensor<2x12x32xf32> -> tensor<2x12x13xf32>
+  %10 = aten.linear %9, %w13 : (tensor<2x12x13xf32>, tensor<8x13xf32>) -> tensor<2x12x8xf32>
+  return %2, %4, %6, %8, %10 : tensor<2x4x12x12xf32>, tensor<24x8xf32>, tensor<2x12x8xf32>, tensor<2x12x8xf32>, tensor<2x12x8xf32>
+})"},
     // Chains of movements whose tensors between have one reader each run
     // as one strided gather (the test case after the op cases checks that
     // they do): a split

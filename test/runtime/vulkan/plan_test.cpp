@@ -546,6 +546,57 @@ func.func @main(%x: tensor<2040x301xf32>) -> tensor<2040x250xf32> {
               {F::MatMulLinearTexelTiled, 1, 512}});
 }
 
+TEST_CASE("movements between width-packed textures run texel by texel",
+          "[vulkan][plan]") {
+  // ops_test's "texel gathers" case: between the linears' width-packed
+  // textures, heads split by a view and a permute (a strided gather), a view
+  // (a reshape), a slice from 4 and a pad of 4 (affine) read one input
+  // texel per output texel (FLAG1 2); a slice from 2 does not line up
+  // lanes with texels and keeps the element kernel.
+  Loaded loaded = loadForPlanning(R"(
+func.func @main(%x: tensor<2x12x32xf32>) -> (tensor<2x4x12x12xf32>, tensor<24x8xf32>, tensor<2x12x8xf32>, tensor<2x12x8xf32>, tensor<2x12x8xf32>) {
+  %w = arith.constant dense<0.5> : tensor<32x32xf32>
+  %w8 = arith.constant dense<0.5> : tensor<8x32xf32>
+  %w16 = arith.constant dense<0.5> : tensor<8x16xf32>
+  %w40 = arith.constant dense<0.5> : tensor<8x40xf32>
+  %w13 = arith.constant dense<0.5> : tensor<8x13xf32>
+  %k = arith.constant dense<0.5> : tensor<2x4x8x12xf32>
+  %a = aten.linear %x, %w : (tensor<2x12x32xf32>, tensor<32x32xf32>) -> tensor<2x12x32xf32>
+  %0 = aten.view %a : tensor<2x12x32xf32> -> tensor<2x12x4x8xf32>
+  %1 = aten.permute %0 {dims = array<i64: 0, 2, 1, 3>} : tensor<2x12x4x8xf32> -> tensor<2x4x12x8xf32>
+  %2 = aten.matmul %1, %k : (tensor<2x4x12x8xf32>, tensor<2x4x8x12xf32>) -> tensor<2x4x12x12xf32>
+  %3 = aten.view %a : tensor<2x12x32xf32> -> tensor<24x32xf32>
+  %4 = aten.linear %3, %w8 : (tensor<24x32xf32>, tensor<8x32xf32>) -> tensor<24x8xf32>
+  %5 = aten.slice %a {dim = 2 : i64, end = 20 : i64, start = 4 : i64, step = 1 : i64} : tensor<2x12x32xf32> -> tensor<2x12x16xf32>
+  %6 = aten.linear %5, %w16 : (tensor<2x12x16xf32>, tensor<8x16xf32>) -> tensor<2x12x8xf32>
+  %7 = aten.constant_pad_nd %a {pad = array<i64: 4, 4>, value = 5.0e-01 : f64} : tensor<2x12x32xf32> -> tensor<2x12x40xf32>
+  %8 = aten.linear %7, %w40 : (tensor<2x12x40xf32>, tensor<8x40xf32>) -> tensor<2x12x8xf32>
+  %9 = aten.slice %a {dim = 2 : i64, end = 15 : i64, start = 2 : i64, step = 1 : i64} : tensor<2x12x32xf32> -> tensor<2x12x13xf32>
+  %10 = aten.linear %9, %w13 : (tensor<2x12x13xf32>, tensor<8x13xf32>) -> tensor<2x12x8xf32>
+  return %2, %4, %6, %8, %10 : tensor<2x4x12x12xf32>, tensor<24x8xf32>, tensor<2x12x8xf32>, tensor<2x12x8xf32>, tensor<2x12x8xf32>
+})");
+  vk::DispatchPlan out;
+  rt::Status status = plan(loaded, loaded.blob, out);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  std::vector<std::pair<std::string, int32_t>> gathers;
+  for (const vk::Dispatch &dispatch : out.runDispatches)
+    if (dispatch.family == vk::ShaderFamily::Gather &&
+        dispatch.op.find("staging") == std::string::npos)
+      gathers.push_back({dispatch.op, dispatch.spec[6]});
+  std::string listed;
+  for (const auto &[op, flag] : gathers)
+    listed += op + " FLAG1 " + std::to_string(flag) + "\n";
+  INFO(listed);
+  // In the function's order (the dispatches' labels name the op only).
+  using Gathers = std::vector<std::pair<std::string, int32_t>>;
+  CHECK(gathers == Gathers{{"aten.permute", 2},
+                           {"aten.view", 2},
+                           {"aten.slice", 2},
+                           {"aten.constant_pad_nd", 2},
+                           {"aten.slice", 0}});
+}
+
 TEST_CASE("a linear between width-packed textures reads a packed weight",
           "[vulkan][plan]") {
   Loaded loaded = loadForPlanning(R"(
