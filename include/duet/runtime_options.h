@@ -52,6 +52,10 @@ struct VulkanOptions {
   /// GPU, on a CPU device too (lavapipe reads storage images otherwise).
   /// Tools: DUET_VULKAN_TEST_SAMPLED_INPUTS (set to any value).
   bool testSampledInputs = false;
+  /// Test hook: run products of few tiles and long sums in depth parts, as
+  /// on a GPU, on a CPU device too. Tools: DUET_VULKAN_TEST_DEPTH_PARTS (set
+  /// to any value).
+  bool testDepthParts = false;
   /// Test hook: upload weights and constants through at most this many
   /// bytes of the device's upload ring at a time (rounded down to whole
   /// 4-byte words, at least one), as a model larger than the ring does; 0

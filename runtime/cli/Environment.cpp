@@ -65,6 +65,8 @@ rt::Status readVulkanEnvironment(rt::LoadOptions &options) {
       std::getenv(rt::kVulkanTestDeviceStagingVariable) != nullptr;
   vulkan.testSampledInputs =
       std::getenv(rt::kVulkanTestSampledInputsVariable) != nullptr;
+  vulkan.testDepthParts =
+      std::getenv(rt::kVulkanTestDepthPartsVariable) != nullptr;
   DUET_RETURN_IF_ERROR(readLimit(rt::kVulkanTestUploadPieceBytesVariable,
                                  vulkan.testUploadPieceBytes));
   vulkan.pipelineCacheDir = pipelineCacheFolder();

@@ -88,6 +88,8 @@ inline constexpr const char *kVulkanTestDeviceStagingVariable =
     "DUET_VULKAN_TEST_DEVICE_STAGING";
 inline constexpr const char *kVulkanTestSampledInputsVariable =
     "DUET_VULKAN_TEST_SAMPLED_INPUTS";
+inline constexpr const char *kVulkanTestDepthPartsVariable =
+    "DUET_VULKAN_TEST_DEPTH_PARTS";
 inline constexpr const char *kVulkanTestUploadPieceBytesVariable =
     "DUET_VULKAN_TEST_UPLOAD_PIECE_BYTES";
 

@@ -203,6 +203,21 @@ void useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
   dispatch.splitSteps = (depth + 3) / 4;
 }
 
+/// The depth of each part of a tiled product of `tiles` tiles and sums
+/// `depth` long in depth parts (kMatMulPartsTiles): enough parts to make
+/// kMatMulPartsTiles workgroups, at most kMatMulMaxParts, each part at
+/// least kMatMulPartMinDepth deep and a whole number of the split small
+/// tile's steps (tile.glsl); 0 for a product that keeps one part.
+int64_t depthPartFor(int64_t tiles, int64_t depth) {
+  int64_t parts =
+      std::min({kMatMulMaxParts, (kMatMulPartsTiles + tiles - 1) / tiles,
+                depth / kMatMulPartMinDepth});
+  if (parts < 2)
+    return 0;
+  constexpr int64_t step = 16 * kMatMulSplitGroups;
+  return ((depth + parts - 1) / parts + step - 1) / step * step;
+}
+
 /// Runs a texel-kernel convolution of one group as a product in tiles
 /// (conv.comp's conv_tiled and conv_tiled_big families, an implicit GEMM:
 /// rows are each batch's `positions` output positions, columns its
@@ -281,6 +296,10 @@ private:
   Ref addWeight(int32_t id);
   /// Fills the derived fields of `dispatch` and appends it.
   Status add(std::vector<Dispatch> &list, Dispatch dispatch);
+  /// Appends tiled product `dispatch` of sums `depth` long, in depth parts
+  /// where they pay (depthPartFor) on a GPU in fp32: the product into a
+  /// partials texture, then the parts kernel adding them into the output.
+  Status addProduct(Dispatch dispatch, int64_t depth);
   TensorDesc describe(Ref ref) const;
   const PlannedTensor &tensorOf(Ref ref) const {
     return plan_.tensors[ref.kind == Ref::Kind::staging
@@ -706,6 +725,53 @@ TensorDesc PlanBuilder::describe(Ref ref) const {
   return desc;
 }
 
+Status PlanBuilder::addProduct(Dispatch dispatch, int64_t depth) {
+  bool tiled =
+      dispatch.groupPerItem && (dispatch.spec[6] == 1 || dispatch.spec[6] == 2);
+  bool gpu = device_.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU ||
+             program_.options().vulkan.testDepthParts;
+  if (!tiled || !gpu || plan_.fp16Images)
+    return add(plan_.runDispatches, std::move(dispatch));
+  // A copy: the partials are appended to plan_.tensors below.
+  const PlannedTensor out = tensorOf(dispatch.output);
+  int64_t tiles = (int64_t{out.extents[0]} + dispatch.itemWidth - 1) /
+                  dispatch.itemWidth *
+                  ((int64_t{out.extents[1]} + dispatch.itemHeight - 1) /
+                   dispatch.itemHeight) *
+                  out.extents[2];
+  int64_t part = depthPartFor(tiles, depth);
+  int64_t parts = part > 0 ? (depth + part - 1) / part : 1;
+  if (parts < 2 || out.extents[2] * parts > limits_.maxImageDimension3D)
+    return add(plan_.runDispatches, std::move(dispatch));
+  // Layer z of a texture holds the leading dims (row-major) up to the third
+  // from the end, so parts times the first of three or more dims puts part
+  // p's layers after part p - 1's.
+  PlannedTensor partials = out;
+  partials.role = PlannedTensor::Role::partials;
+  partials.sizes.insert(
+      partials.sizes.begin(),
+      std::max<size_t>(3, out.sizes.size()) - out.sizes.size(), 1);
+  partials.sizes[0] *= parts;
+  partials.extents[2] = out.extents[2] * static_cast<uint32_t>(parts);
+  partials.numel = out.numel * parts;
+  plan_.tensors.push_back(std::move(partials));
+  Ref sums = Ref::tensor(static_cast<int32_t>(plan_.tensors.size() - 1));
+
+  Dispatch sum;
+  sum.family = ShaderFamily::Reduce;
+  sum.spec[4] = static_cast<int32_t>(sc::ReduceOp::Sum);
+  sum.spec[6] = 1;
+  sum.params.iarg[0][0] = static_cast<int32_t>(out.extents[2]);
+  sum.params.iarg[0][1] = static_cast<int32_t>(parts);
+  sum.output = dispatch.output;
+  sum.inputs[0] = sums;
+  dispatch.output = sums;
+  dispatch.params.work[1] = static_cast<int32_t>(out.extents[2]);
+  dispatch.params.work[2] = static_cast<int32_t>(part);
+  DUET_RETURN_IF_ERROR(add(plan_.runDispatches, std::move(dispatch)));
+  return add(plan_.runDispatches, std::move(sum));
+}
+
 Status PlanBuilder::add(std::vector<Dispatch> &list, Dispatch dispatch) {
   auto inBuffer = [&](Ref ref) {
     return ref.kind == Ref::Kind::staging || !tensorOf(ref).texture;
@@ -843,6 +909,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
                    "corrupt",
                    static_cast<int>(op->args_type()));
   Dispatch dispatch;
+  // A product's depth where it may run in depth parts (addProduct).
+  int64_t productDepth = 0;
   switch (op->args_type()) {
   case sc::OpArgs::Unary: {
     const sc::Unary *args = op->args_as_Unary();
@@ -903,9 +971,11 @@ Status PlanBuilder::readOp(const sc::Op *op) {
           texel ? ShaderFamily::MatMulLinearTexel : ShaderFamily::MatMulLinear;
       if (!texel)
         dispatch.weights[0] = addWeight(args->weight());
-      if (texel)
+      if (texel) {
         useTexelProduct(dispatch, plan_.tensors[outputs[0]], depth, limits_,
                         computesInFp16());
+        productDepth = depth;
+      }
       DUET_RETURN_IF_ERROR(readWeight(
           args->bias(), "bias",
           args->bias() < 0 ? std::nullopt : std::optional<int64_t>(columns),
@@ -938,6 +1008,7 @@ Status PlanBuilder::readOp(const sc::Op *op) {
         dispatch.family = ShaderFamily::MatMulTexel;
         useTexelProduct(dispatch, plan_.tensors[outputs[0]], depth, limits_,
                         computesInFp16());
+        productDepth = depth;
       }
       if (addmm && !broadcasts(sizes(inputs[2]), out))
         return opError("the added tensor {} does not broadcast to {}",
@@ -1390,6 +1461,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
   dispatch.output = Ref::tensor(outputs[0]);
   for (size_t i = 0; i < inputs.size(); ++i)
     dispatch.inputs[i] = Ref::tensor(inputs[i]);
+  if (productDepth > 0)
+    return addProduct(std::move(dispatch), productDepth);
   return add(plan_.runDispatches, std::move(dispatch));
 }
 

@@ -62,10 +62,23 @@ inline constexpr int64_t kMatMulSplitMaxTiles = 2048;
 inline constexpr int64_t kMatMulSplitMinDepth = 256;
 inline constexpr uint32_t kMatMulSplitSharedBytes =
     2 * kMatMulSplitGroups * 16 * 8 * 16 + (kMatMulSplitGroups - 1) * 64 * 4 * 16;
+/// Depth parts (tile.glsl): on a GPU, a tiled product computed in fp32 with
+/// fewer than kMatMulPartsTiles tiles runs as up to kMatMulMaxParts
+/// products of part of its depth each, at least kMatMulPartMinDepth deep,
+/// into a texture of partial sums with a layer per part and layer of the
+/// output, which reduce.comp's parts kernel adds up: the workgroups of one
+/// tile split its sum, as the split small tile's groups do within one, so a
+/// large GPU has enough of them (the Whisper encoder's attention values and
+/// 1536-deep linears make 564 small tiles of 1500-deep sums).
+inline constexpr int64_t kMatMulPartsTiles = 2048;
+inline constexpr int64_t kMatMulMaxParts = 4;
+inline constexpr int64_t kMatMulPartMinDepth = 256;
 
 /// A tensor the delegate keeps on the device (fp32 whatever its dtype).
 struct PlannedTensor {
-  enum class Role : uint8_t { computed, input, constant };
+  /// partials: the partial sums of a product's depth parts, which the plan
+  /// adds (its programId is the product's output, for messages).
+  enum class Role : uint8_t { computed, input, constant, partials };
   int32_t programId = -1;
   DType dtype = DType::f32;
   std::vector<int64_t> sizes;

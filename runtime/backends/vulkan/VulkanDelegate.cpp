@@ -1191,12 +1191,20 @@ Status VulkanDelegate::prepareProfile() {
       shape = fmt::format(
           " -> [{}]",
           fmt::join(plan_.tensors[dispatch.output.index].sizes, ","));
+    // The kernel where a family has several: the texel convolution's, a
+    // gather that runs texel by texel, and the sum of a product's depth
+    // parts (whose output shows how many).
+    std::string variant;
+    if (dispatch.family == ShaderFamily::ConvolutionTexel)
+      variant = fmt::format(" (kernel {})", kernel);
+    else if (dispatch.family == ShaderFamily::Gather && kernel == 2)
+      variant = " (texels)";
+    else if (dispatch.family == ShaderFamily::Reduce && dispatch.spec[5] == 0 &&
+             kernel == 1)
+      variant = " (parts)";
     dispatchTimes_.push_back(
         {fmt::format("dispatch {}: {}{} {}{}", i, shaderName(dispatch.family),
-                     dispatch.family == ShaderFamily::ConvolutionTexel
-                         ? fmt::format(" (kernel {})", kernel)
-                         : std::string(),
-                     dispatch.op, shape),
+                     variant, dispatch.op, shape),
          0});
   }
   return Status::ok();

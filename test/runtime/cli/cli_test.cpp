@@ -47,6 +47,7 @@ TEST_CASE("the tools translate the Vulkan variables into load options",
           rt::kVulkanTestNoFp16ImagesVariable,
           rt::kVulkanTestDeviceStagingVariable,
           rt::kVulkanTestSampledInputsVariable,
+          rt::kVulkanTestDepthPartsVariable,
           rt::kVulkanTestUploadPieceBytesVariable})
       unsetenv(name);
     rt::LoadOptions options;
@@ -57,6 +58,7 @@ TEST_CASE("the tools translate the Vulkan variables into load options",
     CHECK_FALSE(options.vulkan.testNoFp16Images);
     CHECK_FALSE(options.vulkan.testDeviceStaging);
     CHECK_FALSE(options.vulkan.testSampledInputs);
+    CHECK_FALSE(options.vulkan.testDepthParts);
     CHECK(options.vulkan.testUploadPieceBytes == 0);
   }
   SECTION("each variable sets its field") {
@@ -66,6 +68,7 @@ TEST_CASE("the tools translate the Vulkan variables into load options",
     ScopedEnv fp16(rt::kVulkanTestNoFp16ImagesVariable, "");
     ScopedEnv staging(rt::kVulkanTestDeviceStagingVariable, "1");
     ScopedEnv sampled(rt::kVulkanTestSampledInputsVariable, "1");
+    ScopedEnv parts(rt::kVulkanTestDepthPartsVariable, "1");
     ScopedEnv piece(rt::kVulkanTestUploadPieceBytesVariable, "4100");
     rt::LoadOptions options;
     REQUIRE(readVulkanEnvironment(options).isOk());
@@ -75,6 +78,7 @@ TEST_CASE("the tools translate the Vulkan variables into load options",
     CHECK(options.vulkan.testNoFp16Images);
     CHECK(options.vulkan.testDeviceStaging);
     CHECK(options.vulkan.testSampledInputs);
+    CHECK(options.vulkan.testDepthParts);
     CHECK(options.vulkan.testUploadPieceBytes == 4100);
   }
   SECTION("a test hook that is not a positive whole number is an error, not "

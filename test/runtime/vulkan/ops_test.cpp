@@ -492,14 +492,13 @@ func.func @main(%x: tensor<2x3x4xf16>, %y: tensor<3x4xf16>) -> (tensor<2x3x4xf16
 })"},
 };
 
-/// Runs `compiled` on Vulkan and on the portable kernels and compares every
-/// output; with `sampled`, the Vulkan delegate reads image inputs as sampled
-/// images, as on a GPU (the test hook), instead of lavapipe's storage images.
-void compareWithReference(const Compiled &compiled, double rtol, double atol,
-                          bool sampled = false) {
+/// Runs `compiled` on Vulkan, loaded with `options`, and on the portable
+/// kernels and compares every output; returns the Vulkan run's profile
+/// when `options` ask for one.
+std::vector<rt::ProfileEntry>
+compareWithReference(const Compiled &compiled, double rtol, double atol,
+                     const rt::LoadOptions &options) {
   std::unique_ptr<rt::Runtime> vulkan, reference;
-  rt::LoadOptions options;
-  options.vulkan.testSampledInputs = sampled;
   rt::Status status = load(compiled.program, options, vulkan);
   INFO(status.message());
   REQUIRE(status.isOk());
@@ -517,6 +516,17 @@ void compareWithReference(const Compiled &compiled, double rtol, double atol,
     INFO("output " << i << ": " << why);
     CHECK(close);
   }
+  return vulkan->profile();
+}
+
+/// The same with default options; with `sampled`, the Vulkan delegate reads
+/// image inputs as sampled images, as on a GPU (the test hook), instead of
+/// lavapipe's storage images.
+void compareWithReference(const Compiled &compiled, double rtol, double atol,
+                          bool sampled = false) {
+  rt::LoadOptions options;
+  options.vulkan.testSampledInputs = sampled;
+  compareWithReference(compiled, rtol, atol, options);
 }
 
 /// The ops the partitioner left to the portable kernels.
@@ -559,6 +569,90 @@ TEST_CASE("every Vulkan op family matches the portable kernels",
       compareWithReference(buffers, rtol, atol);
     }
   }
+}
+
+TEST_CASE("products of few tiles and long sums run in depth parts",
+          "[vulkan][matmul]") {
+  // Tiled products of fewer than 2048 tiles and sums at least 512 deep run
+  // in depth parts on a GPU (the test hook here): a linear with bias in
+  // small tiles (512 tiles, 600 deep: parts of 320 and 280), a matmul in
+  // small tiles (544, 1000 deep: three parts, the last of 296, not a
+  // multiple of the 16-deep slices) and one in big tiles (512 of them, 128
+  // layers: the partials have 256). The bias is added by part 0 alone.
+  Compiled compiled = compileMlir(expandConstants(R"(
+func.func @main(%x: tensor<2040x600xf32>, %a: tensor<16x520x1000xf32>, %b: tensor<16x1000x62xf32>, %c: tensor<128x70x600xf32>, %d: tensor<128x600x70xf32>) -> (tensor<2040x250xf32>, tensor<16x520x62xf32>, tensor<128x70x70xf32>) {
+  %w = arith.constant @W(250x600)
+  %bias = arith.constant @W(250)
+  %0 = aten.linear %x, %w, %bias : (tensor<2040x600xf32>, tensor<250x600xf32>, tensor<250xf32>) -> tensor<2040x250xf32>
+  %1 = aten.matmul %a, %b : (tensor<16x520x1000xf32>, tensor<16x1000x62xf32>) -> tensor<16x520x62xf32>
+  %2 = aten.matmul %c, %d : (tensor<128x70x600xf32>, tensor<128x600x70xf32>) -> tensor<128x70x70xf32>
+  return %0, %1, %2 : tensor<2040x250xf32>, tensor<16x520x62xf32>, tensor<128x70x70xf32>
+})"));
+  rt::LoadOptions options;
+  options.vulkan.testDepthParts = true;
+  options.profile.enabled = true;
+  std::vector<rt::ProfileEntry> profile =
+      compareWithReference(compiled, 1e-4, 1e-5, options);
+  std::vector<std::string> kernels;
+  std::string parts;
+  for (const rt::ProfileEntry &entry : profile)
+    for (const rt::ProfilePart &part : entry.parts) {
+      parts += part.name + "\n";
+      size_t at = part.name.find(": ");
+      if (at != std::string::npos &&
+          part.name.find("staging") == std::string::npos)
+        kernels.push_back(part.name.substr(at + 2));
+    }
+  INFO(parts);
+  CHECK(kernels == std::vector<std::string>{
+                       "matmul_linear_tiled aten.linear -> [2,2040,250]",
+                       "reduce (parts) aten.linear -> [2040,250]",
+                       "matmul_tiled aten.matmul -> [48,520,62]",
+                       "reduce (parts) aten.matmul -> [16,520,62]",
+                       "matmul_tiled_big aten.matmul -> [256,70,70]",
+                       "reduce (parts) aten.matmul -> [128,70,70]"});
+  // Without the hook lavapipe, a CPU device, keeps one part.
+  compareWithReference(compiled, 1e-4, 1e-5, false);
+}
+
+TEST_CASE("movements between width-packed textures run texel by texel",
+          "[vulkan][gather]") {
+  // The "texel gathers" case: between the linears' width-packed textures
+  // the heads split by a view and a permute (a strided gather), the view
+  // (a reshape), the slice from 4 and the pad of 4 (affine) read one input
+  // texel per output texel (the profile's "gather (texels)"); the slice
+  // from 2 does not line up lanes with texels and keeps the element kernel.
+  const OpCase *gathers = nullptr;
+  for (const OpCase &op : kCases)
+    if (std::string(op.name).rfind("texel gathers", 0) == 0)
+      gathers = &op;
+  REQUIRE(gathers);
+  Compiled compiled = compileMlir(expandConstants(gathers->mlir));
+  rt::LoadOptions options;
+  options.profile.enabled = true;
+  std::unique_ptr<rt::Runtime> vulkan;
+  rt::Status status = load(compiled.program, options, vulkan);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  setRandomInputs(*vulkan, 3);
+  REQUIRE(vulkan->run().isOk());
+  std::vector<std::string> moves;
+  std::string parts;
+  for (const rt::ProfileEntry &entry : vulkan->profile())
+    for (const rt::ProfilePart &part : entry.parts) {
+      parts += part.name + "\n";
+      size_t at = part.name.find(": gather ");
+      if (at != std::string::npos &&
+          part.name.find("staging") == std::string::npos)
+        moves.push_back(part.name.substr(at + 2));
+    }
+  INFO(parts);
+  CHECK(moves == std::vector<std::string>{
+                     "gather (texels) aten.permute -> [2,4,12,8]",
+                     "gather (texels) aten.view -> [24,32]",
+                     "gather (texels) aten.slice -> [2,12,16]",
+                     "gather (texels) aten.constant_pad_nd -> [2,12,40]",
+                     "gather aten.slice -> [2,12,13]"});
 }
 
 TEST_CASE("a chain of movements runs as one strided gather",

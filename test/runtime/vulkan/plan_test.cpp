@@ -546,55 +546,59 @@ func.func @main(%x: tensor<2040x301xf32>) -> tensor<2040x250xf32> {
               {F::MatMulLinearTexelTiled, 1, 512}});
 }
 
-TEST_CASE("movements between width-packed textures run texel by texel",
+TEST_CASE("products of few tiles and long sums run in depth parts on a GPU",
           "[vulkan][plan]") {
-  // ops_test's "texel gathers" case: between the linears' width-packed
-  // textures, heads split by a view and a permute (a strided gather), a view
-  // (a reshape), a slice from 4 and a pad of 4 (affine) read one input
-  // texel per output texel (FLAG1 2); a slice from 2 does not line up
-  // lanes with texels and keeps the element kernel.
+  // 2040 x 250 in small tiles is 512 of them (under 2048) and the sums are
+  // 1000 deep: four parts would make 2048 workgroups, but each must be at
+  // least 256 deep, so three, of 352 (a whole number of the split small
+  // tile's two 16-deep slices), 352 and 296. The partials have a layer per
+  // part; the parts kernel (reduce.comp FLAG1) adds them into the output.
   Loaded loaded = loadForPlanning(R"(
-func.func @main(%x: tensor<2x12x32xf32>) -> (tensor<2x4x12x12xf32>, tensor<24x8xf32>, tensor<2x12x8xf32>, tensor<2x12x8xf32>, tensor<2x12x8xf32>) {
-  %w = arith.constant dense<0.5> : tensor<32x32xf32>
-  %w8 = arith.constant dense<0.5> : tensor<8x32xf32>
-  %w16 = arith.constant dense<0.5> : tensor<8x16xf32>
-  %w40 = arith.constant dense<0.5> : tensor<8x40xf32>
-  %w13 = arith.constant dense<0.5> : tensor<8x13xf32>
-  %k = arith.constant dense<0.5> : tensor<2x4x8x12xf32>
-  %a = aten.linear %x, %w : (tensor<2x12x32xf32>, tensor<32x32xf32>) -> tensor<2x12x32xf32>
-  %0 = aten.view %a : tensor<2x12x32xf32> -> tensor<2x12x4x8xf32>
-  %1 = aten.permute %0 {dims = array<i64: 0, 2, 1, 3>} : tensor<2x12x4x8xf32> -> tensor<2x4x12x8xf32>
-  %2 = aten.matmul %1, %k : (tensor<2x4x12x8xf32>, tensor<2x4x8x12xf32>) -> tensor<2x4x12x12xf32>
-  %3 = aten.view %a : tensor<2x12x32xf32> -> tensor<24x32xf32>
-  %4 = aten.linear %3, %w8 : (tensor<24x32xf32>, tensor<8x32xf32>) -> tensor<24x8xf32>
-  %5 = aten.slice %a {dim = 2 : i64, end = 20 : i64, start = 4 : i64, step = 1 : i64} : tensor<2x12x32xf32> -> tensor<2x12x16xf32>
-  %6 = aten.linear %5, %w16 : (tensor<2x12x16xf32>, tensor<8x16xf32>) -> tensor<2x12x8xf32>
-  %7 = aten.constant_pad_nd %a {pad = array<i64: 4, 4>, value = 5.0e-01 : f64} : tensor<2x12x32xf32> -> tensor<2x12x40xf32>
-  %8 = aten.linear %7, %w40 : (tensor<2x12x40xf32>, tensor<8x40xf32>) -> tensor<2x12x8xf32>
-  %9 = aten.slice %a {dim = 2 : i64, end = 15 : i64, start = 2 : i64, step = 1 : i64} : tensor<2x12x32xf32> -> tensor<2x12x13xf32>
-  %10 = aten.linear %9, %w13 : (tensor<2x12x13xf32>, tensor<8x13xf32>) -> tensor<2x12x8xf32>
-  return %2, %4, %6, %8, %10 : tensor<2x4x12x12xf32>, tensor<24x8xf32>, tensor<2x12x8xf32>, tensor<2x12x8xf32>, tensor<2x12x8xf32>
+func.func @main(%x: tensor<2040x1000xf32>) -> tensor<2040x250xf32> {
+  %w = arith.constant dense<0.5> : tensor<250x1000xf32>
+  %b = arith.constant dense<0.5> : tensor<250xf32>
+  %0 = aten.linear %x, %w, %b : (tensor<2040x1000xf32>, tensor<250x1000xf32>, tensor<250xf32>) -> tensor<2040x250xf32>
+  return %0 : tensor<2040x250xf32>
 })");
-  vk::DispatchPlan out;
-  rt::Status status = plan(loaded, loaded.blob, out);
-  INFO(status.message());
-  REQUIRE(status.isOk());
-  std::vector<std::pair<std::string, int32_t>> gathers;
-  for (const vk::Dispatch &dispatch : out.runDispatches)
-    if (dispatch.family == vk::ShaderFamily::Gather &&
-        dispatch.op.find("staging") == std::string::npos)
-      gathers.push_back({dispatch.op, dispatch.spec[6]});
-  std::string listed;
-  for (const auto &[op, flag] : gathers)
-    listed += op + " FLAG1 " + std::to_string(flag) + "\n";
-  INFO(listed);
-  // In the function's order (the dispatches' labels name the op only).
-  using Gathers = std::vector<std::pair<std::string, int32_t>>;
-  CHECK(gathers == Gathers{{"aten.permute", 2},
-                           {"aten.view", 2},
-                           {"aten.slice", 2},
-                           {"aten.constant_pad_nd", 2},
-                           {"aten.slice", 0}});
+  auto products = [&](VkPhysicalDeviceType type) {
+    vk::DeviceInfo device = fakeDevice();
+    device.deviceType = type;
+    vk::DispatchPlan out;
+    rt::Status status = vk::buildDispatchPlan(
+        *loaded.program, 0, {loaded.blob.data(), loaded.blob.size()}, device,
+        device.limits, out);
+    INFO(status.message());
+    REQUIRE(status.isOk());
+    return out;
+  };
+  vk::DispatchPlan gpu = products(VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU);
+  // Staging in, the product, the sum, staging out.
+  REQUIRE(gpu.runDispatches.size() == 4);
+  const vk::Dispatch &product = gpu.runDispatches[1];
+  const vk::Dispatch &sum = gpu.runDispatches[2];
+  CHECK(product.family == vk::ShaderFamily::MatMulLinearTexelTiled);
+  CHECK(product.params.work[0] == 3 * 512);
+  CHECK(product.params.work[1] == 1);
+  CHECK(product.params.work[2] == 352);
+  REQUIRE(product.output.kind == vk::Ref::Kind::tensor);
+  const vk::PlannedTensor &partials = gpu.tensors[product.output.index];
+  CHECK(partials.role == vk::PlannedTensor::Role::partials);
+  CHECK(partials.sizes == std::vector<int64_t>{3, 2040, 250});
+  CHECK(partials.extents == std::array<uint32_t, 3>{63, 2040, 3});
+  CHECK(sum.family == vk::ShaderFamily::Reduce);
+  CHECK(sum.spec[5] == 0);
+  CHECK(sum.spec[6] == 1);
+  CHECK(sum.params.iarg[0][0] == 1);
+  CHECK(sum.params.iarg[0][1] == 3);
+  CHECK(sum.inputs[0].index == product.output.index);
+  CHECK(sum.output.index == gpu.outputs[0]);
+  CHECK(sum.params.work[0] == 63 * 2040);
+
+  // A CPU device (lavapipe) keeps one part: more workgroups gain it nothing.
+  vk::DispatchPlan cpu = products(VK_PHYSICAL_DEVICE_TYPE_CPU);
+  REQUIRE(cpu.runDispatches.size() == 3);
+  CHECK(cpu.runDispatches[1].params.work[0] == 512);
+  CHECK(cpu.runDispatches[1].params.work[1] == 0);
 }
 
 TEST_CASE("a linear between width-packed textures reads a packed weight",

@@ -22,6 +22,14 @@
 // - vec4 tileBias(int x): what output texel column x adds to its sums;
 // - void tileStore(int x, int row, int z, vec4 value): writes output texel
 //   (x, row) of layer z, called only inside the grid.
+//
+// Depth parts: where P.work.y is not zero, the output holds P.work.y layers
+// of each of several parts of the depth, P.work.z deep each (a multiple of
+// TILE_DEPTH * TILE_SPLIT, so that no group's slice crosses into the next
+// part): layer z of the output is part z / P.work.y of layer
+// z % P.work.y of the product, its bias in part 0 alone. A reduction adds
+// the parts up (DispatchPlan's useDepthParts): products of few tiles and
+// long sums then run on more workgroups.
 
 // Four rows per invocation of the small tile.
 #ifndef TEXEL_ROWS
@@ -53,6 +61,25 @@ MVEC4 slabRhs(int j, int texels, int k0, int x0, int z) {
 }
 #define SLAB_RHS(j, texels, k0, x0, z) slabRhs(j, texels, k0, x0, z)
 #endif
+
+// The depth range [begin, end) of output layer `z` and the product's layer
+// it is a part of (DispatchPlan's depth parts; the whole depth without
+// them), and whether it adds the bias.
+struct TileDepth {
+  int begin, end, layer;
+  bool bias;
+};
+
+TileDepth depthOf(int z) {
+  int depth = tileDepth();
+  // Uniform reads before the tests (see matmul.comp's tileRhs).
+  int layers = P.work.y, chunk = P.work.z;
+  if (layers == 0)
+    return TileDepth(0, depth, z, true);
+  int part = z / layers;
+  return TileDepth(part * chunk, min(depth, part * chunk + chunk), z % layers,
+                   part == 0);
+}
 
 // Tile `tile` of `rows` x `texels`: its first texel, row and layer.
 ivec3 tileOrigin(int tile, int rows, int texels) {
@@ -89,23 +116,25 @@ shared vec4 splitSums[TILE_SPLIT - 1][64][TEXEL_ROWS];
 
 void smallTileKernel(int tile) {
   ivec3 o = tileOrigin(tile, TILE_ROWS, TILE_TEXELS);
-  int x0 = o.x, y0 = o.y, z = o.z;
+  int x0 = o.x, y0 = o.y, zOut = o.z;
+  TileDepth range = depthOf(zOut);
+  int z = range.layer;
   int me = int(gl_LocalInvocationID.x) % 64;
   int g = int(gl_LocalInvocationID.x) / 64;
   int tx = me % TILE_TEXELS, ty = me / TILE_TEXELS;
-  int depth = tileDepth();
   vec4 sum[TEXEL_ROWS];
   [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
     sum[r] = vec4(0.0);
   MVEC4 la[TILE_LOADS], lb[TILE_LOADS];
-  int first = g * TILE_DEPTH;
+  int first = range.begin + g * TILE_DEPTH;
   [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
     la[i] = slabLhs(me + 64 * i, TILE_ROWS, first, y0, z);
     lb[i] = SLAB_RHS(me + 64 * i, TILE_TEXELS, first, x0, z);
   }
-  // Every group the same steps: past the depth its slices are zeros.
+  // Every group the same steps: past the depth its slices are zeros (a
+  // part's end is a multiple of TILE_DEPTH or the depth).
   int stride = TILE_DEPTH * TILE_SPLIT;
-  int steps = (depth + stride - 1) / stride;
+  int steps = (range.end - range.begin + stride - 1) / stride;
   for (int step = 0, k0 = first; step < steps; ++step, k0 += stride) {
     [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
       int j = me + 64 * i;
@@ -124,7 +153,7 @@ void smallTileKernel(int tile) {
     int next = k0 + stride;
     // Split, a group's last step may start past the depth: it loads the
     // zeros the slice functions give there, not the slice before again.
-    if (TILE_SPLIT > 1 || next < depth)
+    if (TILE_SPLIT > 1 || next < range.end)
       [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
         la[i] = slabLhs(me + 64 * i, TILE_ROWS, next, y0, z);
         lb[i] = SLAB_RHS(me + 64 * i, TILE_TEXELS, next, x0, z);
@@ -159,10 +188,10 @@ void smallTileKernel(int tile) {
   int x = x0 + tx, y = y0 + ty * TEXEL_ROWS;
   if (x >= grid.x)
     return;
-  vec4 b = tileBias(x);
+  vec4 b = range.bias ? tileBias(x) : vec4(0.0);
   [[unroll]] for (int r = 0; r < TEXEL_ROWS; ++r)
     if (y + r < grid.y)
-      tileStore(x, y + r, z, sum[r] + b);
+      tileStore(x, y + r, zOut, sum[r] + b);
 }
 
 #else
@@ -178,20 +207,21 @@ shared MVEC4 bigB[TILE_DEPTH][BIG_TEXELS];
 
 void bigTileKernel(int tile) {
   ivec3 o = tileOrigin(tile, BIG_ROWS, BIG_TEXELS);
-  int x0 = o.x, y0 = o.y, z = o.z;
+  int x0 = o.x, y0 = o.y, zOut = o.z;
+  TileDepth range = depthOf(zOut);
+  int z = range.layer;
   int me = int(gl_LocalInvocationID.x);
   int tx = me % 8, ty = me / 8;
-  int depth = tileDepth();
   // Rows 8 ty + r of texels tx (s0) and tx + 8 (s1).
   vec4 s0[8], s1[8];
   [[unroll]] for (int r = 0; r < 8; ++r)
     s0[r] = s1[r] = vec4(0.0);
   MVEC4 la[BIG_LOADS], lb[BIG_LOADS];
   [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
-    la[i] = slabLhs(me + 64 * i, BIG_ROWS, 0, y0, z);
-    lb[i] = SLAB_RHS(me + 64 * i, BIG_TEXELS, 0, x0, z);
+    la[i] = slabLhs(me + 64 * i, BIG_ROWS, range.begin, y0, z);
+    lb[i] = SLAB_RHS(me + 64 * i, BIG_TEXELS, range.begin, x0, z);
   }
-  for (int k0 = 0; k0 < depth; k0 += TILE_DEPTH) {
+  for (int k0 = range.begin; k0 < range.end; k0 += TILE_DEPTH) {
     [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
       int j = me + 64 * i;
       int row = j % BIG_ROWS, t = j / BIG_ROWS;
@@ -207,7 +237,7 @@ void bigTileKernel(int tile) {
     }
     barrier();
     int next = k0 + TILE_DEPTH;
-    if (next < depth)
+    if (next < range.end)
       [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
         la[i] = slabLhs(me + 64 * i, BIG_ROWS, next, y0, z);
         lb[i] = SLAB_RHS(me + 64 * i, BIG_TEXELS, next, x0, z);
@@ -244,14 +274,14 @@ void bigTileKernel(int tile) {
   }
   ivec2 grid = tileGrid();
   int xa = x0 + tx, xb = xa + 8;
-  vec4 biasA = xa < grid.x ? tileBias(xa) : vec4(0.0);
-  vec4 biasB = xb < grid.x ? tileBias(xb) : vec4(0.0);
+  vec4 biasA = range.bias && xa < grid.x ? tileBias(xa) : vec4(0.0);
+  vec4 biasB = range.bias && xb < grid.x ? tileBias(xb) : vec4(0.0);
   [[unroll]] for (int r = 0; r < 8; ++r) {
     int y = y0 + 8 * ty + r;
     if (y < grid.y && xa < grid.x)
-      tileStore(xa, y, z, s0[r] + biasA);
+      tileStore(xa, y, zOut, s0[r] + biasA);
     if (y < grid.y && xb < grid.x)
-      tileStore(xb, y, z, s1[r] + biasB);
+      tileStore(xb, y, zOut, s1[r] + biasB);
   }
 }
 #endif
