@@ -205,9 +205,10 @@ void useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
 
 /// The depth of each part of a tiled product of `tiles` tiles and sums
 /// `depth` long in depth parts (kMatMulPartsTiles): enough parts to make
-/// kMatMulPartsTiles workgroups, at most kMatMulMaxParts, each part at
-/// least kMatMulPartMinDepth deep and a whole number of the split small
-/// tile's steps (tile.glsl); 0 for a product that keeps one part.
+/// kMatMulPartsTiles workgroups, at most kMatMulMaxParts and at most one
+/// per kMatMulPartMinDepth of the depth; every part but the last a whole
+/// number of the split small tile's steps (tile.glsl), the last the rest; 0
+/// for a product that keeps one part.
 int64_t depthPartFor(int64_t tiles, int64_t depth) {
   int64_t parts =
       std::min({kMatMulMaxParts, (kMatMulPartsTiles + tiles - 1) / tiles,

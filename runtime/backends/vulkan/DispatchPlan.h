@@ -62,14 +62,15 @@ inline constexpr int64_t kMatMulSplitMaxTiles = 2048;
 inline constexpr int64_t kMatMulSplitMinDepth = 256;
 inline constexpr uint32_t kMatMulSplitSharedBytes =
     2 * kMatMulSplitGroups * 16 * 8 * 16 + (kMatMulSplitGroups - 1) * 64 * 4 * 16;
-/// Depth parts (tile.glsl): on a GPU, a tiled product computed in fp32 with
-/// fewer than kMatMulPartsTiles tiles runs as up to kMatMulMaxParts
-/// products of part of its depth each, at least kMatMulPartMinDepth deep,
-/// into a texture of partial sums with a layer per part and layer of the
-/// output, which reduce.comp's parts kernel adds up: the workgroups of one
-/// tile split its sum, as the split small tile's groups do within one, so a
-/// large GPU has enough of them (the Whisper encoder's attention values and
-/// 1536-deep linears make 564 small tiles of 1500-deep sums).
+/// Depth parts (tile.glsl): on a GPU, a tiled product between fp32 images
+/// (partial sums in fp16 images would lose precision) with fewer than
+/// kMatMulPartsTiles tiles and sums at least 2 * kMatMulPartMinDepth deep
+/// runs as up to kMatMulMaxParts products of part of its depth each, into a
+/// texture of partial sums with a layer per part and layer of the output,
+/// which reduce.comp's parts kernel adds up: the workgroups of one tile
+/// split its sum, as the split small tile's groups do within one, so a large
+/// GPU has enough of them (the Whisper encoder's attention values and
+/// 1536-deep linears make 564 small tiles of sums 1500 and 1536 deep).
 inline constexpr int64_t kMatMulPartsTiles = 2048;
 inline constexpr int64_t kMatMulMaxParts = 4;
 inline constexpr int64_t kMatMulPartMinDepth = 256;

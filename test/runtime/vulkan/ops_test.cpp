@@ -577,22 +577,32 @@ TEST_CASE("products of few tiles and long sums run in depth parts",
   // in depth parts on a GPU (the test hook here): a linear with bias in
   // small tiles (512 tiles, 600 deep: parts of 320 and 280), a matmul in
   // small tiles (544, 1000 deep: three parts, the last of 296, not a
-  // multiple of the 16-deep slices) and one in big tiles (512 of them, 128
-  // layers: the partials have 256). The bias is added by part 0 alone.
+  // multiple of the 16-deep slices), one in big tiles (512 of them, 128
+  // layers: the partials have 256) and a linear with bias in big tiles (512,
+  // 1018 features, two parts of 256). The bias is added by part 0 alone.
   Compiled compiled = compileMlir(expandConstants(R"(
-func.func @main(%x: tensor<2040x600xf32>, %a: tensor<16x520x1000xf32>, %b: tensor<16x1000x62xf32>, %c: tensor<128x70x600xf32>, %d: tensor<128x600x70xf32>) -> (tensor<2040x250xf32>, tensor<16x520x62xf32>, tensor<128x70x70xf32>) {
+func.func @main(%x: tensor<2040x600xf32>, %a: tensor<16x520x1000xf32>, %b: tensor<16x1000x62xf32>, %c: tensor<128x70x600xf32>, %d: tensor<128x600x70xf32>, %y: tensor<2048x512xf32>) -> (tensor<2040x250xf32>, tensor<16x520x62xf32>, tensor<128x70x70xf32>, tensor<2048x1018xf32>) {
   %w = arith.constant @W(250x600)
   %bias = arith.constant @W(250)
+  %w1 = arith.constant @W(1018x512)
+  %bias1 = arith.constant @W(1018)
   %0 = aten.linear %x, %w, %bias : (tensor<2040x600xf32>, tensor<250x600xf32>, tensor<250xf32>) -> tensor<2040x250xf32>
   %1 = aten.matmul %a, %b : (tensor<16x520x1000xf32>, tensor<16x1000x62xf32>) -> tensor<16x520x62xf32>
   %2 = aten.matmul %c, %d : (tensor<128x70x600xf32>, tensor<128x600x70xf32>) -> tensor<128x70x70xf32>
-  return %0, %1, %2 : tensor<2040x250xf32>, tensor<16x520x62xf32>, tensor<128x70x70xf32>
+  %3 = aten.linear %y, %w1, %bias1 : (tensor<2048x512xf32>, tensor<1018x512xf32>, tensor<1018xf32>) -> tensor<2048x1018xf32>
+  return %0, %1, %2, %3 : tensor<2040x250xf32>, tensor<16x520x62xf32>, tensor<128x70x70xf32>, tensor<2048x1018xf32>
 })"));
   rt::LoadOptions options;
   options.vulkan.testDepthParts = true;
   options.profile.enabled = true;
   std::vector<rt::ProfileEntry> profile =
       compareWithReference(compiled, 1e-4, 1e-5, options);
+  {
+    INFO("image inputs sampled (texelFetch), as on a GPU");
+    rt::LoadOptions sampled = options;
+    sampled.vulkan.testSampledInputs = true;
+    compareWithReference(compiled, 1e-4, 1e-5, sampled);
+  }
   std::vector<std::string> kernels;
   std::string parts;
   for (const rt::ProfileEntry &entry : profile)
@@ -610,9 +620,9 @@ func.func @main(%x: tensor<2040x600xf32>, %a: tensor<16x520x1000xf32>, %b: tenso
                        "matmul_tiled aten.matmul -> [48,520,62]",
                        "reduce (parts) aten.matmul -> [16,520,62]",
                        "matmul_tiled_big aten.matmul -> [256,70,70]",
-                       "reduce (parts) aten.matmul -> [128,70,70]"});
-  // Without the hook lavapipe, a CPU device, keeps one part.
-  compareWithReference(compiled, 1e-4, 1e-5, false);
+                       "reduce (parts) aten.matmul -> [128,70,70]",
+                       "matmul_linear_tiled_big aten.linear -> [2,2048,1018]",
+                       "reduce (parts) aten.linear -> [2048,1018]"});
 }
 
 TEST_CASE("movements between width-packed textures run texel by texel",

@@ -599,6 +599,55 @@ func.func @main(%x: tensor<2040x1000xf32>) -> tensor<2040x250xf32> {
   REQUIRE(cpu.runDispatches.size() == 3);
   CHECK(cpu.runDispatches[1].params.work[0] == 512);
   CHECK(cpu.runDispatches[1].params.work[1] == 0);
+
+  // fp16 images (--force-fp16) keep one part: the partial sums would be
+  // rounded to fp16.
+  std::vector<uint8_t> fp16 = compileMlir(R"(
+func.func @main(%x: tensor<2040x1000xf32>) -> tensor<2040x250xf32> {
+  %w = arith.constant dense<0.5> : tensor<250x1000xf32>
+  %0 = aten.linear %x, %w : (tensor<2040x1000xf32>, tensor<250x1000xf32>) -> tensor<2040x250xf32>
+  return %0 : tensor<2040x250xf32>
+})",
+                                          {}, true, true)
+                                  .program;
+  rt::LoadOptions inspect;
+  inspect.inspectOnly = true;
+  std::unique_ptr<rt::Program> program;
+  REQUIRE(rt::Program::loadFromBytes(fp16.data(), fp16.size(), "test", inspect,
+                                     program)
+              .isOk());
+  vk::DeviceInfo device = fakeDevice();
+  vk::DispatchPlan halves;
+  rt::Status status = vk::buildDispatchPlan(
+      *program, 0, program->delegates()[0].blob, device, device.limits, halves);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  REQUIRE(halves.fp16Images);
+  for (const vk::Dispatch &dispatch : halves.runDispatches)
+    CHECK(dispatch.params.work[1] == 0);
+
+  // 600 layers of 32 x 32 are 600 big tiles and the sums 1024 deep: four
+  // parts, whose 2400 layers a device of 2048 cannot hold; it keeps one.
+  Loaded layers = loadForPlanning(R"(
+func.func @main(%a: tensor<600x32x1024xf32>, %b: tensor<600x1024x32xf32>) -> tensor<600x32x32xf32> {
+  %0 = aten.matmul %a, %b : (tensor<600x32x1024xf32>, tensor<600x1024x32xf32>) -> tensor<600x32x32xf32>
+  return %0 : tensor<600x32x32xf32>
+})");
+  for (uint32_t maxImage : {4096u, 2048u}) {
+    vk::DispatchPlan out;
+    status = plan(layers, layers.blob, out, maxImage);
+    INFO(status.message());
+    REQUIRE(status.isOk());
+    std::vector<std::array<int32_t, 3>> found;
+    for (const vk::Dispatch &dispatch : out.runDispatches)
+      if (dispatch.family == vk::ShaderFamily::MatMulTexelBig)
+        found.push_back({dispatch.params.work[0], dispatch.params.work[1],
+                         dispatch.params.work[2]});
+    INFO("maxImageDimension3D " << maxImage);
+    CHECK(found == (maxImage == 4096
+                        ? std::vector<std::array<int32_t, 3>>{{2400, 600, 256}}
+                        : std::vector<std::array<int32_t, 3>>{{600, 0, 0}}));
+  }
 }
 
 TEST_CASE("a linear between width-packed textures reads a packed weight",

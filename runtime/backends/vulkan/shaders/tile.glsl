@@ -28,7 +28,7 @@
 // TILE_DEPTH * TILE_SPLIT, so that no group's slice crosses into the next
 // part): layer z of the output is part z / P.work.y of layer
 // z % P.work.y of the product, its bias in part 0 alone. A reduction adds
-// the parts up (DispatchPlan's useDepthParts): products of few tiles and
+// the parts up (DispatchPlan's addProduct): products of few tiles and
 // long sums then run on more workgroups.
 
 // Four rows per invocation of the small tile.
@@ -132,7 +132,7 @@ void smallTileKernel(int tile) {
     lb[i] = SLAB_RHS(me + 64 * i, TILE_TEXELS, first, x0, z);
   }
   // Every group the same steps: past the depth its slices are zeros (a
-  // part's end is a multiple of TILE_DEPTH or the depth).
+  // part's end is a multiple of TILE_DEPTH * TILE_SPLIT or the depth).
   int stride = TILE_DEPTH * TILE_SPLIT;
   int steps = (range.end - range.begin + stride - 1) / stride;
   for (int step = 0, k0 = first; step < steps; ++step, k0 += stride) {
@@ -152,7 +152,9 @@ void smallTileKernel(int tile) {
     barrier();
     int next = k0 + stride;
     // Split, a group's last step may start past the depth: it loads the
-    // zeros the slice functions give there, not the slice before again.
+    // zeros the slice functions give there, not the slice before again (in
+    // a part that ends before the depth, a slice of the next part that no
+    // step sums).
     if (TILE_SPLIT > 1 || next < range.end)
       [[unroll]] for (int i = 0; i < TILE_LOADS; ++i) {
         la[i] = slabLhs(me + 64 * i, TILE_ROWS, next, y0, z);
