@@ -84,9 +84,16 @@ public:
   Status init(const Program &program, uint32_t index, ByteSpan blob,
               std::unique_ptr<PreparedDelegate> &prepared) override {
     std::shared_ptr<vulkan::Device> device;
-    LoadPhaseClock clock(program.options().profile.loadPhase);
+    const LoadPhaseClock::Sink &sink = program.options().profile.loadPhase;
+    LoadPhaseClock clock(sink);
+    // The steps of an open, inside the device's phase.
+    LoadPhaseClock::Sink steps;
+    if (sink)
+      steps = [&](const std::string &step, double ms) {
+        sink(fmt::format("delegate {} on vulkan: device: {}", index, step), ms);
+      };
     DUET_RETURN_IF_ERROR(
-        vulkan::Device::shared(program.options().vulkan.device, device));
+        vulkan::Device::shared(program.options().vulkan.device, device, steps));
     clock.mark(fmt::format("delegate {} on vulkan: device (opened by the "
                            "first load in a process)",
                            index));

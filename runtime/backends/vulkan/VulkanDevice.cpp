@@ -266,7 +266,8 @@ Status selectDevice(const std::vector<DeviceInfo> &devices,
 }
 
 Status Device::shared(const std::string &wanted,
-                      std::shared_ptr<Device> &device) {
+                      std::shared_ptr<Device> &device,
+                      const LoadPhaseClock::Sink &phases) {
   // Never destroyed (see the declaration).
   static std::mutex mutex;
   static auto *kept = new std::map<std::string, std::shared_ptr<Device>>();
@@ -274,7 +275,7 @@ Status Device::shared(const std::string &wanted,
   std::shared_ptr<Device> &slot = (*kept)[wanted];
   if (!slot) {
     std::shared_ptr<Device> opened(new Device());
-    Status status = opened->open(wanted);
+    Status status = opened->open(wanted, phases);
     if (!status.isOk()) {
       // Kept too: destroying its instance would unload the driver, whose
       // kept allocations would then show as leaks of an unknown module
@@ -290,18 +291,24 @@ Status Device::shared(const std::string &wanted,
   return Status::ok();
 }
 
-Status Device::open(const std::string &wanted) {
+Status Device::open(const std::string &wanted,
+                    const LoadPhaseClock::Sink &phases) {
+  LoadPhaseClock clock(phases);
   const VulkanApi *loader = nullptr;
   DUET_RETURN_IF_ERROR(loadVulkanApi(loader));
   api_ = *loader;
+  clock.mark("the Vulkan loader opened (libvulkan.so.1)");
   uint32_t instanceVersion = VK_API_VERSION_1_1;
   DUET_RETURN_IF_ERROR(createInstance(api_, instance_, instanceVersion));
   DUET_RETURN_IF_ERROR(api_.loadInstanceFunctions(instance_));
+  clock.mark("instance created (the drivers loaded)");
   std::vector<VkPhysicalDevice> handles;
   DUET_RETURN_IF_ERROR(physicalDevices(api_, instance_, handles));
   std::vector<DeviceInfo> infos;
   for (uint32_t i = 0; i < handles.size(); ++i)
     infos.push_back(describe(api_, handles[i], i));
+  clock.mark(fmt::format("physical devices enumerated and described ({})",
+                         handles.size()));
 
   uint32_t chosen = 0;
   Status selected = selectDevice(infos, wanted, chosen);
@@ -343,6 +350,7 @@ Status Device::open(const std::string &wanted) {
                 "vkCreateDevice on " + info_.name);
   DUET_RETURN_IF_ERROR(api_.loadDeviceFunctions(device_));
   api_.vkGetDeviceQueue(device_, queueFamily_, 0, &queue_);
+  clock.mark(fmt::format("device created ({})", info_.name));
 
   VkPipelineCacheCreateInfo cacheInfo{};
   cacheInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO;

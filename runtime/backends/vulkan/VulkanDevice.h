@@ -13,6 +13,7 @@
 
 #include "runtime/backends/vulkan/VulkanApi.h"
 #include "runtime/core/LoadOptions.h"
+#include "runtime/core/Profile.h"
 
 #include <array>
 #include <cstdint>
@@ -84,9 +85,12 @@ public:
   /// next use. Drivers differ in how well they take repeated instances
   /// (NVIDIA's refused new ones after a few dozen in one process), and
   /// destroying a device during static destruction races the driver's own
-  /// exit handlers.
+  /// exit handlers. An open reports its steps to `phases` (the Vulkan
+  /// loader, the instance, the physical devices, the device), for
+  /// `--load-phases`; null: to nobody.
   static Status shared(const std::string &wanted,
-                       std::shared_ptr<Device> &device);
+                       std::shared_ptr<Device> &device,
+                       const LoadPhaseClock::Sink &phases = nullptr);
   ~Device();
   Device(const Device &) = delete;
   Device &operator=(const Device &) = delete;
@@ -151,7 +155,7 @@ public:
 
 private:
   Device() = default;
-  Status open(const std::string &wanted);
+  Status open(const std::string &wanted, const LoadPhaseClock::Sink &phases);
 
   VulkanApi api_;
   VkInstance instance_ = VK_NULL_HANDLE;
