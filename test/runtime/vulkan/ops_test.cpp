@@ -529,6 +529,53 @@ void compareWithReference(const Compiled &compiled, double rtol, double atol,
   compareWithReference(compiled, rtol, atol, options);
 }
 
+/// The op case whose name starts with `prefix`.
+const OpCase &caseNamed(const std::string &prefix) {
+  const OpCase *found = nullptr;
+  for (const OpCase &op : kCases)
+    if (std::string(op.name).rfind(prefix, 0) == 0)
+      found = &op;
+  REQUIRE(found);
+  return *found;
+}
+
+/// The Vulkan dispatches of `profile` but the staging ones, in the order they
+/// ran, as "family op -> [sizes]".
+std::vector<std::string>
+dispatchNames(const std::vector<rt::ProfileEntry> &profile) {
+  std::vector<std::string> names;
+  for (const rt::ProfileEntry &entry : profile)
+    for (const rt::ProfilePart &part : entry.parts) {
+      size_t at = part.name.find(": ");
+      if (at != std::string::npos &&
+          part.name.find("staging") == std::string::npos)
+        names.push_back(part.name.substr(at + 2));
+    }
+  return names;
+}
+
+/// Runs `compiled` once on Vulkan on random inputs, timing each dispatch,
+/// and gives dispatchNames of the run.
+std::vector<std::string> profiledDispatches(const Compiled &compiled) {
+  rt::LoadOptions options;
+  options.profile.enabled = true;
+  std::unique_ptr<rt::Runtime> vulkan;
+  rt::Status status = load(compiled.program, options, vulkan);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  setRandomInputs(*vulkan, 3);
+  REQUIRE(vulkan->run().isOk());
+  return dispatchNames(vulkan->profile());
+}
+
+/// The lines of `names`, for messages.
+std::string listed(const std::vector<std::string> &names) {
+  std::string text;
+  for (const std::string &name : names)
+    text += name + "\n";
+  return text;
+}
+
 /// The ops the partitioner left to the portable kernels.
 std::vector<std::string> portableOps(const Compiled &compiled) {
   std::vector<std::string> ops;
@@ -595,25 +642,15 @@ func.func @main(%x: tensor<2040x600xf32>, %a: tensor<16x520x1000xf32>, %b: tenso
   rt::LoadOptions options;
   options.vulkan.testDepthParts = true;
   options.profile.enabled = true;
-  std::vector<rt::ProfileEntry> profile =
-      compareWithReference(compiled, 1e-4, 1e-5, options);
+  std::vector<std::string> kernels =
+      dispatchNames(compareWithReference(compiled, 1e-4, 1e-5, options));
   {
     INFO("image inputs sampled (texelFetch), as on a GPU");
     rt::LoadOptions sampled = options;
     sampled.vulkan.testSampledInputs = true;
     compareWithReference(compiled, 1e-4, 1e-5, sampled);
   }
-  std::vector<std::string> kernels;
-  std::string parts;
-  for (const rt::ProfileEntry &entry : profile)
-    for (const rt::ProfilePart &part : entry.parts) {
-      parts += part.name + "\n";
-      size_t at = part.name.find(": ");
-      if (at != std::string::npos &&
-          part.name.find("staging") == std::string::npos)
-        kernels.push_back(part.name.substr(at + 2));
-    }
-  INFO(parts);
+  INFO(listed(kernels));
   CHECK(kernels == std::vector<std::string>{
                        "matmul_linear_tiled aten.linear -> [2,2040,250]",
                        "reduce (parts) aten.linear -> [2040,250]",
@@ -632,31 +669,13 @@ TEST_CASE("movements between width-packed textures run texel by texel",
   // (a reshape), the slice from 4 and the pad of 4 (affine) read one input
   // texel per output texel (the profile's "gather (texels)"); the slice
   // from 2 does not line up lanes with texels and keeps the element kernel.
-  const OpCase *gathers = nullptr;
-  for (const OpCase &op : kCases)
-    if (std::string(op.name).rfind("texel gathers", 0) == 0)
-      gathers = &op;
-  REQUIRE(gathers);
-  Compiled compiled = compileMlir(expandConstants(gathers->mlir));
-  rt::LoadOptions options;
-  options.profile.enabled = true;
-  std::unique_ptr<rt::Runtime> vulkan;
-  rt::Status status = load(compiled.program, options, vulkan);
-  INFO(status.message());
-  REQUIRE(status.isOk());
-  setRandomInputs(*vulkan, 3);
-  REQUIRE(vulkan->run().isOk());
+  std::vector<std::string> names = profiledDispatches(
+      compileMlir(expandConstants(caseNamed("texel gathers").mlir)));
+  INFO(listed(names));
   std::vector<std::string> moves;
-  std::string parts;
-  for (const rt::ProfileEntry &entry : vulkan->profile())
-    for (const rt::ProfilePart &part : entry.parts) {
-      parts += part.name + "\n";
-      size_t at = part.name.find(": gather ");
-      if (at != std::string::npos &&
-          part.name.find("staging") == std::string::npos)
-        moves.push_back(part.name.substr(at + 2));
-    }
-  INFO(parts);
+  for (const std::string &name : names)
+    if (name.rfind("gather", 0) == 0)
+      moves.push_back(name);
   CHECK(moves == std::vector<std::string>{
                      "gather (texels) aten.permute -> [2,4,12,8]",
                      "gather (texels) aten.view -> [24,32]",
@@ -671,34 +690,15 @@ TEST_CASE("a chain of movements runs as one strided gather",
   // gather each; the slice of a select of an expand of a permute one; the
   // view across a permute, which no strided view expresses, and that
   // permute two.
-  const OpCase *chains = nullptr;
-  for (const OpCase &op : kCases)
-    if (std::string(op.name).rfind("chains of movements", 0) == 0)
-      chains = &op;
-  REQUIRE(chains);
-  Compiled compiled = compileMlir(expandConstants(chains->mlir));
-  rt::LoadOptions options;
-  options.profile.enabled = true;
-  std::unique_ptr<rt::Runtime> vulkan;
-  rt::Status status = load(compiled.program, options, vulkan);
-  INFO(status.message());
-  REQUIRE(status.isOk());
-  setRandomInputs(*vulkan, 3);
-  REQUIRE(vulkan->run().isOk());
-  std::string parts;
+  std::vector<std::string> names = profiledDispatches(
+      compileMlir(expandConstants(caseNamed("chains of movements").mlir)));
+  INFO(listed(names));
   int heads = 0, slices = 0, moves = 0;
-  for (const rt::ProfileEntry &entry : vulkan->profile())
-    for (const rt::ProfilePart &part : entry.parts) {
-      parts += part.name + "\n";
-      if (part.name.find("staging") != std::string::npos)
-        continue;
-      moves += part.name.find(": gather ") != std::string::npos;
-      heads += part.name.find(": gather aten.view -> [1,3,7,4]") !=
-               std::string::npos;
-      slices += part.name.find(": gather aten.slice -> [5,2,1]") !=
-                std::string::npos;
-    }
-  INFO(parts);
+  for (const std::string &name : names) {
+    moves += name.rfind("gather ", 0) == 0;
+    heads += name == "gather aten.view -> [1,3,7,4]";
+    slices += name == "gather aten.slice -> [5,2,1]";
+  }
   CHECK(heads == 3);
   CHECK(slices == 1);
   CHECK(moves == 6);
