@@ -330,6 +330,9 @@ private:
   DispatchPlan &plan_;
   size_t opIndex_ = 0;
   std::string opName_;
+  /// The blob's tensors, the first of plan_.tensors: the ops name these
+  /// only, not the packed weights and partials the plan appends.
+  size_t blobTensors_ = 0;
 };
 
 Status PlanBuilder::build(ByteSpan blob) {
@@ -347,6 +350,7 @@ Status PlanBuilder::build(ByteSpan blob) {
   plan_.fp16Images = root->fp16_images();
   for (size_t i = 0; i < root->tensors()->size(); ++i)
     DUET_RETURN_IF_ERROR(readTensor(root->tensors()->Get(i), i));
+  blobTensors_ = plan_.tensors.size();
   auto readIndices = [&](const flatbuffers::Vector<int32_t> *indices,
                          std::vector<int32_t> &out, const char *what) {
     for (int32_t tensor : *indices) {
@@ -883,11 +887,11 @@ Status PlanBuilder::readOp(const sc::Op *op) {
   std::vector<int32_t> inputs = toVector(op->inputs());
   std::vector<int32_t> outputs = toVector(op->outputs());
   for (int32_t tensor : inputs)
-    if (tensor < 0 || static_cast<size_t>(tensor) >= plan_.tensors.size())
-      return opError("reads tensor {} of {}", tensor, plan_.tensors.size());
+    if (tensor < 0 || static_cast<size_t>(tensor) >= blobTensors_)
+      return opError("reads tensor {} of {}", tensor, blobTensors_);
   for (int32_t tensor : outputs) {
-    if (tensor < 0 || static_cast<size_t>(tensor) >= plan_.tensors.size())
-      return opError("writes tensor {} of {}", tensor, plan_.tensors.size());
+    if (tensor < 0 || static_cast<size_t>(tensor) >= blobTensors_)
+      return opError("writes tensor {} of {}", tensor, blobTensors_);
     if (plan_.tensors[tensor].role != PlannedTensor::Role::computed)
       return opError("writes tensor {}, an input or a constant", tensor);
   }

@@ -732,6 +732,22 @@ TEST_CASE("a damaged Vulkan blob is an error, never a crash",
     CHECK(status.message().find("reads tensor 7 of 2") != std::string::npos);
   }
 
+  SECTION("an op reading a tensor the plan added, not the blob") {
+    // The sigmoid reads tensor 2, which the blob (x, the convolution's
+    // result, the sigmoid's) does not have; the plan appends the packed
+    // weight of the convolution there.
+    Loaded named = loadForPlanning(kNamedMlir);
+    std::vector<uint8_t> blob = named.blob;
+    sc::GetMutableDelegate(blob.data())
+        ->mutable_ops()
+        ->GetMutableObject(1)
+        ->mutable_inputs()
+        ->Mutate(0, 3);
+    rt::Status status = plan(named, blob, out);
+    REQUIRE_FALSE(status.isOk());
+    CHECK(status.message().find("reads tensor 3 of 3") != std::string::npos);
+  }
+
   // execute() stages the call's host tensors in and out of the blob's
   // inputs and outputs, by position: they must be the same tensors.
   SECTION("an output that is not the DelegateCall's") {
