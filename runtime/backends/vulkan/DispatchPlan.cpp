@@ -166,9 +166,11 @@ sc::ConvKernel convKernel(size_t spatial, bool transposed, int64_t groups,
 /// encoder's linears split took 0.70 ms in fp16 against 1.10 unsplit, but
 /// 1.21 against 1.11 in fp32; its attention values' matmuls in fp32, since
 /// the tiles moved to tile.glsl, 0.68 ms split against 0.48 unsplit.
-void useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
-                     int64_t depth, const DeviceLimits &limits,
-                     bool fp16Math) {
+/// Returns the tiles of the small or big tiled kernel, which may run in depth
+/// parts (PlanBuilder::addProduct); 0 for the others.
+int64_t useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
+                        int64_t depth, const DeviceLimits &limits,
+                        bool fp16Math) {
   auto tiles = [&](int64_t texels, int64_t rows) {
     return (int64_t{output.extents[0]} + texels - 1) / texels *
            ((int64_t{output.extents[1]} + rows - 1) / rows) *
@@ -197,10 +199,11 @@ void useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
       dispatch.itemWidth = texels;
       dispatch.itemHeight = rows;
       dispatch.groupPerItem = true;
-      return;
+      return chosen == 3 ? 0 : count;
     }
   dispatch.itemHeight = kMatMulTexelRows;
   dispatch.splitSteps = (depth + 3) / 4;
+  return 0;
 }
 
 /// The depth of each part of a tiled product of `tiles` tiles and sums
@@ -297,10 +300,11 @@ private:
   Ref addWeight(int32_t id);
   /// Fills the derived fields of `dispatch` and appends it.
   Status add(std::vector<Dispatch> &list, Dispatch dispatch);
-  /// Appends tiled product `dispatch` of sums `depth` long, in depth parts
-  /// where they pay (depthPartFor) on a GPU in fp32: the product into a
-  /// partials texture, then the parts kernel adding them into the output.
-  Status addProduct(Dispatch dispatch, int64_t depth);
+  /// Appends product `dispatch` of `tiles` small or big tiles and sums
+  /// `depth` long, in depth parts where they pay (depthPartFor) on a GPU in
+  /// fp32 images: the product into a partials texture, then the parts
+  /// kernel adding them into the output.
+  Status addProduct(Dispatch dispatch, int64_t tiles, int64_t depth);
   TensorDesc describe(Ref ref) const;
   const PlannedTensor &tensorOf(Ref ref) const {
     return plan_.tensors[ref.kind == Ref::Kind::staging
@@ -730,20 +734,14 @@ TensorDesc PlanBuilder::describe(Ref ref) const {
   return desc;
 }
 
-Status PlanBuilder::addProduct(Dispatch dispatch, int64_t depth) {
-  bool tiled =
-      dispatch.groupPerItem && (dispatch.spec[6] == 1 || dispatch.spec[6] == 2);
+Status PlanBuilder::addProduct(Dispatch dispatch, int64_t tiles,
+                               int64_t depth) {
   bool gpu = device_.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU ||
              program_.options().vulkan.testDepthParts;
-  if (!tiled || !gpu || plan_.fp16Images)
+  if (!gpu || plan_.fp16Images)
     return add(plan_.runDispatches, std::move(dispatch));
   // A copy: the partials are appended to plan_.tensors below.
   const PlannedTensor out = tensorOf(dispatch.output);
-  int64_t tiles = (int64_t{out.extents[0]} + dispatch.itemWidth - 1) /
-                  dispatch.itemWidth *
-                  ((int64_t{out.extents[1]} + dispatch.itemHeight - 1) /
-                   dispatch.itemHeight) *
-                  out.extents[2];
   int64_t part = depthPartFor(tiles, depth);
   int64_t parts = part > 0 ? (depth + part - 1) / part : 1;
   if (parts < 2 || out.extents[2] * parts > limits_.maxImageDimension3D)
@@ -914,8 +912,9 @@ Status PlanBuilder::readOp(const sc::Op *op) {
                    "corrupt",
                    static_cast<int>(op->args_type()));
   Dispatch dispatch;
-  // A product's depth where it may run in depth parts (addProduct).
-  int64_t productDepth = 0;
+  // A tiled product's tiles and depth, which may run in depth parts
+  // (addProduct).
+  int64_t productTiles = 0, productDepth = 0;
   switch (op->args_type()) {
   case sc::OpArgs::Unary: {
     const sc::Unary *args = op->args_as_Unary();
@@ -977,8 +976,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
       if (!texel)
         dispatch.weights[0] = addWeight(args->weight());
       if (texel) {
-        useTexelProduct(dispatch, plan_.tensors[outputs[0]], depth, limits_,
-                        computesInFp16());
+        productTiles = useTexelProduct(dispatch, plan_.tensors[outputs[0]],
+                                       depth, limits_, computesInFp16());
         productDepth = depth;
       }
       DUET_RETURN_IF_ERROR(readWeight(
@@ -1011,8 +1010,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
           widthPacked(outputs[0]) && batch(a) == batch(out) &&
           batch(b) == batch(out)) {
         dispatch.family = ShaderFamily::MatMulTexel;
-        useTexelProduct(dispatch, plan_.tensors[outputs[0]], depth, limits_,
-                        computesInFp16());
+        productTiles = useTexelProduct(dispatch, plan_.tensors[outputs[0]],
+                                       depth, limits_, computesInFp16());
         productDepth = depth;
       }
       if (addmm && !broadcasts(sizes(inputs[2]), out))
@@ -1466,8 +1465,8 @@ Status PlanBuilder::readOp(const sc::Op *op) {
   dispatch.output = Ref::tensor(outputs[0]);
   for (size_t i = 0; i < inputs.size(); ++i)
     dispatch.inputs[i] = Ref::tensor(inputs[i]);
-  if (productDepth > 0)
-    return addProduct(std::move(dispatch), productDepth);
+  if (productTiles > 0)
+    return addProduct(std::move(dispatch), productTiles, productDepth);
   return add(plan_.runDispatches, std::move(dispatch));
 }
 

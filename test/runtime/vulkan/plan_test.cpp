@@ -38,9 +38,10 @@ struct Loaded {
 };
 
 Loaded loadForPlanning(const std::string &mlir,
-                       rt::LoadOptions options = rt::LoadOptions()) {
+                       rt::LoadOptions options = rt::LoadOptions(),
+                       bool fp16 = false) {
   Loaded loaded;
-  loaded.file = compileMlir(mlir).program;
+  loaded.file = compileMlir(mlir, {}, true, fp16).program;
   options.inspectOnly = true;
   rt::Status status = rt::Program::loadFromBytes(
       loaded.file.data(), loaded.file.size(), "test", options, loaded.program);
@@ -53,8 +54,10 @@ Loaded loadForPlanning(const std::string &mlir,
 }
 
 rt::Status plan(const Loaded &loaded, const std::vector<uint8_t> &blob,
-                vk::DispatchPlan &out, uint32_t maxImage = 4096) {
+                vk::DispatchPlan &out, uint32_t maxImage = 4096,
+                VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER) {
   vk::DeviceInfo device = fakeDevice();
+  device.deviceType = type;
   vk::DeviceLimits limits = device.limits;
   limits.maxImageDimension3D = maxImage;
   return vk::buildDispatchPlan(*loaded.program, 0, {blob.data(), blob.size()},
@@ -561,12 +564,8 @@ func.func @main(%x: tensor<2040x1000xf32>) -> tensor<2040x250xf32> {
   return %0 : tensor<2040x250xf32>
 })");
   auto products = [&](VkPhysicalDeviceType type) {
-    vk::DeviceInfo device = fakeDevice();
-    device.deviceType = type;
     vk::DispatchPlan out;
-    rt::Status status = vk::buildDispatchPlan(
-        *loaded.program, 0, {loaded.blob.data(), loaded.blob.size()}, device,
-        device.limits, out);
+    rt::Status status = plan(loaded, loaded.blob, out, 4096, type);
     INFO(status.message());
     REQUIRE(status.isOk());
     return out;
@@ -602,24 +601,15 @@ func.func @main(%x: tensor<2040x1000xf32>) -> tensor<2040x250xf32> {
 
   // fp16 images (--force-fp16) keep one part: the partial sums would be
   // rounded to fp16.
-  std::vector<uint8_t> fp16 = compileMlir(R"(
+  Loaded fp16 = loadForPlanning(R"(
 func.func @main(%x: tensor<2040x1000xf32>) -> tensor<2040x250xf32> {
   %w = arith.constant dense<0.5> : tensor<250x1000xf32>
   %0 = aten.linear %x, %w : (tensor<2040x1000xf32>, tensor<250x1000xf32>) -> tensor<2040x250xf32>
   return %0 : tensor<2040x250xf32>
 })",
-                                          {}, true, true)
-                                  .program;
-  rt::LoadOptions inspect;
-  inspect.inspectOnly = true;
-  std::unique_ptr<rt::Program> program;
-  REQUIRE(rt::Program::loadFromBytes(fp16.data(), fp16.size(), "test", inspect,
-                                     program)
-              .isOk());
-  vk::DeviceInfo device = fakeDevice();
+                                rt::LoadOptions(), true);
   vk::DispatchPlan halves;
-  rt::Status status = vk::buildDispatchPlan(
-      *program, 0, program->delegates()[0].blob, device, device.limits, halves);
+  rt::Status status = plan(fp16, fp16.blob, halves);
   INFO(status.message());
   REQUIRE(status.isOk());
   REQUIRE(halves.fp16Images);
