@@ -56,6 +56,11 @@ struct VulkanOptions {
   /// on a GPU, on a CPU device too. Tools: DUET_VULKAN_TEST_DEPTH_PARTS (set
   /// to any value).
   bool testDepthParts = false;
+  /// Diagnostic: give every op after a product its own dispatch instead of
+  /// computing it in the product's epilogue (docs/vulkan.md), to compare
+  /// times or to see whether an epilogue is at fault. Tools:
+  /// DUET_VULKAN_NO_EPILOGUES (set to any value).
+  bool noEpilogues = false;
   /// Test hook: upload weights and constants through at most this many
   /// bytes of the device's upload ring at a time (rounded down to whole
   /// 4-byte words, at least one), as a model larger than the ring does; 0

@@ -67,6 +67,7 @@ rt::Status readVulkanEnvironment(rt::LoadOptions &options) {
       std::getenv(rt::kVulkanTestSampledInputsVariable) != nullptr;
   vulkan.testDepthParts =
       std::getenv(rt::kVulkanTestDepthPartsVariable) != nullptr;
+  vulkan.noEpilogues = std::getenv(rt::kVulkanNoEpiloguesVariable) != nullptr;
   DUET_RETURN_IF_ERROR(readLimit(rt::kVulkanTestUploadPieceBytesVariable,
                                  vulkan.testUploadPieceBytes));
   vulkan.pipelineCacheDir = pipelineCacheFolder();

@@ -90,6 +90,8 @@ inline constexpr const char *kVulkanTestSampledInputsVariable =
     "DUET_VULKAN_TEST_SAMPLED_INPUTS";
 inline constexpr const char *kVulkanTestDepthPartsVariable =
     "DUET_VULKAN_TEST_DEPTH_PARTS";
+inline constexpr const char *kVulkanNoEpiloguesVariable =
+    "DUET_VULKAN_NO_EPILOGUES";
 inline constexpr const char *kVulkanTestUploadPieceBytesVariable =
     "DUET_VULKAN_TEST_UPLOAD_PIECE_BYTES";
 

@@ -20,6 +20,7 @@
 #include <limits>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 namespace duet::rt::vulkan {
 namespace {
@@ -206,6 +207,24 @@ int64_t useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
   return 0;
 }
 
+/// Whether `family` is one of matmul.comp's texel kernels, which store
+/// through an epilogue (shaders/epilogue.glsl).
+bool texelProduct(ShaderFamily family) {
+  switch (family) {
+  case ShaderFamily::MatMulLinearTexel:
+  case ShaderFamily::MatMulLinearTexelTiled:
+  case ShaderFamily::MatMulLinearTexelBig:
+  case ShaderFamily::MatMulLinearTexelSplit:
+  case ShaderFamily::MatMulTexel:
+  case ShaderFamily::MatMulTexelTiled:
+  case ShaderFamily::MatMulTexelBig:
+  case ShaderFamily::MatMulTexelSplit:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// The depth of each part of a tiled product of `tiles` tiles and sums
 /// `depth` long in depth parts (kMatMulPartsTiles): enough parts to make
 /// kMatMulPartsTiles workgroups, at most kMatMulMaxParts and at most one
@@ -319,6 +338,37 @@ private:
   /// The dispatch planting `fault` on `tensor`, in place (fault.comp).
   Status addFault(const TensorFault &fault, int32_t tensor);
 
+  /// Epilogues (docs/vulkan.md, shaders/epilogue.glsl): the elementwise
+  /// ops after a texel product that its dispatch computes as it stores,
+  /// an add or sub of a tensor and then one unary op. A product whose
+  /// result only such an op reads is not added at once but held in
+  /// `pending_`; that op, when read, folds itself into it and adds it (or
+  /// holds it again for the next). So the product's dispatch runs where the
+  /// last op it absorbs stood, after every tensor that op reads.
+  struct Epilogue {
+    bool adds = false;
+    /// vulkan.fbs's UnaryOp, or -1.
+    int32_t unary = -1;
+  };
+  struct Pending {
+    Dispatch dispatch;
+    int64_t tiles = 0, depth = 0;
+    Epilogue epilogue;
+    /// The blob op that folds into it.
+    size_t consumer = 0;
+  };
+  /// Whether the only op reading product result `tensor` (with `epilogue`
+  /// so far) can fold into the product's dispatch, and which op it is.
+  std::optional<size_t> epilogueConsumer(int32_t tensor,
+                                         const Epilogue &epilogue) const;
+  /// Adds product `dispatch` (of `tiles` and `depth`, as addProduct takes
+  /// them), or holds it when its result's reader folds into it.
+  Status addOrHold(Dispatch dispatch, int64_t tiles, int64_t depth,
+                   Epilogue epilogue);
+  /// Folds op `op` (read into `own`, its dispatch had it no product before
+  /// it) into the pending product.
+  Status foldIntoPending(const sc::Op *op, const Dispatch &own);
+
   /// "delegate 0 op 3 (aten.convolution 'conv1')".
   template <typename... Args>
   Status opError(fmt::format_string<Args...> format, Args &&...args) const {
@@ -337,6 +387,13 @@ private:
   /// The blob's tensors, the first of plan_.tensors: the ops name these
   /// only, not the packed weights and partials the plan appends.
   size_t blobTensors_ = 0;
+  const sc::Delegate *root_ = nullptr;
+  /// Per blob tensor: how many op inputs read it, and the last op that does.
+  std::vector<int32_t> reads_;
+  std::vector<size_t> lastReader_;
+  /// Program tensor ids of the faults planted in this delegate.
+  std::vector<int32_t> faultTensors_;
+  std::optional<Pending> pending_;
 };
 
 Status PlanBuilder::build(ByteSpan blob) {
@@ -394,6 +451,18 @@ Status PlanBuilder::build(ByteSpan blob) {
   }
   std::vector<TensorFault> faults = delegateFaults(program_, index_);
   std::vector<bool> planted(faults.size(), false);
+  root_ = root;
+  reads_.assign(blobTensors_, 0);
+  lastReader_.assign(blobTensors_, 0);
+  for (size_t i = 0; i < root->ops()->size(); ++i)
+    if (const auto *inputs = root->ops()->Get(i)->inputs())
+      for (int32_t tensor : *inputs)
+        if (tensor >= 0 && static_cast<size_t>(tensor) < blobTensors_) {
+          ++reads_[tensor];
+          lastReader_[tensor] = i;
+        }
+  for (const TensorFault &fault : faults)
+    faultTensors_.push_back(fault.tensor);
   for (size_t i = 0; i < root->ops()->size(); ++i) {
     opIndex_ = i;
     const sc::Op *op = root->ops()->Get(i);
@@ -406,6 +475,10 @@ Status PlanBuilder::build(ByteSpan blob) {
           planted[f] = true;
         }
   }
+  if (pending_)
+    return Status::error("vulkan delegate {}: internal error: op {} was to "
+                         "fold into a product but did not",
+                         index_, pending_->consumer);
   for (size_t f = 0; f < faults.size(); ++f)
     if (!planted[f])
       return Status::error(
@@ -761,13 +834,19 @@ Status PlanBuilder::addProduct(Dispatch dispatch, int64_t tiles,
   Ref sums = Ref::tensor(static_cast<int32_t>(plan_.tensors.size() - 1));
 
   Dispatch sum;
-  sum.family = ShaderFamily::Reduce;
-  sum.spec[4] = static_cast<int32_t>(sc::ReduceOp::Sum);
-  sum.spec[6] = 1;
+  sum.family = ShaderFamily::PartsSum;
   sum.params.iarg[0][0] = static_cast<int32_t>(out.extents[2]);
   sum.params.iarg[0][1] = static_cast<int32_t>(parts);
   sum.output = dispatch.output;
   sum.inputs[0] = sums;
+  // The product's epilogue moves to the sum of its parts.
+  bool adds = dispatch.params.iarg[7][0] != 0;
+  sum.inputs[1] = adds ? dispatch.inputs[2] : sums;
+  sum.spec[4] = std::exchange(dispatch.spec[4], 0);
+  sum.params.iarg[7][0] = std::exchange(dispatch.params.iarg[7][0], 0);
+  std::copy(std::begin(dispatch.params.farg[1]),
+            std::end(dispatch.params.farg[1]), std::begin(sum.params.farg[1]));
+  sum.op = dispatch.op;
   dispatch.output = sums;
   dispatch.params.work[1] = static_cast<int32_t>(out.extents[2]);
   dispatch.params.work[2] = static_cast<int32_t>(part);
@@ -1465,9 +1544,110 @@ Status PlanBuilder::readOp(const sc::Op *op) {
   dispatch.output = Ref::tensor(outputs[0]);
   for (size_t i = 0; i < inputs.size(); ++i)
     dispatch.inputs[i] = Ref::tensor(inputs[i]);
+  if (pending_ && pending_->consumer == opIndex_)
+    return foldIntoPending(op, dispatch);
+  if (texelProduct(dispatch.family)) {
+    // No epilogue yet: the addend binding reads the lhs, unread.
+    dispatch.inputs[2] = dispatch.inputs[0];
+    return addOrHold(std::move(dispatch), productTiles, productDepth, {});
+  }
   if (productTiles > 0)
     return addProduct(std::move(dispatch), productTiles, productDepth);
   return add(plan_.runDispatches, std::move(dispatch));
+}
+
+std::optional<size_t>
+PlanBuilder::epilogueConsumer(int32_t tensor, const Epilogue &epilogue) const {
+  // An observer reads every tensor, and a fault is planted on the tensor it
+  // names: both need the product's own result (and noEpilogues asks for it).
+  if (program_.options().observer || program_.options().vulkan.noEpilogues ||
+      reads_[tensor] != 1 ||
+      std::count(plan_.outputs.begin(), plan_.outputs.end(), tensor) ||
+      std::count(faultTensors_.begin(), faultTensors_.end(),
+                 plan_.tensors[tensor].programId))
+    return std::nullopt;
+  size_t index = lastReader_[tensor];
+  const sc::Op *op = root_->ops()->Get(index);
+  if (index <= opIndex_ || !op->inputs() || !op->outputs() ||
+      op->outputs()->size() != 1)
+    return std::nullopt;
+  // The tensors it reads and writes must be held as the product's result
+  // is: the epilogue reads and writes the texel the product computes.
+  const PlannedTensor &result = plan_.tensors[tensor];
+  auto sameLayout = [&](int32_t other) {
+    if (other < 0 || static_cast<size_t>(other) >= blobTensors_)
+      return false;
+    const PlannedTensor &t = plan_.tensors[other];
+    return t.texture && t.packing == result.packing &&
+           t.extents == result.extents && t.sizes == result.sizes;
+  };
+  int32_t output = op->outputs()->Get(0);
+  if (!sameLayout(output) ||
+      plan_.tensors[output].role != PlannedTensor::Role::computed)
+    return std::nullopt;
+  std::vector<int32_t> inputs = toVector(op->inputs());
+  if (const sc::Unary *unary = op->args_as_Unary())
+    return inputs.size() == 1 && epilogue.unary < 0 &&
+                   unary->op() <= sc::UnaryOp::MAX
+               ? std::optional<size_t>(index)
+               : std::nullopt;
+  const sc::Binary *binary = op->args_as_Binary();
+  if (!binary || inputs.size() != 2 || epilogue.adds || epilogue.unary >= 0)
+    return std::nullopt;
+  // a + alpha b and a - alpha b with the product's result as a; as b only
+  // in a + b, which is the same sum.
+  bool add = binary->op() == sc::BinaryOp::Add;
+  if (!(add || binary->op() == sc::BinaryOp::Sub) ||
+      !(inputs[0] == tensor || (add && binary->alpha() == 1.0f)))
+    return std::nullopt;
+  int32_t addend = inputs[0] == tensor ? inputs[1] : inputs[0];
+  return sameLayout(addend) ? std::optional<size_t>(index) : std::nullopt;
+}
+
+Status PlanBuilder::addOrHold(Dispatch dispatch, int64_t tiles, int64_t depth,
+                              Epilogue epilogue) {
+  if (dispatch.op.empty())
+    dispatch.op = opName_;
+  // One product held at a time: another one's reader (the same add, say)
+  // waits for the first.
+  std::optional<size_t> consumer;
+  if (!pending_)
+    consumer = epilogueConsumer(dispatch.output.index, epilogue);
+  if (consumer) {
+    pending_ = Pending{std::move(dispatch), tiles, depth, epilogue, *consumer};
+    return Status::ok();
+  }
+  if (tiles > 0)
+    return addProduct(std::move(dispatch), tiles, depth);
+  return add(plan_.runDispatches, std::move(dispatch));
+}
+
+Status PlanBuilder::foldIntoPending(const sc::Op *op, const Dispatch &own) {
+  Pending pending = std::move(*pending_);
+  pending_.reset();
+  Dispatch &product = pending.dispatch;
+  int32_t result = product.output.index;
+  if (op->args_type() == sc::OpArgs::Unary) {
+    const sc::Unary *args = op->args_as_Unary();
+    pending.epilogue.unary = static_cast<int32_t>(args->op());
+    product.spec[4] = pending.epilogue.unary + 1;
+    product.params.farg[1][0] = args->a();
+    product.params.farg[1][1] = args->b();
+    product.params.farg[1][2] = args->c();
+  } else {
+    const sc::Binary *args = op->args_as_Binary();
+    bool first = own.inputs[0].index == result;
+    pending.epilogue.adds = true;
+    product.params.iarg[7][0] = 1;
+    product.params.farg[1][3] =
+        (args->op() == sc::BinaryOp::Sub ? -1.0f : 1.0f) *
+        (first ? args->alpha() : 1.0f);
+    product.inputs[2] = first ? own.inputs[1] : own.inputs[0];
+  }
+  product.output = own.output;
+  product.op += " + " + opName_;
+  return addOrHold(std::move(product), pending.tiles, pending.depth,
+                   pending.epilogue);
 }
 
 } // namespace

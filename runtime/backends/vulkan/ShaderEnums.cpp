@@ -8,10 +8,10 @@
 // numbering, and no shader spells a number of its own. Defines rather than
 // constants, so that they can initialize specialization constants.
 //
-// It also fails the build when UNARY (unary.comp) has no `case` for a
-// UnaryOp: every unary op of the aten dialect is placed on Vulkan (the rule
-// table lists them all), so a missing formula would otherwise compute the
-// identity.
+// It also fails the build when activation.glsl (the formulas of unary.comp
+// and of the products' epilogues) has no `case` for a UnaryOp: every unary
+// op of the aten dialect is placed on Vulkan (the rule table lists them
+// all), so a missing formula would otherwise compute the identity.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,7 +82,8 @@ bool checkUnaryCases(const char *tool, const char *path) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s duet_enums.glsl unary.comp\n", argv[0]);
+    std::fprintf(stderr, "usage: %s duet_enums.glsl activation.glsl\n",
+                 argv[0]);
     return 2;
   }
   if (!checkUnaryCases(argv[0], argv[2]))

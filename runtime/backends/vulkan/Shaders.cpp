@@ -65,6 +65,8 @@ std::string_view shaderName(ShaderFamily family) {
     return "layernorm";
   case ShaderFamily::Reduce:
     return "reduce";
+  case ShaderFamily::PartsSum:
+    return "parts";
   case ShaderFamily::Softmax:
     return "softmax";
   case ShaderFamily::Pool:
@@ -85,20 +87,22 @@ ShaderBindings shaderBindings(ShaderFamily family) {
   switch (family) {
   case ShaderFamily::Binary:
   case ShaderFamily::MatMul:
-  case ShaderFamily::MatMulTexel:
-  case ShaderFamily::MatMulTexelTiled:
-  case ShaderFamily::MatMulTexelBig:
-  case ShaderFamily::MatMulTexelSplit:
+  case ShaderFamily::PartsSum:
     return {2, 0};
   case ShaderFamily::ConvolutionTexel:
   case ShaderFamily::ConvolutionTiled:
   case ShaderFamily::ConvolutionTiledBig:
+    return {2, 2};
   case ShaderFamily::MatMulLinearTexel:
   case ShaderFamily::MatMulLinearTexelTiled:
   case ShaderFamily::MatMulLinearTexelBig:
   case ShaderFamily::MatMulLinearTexelSplit:
-    return {2, 2};
+    return {3, 2};
   case ShaderFamily::MatMulAdd:
+  case ShaderFamily::MatMulTexel:
+  case ShaderFamily::MatMulTexelTiled:
+  case ShaderFamily::MatMulTexelBig:
+  case ShaderFamily::MatMulTexelSplit:
     return {3, 0};
   case ShaderFamily::MatMulLinear:
   case ShaderFamily::Convolution:

@@ -27,7 +27,8 @@ enum class ShaderFamily : uint8_t {
   /// width-packed textures, the weight a packed texture too.
   MatMulLinearTexel,
   /// matmul.comp's matmul texel kernel (-DTEXEL_KERNELS): width-packed
-  /// textures with the same batch dims.
+  /// textures with the same batch dims. Every texel kernel of matmul.comp
+  /// binds a third input, its epilogue's addend (epilogue.glsl).
   MatMulTexel,
   /// The tiled kernels of both (-DTILE_KERNEL=1: small tiles, 2: big ones,
   /// 3: small tiles of long sums split between two groups of a workgroup),
@@ -51,6 +52,9 @@ enum class ShaderFamily : uint8_t {
   BatchNorm,
   LayerNorm,
   Reduce,
+  /// The sum of a product's depth parts, with the product's epilogue
+  /// (parts.comp): the partial sums and the epilogue's addend.
+  PartsSum,
   Softmax,
   Pool,
   Upsample,

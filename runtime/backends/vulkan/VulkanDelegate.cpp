@@ -435,6 +435,11 @@ Status VulkanDelegate::load(ByteSpan blob) {
   tensors_.resize(plan_.tensors.size());
   for (size_t i = 0; i < plan_.tensors.size(); ++i) {
     const PlannedTensor &tensor = plan_.tensors[i];
+    // A computed tensor no dispatch touches (a product's result that the
+    // epilogue after it consumed in its dispatch) gets nothing.
+    if (tensor.role == PlannedTensor::Role::computed && !ownMemory[i] &&
+        lifetime[i].first == kUnused)
+      continue;
     if (tensor.texture)
       DUET_RETURN_IF_ERROR(createImage(tensor, tensors_[i]));
     else
@@ -494,7 +499,7 @@ Status VulkanDelegate::load(ByteSpan blob) {
   DUET_RETURN_IF_ERROR(bindArena(shared, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
                                  "run's tensors", sharedLifetimes, &sharing));
   for (size_t i = 0; i < plan_.tensors.size(); ++i) {
-    if (!plan_.tensors[i].texture)
+    if (!tensors_[i].image)
       continue;
     VkImageViewCreateInfo view{};
     view.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
@@ -1191,17 +1196,13 @@ Status VulkanDelegate::prepareProfile() {
       shape = fmt::format(
           " -> [{}]",
           fmt::join(plan_.tensors[dispatch.output.index].sizes, ","));
-    // The kernel where a family has several: the texel convolution's, a
-    // gather that runs texel by texel, and the sum of a product's depth
-    // parts (whose output shows how many).
+    // The kernel where a family has several: the texel convolution's, and
+    // a gather that runs texel by texel.
     std::string variant;
     if (dispatch.family == ShaderFamily::ConvolutionTexel)
       variant = fmt::format(" (kernel {})", kernel);
     else if (dispatch.family == ShaderFamily::Gather && kernel == 2)
       variant = " (texels)";
-    else if (dispatch.family == ShaderFamily::Reduce && dispatch.spec[5] == 0 &&
-             kernel == 1)
-      variant = " (parts)";
     dispatchTimes_.push_back(
         {fmt::format("dispatch {}: {}{} {}{}", i, shaderName(dispatch.family),
                      variant, dispatch.op, shape),

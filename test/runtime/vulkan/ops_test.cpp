@@ -653,13 +653,84 @@ func.func @main(%x: tensor<2040x600xf32>, %a: tensor<16x520x1000xf32>, %b: tenso
   INFO(listed(kernels));
   CHECK(kernels == std::vector<std::string>{
                        "matmul_linear_tiled aten.linear -> [2,2040,250]",
-                       "reduce (parts) aten.linear -> [2040,250]",
+                       "parts aten.linear -> [2040,250]",
                        "matmul_tiled aten.matmul -> [48,520,62]",
-                       "reduce (parts) aten.matmul -> [16,520,62]",
+                       "parts aten.matmul -> [16,520,62]",
                        "matmul_tiled_big aten.matmul -> [256,70,70]",
-                       "reduce (parts) aten.matmul -> [128,70,70]",
+                       "parts aten.matmul -> [128,70,70]",
                        "matmul_linear_tiled_big aten.linear -> [2,2048,1018]",
-                       "reduce (parts) aten.linear -> [2048,1018]"});
+                       "parts aten.linear -> [2048,1018]"});
+}
+
+TEST_CASE("products compute the adds and activations after them as they "
+          "store",
+          "[vulkan][matmul]") {
+  // Epilogues (DispatchPlan, shaders/epilogue.glsl): a linear with bias,
+  // then + 0.5 x a residual, then gelu, is one dispatch; a matmul of 22
+  // columns (two padding lanes, which the sigmoid would make 0.5) minus 2 x
+  // a tensor, then sigmoid, one too; a linear read as the second operand of
+  // an add (alpha 1: the same sum) one; one read as the second operand of a
+  // sub, or read twice, or returned, keeps its own dispatch. The last is a
+  // linear in depth parts (the test hook) with a residual and a relu: the
+  // sum of its parts computes them.
+  Compiled compiled = compileMlir(expandConstants(R"(
+func.func @main(%x: tensor<70x96xf32>, %r: tensor<70x40xf32>, %a: tensor<4x30x64xf32>, %b: tensor<4x64x22xf32>, %c: tensor<4x30x22xf32>, %y: tensor<2040x600xf32>, %s: tensor<2040x250xf32>) -> (tensor<70x40xf32>, tensor<4x30x22xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<2040x250xf32>) {
+  %w = arith.constant @W(40x96)
+  %bias = arith.constant @W(40)
+  %w2 = arith.constant @W(40x96)
+  %w3 = arith.constant @W(250x600)
+  %bias3 = arith.constant @W(250)
+  %w4 = arith.constant @W(40x40)
+  %0 = aten.linear %x, %w, %bias : (tensor<70x96xf32>, tensor<40x96xf32>, tensor<40xf32>) -> tensor<70x40xf32>
+  %1 = aten.add %0, %r {alpha = 0.5 : f64} : tensor<70x40xf32>, tensor<70x40xf32> -> tensor<70x40xf32>
+  %2 = aten.gelu %1 {approximate = #aten.approximate<none>} : tensor<70x40xf32>
+  %3 = aten.matmul %a, %b : (tensor<4x30x64xf32>, tensor<4x64x22xf32>) -> tensor<4x30x22xf32>
+  %4 = aten.sub %3, %c {alpha = 2.0 : f64} : tensor<4x30x22xf32>, tensor<4x30x22xf32> -> tensor<4x30x22xf32>
+  %5 = aten.sigmoid %4 : tensor<4x30x22xf32>
+  %6 = aten.linear %x, %w2 : (tensor<70x96xf32>, tensor<40x96xf32>) -> tensor<70x40xf32>
+  %7 = aten.add %r, %6 {alpha = 1.0 : f64} : tensor<70x40xf32>, tensor<70x40xf32> -> tensor<70x40xf32>
+  %8 = aten.linear %x, %w2 : (tensor<70x96xf32>, tensor<40x96xf32>) -> tensor<70x40xf32>
+  %9 = aten.sub %r, %8 {alpha = 1.0 : f64} : tensor<70x40xf32>, tensor<70x40xf32> -> tensor<70x40xf32>
+  %10 = aten.linear %r, %w4 : (tensor<70x40xf32>, tensor<40x40xf32>) -> tensor<70x40xf32>
+  %11 = aten.add %10, %10 {alpha = 1.0 : f64} : tensor<70x40xf32>, tensor<70x40xf32> -> tensor<70x40xf32>
+  %12 = aten.linear %x, %w, %bias : (tensor<70x96xf32>, tensor<40x96xf32>, tensor<40xf32>) -> tensor<70x40xf32>
+  %13 = aten.tanh %12 : tensor<70x40xf32>
+  %14 = aten.linear %y, %w3, %bias3 : (tensor<2040x600xf32>, tensor<250x600xf32>, tensor<250xf32>) -> tensor<2040x250xf32>
+  %15 = aten.add %14, %s {alpha = 1.0 : f64} : tensor<2040x250xf32>, tensor<2040x250xf32> -> tensor<2040x250xf32>
+  %16 = aten.relu %15 : tensor<2040x250xf32>
+  return %2, %5, %7, %9, %11, %12, %13, %16 : tensor<70x40xf32>, tensor<4x30x22xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<2040x250xf32>
+})"));
+  rt::LoadOptions options;
+  options.vulkan.testDepthParts = true;
+  options.profile.enabled = true;
+  std::vector<std::string> names =
+      dispatchNames(compareWithReference(compiled, 1e-4, 1e-5, options));
+  {
+    INFO("image inputs sampled (texelFetch), as on a GPU");
+    rt::LoadOptions sampled = options;
+    sampled.vulkan.testSampledInputs = true;
+    compareWithReference(compiled, 1e-4, 1e-5, sampled);
+  }
+  INFO(listed(names));
+  std::vector<std::string> products;
+  for (const std::string &name : names)
+    if (name.rfind("matmul", 0) == 0 || name.rfind("parts", 0) == 0 ||
+        name.rfind("binary", 0) == 0 || name.rfind("unary", 0) == 0)
+      products.push_back(name);
+  CHECK(products ==
+        std::vector<std::string>{
+            "matmul_linear_texel aten.linear + aten.add + aten.gelu -> [70,40]",
+            "matmul_texel aten.matmul + aten.sub + aten.sigmoid -> [4,30,22]",
+            "matmul_linear_texel aten.linear + aten.add -> [70,40]",
+            "matmul_linear_texel aten.linear -> [70,40]",
+            "binary aten.sub -> [70,40]",
+            "matmul_linear_texel aten.linear -> [70,40]",
+            "binary aten.add -> [70,40]",
+            "matmul_linear_texel aten.linear -> [70,40]",
+            "unary aten.tanh -> [70,40]",
+            "matmul_linear_tiled aten.linear + aten.add + aten.relu -> "
+            "[2,2040,250]",
+            "parts aten.linear + aten.add + aten.relu -> [2040,250]"});
 }
 
 TEST_CASE("movements between width-packed textures run texel by texel",

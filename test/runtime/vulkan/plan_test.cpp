@@ -584,9 +584,9 @@ func.func @main(%x: tensor<2040x1000xf32>) -> tensor<2040x250xf32> {
   CHECK(partials.role == vk::PlannedTensor::Role::partials);
   CHECK(partials.sizes == std::vector<int64_t>{3, 2040, 250});
   CHECK(partials.extents == std::array<uint32_t, 3>{63, 2040, 3});
-  CHECK(sum.family == vk::ShaderFamily::Reduce);
-  CHECK(sum.spec[5] == 0);
-  CHECK(sum.spec[6] == 1);
+  CHECK(sum.family == vk::ShaderFamily::PartsSum);
+  CHECK(sum.spec[4] == 0);
+  CHECK(sum.params.iarg[7][0] == 0);
   CHECK(sum.params.iarg[0][0] == 1);
   CHECK(sum.params.iarg[0][1] == 3);
   CHECK(sum.inputs[0].index == product.output.index);

@@ -25,7 +25,9 @@
 // _split ones, for few small tiles of long sums): the small tile computed by
 // TILE_SPLIT groups of 64 invocations, each summing every TILE_SPLIT-th
 // slice, their sums added at the end. Each is a shader of its own, so that
-// no kernel carries another's registers and shared memory.
+// no kernel carries another's registers and shared memory. Every texel
+// kernel stores through epilogue.glsl (an add and an activation the plan
+// folded into the product), its addend input slot 3 (binding 4).
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #if TILE_KERNEL == 3
@@ -48,6 +50,9 @@ TENSOR_INPUT(rhs, 2, 3, IN1_PACKING)
 #endif
 #ifdef ADD_INPUT
 TENSOR_INPUT(addend, 3, 4, IN2_PACKING)
+#elif defined(TEXEL_KERNELS)
+// The epilogue's addend (epilogue.glsl), input slot 3.
+INPUT_IMAGE(addend, 4);
 #endif
 
 #ifndef TEXEL_KERNELS
@@ -90,6 +95,7 @@ bool element(int idx[8], out float value) {
 #define DUET_OWN_MAIN
 #define DUET_NO_ELEMENT
 #include "main.glsl"
+#include "epilogue.glsl"
 
 // Output rows per invocation of either texel kernel: each weight or rhs
 // texel fetched serves all of them. DispatchPlan.h's kMatMulTexelRows,
@@ -126,9 +132,11 @@ MVEC4 lhsTexel(int t, int y, int z, int depth) {
 }
 
 void storeRows(ivec3 at, vec4 sum[TEXEL_ROWS], bvec4 live) {
-  for (int r = 0; r < TEXEL_ROWS && at.y + r < P.t[0].geom.y; ++r)
-    imageStore(outImg, ivec3(at.x, at.y + r, at.z),
-               imageValue(mix(vec4(0.0), sum[r], live)));
+  for (int r = 0; r < TEXEL_ROWS && at.y + r < P.t[0].geom.y; ++r) {
+    ivec3 texel = ivec3(at.x, at.y + r, at.z);
+    imageStore(outImg, texel,
+               imageValue(mix(vec4(0.0), epilogue(sum[r], texel), live)));
+  }
 }
 
 // The bias (FLAG0) of output texel column x for `live` lanes; zero for a
@@ -256,8 +264,9 @@ bvec4 liveLanes(int x) {
 vec4 tileBias(int x) { return biasTexel(x, liveLanes(x)); }
 
 void tileStore(int x, int row, int z, vec4 value) {
-  imageStore(outImg, ivec3(x, row, z),
-             imageValue(mix(vec4(0.0), value, liveLanes(x))));
+  ivec3 texel = ivec3(x, row, z);
+  imageStore(outImg, texel,
+             imageValue(mix(vec4(0.0), epilogue(value, texel), liveLanes(x))));
 }
 
 #include "tile.glsl"

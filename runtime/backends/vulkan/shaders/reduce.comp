@@ -8,10 +8,8 @@
 // FLAG0: the plane kernel, the group kernel of a reduction over H and W of
 // a channels-packed texture into one (a global pool), however small the
 // plane: whole texels, PLANE_LOADS loads in flight per invocation, no index
-// arithmetic per element. FLAG1 without FLAG0: the parts kernel, a sum of
-// iarg[0].y parts of a texture's layers: output texel (x, y, z) adds input
-// texels (x, y, z + p * iarg[0].x) for p < iarg[0].y, iarg[0].x being the
-// output's layers (a product's depth parts, tile.glsl).
+// arithmetic per element. (The sum of a product's depth parts is
+// parts.comp.)
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #include "tensor.glsl"
@@ -157,30 +155,12 @@ void planeMain() {
                                     : finish(result[lane], count);
   storeItem(item, values, bvec4(false));
 }
-
-// The parts kernel: one invocation per output texel of a texture.
-void partsMain() {
-  int item = workItem();
-  if (item >= P.work.x)
-    return;
-  int gx = P.t[0].geom.x, gy = P.t[0].geom.y;
-  int layers = P.iarg[0].x, parts = P.iarg[0].y;
-  ivec3 at = ivec3(item % gx, item / gx % gy, item / (gx * gy));
-  vec4 sum = inputTexel(src, at);
-  for (int p = 1; p < parts; ++p)
-    sum += inputTexel(src, ivec3(at.xy, at.z + p * layers));
-  storeItem(item, sum, bvec4(false));
-}
 #endif
 
 void main() {
 #ifndef INPUT_BUFFER
   if (FLAG0 != 0 && FLAG1 != 0) {
     planeMain();
-    return;
-  }
-  if (FLAG1 != 0) {
-    partsMain();
     return;
   }
 #endif
