@@ -2,7 +2,7 @@
 //
 // Declarations and registration of the passes in passes/Passes.td:
 // createNormalizePass, createRecomposePass, createFoldBatchNormPass,
-// createDecomposePass, and registerDuetPasses for tools.
+// createFoldScalePass, createDecomposePass, and registerDuetPasses for tools.
 //
 //===----------------------------------------------------------------------===//
 

@@ -142,6 +142,42 @@ def FoldBatchNormPass : Pass<"duet-fold-batchnorm", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::duet::aten::AtenDialect", "::mlir::arith::ArithDialect"];
 }
 
+def FoldScalePass : Pass<"duet-fold-scale", "::mlir::func::FuncOp"> {
+  let summary = "Folds a multiply by a scalar constant into the linear or convolution before it";
+  let description = [{
+    `mul(y, c)` (or `mul(c, y)`) with `c` a float constant of one element,
+    where `y` is the result of an `aten.linear` or `aten.convolution`,
+    possibly through `aten.view` and `aten.permute`, becomes that layer with
+    weight `c·W` and bias `c·b`; the multiply is gone. Attention layers scale
+    their queries so (`q_proj(x) * scaling`, after the head split). The fold
+    happens only when all of these hold:
+
+    - every value from the layer to the multiply has one user (so the scale
+      reaches nothing else);
+    - the weight, and the bias if any, are float constants;
+    - the multiply's result has the type of `y` (no broadcast, no
+      promotion), and the layer's weight, bias and result its element type.
+
+    Each scaled element is computed in double and rounded once. The result differs from the unfolded
+    graph's only by rounding: `x·(c·W)` instead of `c·(x·W)`. A constant
+    another op reads too (a bias shared between layers) stays for it.
+
+    ```mlir
+    // before
+    %y = aten.linear %x, %w, %b : (...) -> tensor<4x8xf32>
+    %v = aten.view %y : tensor<4x8xf32> -> tensor<4x2x4xf32>
+    %z = aten.mul %v, %c : tensor<4x2x4xf32>, tensor<f32> -> tensor<4x2x4xf32>
+    // after
+    %y = aten.linear %x, %w_scaled, %b_scaled : (...) -> tensor<4x8xf32>
+    %z = aten.view %y : tensor<4x8xf32> -> tensor<4x2x4xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numFolded", "folded", "scalar multiplies folded">,
+  ];
+  let dependentDialects = ["::duet::aten::AtenDialect", "::mlir::arith::ArithDialect"];
+}
+
 def DecomposePass : Pass<"duet-decompose", "::mlir::func::FuncOp"> {
   let summary = "Decomposes composite ops the backend does not run natively into aten ops";
   let description = [{

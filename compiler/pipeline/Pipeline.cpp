@@ -109,6 +109,7 @@ llvm::Expected<CompileResult> compileModel(llvm::StringRef path,
   fn.addPass(createNormalizePass());
   fn.addPass(createRecomposePass());
   fn.addPass(createFoldBatchNormPass());
+  fn.addPass(createFoldScalePass());
   fn.addPass(mlir::createCSEPass());
   if (mlir::failed(pm.run(module)))
     return makeError(CompileErrorKind::internal, errorKind,

@@ -85,6 +85,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fn.addPass(duet::createNormalizePass());
   fn.addPass(duet::createRecomposePass());
   fn.addPass(duet::createFoldBatchNormPass());
+  fn.addPass(duet::createFoldScalePass());
   fn.addPass(mlir::createCSEPass());
   if (mlir::failed(pm.run(module)))
     finding("the graph passes failed on a verified module", diagnostics.text);
