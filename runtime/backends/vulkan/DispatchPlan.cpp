@@ -207,10 +207,13 @@ int64_t useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
   return 0;
 }
 
-/// Whether `family` is one of matmul.comp's texel kernels, which store
-/// through an epilogue (shaders/epilogue.glsl).
+/// Whether `family` is one of the texel kernels of matmul.comp or
+/// conv.comp, which store through an epilogue (shaders/epilogue.glsl).
 bool texelProduct(ShaderFamily family) {
   switch (family) {
+  case ShaderFamily::ConvolutionTexel:
+  case ShaderFamily::ConvolutionTiled:
+  case ShaderFamily::ConvolutionTiledBig:
   case ShaderFamily::MatMulLinearTexel:
   case ShaderFamily::MatMulLinearTexelTiled:
   case ShaderFamily::MatMulLinearTexelBig:

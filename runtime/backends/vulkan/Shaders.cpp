@@ -92,7 +92,6 @@ ShaderBindings shaderBindings(ShaderFamily family) {
   case ShaderFamily::ConvolutionTexel:
   case ShaderFamily::ConvolutionTiled:
   case ShaderFamily::ConvolutionTiledBig:
-    return {2, 2};
   case ShaderFamily::MatMulLinearTexel:
   case ShaderFamily::MatMulLinearTexelTiled:
   case ShaderFamily::MatMulLinearTexelBig:

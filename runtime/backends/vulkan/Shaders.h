@@ -42,7 +42,7 @@ enum class ShaderFamily : uint8_t {
   MatMulTexelSplit,
   Convolution,
   /// conv.comp's texel kernels (-DTEXEL_KERNELS): channels-packed textures,
-  /// the weight a packed texture too.
+  /// the weight a packed texture too, and the epilogue's addend.
   ConvolutionTexel,
   /// Its tiled kernels (-DTEXEL_KERNELS -DTILE_KERNEL=1, 2): a convolution
   /// of one group as a product in matmul.comp's small or big tiles

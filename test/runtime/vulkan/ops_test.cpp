@@ -733,6 +733,62 @@ func.func @main(%x: tensor<70x96xf32>, %r: tensor<70x40xf32>, %a: tensor<4x30x64
             "parts aten.linear + aten.add + aten.relu -> [2040,250]"});
 }
 
+TEST_CASE("convolutions compute the adds and activations after them as "
+          "they store",
+          "[vulkan][conv]") {
+  // The convolutions' texel and tiled kernels take epilogues too: a 3x3
+  // convolution with a fused relu (its clamp), then + a residual, then
+  // hardswish, one dispatch (the clamp before the add, as the graph has
+  // it); a depthwise one of 6 channels (two padding lanes, which sigmoid
+  // would make 0.5) then sigmoid; a 1-D one in tiles (the Whisper stem's)
+  // then gelu; a residual read before its convolution (the add's first
+  // operand).
+  Compiled compiled = compileMlir(expandConstants(R"(
+func.func @main(%x: tensor<1x8x9x9xf32>, %r: tensor<1x8x9x9xf32>, %d: tensor<1x6x7x7xf32>, %z: tensor<1x10x2000xf32>) -> (tensor<1x8x9x9xf32>, tensor<1x6x7x7xf32>, tensor<1x500x1000xf32>, tensor<1x8x9x9xf32>) {
+  %w = arith.constant @W(8x8x3x3)
+  %b = arith.constant @W(8)
+  %wd = arith.constant @W(6x1x3x3)
+  %w2 = arith.constant @W(500x10x3)
+  %b2 = arith.constant @W(500)
+  %0 = aten.convolution %x, %w, %b {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x8x9x9xf32>, tensor<8x8x3x3xf32>, tensor<8xf32>) -> tensor<1x8x9x9xf32>
+  %1 = aten.relu %0 : tensor<1x8x9x9xf32>
+  %2 = aten.add %1, %r {alpha = 1.0 : f64} : tensor<1x8x9x9xf32>, tensor<1x8x9x9xf32> -> tensor<1x8x9x9xf32>
+  %3 = aten.hardswish %2 : tensor<1x8x9x9xf32>
+  %4 = aten.convolution %d, %wd {dilation = array<i64: 1, 1>, groups = 6 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x6x7x7xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x7x7xf32>
+  %5 = aten.sigmoid %4 : tensor<1x6x7x7xf32>
+  %6 = aten.convolution %z, %w2, %b2 {dilation = array<i64: 1>, groups = 1 : i64, output_padding = array<i64: 0>, padding = array<i64: 1>, stride = array<i64: 2>, transposed = false} : (tensor<1x10x2000xf32>, tensor<500x10x3xf32>, tensor<500xf32>) -> tensor<1x500x1000xf32>
+  %7 = aten.gelu %6 {approximate = #aten.approximate<tanh>} : tensor<1x500x1000xf32>
+  %8 = aten.convolution %r, %w {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x8x9x9xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x9x9xf32>
+  %9 = aten.add %x, %8 {alpha = 1.0 : f64} : tensor<1x8x9x9xf32>, tensor<1x8x9x9xf32> -> tensor<1x8x9x9xf32>
+  return %3, %5, %7, %9 : tensor<1x8x9x9xf32>, tensor<1x6x7x7xf32>, tensor<1x500x1000xf32>, tensor<1x8x9x9xf32>
+})"));
+  rt::LoadOptions options;
+  options.profile.enabled = true;
+  std::vector<std::string> names =
+      dispatchNames(compareWithReference(compiled, 1e-4, 1e-5, options));
+  {
+    INFO("image inputs sampled (texelFetch), as on a GPU");
+    rt::LoadOptions sampled = options;
+    sampled.vulkan.testSampledInputs = true;
+    compareWithReference(compiled, 1e-4, 1e-5, sampled);
+  }
+  INFO(listed(names));
+  std::vector<std::string> convolutions;
+  for (const std::string &name : names)
+    if (name.rfind("conv", 0) == 0 || name.rfind("binary", 0) == 0 ||
+        name.rfind("unary", 0) == 0)
+      convolutions.push_back(name);
+  CHECK(convolutions ==
+        std::vector<std::string>{
+            "conv_texel (kernel 1) aten.convolution + aten.add + "
+            "aten.hardswish -> [1,8,9,9]",
+            "conv_texel (kernel 2) aten.convolution + aten.sigmoid -> "
+            "[1,6,7,7]",
+            "conv_tiled aten.convolution + aten.gelu -> [1,500,1000]",
+            "conv_texel (kernel 1) aten.convolution + aten.add -> "
+            "[1,8,9,9]"});
+}
+
 TEST_CASE("movements between width-packed textures run texel by texel",
           "[vulkan][gather]") {
   // The "texel gathers" case: between the linears' width-packed textures

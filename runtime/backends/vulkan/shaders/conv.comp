@@ -32,7 +32,10 @@
 // tile: rows are a batch's output positions, columns its output channels,
 // the depth the (input texel, kernel tap) pairs, whose input texels are
 // fetched where the window puts them (an implicit GEMM; nothing is
-// gathered first). The weight is the texel kernel's.
+// gathered first). The weight is the texel kernel's. Every texel kernel
+// stores through epilogue.glsl after its clamp (an add and an activation
+// the plan folded into the convolution), its addend input slot 3 (binding
+// 4).
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #define TILE_SPLIT 1
@@ -111,10 +114,13 @@ bool element(int idx[8], out float value) {
 
 #else
 INPUT_IMAGE(packedWeight, 3);
+// The epilogue's addend (epilogue.glsl), input slot 3.
+INPUT_IMAGE(addend, 4);
 
 #define DUET_OWN_MAIN
 #define DUET_NO_ELEMENT
 #include "main.glsl"
+#include "epilogue.glsl"
 
 // A 1-D convolution: its tensors are height-packed (DispatchPlan gives the
 // texel kernels no other), a specialization constant, so every test of it
@@ -190,9 +196,11 @@ vec4 tileBias(int x) {
 void tileStore(int x, int row, int z, vec4 value) {
   int outW = size(0, 7);
   int base = oneD() ? z : z * ((size(0, channelDim()) + 3) / 4);
+  ivec3 texel = texelAt(base, x, row / outW, row % outW);
   vec4 result = min(max(value, vec4(P.farg[0].x)), vec4(P.farg[0].y));
-  imageStore(outImg, texelAt(base, x, row / outW, row % outW),
-             imageValue(mix(vec4(0.0), result, liveChannels(x))));
+  imageStore(outImg, texel,
+             imageValue(mix(vec4(0.0), epilogue(result, texel),
+                            liveChannels(x))));
 }
 
 #include "tile.glsl"
@@ -312,9 +320,10 @@ void convTexel(int item, int slice, int split, bool inRange) {
   for (int b = 0; b < TEXEL_BLOCK; ++b) {
     if (ow0 + b >= gx)
       break;
+    ivec3 texel = texelAt(outBase, oc4, oh, ow0 + b);
     vec4 result = min(max(sum[b], vec4(P.farg[0].x)), vec4(P.farg[0].y));
-    imageStore(outImg, texelAt(outBase, oc4, oh, ow0 + b),
-               imageValue(mix(vec4(0.0), result, live)));
+    imageStore(outImg, texel,
+               imageValue(mix(vec4(0.0), epilogue(result, texel), live)));
   }
 }
 
