@@ -662,6 +662,30 @@ func.func @main(%x: tensor<2040x600xf32>, %a: tensor<16x520x1000xf32>, %b: tenso
                        "parts aten.linear -> [2048,1018]"});
 }
 
+/// Checks that `compiled` gives the same outputs, bit for bit, with its
+/// epilogues as with every op in a dispatch of its own
+/// (LoadOptions::vulkan.noEpilogues): an epilogue rounds as the stores it
+/// replaces would (shaders/epilogue.glsl), in fp16 images too.
+void checkEpiloguesKeepValues(const Compiled &compiled) {
+  std::vector<std::vector<float>> outputs[2];
+  for (int separate = 0; separate < 2; ++separate) {
+    rt::LoadOptions options;
+    options.vulkan.noEpilogues = separate != 0;
+    std::unique_ptr<rt::Runtime> vulkan;
+    rt::Status status = load(compiled.program, options, vulkan);
+    INFO(status.message());
+    REQUIRE(status.isOk());
+    setRandomInputs(*vulkan, 7);
+    REQUIRE(vulkan->run().isOk());
+    for (size_t i = 0; i < vulkan->outputCount(); ++i)
+      outputs[separate].push_back(outputFloats(*vulkan, i));
+  }
+  for (size_t i = 0; i < outputs[0].size(); ++i) {
+    INFO("output " << i);
+    CHECK(outputs[0][i] == outputs[1][i]);
+  }
+}
+
 TEST_CASE("products compute the adds and activations after them as they "
           "store",
           "[vulkan][matmul]") {
@@ -673,7 +697,7 @@ TEST_CASE("products compute the adds and activations after them as they "
   // sub, or read twice, or returned, keeps its own dispatch. The last is a
   // linear in depth parts (the test hook) with a residual and a relu: the
   // sum of its parts computes them.
-  Compiled compiled = compileMlir(expandConstants(R"(
+  std::string mlir = expandConstants(R"(
 func.func @main(%x: tensor<70x96xf32>, %r: tensor<70x40xf32>, %a: tensor<4x30x64xf32>, %b: tensor<4x64x22xf32>, %c: tensor<4x30x22xf32>, %y: tensor<2040x600xf32>, %s: tensor<2040x250xf32>) -> (tensor<70x40xf32>, tensor<4x30x22xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<2040x250xf32>) {
   %w = arith.constant @W(40x96)
   %bias = arith.constant @W(40)
@@ -699,7 +723,8 @@ func.func @main(%x: tensor<70x96xf32>, %r: tensor<70x40xf32>, %a: tensor<4x30x64
   %15 = aten.add %14, %s {alpha = 1.0 : f64} : tensor<2040x250xf32>, tensor<2040x250xf32> -> tensor<2040x250xf32>
   %16 = aten.relu %15 : tensor<2040x250xf32>
   return %2, %5, %7, %9, %11, %12, %13, %16 : tensor<70x40xf32>, tensor<4x30x22xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<2040x250xf32>
-})"));
+})");
+  Compiled compiled = compileMlir(mlir);
   rt::LoadOptions options;
   options.vulkan.testDepthParts = true;
   options.profile.enabled = true;
@@ -731,6 +756,12 @@ func.func @main(%x: tensor<70x96xf32>, %r: tensor<70x40xf32>, %a: tensor<4x30x64
             "matmul_linear_tiled aten.linear + aten.add + aten.relu -> "
             "[2,2040,250]",
             "parts aten.linear + aten.add + aten.relu -> [2040,250]"});
+  {
+    INFO("fp32 images");
+    checkEpiloguesKeepValues(compiled);
+  }
+  INFO("fp16 images");
+  checkEpiloguesKeepValues(compileMlir(mlir, {}, true, true));
 }
 
 TEST_CASE("convolutions compute the adds and activations after them as "
@@ -743,7 +774,7 @@ TEST_CASE("convolutions compute the adds and activations after them as "
   // would make 0.5) then sigmoid; a 1-D one in tiles (the Whisper stem's)
   // then gelu; a residual read before its convolution (the add's first
   // operand).
-  Compiled compiled = compileMlir(expandConstants(R"(
+  std::string mlir = expandConstants(R"(
 func.func @main(%x: tensor<1x8x9x9xf32>, %r: tensor<1x8x9x9xf32>, %d: tensor<1x6x7x7xf32>, %z: tensor<1x10x2000xf32>) -> (tensor<1x8x9x9xf32>, tensor<1x6x7x7xf32>, tensor<1x500x1000xf32>, tensor<1x8x9x9xf32>) {
   %w = arith.constant @W(8x8x3x3)
   %b = arith.constant @W(8)
@@ -761,7 +792,8 @@ func.func @main(%x: tensor<1x8x9x9xf32>, %r: tensor<1x8x9x9xf32>, %d: tensor<1x6
   %8 = aten.convolution %r, %w {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x8x9x9xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x9x9xf32>
   %9 = aten.add %x, %8 {alpha = 1.0 : f64} : tensor<1x8x9x9xf32>, tensor<1x8x9x9xf32> -> tensor<1x8x9x9xf32>
   return %3, %5, %7, %9 : tensor<1x8x9x9xf32>, tensor<1x6x7x7xf32>, tensor<1x500x1000xf32>, tensor<1x8x9x9xf32>
-})"));
+})");
+  Compiled compiled = compileMlir(mlir);
   rt::LoadOptions options;
   options.profile.enabled = true;
   std::vector<std::string> names =
@@ -787,6 +819,12 @@ func.func @main(%x: tensor<1x8x9x9xf32>, %r: tensor<1x8x9x9xf32>, %d: tensor<1x6
             "conv_tiled aten.convolution + aten.gelu -> [1,500,1000]",
             "conv_texel (kernel 1) aten.convolution + aten.add -> "
             "[1,8,9,9]"});
+  {
+    INFO("fp32 images");
+    checkEpiloguesKeepValues(compiled);
+  }
+  INFO("fp16 images");
+  checkEpiloguesKeepValues(compileMlir(mlir, {}, true, true));
 }
 
 TEST_CASE("movements between width-packed textures run texel by texel",

@@ -11,14 +11,22 @@
 
 #include "activation.glsl"
 
+//
+// Each step first rounds its operand as the image store of the op before it
+// would (imageValue: to fp16 in the --force-fp16 builds, nothing in fp32),
+// so that an epilogue gives the values of the dispatches it replaces: fp16
+// programs keep the numerics they were checked with on the H200.
+
 vec4 epilogue(vec4 value, ivec3 at) {
   // Uniform reads before the tests (see matmul.comp's tileRhs).
   int adds = P.iarg[7].x;
   vec4 a = P.farg[1];
   if (adds != 0)
-    value += a.w * inputTexel(addend, at);
-  if (OP != 0)
+    value = imageValue(value) + a.w * inputTexel(addend, at);
+  if (OP != 0) {
+    value = imageValue(value);
     [[unroll]] for (int lane = 0; lane < 4; ++lane)
       value[lane] = unaryValue(OP - 1, value[lane], a);
+  }
   return value;
 }
