@@ -208,24 +208,12 @@ int64_t useTexelProduct(Dispatch &dispatch, const PlannedTensor &output,
 }
 
 /// Whether `family` is one of the texel kernels of matmul.comp or
-/// conv.comp, which store through an epilogue (shaders/epilogue.glsl).
+/// conv.comp, which store through an epilogue (shaders/epilogue.glsl):
+/// those whose third tensor input is its addend (every family with three
+/// but addmm, whose third is its own operand).
 bool texelProduct(ShaderFamily family) {
-  switch (family) {
-  case ShaderFamily::ConvolutionTexel:
-  case ShaderFamily::ConvolutionTiled:
-  case ShaderFamily::ConvolutionTiledBig:
-  case ShaderFamily::MatMulLinearTexel:
-  case ShaderFamily::MatMulLinearTexelTiled:
-  case ShaderFamily::MatMulLinearTexelBig:
-  case ShaderFamily::MatMulLinearTexelSplit:
-  case ShaderFamily::MatMulTexel:
-  case ShaderFamily::MatMulTexelTiled:
-  case ShaderFamily::MatMulTexelBig:
-  case ShaderFamily::MatMulTexelSplit:
-    return true;
-  default:
-    return false;
-  }
+  return shaderBindings(family).inputs == 3 &&
+         family != ShaderFamily::MatMulAdd;
 }
 
 /// The depth of each part of a tiled product of `tiles` tiles and sums

@@ -686,6 +686,43 @@ void checkEpiloguesKeepValues(const Compiled &compiled) {
   }
 }
 
+/// Compiles `mlir`, checks it against the portable kernels loaded with
+/// `options` (image inputs sampled too) and its epilogues against separate
+/// dispatches (checkEpiloguesKeepValues, fp32 and fp16 images), and gives
+/// the dispatch names of the run whose family starts with one of
+/// `families`.
+std::vector<std::string>
+epilogueDispatches(const std::string &mlir, rt::LoadOptions options,
+                   const std::vector<std::string> &families) {
+  Compiled compiled = compileMlir(mlir);
+  options.profile.enabled = true;
+  std::vector<std::string> names =
+      dispatchNames(compareWithReference(compiled, 1e-4, 1e-5, options));
+  {
+    INFO("image inputs sampled (texelFetch), as on a GPU");
+    rt::LoadOptions sampled = options;
+    sampled.vulkan.testSampledInputs = true;
+    compareWithReference(compiled, 1e-4, 1e-5, sampled);
+  }
+  {
+    INFO("fp32 images");
+    checkEpiloguesKeepValues(compiled);
+  }
+  {
+    INFO("fp16 images");
+    checkEpiloguesKeepValues(compileMlir(mlir, {}, true, true));
+  }
+  INFO(listed(names));
+  std::vector<std::string> kept;
+  for (const std::string &name : names)
+    for (const std::string &family : families)
+      if (name.rfind(family, 0) == 0) {
+        kept.push_back(name);
+        break;
+      }
+  return kept;
+}
+
 TEST_CASE("products compute the adds and activations after them as they "
           "store",
           "[vulkan][matmul]") {
@@ -724,24 +761,10 @@ func.func @main(%x: tensor<70x96xf32>, %r: tensor<70x40xf32>, %a: tensor<4x30x64
   %16 = aten.relu %15 : tensor<2040x250xf32>
   return %2, %5, %7, %9, %11, %12, %13, %16 : tensor<70x40xf32>, tensor<4x30x22xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<70x40xf32>, tensor<2040x250xf32>
 })");
-  Compiled compiled = compileMlir(mlir);
   rt::LoadOptions options;
   options.vulkan.testDepthParts = true;
-  options.profile.enabled = true;
-  std::vector<std::string> names =
-      dispatchNames(compareWithReference(compiled, 1e-4, 1e-5, options));
-  {
-    INFO("image inputs sampled (texelFetch), as on a GPU");
-    rt::LoadOptions sampled = options;
-    sampled.vulkan.testSampledInputs = true;
-    compareWithReference(compiled, 1e-4, 1e-5, sampled);
-  }
-  INFO(listed(names));
-  std::vector<std::string> products;
-  for (const std::string &name : names)
-    if (name.rfind("matmul", 0) == 0 || name.rfind("parts", 0) == 0 ||
-        name.rfind("binary", 0) == 0 || name.rfind("unary", 0) == 0)
-      products.push_back(name);
+  std::vector<std::string> products =
+      epilogueDispatches(mlir, options, {"matmul", "parts", "binary", "unary"});
   CHECK(products ==
         std::vector<std::string>{
             "matmul_linear_texel aten.linear + aten.add + aten.gelu -> [70,40]",
@@ -756,12 +779,6 @@ func.func @main(%x: tensor<70x96xf32>, %r: tensor<70x40xf32>, %a: tensor<4x30x64
             "matmul_linear_tiled aten.linear + aten.add + aten.relu -> "
             "[2,2040,250]",
             "parts aten.linear + aten.add + aten.relu -> [2040,250]"});
-  {
-    INFO("fp32 images");
-    checkEpiloguesKeepValues(compiled);
-  }
-  INFO("fp16 images");
-  checkEpiloguesKeepValues(compileMlir(mlir, {}, true, true));
 }
 
 TEST_CASE("convolutions compute the adds and activations after them as "
@@ -793,23 +810,8 @@ func.func @main(%x: tensor<1x8x9x9xf32>, %r: tensor<1x8x9x9xf32>, %d: tensor<1x6
   %9 = aten.add %x, %8 {alpha = 1.0 : f64} : tensor<1x8x9x9xf32>, tensor<1x8x9x9xf32> -> tensor<1x8x9x9xf32>
   return %3, %5, %7, %9 : tensor<1x8x9x9xf32>, tensor<1x6x7x7xf32>, tensor<1x500x1000xf32>, tensor<1x8x9x9xf32>
 })");
-  Compiled compiled = compileMlir(mlir);
-  rt::LoadOptions options;
-  options.profile.enabled = true;
-  std::vector<std::string> names =
-      dispatchNames(compareWithReference(compiled, 1e-4, 1e-5, options));
-  {
-    INFO("image inputs sampled (texelFetch), as on a GPU");
-    rt::LoadOptions sampled = options;
-    sampled.vulkan.testSampledInputs = true;
-    compareWithReference(compiled, 1e-4, 1e-5, sampled);
-  }
-  INFO(listed(names));
-  std::vector<std::string> convolutions;
-  for (const std::string &name : names)
-    if (name.rfind("conv", 0) == 0 || name.rfind("binary", 0) == 0 ||
-        name.rfind("unary", 0) == 0)
-      convolutions.push_back(name);
+  std::vector<std::string> convolutions =
+      epilogueDispatches(mlir, {}, {"conv", "binary", "unary"});
   CHECK(convolutions ==
         std::vector<std::string>{
             "conv_texel (kernel 1) aten.convolution + aten.add + "
@@ -819,12 +821,6 @@ func.func @main(%x: tensor<1x8x9x9xf32>, %r: tensor<1x8x9x9xf32>, %d: tensor<1x6
             "conv_tiled aten.convolution + aten.gelu -> [1,500,1000]",
             "conv_texel (kernel 1) aten.convolution + aten.add -> "
             "[1,8,9,9]"});
-  {
-    INFO("fp32 images");
-    checkEpiloguesKeepValues(compiled);
-  }
-  INFO("fp16 images");
-  checkEpiloguesKeepValues(compileMlir(mlir, {}, true, true));
 }
 
 TEST_CASE("movements between width-packed textures run texel by texel",
