@@ -335,27 +335,21 @@ private:
   /// result only such an op reads is not added at once but held in
   /// `pending_`; that op, when read, folds itself into it and adds it (or
   /// holds it again for the next). So the product's dispatch runs where the
-  /// last op it absorbs stood, after every tensor that op reads.
-  struct Epilogue {
-    bool adds = false;
-    /// vulkan.fbs's UnaryOp, or -1.
-    int32_t unary = -1;
-  };
+  /// last op it absorbs stood, after every tensor that op reads. What it
+  /// has absorbed so far its parameters say: iarg[7].x an add, OP an
+  /// activation.
   struct Pending {
     Dispatch dispatch;
     int64_t tiles = 0, depth = 0;
-    Epilogue epilogue;
     /// The blob op that folds into it.
     size_t consumer = 0;
   };
-  /// Whether the only op reading product result `tensor` (with `epilogue`
-  /// so far) can fold into the product's dispatch, and which op it is.
-  std::optional<size_t> epilogueConsumer(int32_t tensor,
-                                         const Epilogue &epilogue) const;
+  /// Whether the only op reading the result of `product` can fold into its
+  /// dispatch, and which op it is.
+  std::optional<size_t> epilogueConsumer(const Dispatch &product) const;
   /// Adds product `dispatch` (of `tiles` and `depth`, as addProduct takes
   /// them), or holds it when its result's reader folds into it.
-  Status addOrHold(Dispatch dispatch, int64_t tiles, int64_t depth,
-                   Epilogue epilogue);
+  Status addOrHold(Dispatch dispatch, int64_t tiles, int64_t depth);
   /// Folds op `op` (read into `own`, its dispatch had it no product before
   /// it) into the pending product.
   Status foldIntoPending(const sc::Op *op, const Dispatch &own);
@@ -382,8 +376,8 @@ private:
   /// Per blob tensor: how many op inputs read it, and the last op that does.
   std::vector<int32_t> reads_;
   std::vector<size_t> lastReader_;
-  /// Program tensor ids of the faults planted in this delegate.
-  std::vector<int32_t> faultTensors_;
+  /// The faults planted in this delegate.
+  std::vector<TensorFault> faults_;
   std::optional<Pending> pending_;
 };
 
@@ -440,8 +434,8 @@ Status PlanBuilder::build(ByteSpan blob) {
                 Ref::staging(static_cast<int32_t>(plan_.staging.size() - 1)),
                 Ref::tensor(tensor), "uploading a constant"));
   }
-  std::vector<TensorFault> faults = delegateFaults(program_, index_);
-  std::vector<bool> planted(faults.size(), false);
+  faults_ = delegateFaults(program_, index_);
+  std::vector<bool> planted(faults_.size(), false);
   root_ = root;
   reads_.assign(blobTensors_, 0);
   lastReader_.assign(blobTensors_, 0);
@@ -452,17 +446,15 @@ Status PlanBuilder::build(ByteSpan blob) {
           ++reads_[tensor];
           lastReader_[tensor] = i;
         }
-  for (const TensorFault &fault : faults)
-    faultTensors_.push_back(fault.tensor);
   for (size_t i = 0; i < root->ops()->size(); ++i) {
     opIndex_ = i;
     const sc::Op *op = root->ops()->Get(i);
     opName_ = op->name() ? escaped(op->name()->str()) : "unnamed";
     DUET_RETURN_IF_ERROR(readOp(op));
-    for (size_t f = 0; f < faults.size(); ++f)
+    for (size_t f = 0; f < faults_.size(); ++f)
       for (int32_t tensor : toVector(op->outputs()))
-        if (plan_.tensors[tensor].programId == faults[f].tensor) {
-          DUET_RETURN_IF_ERROR(addFault(faults[f], tensor));
+        if (plan_.tensors[tensor].programId == faults_[f].tensor) {
+          DUET_RETURN_IF_ERROR(addFault(faults_[f], tensor));
           planted[f] = true;
         }
   }
@@ -470,14 +462,14 @@ Status PlanBuilder::build(ByteSpan blob) {
     return Status::error("vulkan delegate {}: internal error: op {} was to "
                          "fold into a product but did not",
                          index_, pending_->consumer);
-  for (size_t f = 0; f < faults.size(); ++f)
+  for (size_t f = 0; f < faults_.size(); ++f)
     if (!planted[f])
       return Status::error(
           "{}: the vulkan delegate {} computes no tensor of its own for it "
           "(its op is fused into a later op's dispatch, as an activation "
           "folded into a convolution is); plant the fault at {}, which "
           "computes the fused result",
-          describeFault(faults[f]), index_, fusedInto(program_, faults[f]));
+          describeFault(faults_[f]), index_, fusedInto(program_, faults_[f]));
   // Observed tensors are staged out after the ops. Tensors share memory by
   // lifetime (VulkanDelegate::bindArena), and these copies at the end of
   // the run make each observed tensor's last, so each still holds what its
@@ -1540,22 +1532,24 @@ Status PlanBuilder::readOp(const sc::Op *op) {
   if (texelProduct(dispatch.family)) {
     // No epilogue yet: the addend binding reads the lhs, unread.
     dispatch.inputs[2] = dispatch.inputs[0];
-    return addOrHold(std::move(dispatch), productTiles, productDepth, {});
+    return addOrHold(std::move(dispatch), productTiles, productDepth);
   }
-  if (productTiles > 0)
-    return addProduct(std::move(dispatch), productTiles, productDepth);
   return add(plan_.runDispatches, std::move(dispatch));
 }
 
 std::optional<size_t>
-PlanBuilder::epilogueConsumer(int32_t tensor, const Epilogue &epilogue) const {
+PlanBuilder::epilogueConsumer(const Dispatch &product) const {
+  int32_t tensor = product.output.index;
+  bool adds = product.params.iarg[7][0] != 0, activates = product.spec[4] != 0;
   // An observer reads every tensor, and a fault is planted on the tensor it
   // names: both need the product's own result (and noEpilogues asks for it).
   if (program_.options().observer || program_.options().vulkan.noEpilogues ||
       reads_[tensor] != 1 ||
       std::count(plan_.outputs.begin(), plan_.outputs.end(), tensor) ||
-      std::count(faultTensors_.begin(), faultTensors_.end(),
-                 plan_.tensors[tensor].programId))
+      std::any_of(faults_.begin(), faults_.end(),
+                  [&](const TensorFault &fault) {
+                    return fault.tensor == plan_.tensors[tensor].programId;
+                  }))
     return std::nullopt;
   size_t index = lastReader_[tensor];
   const sc::Op *op = root_->ops()->Get(index);
@@ -1578,12 +1572,11 @@ PlanBuilder::epilogueConsumer(int32_t tensor, const Epilogue &epilogue) const {
     return std::nullopt;
   std::vector<int32_t> inputs = toVector(op->inputs());
   if (const sc::Unary *unary = op->args_as_Unary())
-    return inputs.size() == 1 && epilogue.unary < 0 &&
-                   unary->op() <= sc::UnaryOp::MAX
+    return inputs.size() == 1 && !activates && unary->op() <= sc::UnaryOp::MAX
                ? std::optional<size_t>(index)
                : std::nullopt;
   const sc::Binary *binary = op->args_as_Binary();
-  if (!binary || inputs.size() != 2 || epilogue.adds || epilogue.unary >= 0)
+  if (!binary || inputs.size() != 2 || adds || activates)
     return std::nullopt;
   // a + alpha b and a - alpha b with the product's result as a; as b only
   // in a + b, which is the same sum.
@@ -1595,17 +1588,16 @@ PlanBuilder::epilogueConsumer(int32_t tensor, const Epilogue &epilogue) const {
   return sameLayout(addend) ? std::optional<size_t>(index) : std::nullopt;
 }
 
-Status PlanBuilder::addOrHold(Dispatch dispatch, int64_t tiles, int64_t depth,
-                              Epilogue epilogue) {
+Status PlanBuilder::addOrHold(Dispatch dispatch, int64_t tiles, int64_t depth) {
   if (dispatch.op.empty())
     dispatch.op = opName_;
   // One product held at a time: another one's reader (the same add, say)
   // waits for the first.
   std::optional<size_t> consumer;
   if (!pending_)
-    consumer = epilogueConsumer(dispatch.output.index, epilogue);
+    consumer = epilogueConsumer(dispatch);
   if (consumer) {
-    pending_ = Pending{std::move(dispatch), tiles, depth, epilogue, *consumer};
+    pending_ = Pending{std::move(dispatch), tiles, depth, *consumer};
     return Status::ok();
   }
   if (tiles > 0)
@@ -1620,15 +1612,13 @@ Status PlanBuilder::foldIntoPending(const sc::Op *op, const Dispatch &own) {
   int32_t result = product.output.index;
   if (op->args_type() == sc::OpArgs::Unary) {
     const sc::Unary *args = op->args_as_Unary();
-    pending.epilogue.unary = static_cast<int32_t>(args->op());
-    product.spec[4] = pending.epilogue.unary + 1;
+    product.spec[4] = static_cast<int32_t>(args->op()) + 1;
     product.params.farg[1][0] = args->a();
     product.params.farg[1][1] = args->b();
     product.params.farg[1][2] = args->c();
   } else {
     const sc::Binary *args = op->args_as_Binary();
     bool first = own.inputs[0].index == result;
-    pending.epilogue.adds = true;
     product.params.iarg[7][0] = 1;
     product.params.farg[1][3] =
         (args->op() == sc::BinaryOp::Sub ? -1.0f : 1.0f) *
@@ -1637,8 +1627,7 @@ Status PlanBuilder::foldIntoPending(const sc::Op *op, const Dispatch &own) {
   }
   product.output = own.output;
   product.op += " + " + opName_;
-  return addOrHold(std::move(product), pending.tiles, pending.depth,
-                   pending.epilogue);
+  return addOrHold(std::move(product), pending.tiles, pending.depth);
 }
 
 } // namespace
