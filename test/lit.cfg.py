@@ -23,6 +23,16 @@ config.substitutions.append(("%zoo", os.path.join(config.duet_src_root, "test", 
 config.substitutions.append(("%fuzz_regressions", os.path.join(config.duet_src_root, "test", "fuzz", "regressions")))
 config.substitutions.append(("%examples", os.path.join(config.duet_src_root, "examples")))
 
+# duet's own qint8 convolution kernel (runtime/backends/xnnpack/Qs8Convolution)
+# runs only on a CPU with AVX-512 VNNI.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        cpu_flags = set(cpuinfo.read().split())
+    if {"avx512f", "avx512bw", "avx512vl", "avx512_vnni"} <= cpu_flags:
+        config.available_features.add("avx512-vnni")
+except OSError:
+    pass
+
 # The Python package's tests run where it was built (DUET_PYTHON), with the
 # interpreter it was built for, importing it from the build tree.
 if config.duet_python.upper() in ("ON", "TRUE", "1", "YES"):

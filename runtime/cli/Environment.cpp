@@ -68,6 +68,7 @@ rt::Status readVulkanEnvironment(rt::LoadOptions &options) {
   vulkan.testDepthParts =
       std::getenv(rt::kVulkanTestDepthPartsVariable) != nullptr;
   vulkan.noEpilogues = std::getenv(rt::kVulkanNoEpiloguesVariable) != nullptr;
+  options.xnnpackOnly = std::getenv(rt::kXnnpackOnlyVariable) != nullptr;
   DUET_RETURN_IF_ERROR(readLimit(rt::kVulkanTestUploadPieceBytesVariable,
                                  vulkan.testUploadPieceBytes));
   vulkan.pipelineCacheDir = pipelineCacheFolder();

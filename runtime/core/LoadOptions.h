@@ -47,6 +47,11 @@ struct LoadOptions {
   /// Threads a CPU delegate (XNNPACK) may use; 0: one per CPU this process
   /// may run on (usableCpuCount).
   unsigned threads = 0;
+  /// Run every node of an XNNPACK partition in XNNPACK, also the qint8
+  /// convolutions duet's own kernel computes on a CPU with AVX-512 VNNI
+  /// (the same values, faster), to compare times. Tools: DUET_XNNPACK_ONLY
+  /// (set to any value).
+  bool xnnpackOnly = false;
   /// The Vulkan delegate's device and test hooks (include/duet/
   /// runtime_options.h).
   runtime::VulkanOptions vulkan;
@@ -90,6 +95,7 @@ inline constexpr const char *kVulkanTestSampledInputsVariable =
     "DUET_VULKAN_TEST_SAMPLED_INPUTS";
 inline constexpr const char *kVulkanTestDepthPartsVariable =
     "DUET_VULKAN_TEST_DEPTH_PARTS";
+inline constexpr const char *kXnnpackOnlyVariable = "DUET_XNNPACK_ONLY";
 inline constexpr const char *kVulkanNoEpiloguesVariable =
     "DUET_VULKAN_NO_EPILOGUES";
 inline constexpr const char *kVulkanTestUploadPieceBytesVariable =

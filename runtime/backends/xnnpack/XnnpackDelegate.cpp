@@ -415,6 +415,7 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
   std::vector<bool> hostMemory;
   DUET_RETURN_IF_ERROR(checkSteps(*root, hostMemory));
   DUET_RETURN_IF_ERROR(planDebugging(program, index, *root, hostMemory));
+  chooseOwnKernels(*root, program.options().xnnpackOnly, hostMemory);
   DUET_RETURN_IF_ERROR(allocateHostBuffers(hostMemory));
   DUET_RETURN_IF_ERROR(createRuntimes(*root));
   if (program.options().profile.enabled)
@@ -437,10 +438,26 @@ std::string XnnpackDelegate::stepName(const fb::Delegate &root,
     return fmt::format("step {}: host copy {} {} ({})", s, typeName(in.type),
                        formatDims(in.dims), what.empty() ? "plain" : what);
   }
+  if (const auto *convolution = std::get_if<ConvolutionRun>(&steps_[s])) {
+    const ValueSpec &in = values_[convolution->input];
+    const ValueSpec &out = values_[convolution->output];
+    const Qs8ConvolutionParams &p = convolution->kernel->params();
+    std::string window = fmt::format("{}x{}", p.kernelHeight, p.kernelWidth);
+    if (p.strideHeight != 1 || p.strideWidth != 1)
+      window += fmt::format(" stride {}x{}", p.strideHeight, p.strideWidth);
+    if (p.dilationHeight != 1 || p.dilationWidth != 1)
+      window +=
+          fmt::format(" dilation {}x{}", p.dilationHeight, p.dilationWidth);
+    return fmt::format(
+        "step {}: duet qint8 {} convolution {} to {} "
+        "(AVX-512 VNNI){}",
+        s, window, formatDims(in.dims), formatDims(out.dims),
+        convolution->threaded || !pool_ ? "" : ", on the calling thread");
+  }
   // The node types by how many of them the subgraph has, most first.
-  const auto *nodes = root.steps()->GetAs<fb::Subgraph>(s)->nodes();
+  const auto &run = std::get<SubgraphRun>(steps_[s]);
   std::map<std::string, size_t> counts;
-  for (const fb::Node *node : *nodes)
+  for (const fb::Node *node : run.nodes)
     ++counts[fb::EnumNameNodeType(node->type())];
   std::vector<std::pair<std::string, size_t>> byCount(counts.begin(),
                                                       counts.end());
@@ -450,9 +467,9 @@ std::string XnnpackDelegate::stepName(const fb::Delegate &root,
   std::vector<std::string> listed;
   for (const auto &[type, count] : byCount)
     listed.push_back(fmt::format("{} x{}", type, count));
-  const auto &run = std::get<SubgraphRun>(steps_[s]);
-  return fmt::format("step {}: subgraph of {} node{} ({}){}", s, nodes->size(),
-                     nodes->size() == 1 ? "" : "s", fmt::join(listed, ", "),
+  return fmt::format("step {}: subgraph of {} node{} ({}){}", s,
+                     run.nodes.size(), run.nodes.size() == 1 ? "" : "s",
+                     fmt::join(listed, ", "),
                      run.threaded || !pool_ ? "" : ", on the calling thread");
 }
 
@@ -783,119 +800,283 @@ XnnpackDelegate::allocateHostBuffers(const std::vector<bool> &hostMemory) {
 }
 
 Status XnnpackDelegate::createRuntimes(const fb::Delegate &root) {
+  // The steps as they will run: the blob's copies, and its subgraphs split
+  // at the nodes on duet's own kernels into runs of the other nodes.
+  struct Planned {
+    size_t step = 0;
+    const fb::Copy *copy = nullptr;
+    /// A node on duet's own kernel, or a run of nodes for one XNNPACK
+    /// subgraph.
+    const fb::Node *own = nullptr;
+    std::vector<const fb::Node *> nodes;
+    std::vector<size_t> indices;
+    bool threaded = false;
+  };
+  std::vector<Planned> planned;
   const auto *steps = root.steps_type();
-  size_t stepCount = steps->size();
-  size_t valueCount = values_.size();
-  for (size_t s = 0; s < stepCount; ++s) {
-    std::string where = fmt::format("step {}", s);
+  for (size_t s = 0; s < steps->size(); ++s) {
     if (steps->Get(s) == fb::Step::Copy) {
-      const auto *copy = root.steps()->GetAs<fb::Copy>(s);
-      CopyRun run;
-      run.input = copy->input();
-      run.output = copy->output();
-      if (copy->permutation())
-        run.permutation.assign(copy->permutation()->begin(),
-                               copy->permutation()->end());
-      steps_.emplace_back(std::move(run));
+      planned.push_back({s, root.steps()->GetAs<fb::Copy>(s)});
       continue;
     }
     const auto *nodes = root.steps()->GetAs<fb::Subgraph>(s)->nodes();
-    // External values: what the delegate's memory holds (inputs, outputs,
-    // host buffers); the rest stays inside XNNPACK.
-    SubgraphRun run;
-    std::vector<bool> listed(valueCount, false);
-    auto listExternal = [&](uint32_t id) {
-      if (id == kNoValue || listed[id])
-        return;
-      const ValueSpec &spec = values_[id];
-      if (spec.kind == Kind::input || spec.kind == Kind::output ||
-          spec.buffer) {
-        run.externals.push_back(id);
-        listed[id] = true;
-      }
-    };
-    for (const fb::Node *node : *nodes) {
-      for (uint32_t id : *node->inputs())
-        listExternal(id);
-      listExternal(node->output());
-    }
-    xnn_subgraph_t subgraph = nullptr;
-    xnn_status status = xnn_create_subgraph(
-        static_cast<uint32_t>(run.externals.size()), 0, &subgraph);
-    if (status != xnn_status_success)
-      return Status::error("{}: xnn_create_subgraph: {}", where,
-                           statusName(status));
-    std::unique_ptr<xnn_subgraph, xnn_status (*)(xnn_subgraph_t)> owner(
-        subgraph, xnn_delete_subgraph);
-    SubgraphBuilder builder(subgraph, run.externals);
-    std::vector<bool> producedHere(valueCount, false);
+    bool open = false;
     for (size_t n = 0; n < nodes->size(); ++n) {
       const fb::Node *node = nodes->Get(n);
-      std::string what = fmt::format("{} node {} ({})", where, n,
-                                     fb::EnumNameNodeType(node->type()));
-      auto valueId = [&](uint32_t id, bool output, uint32_t &xnnId) {
-        if (id == kNoValue) {
-          xnnId = XNN_INVALID_VALUE_ID;
-          return xnn_status_success;
-        }
-        uint32_t flags = output || producedHere[id]
-                             ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT
-                             : XNN_VALUE_FLAG_EXTERNAL_INPUT;
-        return builder.define(id, values_[id], flags, xnnId);
-      };
-      uint32_t ids[3] = {XNN_INVALID_VALUE_ID, XNN_INVALID_VALUE_ID,
-                         XNN_INVALID_VALUE_ID};
-      uint32_t out = XNN_INVALID_VALUE_ID;
-      for (size_t i = 0; i < node->inputs()->size(); ++i) {
-        uint32_t id = node->inputs()->Get(i);
-        if ((status = valueId(id, false, ids[i])) != xnn_status_success)
-          return Status::error("{}: defining value {} {} {}: {}", what, id,
-                               typeName(values_[id].type),
-                               formatDims(values_[id].dims),
-                               statusName(status));
+      if (std::find(ownKernel_.begin(), ownKernel_.end(), node) !=
+          ownKernel_.end()) {
+        planned.push_back({s, nullptr, node});
+        open = false;
+        continue;
       }
-      // A fault planted at the node: the node writes a value of its own,
-      // and the fault's node writes the node's value from it.
-      const PlantedFault *fault = plantedAt(node->output());
-      uint32_t outId = fault ? fault->redirect : node->output();
-      if ((status = valueId(outId, true, out)) != xnn_status_success)
-        return Status::error("{}: defining value {} {} {}: {}", what, outId,
-                             typeName(values_[outId].type),
-                             formatDims(values_[outId].dims),
-                             statusName(status));
-      producedHere[outId] = true;
-
-      DUET_RETURN_IF_ERROR(
-          defineNode(subgraph, *node, ids, out,
-                     values_[node->inputs()->Get(0)].dims.size(), what));
-      if (fault) {
-        uint32_t faulted = XNN_INVALID_VALUE_ID;
-        if ((status = valueId(node->output(), true, faulted)) !=
-            xnn_status_success)
-          return Status::error("{}: defining value {} for the planted fault: "
-                               "{}",
-                               what, node->output(), statusName(status));
-        producedHere[node->output()] = true;
-        DUET_RETURN_IF_ERROR(defineFault(subgraph, *fault, out, faulted));
-      }
+      if (!open)
+        planned.push_back({s});
+      open = true;
+      planned.back().nodes.push_back(node);
+      planned.back().indices.push_back(n);
     }
-    xnn_runtime_t runtime = nullptr;
-    pthreadpool *pool = subgraphWork(*nodes) < kThreadedWorkMin ? nullptr
-                                                                  : pool_.get();
-    run.threaded = pool != nullptr;
-    status = xnn_create_runtime_v2(subgraph, pool, kRuntimeFlags, &runtime);
-    if (status != xnn_status_success)
-      return Status::error("{}: xnn_create_runtime_v2: {}", where,
-                           statusName(status));
-    run.runtime = runtime;
-    run.bound.assign(run.externals.size(), nullptr);
-    steps_.emplace_back(std::move(run));
+  }
+  // Workers sleep after the last step that uses them, and spin between the
+  // others: waking them costs about 17 us on the 2-core machine, more than
+  // many steps take (docs/xnnpack.md).
+  size_t lastThreaded = planned.size();
+  for (size_t i = 0; i < planned.size(); ++i) {
+    Planned &step = planned[i];
+    if (step.copy || !pool_)
+      continue;
+    double work = subgraphWork(
+        step.own ? std::vector<const fb::Node *>{step.own} : step.nodes);
+    step.threaded = work >= kThreadedWorkMin;
+    if (step.threaded)
+      lastThreaded = i;
+  }
+  for (size_t i = 0; i < planned.size(); ++i) {
+    const Planned &step = planned[i];
+    if (step.copy) {
+      CopyRun run;
+      run.input = step.copy->input();
+      run.output = step.copy->output();
+      if (step.copy->permutation())
+        run.permutation.assign(step.copy->permutation()->begin(),
+                               step.copy->permutation()->end());
+      steps_.emplace_back(std::move(run));
+      continue;
+    }
+    if (!step.own) {
+      DUET_RETURN_IF_ERROR(createSubgraph(step.step, step.nodes, step.indices,
+                                          step.threaded, i == lastThreaded));
+      continue;
+    }
+    const fb::Node &node = *step.own;
+    Qs8ConvolutionParams params;
+    convolutionParams(node, params);
+    const auto &inputs = *node.inputs();
+    uint32_t bias = inputs.size() > 2 ? inputs.Get(2) : kNoValue;
+    ConvolutionRun convolution;
+    convolution.kernel = std::make_unique<Qs8Convolution>(
+        params, static_cast<const int8_t *>(values_[inputs.Get(1)].constant),
+        values_[inputs.Get(1)].channelScales.data(),
+        bias == kNoValue
+            ? nullptr
+            : static_cast<const int32_t *>(values_[bias].constant));
+    convolution.input = inputs.Get(0);
+    convolution.output = node.output();
+    convolution.batch = values_[convolution.input].dims[0];
+    convolution.threaded = step.threaded;
+    convolution.yield = i == lastThreaded;
+    steps_.emplace_back(std::move(convolution));
   }
   return Status::ok();
 }
 
+bool XnnpackDelegate::convolutionParams(const fb::Node &node,
+                                        Qs8ConvolutionParams &params) const {
+  if (node.type() != fb::NodeType::Convolution2d)
+    return false;
+  const fb::Window *window = node.window();
+  const WindowFields fields = windowFields(window);
+  if (!fields.pad || !fields.kernel || !fields.stride || !fields.dilation ||
+      window->groups() != 1)
+    return false;
+  const auto &inputs = *node.inputs();
+  const ValueSpec &input = values_[inputs.Get(0)];
+  const ValueSpec &filter = values_[inputs.Get(1)];
+  const ValueSpec &output = values_[node.output()];
+  uint32_t bias = inputs.size() > 2 ? inputs.Get(2) : kNoValue;
+  if (input.datatype != xnn_datatype_qint8 ||
+      output.datatype != xnn_datatype_qint8 || input.dims.size() != 4 ||
+      output.dims.size() != 4 || filter.datatype != xnn_datatype_qcint8 ||
+      filter.kind != Kind::constant || filter.channelDim != 0 ||
+      filter.dims.size() != 4)
+    return false;
+  if (bias != kNoValue && (values_[bias].datatype != xnn_datatype_qcint32 ||
+                           values_[bias].kind != Kind::constant))
+    return false;
+  // checkShapes has held the filter to [output channels, kernel height,
+  // kernel width, input channels] and the output to what the window makes.
+  params.inputChannels = input.dims[3];
+  params.outputChannels = output.dims[3];
+  params.inputHeight = input.dims[1];
+  params.inputWidth = input.dims[2];
+  params.outputHeight = output.dims[1];
+  params.outputWidth = output.dims[2];
+  params.kernelHeight = fields.kernel->Get(0);
+  params.kernelWidth = fields.kernel->Get(1);
+  params.strideHeight = fields.stride->Get(0);
+  params.strideWidth = fields.stride->Get(1);
+  params.dilationHeight = fields.dilation->Get(0);
+  params.dilationWidth = fields.dilation->Get(1);
+  params.padTop = fields.pad->Get(0);
+  params.padLeft = fields.pad->Get(3);
+  params.inputZeroPoint = input.zeroPoint;
+  params.inputScale = input.scale;
+  params.outputZeroPoint = output.zeroPoint;
+  params.outputScale = output.scale;
+  params.outputMin = node.output_min();
+  params.outputMax = node.output_max();
+  return params.outputMin < params.outputMax &&
+         Qs8Convolution::scalesSupported(params, filter.channelScales.data());
+}
+
+void XnnpackDelegate::chooseOwnKernels(const fb::Delegate &root,
+                                       bool xnnpackOnly,
+                                       std::vector<bool> &hostMemory) {
+  if (xnnpackOnly || !cpuHasAvx512Vnni())
+    return;
+  // A value that more than one of the split steps touches crosses between
+  // them through a host buffer, as one that crosses blob steps does.
+  std::vector<int64_t> firstPart(values_.size(), -1);
+  int64_t part = 0;
+  auto touch = [&](uint32_t id) {
+    if (id == kNoValue)
+      return;
+    if (firstPart[id] < 0)
+      firstPart[id] = part;
+    else if (firstPart[id] != part)
+      hostMemory[id] = true;
+  };
+  const auto *steps = root.steps_type();
+  for (size_t s = 0; s < steps->size(); ++s, ++part) {
+    if (steps->Get(s) != fb::Step::Subgraph)
+      continue;
+    for (const fb::Node *node :
+         *root.steps()->GetAs<fb::Subgraph>(s)->nodes()) {
+      Qs8ConvolutionParams params;
+      bool own = convolutionParams(*node, params) && !plantedAt(node->output());
+      if (own) {
+        ownKernel_.push_back(node);
+        ++part;
+      }
+      for (uint32_t id : *node->inputs())
+        touch(id);
+      touch(node->output());
+      if (own) {
+        hostMemory[node->inputs()->Get(0)] = true;
+        hostMemory[node->output()] = true;
+        ++part;
+      }
+    }
+  }
+}
+
+Status XnnpackDelegate::createSubgraph(
+    size_t s, const std::vector<const fb::Node *> &nodes,
+    const std::vector<size_t> &indices, bool threaded, bool yield) {
+  std::string where = fmt::format("step {}", s);
+  size_t valueCount = values_.size();
+  // External values: what the delegate's memory holds (inputs, outputs,
+  // host buffers); the rest stays inside XNNPACK.
+  SubgraphRun run;
+  run.nodes = nodes;
+  std::vector<bool> listed(valueCount, false);
+  auto listExternal = [&](uint32_t id) {
+    if (id == kNoValue || listed[id])
+      return;
+    const ValueSpec &spec = values_[id];
+    if (spec.kind == Kind::input || spec.kind == Kind::output || spec.buffer) {
+      run.externals.push_back(id);
+      listed[id] = true;
+    }
+  };
+  for (const fb::Node *node : nodes) {
+    for (uint32_t id : *node->inputs())
+      listExternal(id);
+    listExternal(node->output());
+  }
+  xnn_subgraph_t subgraph = nullptr;
+  xnn_status status = xnn_create_subgraph(
+      static_cast<uint32_t>(run.externals.size()), 0, &subgraph);
+  if (status != xnn_status_success)
+    return Status::error("{}: xnn_create_subgraph: {}", where,
+                         statusName(status));
+  std::unique_ptr<xnn_subgraph, xnn_status (*)(xnn_subgraph_t)> owner(
+      subgraph, xnn_delete_subgraph);
+  SubgraphBuilder builder(subgraph, run.externals);
+  std::vector<bool> producedHere(valueCount, false);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const fb::Node *node = nodes[i];
+    std::string what = fmt::format("{} node {} ({})", where, indices[i],
+                                   fb::EnumNameNodeType(node->type()));
+    auto valueId = [&](uint32_t id, bool output, uint32_t &xnnId) {
+      if (id == kNoValue) {
+        xnnId = XNN_INVALID_VALUE_ID;
+        return xnn_status_success;
+      }
+      uint32_t flags = output || producedHere[id]
+                           ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT
+                           : XNN_VALUE_FLAG_EXTERNAL_INPUT;
+      return builder.define(id, values_[id], flags, xnnId);
+    };
+    uint32_t ids[3] = {XNN_INVALID_VALUE_ID, XNN_INVALID_VALUE_ID,
+                       XNN_INVALID_VALUE_ID};
+    uint32_t out = XNN_INVALID_VALUE_ID;
+    for (size_t k = 0; k < node->inputs()->size(); ++k) {
+      uint32_t id = node->inputs()->Get(k);
+      if ((status = valueId(id, false, ids[k])) != xnn_status_success)
+        return Status::error("{}: defining value {} {} {}: {}", what, id,
+                             typeName(values_[id].type),
+                             formatDims(values_[id].dims), statusName(status));
+    }
+    // A fault planted at the node: the node writes a value of its own,
+    // and the fault's node writes the node's value from it.
+    const PlantedFault *fault = plantedAt(node->output());
+    uint32_t outId = fault ? fault->redirect : node->output();
+    if ((status = valueId(outId, true, out)) != xnn_status_success)
+      return Status::error("{}: defining value {} {} {}: {}", what, outId,
+                           typeName(values_[outId].type),
+                           formatDims(values_[outId].dims), statusName(status));
+    producedHere[outId] = true;
+
+    DUET_RETURN_IF_ERROR(defineNode(subgraph, *node, ids, out,
+                                    values_[node->inputs()->Get(0)].dims.size(),
+                                    what));
+    if (fault) {
+      uint32_t faulted = XNN_INVALID_VALUE_ID;
+      if ((status = valueId(node->output(), true, faulted)) !=
+          xnn_status_success)
+        return Status::error("{}: defining value {} for the planted fault: "
+                             "{}",
+                             what, node->output(), statusName(status));
+      producedHere[node->output()] = true;
+      DUET_RETURN_IF_ERROR(defineFault(subgraph, *fault, out, faulted));
+    }
+  }
+  xnn_runtime_t runtime = nullptr;
+  pthreadpool *pool = threaded ? pool_.get() : nullptr;
+  run.threaded = threaded;
+  status = xnn_create_runtime_v2(subgraph, pool, yield ? kRuntimeFlags : 0,
+                                 &runtime);
+  if (status != xnn_status_success)
+    return Status::error("{}: xnn_create_runtime_v2: {}", where,
+                         statusName(status));
+  run.runtime = runtime;
+  run.bound.assign(run.externals.size(), nullptr);
+  steps_.emplace_back(std::move(run));
+  return Status::ok();
+}
+
 double XnnpackDelegate::subgraphWork(
-    const flatbuffers::Vector<flatbuffers::Offset<fb::Node>> &nodes) const {
+    const std::vector<const fb::Node *> &nodes) const {
   double work = 0;
   for (const fb::Node *node : nodes) {
     double out = static_cast<double>(numel(values_[node->output()].dims));
@@ -1134,6 +1315,18 @@ Status XnnpackDelegate::runStep(size_t s, const std::vector<TensorView> &inputs,
     hostCopy(address(copy->input, inputs, outputs), in.type, in.dims,
              address(copy->output, inputs, outputs), out.type,
              copy->permutation, pool_.get());
+    return Status::ok();
+  }
+  if (const auto *convolution = std::get_if<ConvolutionRun>(&steps_[s])) {
+    const void *in = address(convolution->input, inputs, outputs);
+    void *out = address(convolution->output, inputs, outputs);
+    if (!in || !out)
+      return Status::error("step {}: value {} has no memory", s,
+                           in ? convolution->output : convolution->input);
+    convolution->kernel->run(static_cast<const int8_t *>(in),
+                             static_cast<int8_t *>(out), convolution->batch,
+                             convolution->threaded ? pool_.get() : nullptr,
+                             convolution->yield);
     return Status::ok();
   }
   auto &run = std::get<SubgraphRun>(steps_[s]);

@@ -6,7 +6,9 @@
 // buffers for the values that cross a step, and one XNNPACK runtime per
 // Subgraph step. Running it walks the steps: each runtime is set up with the
 // addresses of its external values only when they changed, and each Copy
-// transposes or converts on the host.
+// transposes or converts on the host. On a CPU with AVX-512 VNNI, a qint8
+// convolution of one group runs on duet's own kernel (Qs8Convolution.h)
+// instead, as a step of its own between the subgraphs before and after it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 #define DUET_RUNTIME_BACKENDS_XNNPACK_XNNPACKDELEGATE_H
 
 #include "runtime/backends/xnnpack/HostCopy.h"
+#include "runtime/backends/xnnpack/Qs8Convolution.h"
 #include "runtime/core/Backend.h"
 #include "runtime/core/Faults.h"
 #include "runtime/core/Program.h"
@@ -48,8 +51,9 @@ public:
   Status run(const std::vector<TensorView> &inputs,
              const std::vector<TensorView> &outputs);
 
-  /// One part per step: each host copy and each subgraph runtime (its
-  /// xnn_setup_runtime when addresses changed and xnn_invoke_runtime). This
+  /// One part per step: each host copy, each subgraph runtime (its
+  /// xnn_setup_runtime when addresses changed and xnn_invoke_runtime) and
+  /// each node on duet's own kernel. This
   /// XNNPACK (2022-02) has no per-operator profiling API, so a subgraph is
   /// the finest figure; its name lists the node types in it.
   void profileParts(std::vector<ProfilePart> &parts) const override;
@@ -86,6 +90,9 @@ public:
 private:
   struct SubgraphRun {
     xnn_runtime *runtime = nullptr;
+    /// Its nodes (a blob subgraph's, or a run of them between nodes on
+    /// duet's own kernels).
+    std::vector<const ::duet::xnnpack::schema::Node *> nodes;
     /// Value ids by XNNPACK external id.
     std::vector<uint32_t> externals;
     /// The addresses the runtime was last set up with.
@@ -98,6 +105,17 @@ private:
     uint32_t input = 0;
     uint32_t output = 0;
     std::vector<uint8_t> permutation;
+  };
+  /// A qint8 convolution on duet's own kernel: value `input` (NHWC) into
+  /// value `output`.
+  struct ConvolutionRun {
+    std::unique_ptr<Qs8Convolution> kernel;
+    uint32_t input = 0;
+    uint32_t output = 0;
+    size_t batch = 0;
+    bool threaded = true;
+    /// Whether the pool's workers sleep after it (the last threaded step).
+    bool yield = false;
   };
 
   /// A node that computes a program tensor (Node.tensor): its output value.
@@ -139,8 +157,27 @@ private:
   Status checkSteps(const ::duet::xnnpack::schema::Delegate &root,
                     std::vector<bool> &hostMemory);
   Status allocateHostBuffers(const std::vector<bool> &hostMemory);
-  /// Defines each subgraph step in XNNPACK and creates its runtime.
+  /// Defines each subgraph step in XNNPACK and creates its runtime; the
+  /// nodes of `ownKernel_` become steps of their own between runs of the
+  /// others.
   Status createRuntimes(const ::duet::xnnpack::schema::Delegate &root);
+  /// Defines `nodes` (blob step `s`'s nodes, numbered by `indices`) as one
+  /// XNNPACK subgraph and appends its runtime to the steps: on the pool
+  /// when `threaded`, whose workers sleep after it when `yield`.
+  Status createSubgraph(
+      size_t s, const std::vector<const ::duet::xnnpack::schema::Node *> &nodes,
+      const std::vector<size_t> &indices, bool threaded, bool yield);
+  /// The nodes duet's own kernels compute (Qs8Convolution): qint8
+  /// convolutions of one group, when the CPU has AVX-512 VNNI,
+  /// LoadOptions::xnnpackOnly is off and no fault is planted at the node.
+  /// Their operands and results get host memory (`hostMemory`), and so does
+  /// every value the split subgraphs around them pass on.
+  void chooseOwnKernels(const ::duet::xnnpack::schema::Delegate &root,
+                        bool xnnpackOnly, std::vector<bool> &hostMemory);
+  /// The parameters of a node duet's convolution kernel can compute, or
+  /// false.
+  bool convolutionParams(const ::duet::xnnpack::schema::Node &node,
+                         Qs8ConvolutionParams &params) const;
   /// Checks that the dims of `node`'s output follow from its operands and
   /// parameters: XNNPACK trusts them, and would read or write past a buffer
   /// the blob describes wrongly.
@@ -152,9 +189,8 @@ private:
                  const std::vector<TensorView> &outputs);
   /// The multiply-adds (elements for nodes without a filter) of a
   /// subgraph's nodes, to decide whether it is worth the thread pool.
-  double subgraphWork(const flatbuffers::Vector<
-                      flatbuffers::Offset<::duet::xnnpack::schema::Node>> &nodes)
-      const;
+  double subgraphWork(
+      const std::vector<const ::duet::xnnpack::schema::Node *> &nodes) const;
   Status checkShapes(const ::duet::xnnpack::schema::Node &node,
                      const std::string &what) const;
   void *address(uint32_t id, const std::vector<TensorView> &inputs,
@@ -165,7 +201,9 @@ private:
   size_t inputCount_ = 0;
   size_t outputCount_ = 0;
   std::vector<ValueSpec> values_;
-  std::vector<std::variant<SubgraphRun, CopyRun>> steps_;
+  std::vector<std::variant<SubgraphRun, CopyRun, ConvolutionRun>> steps_;
+  /// The nodes chooseOwnKernels gave duet's own kernels.
+  std::vector<const ::duet::xnnpack::schema::Node *> ownKernel_;
   std::vector<void *> buffers_;
   /// When profiling: each step's name and its time in the latest run.
   std::vector<ProfilePart> stepTimes_;
