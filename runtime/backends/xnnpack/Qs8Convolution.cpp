@@ -44,14 +44,22 @@ int32_t boundLevel(float bound, float scale, int32_t zeroPoint) {
 
 } // namespace
 
-bool Qs8Convolution::scalesSupported(const Qs8ConvolutionParams &params,
-                                     const float *filterScales) {
+bool Qs8Convolution::supported(const Qs8ConvolutionParams &params,
+                               const float *filterScales) {
+  if (!std::isnormal(params.inputScale) || !(params.inputScale > 0) ||
+      !std::isnormal(params.outputScale) || !(params.outputScale > 0))
+    return false;
   for (size_t n = 0; n < params.outputChannels; ++n) {
+    if (!std::isnormal(filterScales[n]) || !(filterScales[n] > 0))
+      return false;
     float scale = params.inputScale * filterScales[n] / params.outputScale;
     if (!std::isnormal(scale) || !(scale < 256.0f))
       return false;
   }
-  return true;
+  return boundLevel(params.outputMin, params.outputScale,
+                    params.outputZeroPoint) <
+         boundLevel(params.outputMax, params.outputScale,
+                    params.outputZeroPoint);
 }
 
 Qs8Convolution::Qs8Convolution(const Qs8ConvolutionParams &params,
@@ -60,7 +68,10 @@ Qs8Convolution::Qs8Convolution(const Qs8ConvolutionParams &params,
     : params_(params),
       pointwise_(params.kernelHeight == 1 && params.kernelWidth == 1 &&
                  params.strideHeight == 1 && params.strideWidth == 1 &&
-                 params.padTop == 0 && params.padLeft == 0),
+                 params.padTop == 0 && params.padRight == 0 &&
+                 params.padBottom == 0 && params.padLeft == 0 &&
+                 params.outputHeight == params.inputHeight &&
+                 params.outputWidth == params.inputWidth),
       depth_(params.kernelHeight * params.kernelWidth * params.inputChannels),
       quads_((depth_ + 3) / 4), blocks_((params.outputChannels + 15) / 16) {
   filterStorage_.assign(blocks_ * quads_ * 64 + 63, 0);
@@ -77,8 +88,8 @@ Qs8Convolution::Qs8Convolution(const Qs8ConvolutionParams &params,
       rowSum += w;
       filter64[((n / 16) * quads_ + k / 4) * 64 + (n % 16) * 4 + k % 4] = w;
     }
-    // Sums stay within int32 as XNNPACK's do: the compiler checked the bias,
-    // and K x 255 x 127 is far below 2^31 for any depth it takes.
+    // Computed modulo 2^32 like the sums: the kernel's int32 additions wrap
+    // where XNNPACK's do, so even a sum past int32 gives XNNPACK's value.
     bias_[n] =
         static_cast<int32_t>((bias ? bias[n] : 0) - inputOffset * rowSum);
     // XNNPACK's per-channel requantization scale, computed as it does.

@@ -46,11 +46,11 @@ struct Qs8ConvolutionParams {
   size_t inputHeight = 1, inputWidth = 1;
   size_t outputHeight = 1, outputWidth = 1;
   /// The window: kernel, stride, dilation (height, width), and the padding
-  /// before the first row and column.
+  /// on each side (the output sizes above follow from it).
   size_t kernelHeight = 1, kernelWidth = 1;
   size_t strideHeight = 1, strideWidth = 1;
   size_t dilationHeight = 1, dilationWidth = 1;
-  size_t padTop = 0, padLeft = 0;
+  size_t padTop = 0, padRight = 0, padBottom = 0, padLeft = 0;
   int32_t inputZeroPoint = 0;
   float inputScale = 1;
   int32_t outputZeroPoint = 0;
@@ -62,10 +62,12 @@ struct Qs8ConvolutionParams {
 
 class Qs8Convolution {
 public:
-  /// Whether XNNPACK would take a convolution of these scales: each
-  /// input x filter / output scale a normal float below 256.
-  static bool scalesSupported(const Qs8ConvolutionParams &params,
-                              const float *filterScales);
+  /// Whether XNNPACK would take a convolution of these scales and bounds
+  /// (xnn_create_convolution2d_nhwc_qc8's checks): input, output and
+  /// filter scales normal floats, each input x filter / output scale a
+  /// normal float below 256, and bounds of two different int8 levels.
+  static bool supported(const Qs8ConvolutionParams &params,
+                        const float *filterScales);
 
   /// Packs `filter` ([outputChannels, kernelHeight, kernelWidth,
   /// inputChannels] int8, symmetric, one scale per output channel) and

@@ -927,6 +927,8 @@ bool XnnpackDelegate::convolutionParams(const fb::Node &node,
   params.dilationHeight = fields.dilation->Get(0);
   params.dilationWidth = fields.dilation->Get(1);
   params.padTop = fields.pad->Get(0);
+  params.padRight = fields.pad->Get(1);
+  params.padBottom = fields.pad->Get(2);
   params.padLeft = fields.pad->Get(3);
   params.inputZeroPoint = input.zeroPoint;
   params.inputScale = input.scale;
@@ -934,8 +936,7 @@ bool XnnpackDelegate::convolutionParams(const fb::Node &node,
   params.outputScale = output.scale;
   params.outputMin = node.output_min();
   params.outputMax = node.output_max();
-  return params.outputMin < params.outputMax &&
-         Qs8Convolution::scalesSupported(params, filter.channelScales.data());
+  return Qs8Convolution::supported(params, filter.channelScales.data());
 }
 
 void XnnpackDelegate::chooseOwnKernels(const fb::Delegate &root,

@@ -76,6 +76,9 @@ TEST_CASE("duet's qint8 convolution gives XNNPACK's values bit for bit",
       {2, 9, 9, 64, 24, 3, 3, 1, 1, {1, 1, 1, 1}, 0, inf, true},
       {1, 12, 11, 6, 19, 5, 5, 1, 2, {4, 4, 4, 4}, -inf, inf, false},
       {1, 9, 9, 8, 16, 1, 1, 2, 1, {0, 0, 0, 0}, -inf, inf, true},
+      // 1x1 of stride 1 with padding after the input only: not read in
+      // place (its rows are not the input's).
+      {1, 4, 4, 8, 20, 1, 1, 1, 1, {0, 1, 1, 0}, -inf, inf, true},
       {1, 6, 10, 5, 7, 1, 3, 1, 1, {2, 0, 1, 3}, -1, 1, true},
       {1, 10, 6, 9, 20, 3, 1, 1, 1, {1, 2, 0, 0}, -inf, inf, true},
       {1, 3, 4, 13, 35, 3, 3, 3, 1, {2, 2, 2, 2}, -inf, inf, true},
@@ -92,6 +95,8 @@ TEST_CASE("duet's qint8 convolution gives XNNPACK's values bit for bit",
       params.strideHeight = params.strideWidth = c.stride;
       params.dilationHeight = params.dilationWidth = c.dilation;
       params.padTop = c.pad[0];
+      params.padRight = c.pad[1];
+      params.padBottom = c.pad[2];
       params.padLeft = c.pad[3];
       params.outputHeight = outputSize(c.height, c.pad[0], c.pad[2],
                                        c.kernelHeight, c.stride, c.dilation);
@@ -121,7 +126,7 @@ TEST_CASE("duet's qint8 convolution gives XNNPACK's values bit for bit",
         v = c.bias ? int32_t(random() % 40001) - 20000 : 0;
       for (float &v : filterScales)
         v = 0.002f + float(random() % 1000) * 1e-5f;
-      REQUIRE(Qs8Convolution::scalesSupported(params, filterScales.data()));
+      REQUIRE(Qs8Convolution::supported(params, filterScales.data()));
 
       int8_t lo =
           level(c.outputMin, params.outputScale, params.outputZeroPoint);
@@ -181,17 +186,33 @@ TEST_CASE("duet's qint8 convolution gives XNNPACK's values bit for bit",
   }
 }
 
-TEST_CASE("duet's qint8 convolution refuses scales XNNPACK refuses",
+TEST_CASE("duet's qint8 convolution refuses what XNNPACK refuses",
           "[xnnpack][qs8]") {
+  const float inf = std::numeric_limits<float>::infinity();
   Qs8ConvolutionParams params;
   params.inputChannels = 4;
   params.outputChannels = 2;
   params.inputScale = 1;
   params.outputScale = 1;
+  params.outputMin = -inf;
+  params.outputMax = inf;
   std::vector<float> scales = {0.5f, 255.0f};
-  CHECK(Qs8Convolution::scalesSupported(params, scales.data()));
+  CHECK(Qs8Convolution::supported(params, scales.data()));
+  // Requantization scales of 256 and more, or subnormal.
   scales[1] = 256.0f;
-  CHECK_FALSE(Qs8Convolution::scalesSupported(params, scales.data()));
-  scales[1] = 1e-39f; // subnormal
-  CHECK_FALSE(Qs8Convolution::scalesSupported(params, scales.data()));
+  CHECK_FALSE(Qs8Convolution::supported(params, scales.data()));
+  scales[1] = 1e-39f;
+  CHECK_FALSE(Qs8Convolution::supported(params, scales.data()));
+  // A subnormal input scale (the product alone would be normal).
+  scales[1] = 1;
+  params.inputScale = 1e-39f;
+  params.outputScale = 1e-39f;
+  CHECK_FALSE(Qs8Convolution::supported(params, scales.data()));
+  // Bounds that are one int8 level: [0.1, 0.2] at scale 1 both round to 0.
+  params.inputScale = params.outputScale = 1;
+  params.outputMin = 0.1f;
+  params.outputMax = 0.2f;
+  CHECK_FALSE(Qs8Convolution::supported(params, scales.data()));
+  params.outputMax = 0.6f;
+  CHECK(Qs8Convolution::supported(params, scales.data()));
 }
