@@ -415,8 +415,11 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
   std::vector<bool> hostMemory;
   DUET_RETURN_IF_ERROR(checkSteps(*root, hostMemory));
   DUET_RETURN_IF_ERROR(planDebugging(program, index, *root, hostMemory));
-  chooseOwnKernels(*root, program.options().xnnpackOnly, hostMemory);
-  DUET_RETURN_IF_ERROR(allocateHostBuffers(hostMemory));
+  std::vector<std::pair<int64_t, int64_t>> lives;
+  chooseOwnKernels(*root, program.options().xnnpackOnly, hostMemory, lives);
+  // Under an observer the values are read after the run: none shares.
+  DUET_RETURN_IF_ERROR(allocateHostBuffers(
+      hostMemory, program.options().observer ? nullptr : &lives));
   DUET_RETURN_IF_ERROR(createRuntimes(*root));
   if (program.options().profile.enabled)
     for (size_t s = 0; s < steps_.size(); ++s)
@@ -778,24 +781,64 @@ Status XnnpackDelegate::checkSteps(const fb::Delegate &root,
   return Status::ok();
 }
 
-Status
-XnnpackDelegate::allocateHostBuffers(const std::vector<bool> &hostMemory) {
-  size_t valueCount = values_.size();
-  // Host buffers, XNN_EXTRA_BYTES longer than the value: XNNPACK may read
-  // that far past an input.
-  for (size_t v = 0; v < valueCount; ++v) {
-    ValueSpec &spec = values_[v];
-    if (spec.kind != Kind::internal || !hostMemory[v])
-      continue;
-    size_t bytes = numel(spec.dims) * hostTypeSize(spec.type);
-    void *buffer = nullptr;
-    if (posix_memalign(&buffer, 64, bytes + XNN_EXTRA_BYTES) != 0)
-      return Status::error("cannot allocate {} bytes for value {}", bytes, v);
-    std::memset(buffer, 0, bytes + XNN_EXTRA_BYTES);
-    buffers_.push_back(buffer);
-    spec.buffer = buffer;
+Status XnnpackDelegate::allocateHostBuffers(
+    const std::vector<bool> &hostMemory,
+    const std::vector<std::pair<int64_t, int64_t>> *lives) {
+  // Host buffers, XNN_EXTRA_BYTES longer than the value (XNNPACK may read
+  // that far past an input), 64-byte aligned, in one block. Two values share
+  // bytes only when no step touches both (`lives`: the first and last step
+  // of each); without `lives` none shares.
+  struct Placed {
+    uint32_t value;
+    size_t bytes, offset;
+  };
+  std::vector<Placed> placed;
+  for (size_t v = 0; v < values_.size(); ++v)
+    if (values_[v].kind == Kind::internal && hostMemory[v])
+      placed.push_back(
+          {static_cast<uint32_t>(v),
+           (numel(values_[v].dims) * hostTypeSize(values_[v].type) +
+            XNN_EXTRA_BYTES + 63) /
+               64 * 64,
+           0});
+  if (placed.empty())
+    return Status::ok();
+  // Largest first, each at the lowest offset clear of every placed value
+  // that lives at the same time.
+  std::stable_sort(
+      placed.begin(), placed.end(),
+      [](const Placed &a, const Placed &b) { return a.bytes > b.bytes; });
+  auto together = [&](uint32_t a, uint32_t b) {
+    if (!lives)
+      return true;
+    const auto &x = (*lives)[a], &y = (*lives)[b];
+    return x.first <= y.second && y.first <= x.second;
+  };
+  size_t total = 0;
+  for (size_t i = 0; i < placed.size(); ++i) {
+    size_t offset = 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (size_t j = 0; j < i; ++j)
+        if (together(placed[i].value, placed[j].value) &&
+            offset < placed[j].offset + placed[j].bytes &&
+            placed[j].offset < offset + placed[i].bytes) {
+          offset = placed[j].offset + placed[j].bytes;
+          moved = true;
+        }
+    }
+    placed[i].offset = offset;
+    total = std::max(total, offset + placed[i].bytes);
   }
-
+  void *block = nullptr;
+  if (posix_memalign(&block, 64, total) != 0)
+    return Status::error("cannot allocate {} bytes for the values between "
+                         "steps",
+                         total);
+  std::memset(block, 0, total);
+  buffers_.push_back(block);
+  for (const Placed &p : placed)
+    values_[p.value].buffer = static_cast<uint8_t *>(block) + p.offset;
   return Status::ok();
 }
 
@@ -939,42 +982,52 @@ bool XnnpackDelegate::convolutionParams(const fb::Node &node,
   return Qs8Convolution::supported(params, filter.channelScales.data());
 }
 
-void XnnpackDelegate::chooseOwnKernels(const fb::Delegate &root,
-                                       bool xnnpackOnly,
-                                       std::vector<bool> &hostMemory) {
-  if (xnnpackOnly || !cpuHasAvx512Vnni())
-    return;
-  // A value that more than one of the split steps touches crosses between
-  // them through a host buffer, as one that crosses blob steps does.
-  std::vector<int64_t> firstPart(values_.size(), -1);
-  int64_t part = 0;
+void XnnpackDelegate::chooseOwnKernels(
+    const fb::Delegate &root, bool xnnpackOnly, std::vector<bool> &hostMemory,
+    std::vector<std::pair<int64_t, int64_t>> &lives) {
+  const bool own = !xnnpackOnly && cpuHasAvx512Vnni();
+  // The steps as createRuntimes makes them: each copy, each node of duet's
+  // own kernel, each run of XNNPACK nodes between them. A value that two of
+  // them touch crosses through a host buffer, as one that crosses blob
+  // steps does; `lives` gets each value's first and last of them.
+  lives.assign(values_.size(), {-1, -1});
+  int64_t step = 0;
   auto touch = [&](uint32_t id) {
     if (id == kNoValue)
       return;
-    if (firstPart[id] < 0)
-      firstPart[id] = part;
-    else if (firstPart[id] != part)
+    auto &[first, last] = lives[id];
+    if (first < 0)
+      first = step;
+    else if (first != step)
       hostMemory[id] = true;
+    last = step;
   };
   const auto *steps = root.steps_type();
-  for (size_t s = 0; s < steps->size(); ++s, ++part) {
-    if (steps->Get(s) != fb::Step::Subgraph)
+  for (size_t s = 0; s < steps->size(); ++s, ++step) {
+    if (steps->Get(s) == fb::Step::Copy) {
+      const auto *copy = root.steps()->GetAs<fb::Copy>(s);
+      touch(copy->input());
+      touch(copy->output());
       continue;
+    }
     for (const fb::Node *node :
          *root.steps()->GetAs<fb::Subgraph>(s)->nodes()) {
       Qs8ConvolutionParams params;
-      bool own = convolutionParams(*node, params) && !plantedAt(node->output());
-      if (own) {
+      bool mine =
+          own && convolutionParams(*node, params) && !plantedAt(node->output());
+      if (mine) {
         ownKernel_.push_back(node);
-        ++part;
+        ++step;
       }
       for (uint32_t id : *node->inputs())
         touch(id);
       touch(node->output());
-      if (own) {
+      if (const PlantedFault *fault = plantedAt(node->output()))
+        touch(fault->redirect);
+      if (mine) {
         hostMemory[node->inputs()->Get(0)] = true;
         hostMemory[node->output()] = true;
-        ++part;
+        ++step;
       }
     }
   }

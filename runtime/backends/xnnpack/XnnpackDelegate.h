@@ -156,7 +156,12 @@ private:
   /// (read by a copy, or crossing steps).
   Status checkSteps(const ::duet::xnnpack::schema::Delegate &root,
                     std::vector<bool> &hostMemory);
-  Status allocateHostBuffers(const std::vector<bool> &hostMemory);
+  /// Gives each internal value of `hostMemory` a host buffer, in one block
+  /// where values that no step touches together (`lives`, from
+  /// chooseOwnKernels; null: none) share bytes.
+  Status
+  allocateHostBuffers(const std::vector<bool> &hostMemory,
+                      const std::vector<std::pair<int64_t, int64_t>> *lives);
   /// Defines each subgraph step in XNNPACK and creates its runtime; the
   /// nodes of `ownKernel_` become steps of their own between runs of the
   /// others.
@@ -171,9 +176,11 @@ private:
   /// convolutions of one group, when the CPU has AVX-512 VNNI,
   /// LoadOptions::xnnpackOnly is off and no fault is planted at the node.
   /// Their operands and results get host memory (`hostMemory`), and so does
-  /// every value the split subgraphs around them pass on.
+  /// every value the split subgraphs around them pass on; `lives` gets the
+  /// first and last step (as createRuntimes makes them) of every value.
   void chooseOwnKernels(const ::duet::xnnpack::schema::Delegate &root,
-                        bool xnnpackOnly, std::vector<bool> &hostMemory);
+                        bool xnnpackOnly, std::vector<bool> &hostMemory,
+                        std::vector<std::pair<int64_t, int64_t>> &lives);
   /// The parameters of a node duet's convolution kernel can compute, or
   /// false.
   bool convolutionParams(const ::duet::xnnpack::schema::Node &node,
