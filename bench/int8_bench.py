@@ -16,10 +16,11 @@ Prints a Markdown table; run it on an otherwise idle machine.
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import tempfile
+
+from compile_stats import cpu_name
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -28,16 +29,6 @@ VARIANTS = [
     ("int8", "i8.duet", {}),
     ("int8, XNNPACK only", "i8.duet", {"DUET_XNNPACK_ONLY": "1"}),
 ]
-
-
-def cpu_name():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def cpu_has_vnni():

@@ -189,6 +189,30 @@ struct Qs8ConvolutionTask {
     }
   }
 
+  /// Adds group `q` of K (its first `bytes` of 4, the rest read as 0) of
+  /// each row times the filter's blocks to `acc`. Inlined into the loop,
+  /// where `bytes` is 4 and the read one load.
+  template <int Rows, int Blocks>
+  DUET_VNNI_TARGET __attribute__((always_inline)) static inline void
+  sumGroup(__m512i (&acc)[Rows][Blocks], const int8_t *const *rows,
+           const int8_t *filter, size_t blockStride, size_t q, size_t bytes) {
+    __m512i w[Blocks];
+#pragma GCC unroll 4
+    for (int b = 0; b < Blocks; ++b)
+      w[b] = _mm512_load_si512(filter + b * blockStride + q * 64);
+#pragma GCC unroll 8
+    for (int r = 0; r < Rows; ++r) {
+      int32_t word = 0;
+      std::memcpy(&word, rows[r] + q * 4, bytes);
+      __m512i a =
+          _mm512_xor_si512(_mm512_set1_epi32(word),
+                           _mm512_set1_epi32(static_cast<int>(0x80808080u)));
+#pragma GCC unroll 4
+      for (int b = 0; b < Blocks; ++b)
+        acc[r][b] = _mm512_dpbusd_epi32(acc[r][b], a, w[b]);
+    }
+  }
+
   /// `padded`: each row has quads_ x 4 bytes (window rows); else depth_
   /// (the input's own rows), and the last group of fewer than 4 bytes reads
   /// only those.
@@ -205,38 +229,11 @@ struct Qs8ConvolutionTask {
         acc[r][b] = _mm512_loadu_si512(&k.bias_[(block + b) * 16]);
     const int8_t *filter = k.filter_ + block * k.quads_ * 64;
     const size_t blockStride = k.quads_ * 64;
-    const __m512i flip = _mm512_set1_epi32(static_cast<int>(0x80808080u));
-    for (size_t q = 0; q < fullQuads; ++q) {
-      __m512i w[Blocks];
-#pragma GCC unroll 4
-      for (int b = 0; b < Blocks; ++b)
-        w[b] = _mm512_load_si512(filter + b * blockStride + q * 64);
-#pragma GCC unroll 8
-      for (int r = 0; r < Rows; ++r) {
-        int32_t bytes;
-        std::memcpy(&bytes, rows[r] + q * 4, 4);
-        __m512i a = _mm512_xor_si512(_mm512_set1_epi32(bytes), flip);
-#pragma GCC unroll 4
-        for (int b = 0; b < Blocks; ++b)
-          acc[r][b] = _mm512_dpbusd_epi32(acc[r][b], a, w[b]);
-      }
-    }
+    for (size_t q = 0; q < fullQuads; ++q)
+      sumGroup<Rows, Blocks>(acc, rows, filter, blockStride, q, 4);
     // The filter is zero past the depth.
-    if (size_t rest = padded ? 0 : k.depth_ % 4) {
-      __m512i w[Blocks];
-#pragma GCC unroll 4
-      for (int b = 0; b < Blocks; ++b)
-        w[b] = _mm512_load_si512(filter + b * blockStride + fullQuads * 64);
-#pragma GCC unroll 8
-      for (int r = 0; r < Rows; ++r) {
-        int32_t bytes = 0;
-        std::memcpy(&bytes, rows[r] + fullQuads * 4, rest);
-        __m512i a = _mm512_xor_si512(_mm512_set1_epi32(bytes), flip);
-#pragma GCC unroll 4
-        for (int b = 0; b < Blocks; ++b)
-          acc[r][b] = _mm512_dpbusd_epi32(acc[r][b], a, w[b]);
-      }
-    }
+    if (size_t rest = padded ? 0 : k.depth_ % 4)
+      sumGroup<Rows, Blocks>(acc, rows, filter, blockStride, fullQuads, rest);
     const __m512 low = _mm512_set1_ps(k.low_);
     const __m512 high = _mm512_set1_ps(k.high_);
     const __m512i zeroPoint = _mm512_set1_epi32(k.params_.outputZeroPoint);

@@ -425,19 +425,19 @@ Status XnnpackDelegate::load(const Program &program, uint32_t index,
   DUET_RETURN_IF_ERROR(checkSteps(*root, hostMemory));
   DUET_RETURN_IF_ERROR(planDebugging(program, index, *root, hostMemory));
   std::vector<std::pair<int64_t, int64_t>> lives;
-  chooseOwnKernels(*root, program.options().xnnpackOnly, hostMemory, lives);
+  std::vector<PlannedStep> plan;
+  planSteps(*root, program.options().xnnpackOnly, hostMemory, lives, plan);
   // Under an observer the values are read after the run: none shares.
   DUET_RETURN_IF_ERROR(allocateHostBuffers(
       hostMemory, program.options().observer ? nullptr : &lives));
-  DUET_RETURN_IF_ERROR(createRuntimes(*root));
+  DUET_RETURN_IF_ERROR(createRuntimes(plan));
   if (program.options().profile.enabled)
     for (size_t s = 0; s < steps_.size(); ++s)
-      stepTimes_.push_back({stepName(*root, s), 0});
+      stepTimes_.push_back({stepName(s), 0});
   return Status::ok();
 }
 
-std::string XnnpackDelegate::stepName(const fb::Delegate &root,
-                                      size_t s) const {
+std::string XnnpackDelegate::stepName(size_t s) const {
   if (const auto *copy = std::get_if<CopyRun>(&steps_[s])) {
     const ValueSpec &in = values_[copy->input];
     const ValueSpec &out = values_[copy->output];
@@ -851,65 +851,28 @@ Status XnnpackDelegate::allocateHostBuffers(
   return Status::ok();
 }
 
-Status XnnpackDelegate::createRuntimes(const fb::Delegate &root) {
-  // The steps as they will run: the blob's copies, and its subgraphs split
-  // at the nodes on duet's own kernels into runs of the other nodes.
-  struct Planned {
-    size_t step = 0;
-    const fb::Copy *copy = nullptr;
-    /// A node on duet's own kernel, or a run of nodes for one XNNPACK
-    /// subgraph.
-    const fb::Node *own = nullptr;
-    std::vector<const fb::Node *> nodes;
-    std::vector<size_t> indices;
-    bool threaded = false;
-  };
-  std::vector<Planned> planned;
-  const auto *steps = root.steps_type();
-  for (size_t s = 0; s < steps->size(); ++s) {
-    if (steps->Get(s) == fb::Step::Copy) {
-      planned.push_back({s, root.steps()->GetAs<fb::Copy>(s)});
-      continue;
-    }
-    const auto *nodes = root.steps()->GetAs<fb::Subgraph>(s)->nodes();
-    bool open = false;
-    for (size_t n = 0; n < nodes->size(); ++n) {
-      const fb::Node *node = nodes->Get(n);
-      if (std::find(ownKernel_.begin(), ownKernel_.end(), node) !=
-          ownKernel_.end()) {
-        planned.push_back({s, nullptr, node});
-        open = false;
-        continue;
-      }
-      if (!open)
-        planned.push_back({s});
-      open = true;
-      planned.back().nodes.push_back(node);
-      planned.back().indices.push_back(n);
-    }
-  }
+struct XnnpackDelegate::PlannedStep {
+  size_t step = 0;
+  const fb::Copy *copy = nullptr;
+  /// A node on duet's own kernel and its parameters, or a run of nodes for
+  /// one XNNPACK subgraph (blob step `step`'s nodes `indices`).
+  const fb::Node *own = nullptr;
+  Qs8ConvolutionParams params;
+  std::vector<const fb::Node *> nodes;
+  std::vector<size_t> indices;
+  bool threaded = false;
+};
+
+Status XnnpackDelegate::createRuntimes(const std::vector<PlannedStep> &plan) {
   // Workers sleep after the last step that uses them, and spin between the
   // others: waking them costs about 17 us on the 2-core machine, more than
   // many steps take (docs/xnnpack.md).
-  size_t lastThreaded = planned.size();
-  for (size_t i = 0; i < planned.size(); ++i) {
-    Planned &step = planned[i];
-    if (step.copy || !pool_)
-      continue;
-    double work = subgraphWork(
-        step.own ? std::vector<const fb::Node *>{step.own} : step.nodes);
-    const auto *blob = root.steps()->GetAs<fb::Subgraph>(step.step)->nodes();
-    bool split = step.own || step.nodes.size() != blob->size();
-    step.threaded =
-        split ? work >= kPieceWorkMin &&
-                    subgraphWork(std::vector<const fb::Node *>(
-                        blob->begin(), blob->end())) >= kThreadedWorkMin
-              : work >= kThreadedWorkMin;
-    if (step.threaded)
+  size_t lastThreaded = plan.size();
+  for (size_t i = 0; i < plan.size(); ++i)
+    if (plan[i].threaded)
       lastThreaded = i;
-  }
-  for (size_t i = 0; i < planned.size(); ++i) {
-    const Planned &step = planned[i];
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const PlannedStep &step = plan[i];
     if (step.copy) {
       CopyRun run;
       run.input = step.copy->input();
@@ -925,20 +888,18 @@ Status XnnpackDelegate::createRuntimes(const fb::Delegate &root) {
                                           step.threaded, i == lastThreaded));
       continue;
     }
-    const fb::Node &node = *step.own;
-    Qs8ConvolutionParams params;
-    convolutionParams(node, params);
-    const auto &inputs = *node.inputs();
+    const auto &inputs = *step.own->inputs();
     uint32_t bias = inputs.size() > 2 ? inputs.Get(2) : kNoValue;
     ConvolutionRun convolution;
     convolution.kernel = std::make_unique<Qs8Convolution>(
-        params, static_cast<const int8_t *>(values_[inputs.Get(1)].constant),
+        step.params,
+        static_cast<const int8_t *>(values_[inputs.Get(1)].constant),
         values_[inputs.Get(1)].channelScales.data(),
         bias == kNoValue
             ? nullptr
             : static_cast<const int32_t *>(values_[bias].constant));
     convolution.input = inputs.Get(0);
-    convolution.output = node.output();
+    convolution.output = step.own->output();
     convolution.batch = values_[convolution.input].dims[0];
     convolution.threaded = step.threaded;
     convolution.yield = i == lastThreaded;
@@ -997,53 +958,78 @@ bool XnnpackDelegate::convolutionParams(const fb::Node &node,
   return Qs8Convolution::supported(params, filter.channelScales.data());
 }
 
-void XnnpackDelegate::chooseOwnKernels(
-    const fb::Delegate &root, bool xnnpackOnly, std::vector<bool> &hostMemory,
-    std::vector<std::pair<int64_t, int64_t>> &lives) {
+void XnnpackDelegate::planSteps(const fb::Delegate &root, bool xnnpackOnly,
+                                std::vector<bool> &hostMemory,
+                                std::vector<std::pair<int64_t, int64_t>> &lives,
+                                std::vector<PlannedStep> &plan) const {
   const bool own = !xnnpackOnly && cpuHasAvx512Vnni();
-  // The steps as createRuntimes makes them: each copy, each node of duet's
-  // own kernel, each run of XNNPACK nodes between them. A value that two of
-  // them touch crosses through a host buffer, as one that crosses blob
-  // steps does; `lives` gets each value's first and last of them.
-  lives.assign(values_.size(), {-1, -1});
-  int64_t step = 0;
-  auto touch = [&](uint32_t id) {
-    if (id == kNoValue)
-      return;
-    auto &[first, last] = lives[id];
-    if (first < 0)
-      first = step;
-    else if (first != step)
-      hostMemory[id] = true;
-    last = step;
-  };
   const auto *steps = root.steps_type();
-  for (size_t s = 0; s < steps->size(); ++s, ++step) {
+  for (size_t s = 0; s < steps->size(); ++s) {
     if (steps->Get(s) == fb::Step::Copy) {
-      const auto *copy = root.steps()->GetAs<fb::Copy>(s);
-      touch(copy->input());
-      touch(copy->output());
+      plan.push_back({s, root.steps()->GetAs<fb::Copy>(s)});
+      continue;
+    }
+    const auto *nodes = root.steps()->GetAs<fb::Subgraph>(s)->nodes();
+    const size_t first = plan.size();
+    bool open = false;
+    for (size_t n = 0; n < nodes->size(); ++n) {
+      const fb::Node *node = nodes->Get(n);
+      PlannedStep mine{s, nullptr, node};
+      if (own && convolutionParams(*node, mine.params) &&
+          !plantedAt(node->output())) {
+        plan.push_back(std::move(mine));
+        hostMemory[node->inputs()->Get(0)] = true;
+        hostMemory[node->output()] = true;
+        open = false;
+        continue;
+      }
+      if (!open)
+        plan.push_back({s});
+      open = true;
+      plan.back().nodes.push_back(node);
+      plan.back().indices.push_back(n);
+    }
+    if (!pool_)
+      continue;
+    // A piece of a split subgraph runs on the pool as XNNPACK ran every
+    // node of the whole one (kPieceWorkMin); a whole one as before.
+    bool split = plan.size() - first > 1;
+    bool whole = subgraphWork(std::vector<const fb::Node *>(
+                     nodes->begin(), nodes->end())) >= kThreadedWorkMin;
+    for (size_t i = first; i < plan.size(); ++i) {
+      PlannedStep &step = plan[i];
+      double work = subgraphWork(
+          step.own ? std::vector<const fb::Node *>{step.own} : step.nodes);
+      step.threaded = whole && (!split || work >= kPieceWorkMin);
+    }
+  }
+  // A value that two planned steps touch crosses through a host buffer.
+  lives.assign(values_.size(), {-1, -1});
+  for (size_t i = 0; i < plan.size(); ++i) {
+    int64_t at = static_cast<int64_t>(i);
+    auto touch = [&](uint32_t id) {
+      if (id == kNoValue)
+        return;
+      auto &[first, last] = lives[id];
+      if (first < 0)
+        first = at;
+      else if (first != at)
+        hostMemory[id] = true;
+      last = at;
+    };
+    const PlannedStep &step = plan[i];
+    if (step.copy) {
+      touch(step.copy->input());
+      touch(step.copy->output());
       continue;
     }
     for (const fb::Node *node :
-         *root.steps()->GetAs<fb::Subgraph>(s)->nodes()) {
-      Qs8ConvolutionParams params;
-      bool mine =
-          own && convolutionParams(*node, params) && !plantedAt(node->output());
-      if (mine) {
-        ownKernel_.push_back(node);
-        ++step;
-      }
+         step.own ? std::vector<const fb::Node *>{step.own} : step.nodes) {
       for (uint32_t id : *node->inputs())
         touch(id);
       touch(node->output());
       if (const PlantedFault *fault = plantedAt(node->output()))
         touch(fault->redirect);
-      if (mine) {
-        hostMemory[node->inputs()->Get(0)] = true;
-        hostMemory[node->output()] = true;
-        ++step;
-      }
     }
   }
 }

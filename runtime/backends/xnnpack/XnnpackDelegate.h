@@ -156,41 +156,40 @@ private:
   /// (read by a copy, or crossing steps).
   Status checkSteps(const ::duet::xnnpack::schema::Delegate &root,
                     std::vector<bool> &hostMemory);
+  /// A step as the delegate will run it (XnnpackDelegate.cpp).
+  struct PlannedStep;
+  /// The steps as they will run: the blob's copies, and its subgraphs split
+  /// around the nodes duet's own kernel computes (Qs8Convolution: qint8
+  /// convolutions of one group, when the CPU has AVX-512 VNNI,
+  /// `xnnpackOnly` is off and no fault is planted at the node) into runs of
+  /// the other nodes, each run on the pool or not. Every value two of them
+  /// touch gets host memory (`hostMemory`), as one that crosses blob steps
+  /// does; `lives` gets each value's first and last of them.
+  void planSteps(const ::duet::xnnpack::schema::Delegate &root,
+                 bool xnnpackOnly, std::vector<bool> &hostMemory,
+                 std::vector<std::pair<int64_t, int64_t>> &lives,
+                 std::vector<PlannedStep> &plan) const;
   /// Gives each internal value of `hostMemory` a host buffer, in one block
-  /// where values that no step touches together (`lives`, from
-  /// chooseOwnKernels; null: none) share bytes.
+  /// where values that no step touches together (`lives`, from planSteps;
+  /// null: none) share bytes.
   Status
   allocateHostBuffers(const std::vector<bool> &hostMemory,
                       const std::vector<std::pair<int64_t, int64_t>> *lives);
-  /// Defines each subgraph step in XNNPACK and creates its runtime; the
-  /// nodes of `ownKernel_` become steps of their own between runs of the
-  /// others.
-  Status createRuntimes(const ::duet::xnnpack::schema::Delegate &root);
+  /// Makes the planned steps: an XNNPACK runtime for each run of nodes,
+  /// duet's kernel for each of its nodes, each copy.
+  Status createRuntimes(const std::vector<PlannedStep> &plan);
   /// Defines `nodes` (blob step `s`'s nodes, numbered by `indices`) as one
   /// XNNPACK subgraph and appends its runtime to the steps: on the pool
   /// when `threaded`, whose workers sleep after it when `yield`.
   Status createSubgraph(
       size_t s, const std::vector<const ::duet::xnnpack::schema::Node *> &nodes,
       const std::vector<size_t> &indices, bool threaded, bool yield);
-  /// The nodes duet's own kernels compute (Qs8Convolution): qint8
-  /// convolutions of one group, when the CPU has AVX-512 VNNI,
-  /// LoadOptions::xnnpackOnly is off and no fault is planted at the node.
-  /// Their operands and results get host memory (`hostMemory`), and so does
-  /// every value the split subgraphs around them pass on; `lives` gets the
-  /// first and last step (as createRuntimes makes them) of every value.
-  void chooseOwnKernels(const ::duet::xnnpack::schema::Delegate &root,
-                        bool xnnpackOnly, std::vector<bool> &hostMemory,
-                        std::vector<std::pair<int64_t, int64_t>> &lives);
   /// The parameters of a node duet's convolution kernel can compute, or
   /// false.
   bool convolutionParams(const ::duet::xnnpack::schema::Node &node,
                          Qs8ConvolutionParams &params) const;
-  /// Checks that the dims of `node`'s output follow from its operands and
-  /// parameters: XNNPACK trusts them, and would read or write past a buffer
-  /// the blob describes wrongly.
   /// Step `s` as a profile names it (profileParts).
-  std::string stepName(const ::duet::xnnpack::schema::Delegate &root,
-                       size_t s) const;
+  std::string stepName(size_t s) const;
   /// Runs step `s`.
   Status runStep(size_t s, const std::vector<TensorView> &inputs,
                  const std::vector<TensorView> &outputs);
@@ -198,6 +197,9 @@ private:
   /// subgraph's nodes, to decide whether it is worth the thread pool.
   double subgraphWork(
       const std::vector<const ::duet::xnnpack::schema::Node *> &nodes) const;
+  /// Checks that the dims of `node`'s output follow from its operands and
+  /// parameters: XNNPACK trusts them, and would read or write past a buffer
+  /// the blob describes wrongly.
   Status checkShapes(const ::duet::xnnpack::schema::Node &node,
                      const std::string &what) const;
   void *address(uint32_t id, const std::vector<TensorView> &inputs,
@@ -209,8 +211,6 @@ private:
   size_t outputCount_ = 0;
   std::vector<ValueSpec> values_;
   std::vector<std::variant<SubgraphRun, CopyRun, ConvolutionRun>> steps_;
-  /// The nodes chooseOwnKernels gave duet's own kernels.
-  std::vector<const ::duet::xnnpack::schema::Node *> ownKernel_;
   std::vector<void *> buffers_;
   /// When profiling: each step's name and its time in the latest run.
   std::vector<ProfilePart> stepTimes_;
