@@ -344,9 +344,13 @@ Value decompose(ScaledDotProductAttentionOp op, AtenBuilder &b) {
   Value key = op.getKey();
   bool scaleQuery =
       qType.getShape().back() <= tensorType(key).getShape().end()[-2];
-  Value scores =
-      scaleQuery ? b.matmul(b.mul(q, scale), b.transposeLastTwo(key))
-                 : b.mul(b.matmul(q, b.transposeLastTwo(key)), scale);
+  // A scale of 1 (duet-fold-scale moved it into the query's projection)
+  // multiplies nothing.
+  if (scaleQuery && scale != 1.0)
+    q = b.mul(q, scale);
+  Value scores = b.matmul(q, b.transposeLastTwo(key));
+  if (!scaleQuery && scale != 1.0)
+    scores = b.mul(scores, scale);
   if (op.getIsCausal()) {
     ArrayRef<int64_t> shape = tensorType(scores).getShape().take_back(2);
     SmallVector<double> mask(shape[0] * shape[1]);

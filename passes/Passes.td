@@ -149,8 +149,11 @@ def FoldScalePass : Pass<"duet-fold-scale", "::mlir::func::FuncOp"> {
     where `y` is the result of an `aten.linear` or `aten.convolution`,
     possibly through `aten.view` and `aten.permute`, becomes that layer with
     weight `c·W` and bias `c·b`; the multiply is gone. Attention layers scale
-    their queries so (`q_proj(x) * scaling`, after the head split). The fold
-    happens only when all of these hold:
+    their queries so (`q_proj(x) * scaling`, after the head split). An
+    `aten.scaled_dot_product_attention` whose query is such a layer's result
+    likewise: its scale (`1/sqrt(E)` unless given) moves into the layer and
+    the attention's becomes 1, which `duet-decompose` writes without a
+    multiply. The fold happens only when all of these hold:
 
     - every value from the layer to the multiply has one user (so the scale
       reaches nothing else);

@@ -269,6 +269,19 @@ func.func @sdpa_scaled_query(%q: tensor<2x3x4xf32>, %k: tensor<2x6x4xf32>, %v: t
 
 // -----
 
+// A scale of 1 (duet-fold-scale moved it into the query's projection)
+// multiplies nothing.
+// CHECK-LABEL: func.func @sdpa_unit_scale
+// CHECK-NOT: aten.mul
+// CHECK: aten.softmax
+func.func @sdpa_unit_scale(%q: tensor<2x3x4xf32>, %k: tensor<2x6x4xf32>, %v: tensor<2x6x5xf32>) -> tensor<2x3x5xf32> {
+  %y = aten.scaled_dot_product_attention %q, %k, %v {scale = 1.0 : f64}
+      : (tensor<2x3x4xf32>, tensor<2x6x4xf32>, tensor<2x6x5xf32>) -> tensor<2x3x5xf32>
+  return %y : tensor<2x3x5xf32>
+}
+
+// -----
+
 // A float mask is added as it is; an explicit scale replaces 1/√E.
 // CHECK-LABEL: func.func @sdpa_float_mask
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4xf32>, %[[K:.*]]: tensor<3x4xf32>, %[[V:.*]]: tensor<3x5xf32>, %[[M:.*]]: tensor<2x3xf32>)

@@ -85,3 +85,46 @@ func.func @left_alone(%x: tensor<3x2xf32>, %w: tensor<2x2xf32>, %s: tensor<f32>)
   %z5 = aten.mul %l5, %c : tensor<3x2xf32>, tensor<f32> -> tensor<3x2xf32>
   return %z, %y, %z2, %z3, %z4, %z5 : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<2x3x2xf32>, tensor<3x2xf32>
 }
+
+// -----
+
+// An attention's own scale (1/sqrt(4) = 0.5 by default) moves into its
+// query's projection through the head split, and the attention's becomes
+// 1; the key's projection is not scaled.
+// CHECK-LABEL: func.func @attention_scale
+// CHECK-DAG: %[[WQ:.*]] = arith.constant dense<{{\[\[}}5.000000e-01, 1.000000e+00], [1.500000e+00, -2.000000e+00], [0.000000e+00, 2.500000e-01], [3.000000e+00, 5.000000e-01]]> : tensor<4x2xf32>
+// CHECK-DAG: %[[BQ:.*]] = arith.constant dense<[5.000000e-01, 0.000000e+00, -1.000000e+00, 2.000000e+00]> : tensor<4xf32>
+// CHECK-DAG: %[[W:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, -4.000000e+00], [0.000000e+00, 5.000000e-01], [6.000000e+00, 1.000000e+00]]> : tensor<4x2xf32>
+// CHECK: %[[Q:.*]] = aten.linear %{{.*}}, %[[WQ]], %[[BQ]]
+// CHECK: %[[K:.*]] = aten.linear %{{.*}}, %[[W]]
+// CHECK: aten.scaled_dot_product_attention {{.*}} {scale = 1.000000e+00 : f64}
+func.func @attention_scale(%x: tensor<3x2xf32>) -> tensor<1x3x4xf32> {
+  %w = arith.constant dense<[[1.0, 2.0], [3.0, -4.0], [0.0, 0.5], [6.0, 1.0]]> : tensor<4x2xf32>
+  %b = arith.constant dense<[1.0, 0.0, -2.0, 4.0]> : tensor<4xf32>
+  %q = aten.linear %x, %w, %b : (tensor<3x2xf32>, tensor<4x2xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %qv = aten.view %q : tensor<3x4xf32> -> tensor<1x3x4xf32>
+  %k = aten.linear %x, %w : (tensor<3x2xf32>, tensor<4x2xf32>) -> tensor<3x4xf32>
+  %kv = aten.view %k : tensor<3x4xf32> -> tensor<1x3x4xf32>
+  %y = aten.scaled_dot_product_attention %qv, %kv, %kv
+      : (tensor<1x3x4xf32>, tensor<1x3x4xf32>, tensor<1x3x4xf32>) -> tensor<1x3x4xf32>
+  return %y : tensor<1x3x4xf32>
+}
+
+// -----
+
+// Left alone: an attention whose query is an argument, and one whose query's
+// projection is read by another op too; their scales stay.
+// CHECK-LABEL: func.func @attention_left_alone
+// CHECK-NOT: scale = 1.0
+// CHECK: aten.scaled_dot_product_attention {{.*}}: (
+// CHECK: aten.scaled_dot_product_attention {{.*}} {scale = 2.500000e-01 : f64}
+func.func @attention_left_alone(%x: tensor<3x2xf32>, %a: tensor<1x3x4xf32>) -> (tensor<1x3x4xf32>, tensor<1x3x4xf32>, tensor<3x4xf32>) {
+  %w = arith.constant dense<1.0> : tensor<4x2xf32>
+  %y = aten.scaled_dot_product_attention %a, %a, %a
+      : (tensor<1x3x4xf32>, tensor<1x3x4xf32>, tensor<1x3x4xf32>) -> tensor<1x3x4xf32>
+  %q = aten.linear %x, %w : (tensor<3x2xf32>, tensor<4x2xf32>) -> tensor<3x4xf32>
+  %qv = aten.view %q : tensor<3x4xf32> -> tensor<1x3x4xf32>
+  %z = aten.scaled_dot_product_attention %qv, %a, %a {scale = 0.25 : f64}
+      : (tensor<1x3x4xf32>, tensor<1x3x4xf32>, tensor<1x3x4xf32>) -> tensor<1x3x4xf32>
+  return %y, %z, %q : tensor<1x3x4xf32>, tensor<1x3x4xf32>, tensor<3x4xf32>
+}
