@@ -68,6 +68,8 @@ rt::Status readVulkanEnvironment(rt::LoadOptions &options) {
   vulkan.testDepthParts =
       std::getenv(rt::kVulkanTestDepthPartsVariable) != nullptr;
   vulkan.noEpilogues = std::getenv(rt::kVulkanNoEpiloguesVariable) != nullptr;
+  vulkan.noOperandViews =
+      std::getenv(rt::kVulkanNoOperandViewsVariable) != nullptr;
   options.xnnpackOnly = std::getenv(rt::kXnnpackOnlyVariable) != nullptr;
   DUET_RETURN_IF_ERROR(readLimit(rt::kVulkanTestUploadPieceBytesVariable,
                                  vulkan.testUploadPieceBytes));

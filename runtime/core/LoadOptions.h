@@ -98,6 +98,8 @@ inline constexpr const char *kVulkanTestDepthPartsVariable =
 inline constexpr const char *kXnnpackOnlyVariable = "DUET_XNNPACK_ONLY";
 inline constexpr const char *kVulkanNoEpiloguesVariable =
     "DUET_VULKAN_NO_EPILOGUES";
+inline constexpr const char *kVulkanNoOperandViewsVariable =
+    "DUET_VULKAN_NO_OPERAND_VIEWS";
 inline constexpr const char *kVulkanTestUploadPieceBytesVariable =
     "DUET_VULKAN_TEST_UPLOAD_PIECE_BYTES";
 

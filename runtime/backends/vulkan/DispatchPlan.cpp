@@ -354,6 +354,49 @@ private:
   /// it) into the pending product.
   Status foldIntoPending(const sc::Op *op, const Dispatch &own);
 
+  /// Operand views (docs/vulkan.md): a view that only a matmul or linear
+  /// reads, which reads it from the view's source through a map
+  /// (matmul.comp's mappedTexel) instead of a gather copying it first: a
+  /// head split read in place, keys read by column instead of transposed,
+  /// merged heads read from the heads. The gathers are held, not added; the
+  /// product adds them itself where its kernel cannot read the map.
+  struct OperandView {
+    /// The blob tensor the view is taken of.
+    int32_t source = -1;
+    /// The product's iarg[4] (lhs) or iarg[5] (rhs), matmul.comp's
+    /// mappedTexel: texel x + z * map[0] + map[1] of the source's row, in
+    /// layer 0 where map[2] is set; texel x % map[3] of layer x / map[3]
+    /// where map[3] is (merged heads).
+    std::array<int32_t, 4> map = {0, 0, 0, 0};
+    /// The rhs read by column (the view is the transpose of rows): only the
+    /// tiled kernels can.
+    bool byColumn = false;
+    /// The view's ops, for the product's dispatch name.
+    std::string op;
+    /// The gathers that make the view, in order, held.
+    std::vector<Dispatch> gathers;
+  };
+  /// The view a product may read in place of strided view `output` of
+  /// `input` (of `strides` from `base`); nothing when no product would.
+  std::optional<OperandView> operandView(int32_t input, int32_t output,
+                                         const std::vector<int32_t> &strides,
+                                         int64_t base) const;
+  /// The merged heads a product may read in place of the reshape that
+  /// reads `output`, which is a strided view of `input` (of `strides` from
+  /// `base`) as a permute of the heads [H, R, D] to [R, H, D]; and the
+  /// reshape's result, to which the view belongs.
+  std::optional<std::pair<int32_t, OperandView>>
+  mergedHeadsView(int32_t input, int32_t output,
+                  const std::vector<int32_t> &strides, int64_t base) const;
+  /// Whether the one op reading `tensor` is a product that may read it
+  /// through a map: a matmul (not addmm) or linear of which it is the lhs
+  /// or (not a linear) the rhs, not both, and it is no delegate output, no
+  /// planted fault's tensor, and no observer loaded. Gives the operand.
+  std::optional<int> viewReader(int32_t tensor) const;
+  /// Whether a matmul of `lhs` and `rhs` into `out` runs matmul.comp's
+  /// texel kernels: width-packed textures of the same batch dims.
+  bool texelMatMul(int32_t lhs, int32_t rhs, int32_t out) const;
+
   /// "delegate 0 op 3 (aten.convolution 'conv1')".
   template <typename... Args>
   Status opError(fmt::format_string<Args...> format, Args &&...args) const {
@@ -379,6 +422,11 @@ private:
   /// The faults planted in this delegate.
   std::vector<TensorFault> faults_;
   std::optional<Pending> pending_;
+  /// Per blob tensor: the view a product reads in place of it.
+  std::vector<std::optional<OperandView>> views_;
+  /// Per blob tensor: the reshape result whose merged-heads view the
+  /// reshape reading it completes (-1 for none).
+  std::vector<int32_t> mergedInto_;
 };
 
 Status PlanBuilder::build(ByteSpan blob) {
@@ -439,6 +487,8 @@ Status PlanBuilder::build(ByteSpan blob) {
   root_ = root;
   reads_.assign(blobTensors_, 0);
   lastReader_.assign(blobTensors_, 0);
+  views_.assign(blobTensors_, std::nullopt);
+  mergedInto_.assign(blobTensors_, -1);
   for (size_t i = 0; i < root->ops()->size(); ++i)
     if (const auto *inputs = root->ops()->Get(i)->inputs())
       for (int32_t tensor : *inputs)
@@ -861,7 +911,8 @@ Status PlanBuilder::add(std::vector<Dispatch> &list, Dispatch dispatch) {
     else if (inBuffer(input) != dispatch.inputsInBuffers)
       return opError("its inputs mix textures and buffers, which no Vulkan "
                      "kernel reads");
-    dispatch.params.t[1 + i] = describe(input);
+    dispatch.params.t[1 + i] = describe(
+        dispatch.viewed[i] >= 0 ? Ref::tensor(dispatch.viewed[i]) : input);
     dispatch.spec[1 + i] = packingOf(input);
   }
   if (!shaderCode(dispatch.family, dispatch.inputsInBuffers,
@@ -977,6 +1028,10 @@ Status PlanBuilder::readOp(const sc::Op *op) {
   // A tiled product's tiles and depth, which may run in depth parts
   // (addProduct).
   int64_t productTiles = 0, productDepth = 0;
+  // A gather that a product reads in place (operand views): the view of
+  // its result, or the merged heads of the reshape reading it.
+  std::optional<OperandView> viewed;
+  std::optional<std::pair<int32_t, OperandView>> merged;
   switch (op->args_type()) {
   case sc::OpArgs::Unary: {
     const sc::Unary *args = op->args_as_Unary();
@@ -1064,13 +1119,7 @@ Status PlanBuilder::readOp(const sc::Op *op) {
       dispatch.family = addmm ? ShaderFamily::MatMulAdd : ShaderFamily::MatMul;
       // Between width-packed textures of the same batch dims a texel kernel
       // computes four columns at once (matmul.comp).
-      auto widthPacked = [&](int32_t id) {
-        return plan_.tensors[id].texture &&
-               plan_.tensors[id].packing == Layout::widthPacked;
-      };
-      if (!addmm && widthPacked(inputs[0]) && widthPacked(inputs[1]) &&
-          widthPacked(outputs[0]) && batch(a) == batch(out) &&
-          batch(b) == batch(out)) {
+      if (!addmm && texelMatMul(inputs[0], inputs[1], outputs[0])) {
         dispatch.family = ShaderFamily::MatMulTexel;
         productTiles = useTexelProduct(dispatch, plan_.tensors[outputs[0]],
                                        depth, limits_, computesInFp16());
@@ -1412,6 +1461,9 @@ Status PlanBuilder::readOp(const sc::Op *op) {
         return opError("a strided view of {} as {} reaches element {} of {}",
                        formatSizes(x), formatSizes(y), last,
                        plan_.tensors[inputs[0]].numel);
+      viewed = operandView(inputs[0], outputs[0], strides, args->base());
+      if (!viewed)
+        merged = mergedHeadsView(inputs[0], outputs[0], strides, args->base());
       dispatch.params.iarg[2][0] = args->base();
       // Lane 0's source a multiple of four, the lanes consecutive.
       bool texels = rowsOfTexels && strides.back() == 1 && args->base() % 4 == 0;
@@ -1444,6 +1496,30 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     }
     for (int32_t p = 0; p < kMaxRank - static_cast<int32_t>(x.size()); ++p)
       dispatch.params.iarg[p / 4][p % 4] = -1;
+    // A map that stays inside the input is a strided view of it too, which
+    // a product may read in place.
+    if (args->kind() == sc::GatherKind::Affine) {
+      std::vector<int32_t> strides(y.size(), 0);
+      int64_t base = 0, inStride = 1;
+      bool inside = true;
+      for (size_t d = x.size(); d-- > 0;) {
+        int64_t first = offset[d];
+        int64_t last =
+            first +
+            (source[d] < 0 ? 0 : int64_t{scale[d]} * (y[source[d]] - 1));
+        inside = inside && std::min(first, last) >= 0 &&
+                 std::max(first, last) < x[d] && scale[d] >= 0;
+        base += inStride * first;
+        if (source[d] >= 0)
+          strides[source[d]] += static_cast<int32_t>(inStride * scale[d]);
+        inStride *= x[d];
+      }
+      if (inside) {
+        viewed = operandView(inputs[0], outputs[0], strides, base);
+        if (!viewed)
+          merged = mergedHeadsView(inputs[0], outputs[0], strides, base);
+      }
+    }
     // The input's last dim follows the output's alone, at scale 1 from a
     // multiple of four (the shader pads the lanes past either end).
     if (widthPacked && args->kind() == sc::GatherKind::Affine) {
@@ -1527,6 +1603,58 @@ Status PlanBuilder::readOp(const sc::Op *op) {
   dispatch.output = Ref::tensor(outputs[0]);
   for (size_t i = 0; i < inputs.size(); ++i)
     dispatch.inputs[i] = Ref::tensor(inputs[i]);
+  if (viewed || merged) {
+    // Held: the product reading the view adds it, or reads through it.
+    OperandView &view = viewed ? *viewed : merged->second;
+    view.op = opName_;
+    dispatch.op = opName_;
+    view.gathers.push_back(dispatch);
+    if (viewed)
+      views_[outputs[0]] = std::move(viewed);
+    else {
+      views_[merged->first] = std::move(merged->second);
+      mergedInto_[outputs[0]] = merged->first;
+    }
+    return Status::ok();
+  }
+  if (int32_t into = mergedInto_[inputs[0]];
+      into >= 0 && dispatch.family == ShaderFamily::Gather) {
+    // The reshape completing a merged-heads view: held with it.
+    OperandView &view = *views_[into];
+    view.op += " and " + opName_;
+    dispatch.op = opName_;
+    view.gathers.push_back(dispatch);
+    return Status::ok();
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::optional<OperandView> view = std::exchange(views_[inputs[i]], {});
+    if (!view)
+      continue;
+    bool tiled = dispatch.family == ShaderFamily::MatMulTexelTiled ||
+                 dispatch.family == ShaderFamily::MatMulTexelBig ||
+                 dispatch.family == ShaderFamily::MatMulTexelSplit;
+    bool matmul = tiled || dispatch.family == ShaderFamily::MatMulTexel;
+    bool linear = dispatch.family == ShaderFamily::MatMulLinearTexel ||
+                  dispatch.family == ShaderFamily::MatMulLinearTexelTiled ||
+                  dispatch.family == ShaderFamily::MatMulLinearTexelBig ||
+                  dispatch.family == ShaderFamily::MatMulLinearTexelSplit;
+    bool reads = i == 0 ? matmul || linear
+                        : i == 1 && matmul && (tiled || !view->byColumn);
+    if (!reads) {
+      // Its kernel cannot read through the map: the gathers run first.
+      for (Dispatch &gather : view->gathers)
+        DUET_RETURN_IF_ERROR(add(plan_.runDispatches, std::move(gather)));
+      continue;
+    }
+    dispatch.viewed[i] = inputs[i];
+    dispatch.inputs[i] = Ref::tensor(view->source);
+    std::copy(view->map.begin(), view->map.end(), dispatch.params.iarg[4 + i]);
+    if (view->byColumn)
+      dispatch.spec[5] = 1;
+    dispatch.op = fmt::format("{} ({} read through {})",
+                              dispatch.op.empty() ? opName_ : dispatch.op,
+                              i == 0 ? "lhs" : "rhs", view->op);
+  }
   if (pending_ && pending_->consumer == opIndex_)
     return foldIntoPending(op, dispatch);
   if (texelProduct(dispatch.family)) {
@@ -1535,6 +1663,165 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     return addOrHold(std::move(dispatch), productTiles, productDepth);
   }
   return add(plan_.runDispatches, std::move(dispatch));
+}
+
+bool PlanBuilder::texelMatMul(int32_t lhs, int32_t rhs, int32_t out) const {
+  auto widthPacked = [&](int32_t id) {
+    return plan_.tensors[id].texture &&
+           plan_.tensors[id].packing == Layout::widthPacked &&
+           plan_.tensors[id].sizes.size() >= 2;
+  };
+  if (!widthPacked(lhs) || !widthPacked(rhs) || !widthPacked(out))
+    return false;
+  auto batch = [&](int32_t id) {
+    std::vector<int64_t> sizes = plan_.tensors[id].sizes;
+    sizes.resize(sizes.size() - 2);
+    return sizes;
+  };
+  return batch(lhs) == batch(out) && batch(rhs) == batch(out);
+}
+
+std::optional<int> PlanBuilder::viewReader(int32_t tensor) const {
+  // An observer reads every tensor and a fault is planted on the tensor it
+  // names: both need the view itself, as a delegate output does.
+  if (program_.options().observer || program_.options().vulkan.noOperandViews ||
+      reads_[tensor] != 1 ||
+      std::count(plan_.outputs.begin(), plan_.outputs.end(), tensor) ||
+      std::any_of(faults_.begin(), faults_.end(),
+                  [&](const TensorFault &fault) {
+                    return fault.tensor == plan_.tensors[tensor].programId;
+                  }))
+    return std::nullopt;
+  size_t reader = lastReader_[tensor];
+  const sc::Op *op = root_->ops()->Get(reader);
+  const sc::MatMul *matmul = op->args_as_MatMul();
+  if (reader <= opIndex_ || !matmul ||
+      matmul->kind() == sc::MatMulKind::Addmm || !op->inputs())
+    return std::nullopt;
+  std::vector<int32_t> operands = toVector(op->inputs());
+  bool linear = matmul->kind() == sc::MatMulKind::Linear;
+  if (operands.size() != (linear ? 1u : 2u))
+    return std::nullopt;
+  if (linear)
+    return 0;
+  if ((operands[0] == tensor) == (operands[1] == tensor))
+    return std::nullopt;
+  return operands[0] == tensor ? 0 : 1;
+}
+
+std::optional<PlanBuilder::OperandView>
+PlanBuilder::operandView(int32_t input, int32_t output,
+                         const std::vector<int32_t> &strides,
+                         int64_t base) const {
+  std::optional<int> operand = viewReader(output);
+  if (!operand)
+    return std::nullopt;
+  // The source: rows of W elements (a multiple of four, whole texels) in
+  // layers; the view: [Z, A, B] (every dim before those of size 1), element
+  // (z, a, b) at base + z * sZ + a * sA + b * sB.
+  const PlannedTensor &from = plan_.tensors[input];
+  const PlannedTensor &view = plan_.tensors[output];
+  const std::vector<int64_t> &y = view.sizes;
+  if (!from.texture || from.packing != Layout::widthPacked || !view.texture ||
+      view.packing != Layout::widthPacked || from.sizes.size() < 2 ||
+      y.size() < 2 || strides.size() != y.size())
+    return std::nullopt;
+  int64_t width = from.sizes.back(), rows = from.sizes[from.sizes.size() - 2];
+  size_t rank = y.size();
+  for (size_t d = 0; d + 3 < rank; ++d)
+    if (y[d] != 1)
+      return std::nullopt;
+  int64_t layers = rank >= 3 ? y[rank - 3] : 1;
+  int64_t layerStride = rank >= 3 ? strides[rank - 3] : 0;
+  int64_t a = y[rank - 2], b = y[rank - 1];
+  int64_t strideA = strides[rank - 2], strideB = strides[rank - 1];
+  if (width % 4 != 0 || base % 4 != 0)
+    return std::nullopt;
+  OperandView result;
+  result.source = input;
+  // By rows: a along the source's rows, b along a row (whole texels). By
+  // column (a matmul's rhs): a, the depth, along a row, b along the rows.
+  int64_t span = 0;
+  if (strideB == 1 && strideA == width && b % 4 == 0 && a <= rows) {
+    span = b;
+  } else if (*operand == 1 && strideA == 1 && strideB == width && a % 4 == 0 &&
+             b <= rows) {
+    span = a;
+    result.byColumn = true;
+  } else {
+    return std::nullopt;
+  }
+  // Layers side by side in the source's rows (a head split), or the
+  // source's own layers.
+  result.map[1] = static_cast<int32_t>(base / 4);
+  if (layers == 1 || (layerStride % 4 == 0 &&
+                      base + (layers - 1) * layerStride + span <= width)) {
+    if (base + span > width)
+      return std::nullopt;
+    result.map[0] = static_cast<int32_t>(layers == 1 ? 0 : layerStride / 4);
+    result.map[2] = 1;
+  } else if (layerStride != rows * width || layers > from.extents[2] ||
+             base + span > width) {
+    return std::nullopt;
+  }
+  return result;
+}
+
+std::optional<std::pair<int32_t, PlanBuilder::OperandView>>
+PlanBuilder::mergedHeadsView(int32_t input, int32_t output,
+                             const std::vector<int32_t> &strides,
+                             int64_t base) const {
+  // `output` is read by one reshape, and that reshape's result by a
+  // product as its lhs (one layer: the merged heads are one layer).
+  if (program_.options().observer || program_.options().vulkan.noOperandViews ||
+      reads_[output] != 1 ||
+      std::count(plan_.outputs.begin(), plan_.outputs.end(), output) ||
+      std::any_of(faults_.begin(), faults_.end(),
+                  [&](const TensorFault &fault) {
+                    return fault.tensor == plan_.tensors[output].programId;
+                  }))
+    return std::nullopt;
+  size_t reader = lastReader_[output];
+  const sc::Op *reshape = root_->ops()->Get(reader);
+  const sc::Gather *gather = reshape->args_as_Gather();
+  if (reader <= opIndex_ || !gather ||
+      gather->kind() != sc::GatherKind::Reshape || !reshape->outputs() ||
+      reshape->outputs()->size() != 1)
+    return std::nullopt;
+  int32_t merged = reshape->outputs()->Get(0);
+  if (merged < 0 || static_cast<size_t>(merged) >= blobTensors_ ||
+      viewReader(merged) != 0)
+    return std::nullopt;
+  // The heads [H, R, D] (every dim before of size 1) permuted to [R, H, D]
+  // and reshaped to [R, H * D]: texel x of row r is texel x % (D / 4) of
+  // row r of head x / (D / 4).
+  const PlannedTensor &heads = plan_.tensors[input];
+  const PlannedTensor &result = plan_.tensors[merged];
+  const std::vector<int64_t> &x = heads.sizes;
+  const std::vector<int64_t> &y = plan_.tensors[output].sizes;
+  const std::vector<int64_t> &m = result.sizes;
+  auto leadingOnes = [](const std::vector<int64_t> &sizes, size_t kept) {
+    for (size_t d = 0; d + kept < sizes.size(); ++d)
+      if (sizes[d] != 1)
+        return false;
+    return sizes.size() >= kept;
+  };
+  if (!heads.texture || heads.packing != Layout::widthPacked ||
+      !result.texture || result.packing != Layout::widthPacked ||
+      !leadingOnes(x, 3) || !leadingOnes(y, 3) || !leadingOnes(m, 2) ||
+      strides.size() != y.size() || base != 0)
+    return std::nullopt;
+  size_t rank = y.size();
+  int64_t h = x[x.size() - 3], r = x[x.size() - 2], d = x.back();
+  if (d % 4 != 0 || y[rank - 3] != r || y[rank - 2] != h || y[rank - 1] != d ||
+      m[m.size() - 2] != r || m.back() != h * d || strides[rank - 3] != d ||
+      strides[rank - 2] != r * d || strides[rank - 1] != 1 ||
+      heads.extents[2] != h)
+    return std::nullopt;
+  OperandView view;
+  view.source = input;
+  view.map[3] = static_cast<int32_t>(d / 4);
+  return std::pair{merged, std::move(view)};
 }
 
 std::optional<size_t>

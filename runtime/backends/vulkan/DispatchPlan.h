@@ -139,6 +139,10 @@ struct Dispatch {
   ParamsBlock params{};
   Ref output;
   std::array<Ref, 3> inputs;
+  /// Where input i is read through a map (a product's operand view,
+  /// matmul.comp's mappedTexel): the blob tensor the op reads, whose sizes
+  /// the shader is given, while inputs[i] binds the tensor it is a view of.
+  std::array<int32_t, 3> viewed = {-1, -1, -1};
   std::array<Ref, 2> weights;
   /// Output texels along x that one work item of a texture output computes
   /// (a texel kernel's block; 1 for most). add() sizes the work by it.

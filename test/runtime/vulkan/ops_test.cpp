@@ -823,6 +823,139 @@ func.func @main(%x: tensor<1x8x9x9xf32>, %r: tensor<1x8x9x9xf32>, %d: tensor<1x6
             "[1,8,9,9]"});
 }
 
+/// Checks that `compiled` gives the same outputs, bit for bit, with its
+/// products reading views in place as with a gather dispatch for every
+/// view (LoadOptions::vulkan.noOperandViews): the products read the same
+/// values in the same order either way.
+void checkOperandViewsKeepValues(const Compiled &compiled) {
+  std::vector<std::vector<float>> outputs[2];
+  for (int separate = 0; separate < 2; ++separate) {
+    rt::LoadOptions options;
+    options.vulkan.noOperandViews = separate != 0;
+    std::unique_ptr<rt::Runtime> vulkan;
+    rt::Status status = load(compiled.program, options, vulkan);
+    INFO(status.message());
+    REQUIRE(status.isOk());
+    setRandomInputs(*vulkan, 11);
+    REQUIRE(vulkan->run().isOk());
+    for (size_t i = 0; i < vulkan->outputCount(); ++i)
+      outputs[separate].push_back(outputFloats(*vulkan, i));
+  }
+  for (size_t i = 0; i < outputs[0].size(); ++i) {
+    INFO("output " << i);
+    CHECK(outputs[0][i] == outputs[1][i]);
+  }
+}
+
+TEST_CASE("products read the views of their operands in place",
+          "[vulkan][matmul]") {
+  // Operand views (DispatchPlan's operandView, matmul.comp's mappedTexel):
+  // two attentions whose q, k and v are head splits of linears (a view and
+  // a permute each, one strided gather) read them from the linears'
+  // outputs: q (two views of one linear) and the keys by the scores' big
+  // tiles (the keys by column, not transposed first), v by the values'
+  // four-row kernel. The second one's keys and values are slices of one
+  // linear (the keys from texel 24). The first one's v is returned too, so
+  // it keeps its gather; its heads, merged (a permute and a view across it,
+  // two gathers), are read by the output projection from the values'
+  // product. A permute of an input (an affine gather, not a chain) is read
+  // by column from the input's own 6 layers by small tiles; one of a small
+  // matmul is not, since its four-row kernel reads by rows: its gather runs
+  // after all. The inputs of the first projections are scaled down, so that
+  // the softmaxes are not one-hot.
+  std::string mlir = expandConstants(R"(
+func.func @main(%x: tensor<1x600x96xf32>, %a: tensor<6x600x16xf32>, %b: tensor<6x400x16xf32>, %c: tensor<2x8x16xf32>, %d: tensor<2x12x16xf32>) -> (tensor<1x600x96xf32>, tensor<6x600x400xf32>, tensor<1x6x600x16xf32>, tensor<1x6x600x16xf32>, tensor<2x8x12xf32>) {
+  %wq = arith.constant @W(96x96)
+  %bq = arith.constant @W(96)
+  %wk = arith.constant @W(96x96)
+  %wv = arith.constant @W(96x96)
+  %bv = arith.constant @W(96)
+  %wo = arith.constant @W(96x96)
+  %wkv = arith.constant @W(192x96)
+  %s = arith.constant dense<0.05> : tensor<f32>
+  %xs = aten.mul %x, %s : tensor<1x600x96xf32>, tensor<f32> -> tensor<1x600x96xf32>
+  %q = aten.linear %xs, %wq, %bq : (tensor<1x600x96xf32>, tensor<96x96xf32>, tensor<96xf32>) -> tensor<1x600x96xf32>
+  %qh = aten.view %q : tensor<1x600x96xf32> -> tensor<1x600x6x16xf32>
+  %qp = aten.permute %qh {dims = array<i64: 0, 2, 1, 3>} : tensor<1x600x6x16xf32> -> tensor<1x6x600x16xf32>
+  %k = aten.linear %xs, %wk : (tensor<1x600x96xf32>, tensor<96x96xf32>) -> tensor<1x600x96xf32>
+  %kh = aten.view %k : tensor<1x600x96xf32> -> tensor<1x600x6x16xf32>
+  %kp = aten.permute %kh {dims = array<i64: 0, 2, 1, 3>} : tensor<1x600x6x16xf32> -> tensor<1x6x600x16xf32>
+  %v = aten.linear %x, %wv, %bv : (tensor<1x600x96xf32>, tensor<96x96xf32>, tensor<96xf32>) -> tensor<1x600x96xf32>
+  %vh = aten.view %v : tensor<1x600x96xf32> -> tensor<1x600x6x16xf32>
+  %vp = aten.permute %vh {dims = array<i64: 0, 2, 1, 3>} : tensor<1x600x6x16xf32> -> tensor<1x6x600x16xf32>
+  %o = aten.scaled_dot_product_attention %qp, %kp, %vp {scale = 1.0 : f64} : (tensor<1x6x600x16xf32>, tensor<1x6x600x16xf32>, tensor<1x6x600x16xf32>) -> tensor<1x6x600x16xf32>
+  %op = aten.permute %o {dims = array<i64: 0, 2, 1, 3>} : tensor<1x6x600x16xf32> -> tensor<1x600x6x16xf32>
+  %ov = aten.view %op : tensor<1x600x6x16xf32> -> tensor<1x600x96xf32>
+  %y = aten.linear %ov, %wo : (tensor<1x600x96xf32>, tensor<96x96xf32>) -> tensor<1x600x96xf32>
+  %bt = aten.permute %b {dims = array<i64: 0, 2, 1>} : tensor<6x400x16xf32> -> tensor<6x16x400xf32>
+  %ab = aten.matmul %a, %bt : (tensor<6x600x16xf32>, tensor<6x16x400xf32>) -> tensor<6x600x400xf32>
+  %q2h = aten.view %q : tensor<1x600x96xf32> -> tensor<1x600x6x16xf32>
+  %q2p = aten.permute %q2h {dims = array<i64: 0, 2, 1, 3>} : tensor<1x600x6x16xf32> -> tensor<1x6x600x16xf32>
+  %kv = aten.linear %xs, %wkv : (tensor<1x600x96xf32>, tensor<192x96xf32>) -> tensor<1x600x192xf32>
+  %k2 = aten.slice %kv {dim = 2 : i64, end = 192 : i64, start = 96 : i64, step = 1 : i64} : tensor<1x600x192xf32> -> tensor<1x600x96xf32>
+  %k2h = aten.view %k2 : tensor<1x600x96xf32> -> tensor<1x600x6x16xf32>
+  %k2p = aten.permute %k2h {dims = array<i64: 0, 2, 1, 3>} : tensor<1x600x6x16xf32> -> tensor<1x6x600x16xf32>
+  %v2 = aten.slice %kv {dim = 2 : i64, end = 96 : i64, start = 0 : i64, step = 1 : i64} : tensor<1x600x192xf32> -> tensor<1x600x96xf32>
+  %v2h = aten.view %v2 : tensor<1x600x96xf32> -> tensor<1x600x6x16xf32>
+  %v2p = aten.permute %v2h {dims = array<i64: 0, 2, 1, 3>} : tensor<1x600x6x16xf32> -> tensor<1x6x600x16xf32>
+  %o2 = aten.scaled_dot_product_attention %q2p, %k2p, %v2p {scale = 1.0 : f64} : (tensor<1x6x600x16xf32>, tensor<1x6x600x16xf32>, tensor<1x6x600x16xf32>) -> tensor<1x6x600x16xf32>
+  %dt = aten.permute %d {dims = array<i64: 0, 2, 1>} : tensor<2x12x16xf32> -> tensor<2x16x12xf32>
+  %cd = aten.matmul %c, %dt : (tensor<2x8x16xf32>, tensor<2x16x12xf32>) -> tensor<2x8x12xf32>
+  return %y, %ab, %o2, %vp, %cd : tensor<1x600x96xf32>, tensor<6x600x400xf32>, tensor<1x6x600x16xf32>, tensor<1x6x600x16xf32>, tensor<2x8x12xf32>
+})");
+  Compiled compiled = compileMlir(mlir);
+  rt::LoadOptions options;
+  options.profile.enabled = true;
+  std::vector<std::string> names =
+      dispatchNames(compareWithReference(compiled, 1e-4, 1e-5, options));
+  {
+    INFO("image inputs sampled (texelFetch), as on a GPU");
+    rt::LoadOptions sampled = options;
+    sampled.vulkan.testSampledInputs = true;
+    compareWithReference(compiled, 1e-4, 1e-5, sampled);
+  }
+  {
+    INFO("fp32 images");
+    checkOperandViewsKeepValues(compiled);
+  }
+  {
+    INFO("fp16 images");
+    checkOperandViewsKeepValues(compileMlir(mlir, {}, true, true));
+  }
+  INFO(listed(names));
+  std::vector<std::string> kept;
+  for (const std::string &name : names)
+    if (name.rfind("matmul", 0) == 0 || name.rfind("gather", 0) == 0)
+      kept.push_back(name);
+  CHECK(kept ==
+        std::vector<std::string>{
+            "matmul_linear_texel aten.linear -> [1,600,96]",
+            "matmul_linear_texel aten.linear -> [1,600,96]",
+            "matmul_linear_texel aten.linear -> [1,600,96]",
+            "gather (texels) aten.permute -> [1,6,600,16]",
+            "matmul_tiled_big aten.matmul (lhs read through aten.permute) "
+            "(rhs read through aten.permute) -> [1,6,600,600]",
+            "matmul_texel aten.matmul -> [1,6,600,16]",
+            "matmul_linear_texel aten.linear (lhs read through aten.permute "
+            "and aten.view) -> [1,600,96]",
+            "matmul_linear_texel aten.linear -> [1,600,192]",
+            "matmul_tiled_big aten.matmul (lhs read through aten.permute) "
+            "(rhs read through aten.permute) -> [1,6,600,600]",
+            "matmul_texel aten.matmul (rhs read through aten.permute) -> "
+            "[1,6,600,16]",
+            "matmul_tiled aten.matmul (rhs read through aten.permute) -> "
+            "[6,600,400]",
+            "gather aten.permute -> [2,16,12]",
+            "matmul_texel aten.matmul -> [2,8,12]"});
+  // With the diagnostic switch every view is a gather again.
+  options.vulkan.noOperandViews = true;
+  int gathers = 0;
+  for (const std::string &name :
+       dispatchNames(compareWithReference(compiled, 1e-4, 1e-5, options)))
+    gathers += name.rfind("gather", 0) == 0;
+  CHECK(gathers == 10);
+}
+
 TEST_CASE("movements between width-packed textures run texel by texel",
           "[vulkan][gather]") {
   // The "texel gathers" case: between the linears' width-packed textures

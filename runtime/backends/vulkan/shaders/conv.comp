@@ -168,7 +168,6 @@ MVEC4 tileLhs(int row, int kt, int z) {
   return MVEC4(x);
 }
 
-#define TILE_RHS_FEATURES
 // Output channel n's weights for depth texel kt.
 MVEC4 tileRhs(int n, int kt, int z) {
   int t = kt / taps(), tap = kt % taps();

@@ -14,7 +14,8 @@
 // features or columns) per invocation, each weight or rhs texel fetched once
 // for the four rows.
 // iarg[3].x of either: the invocations that share each output texel,
-// splitting its row. With -DTILE_KERNEL (DispatchPlan picks it for products
+// splitting its row. iarg[4] and iarg[5]: the operand maps (mappedTexel).
+// With -DTILE_KERNEL (DispatchPlan picks it for products
 // of many rows and columns; FLAG1 holds its number too): a tiled kernel
 // instead, one workgroup per output tile, which stages TILE_DEPTH-deep
 // slices of both operands in shared memory so that each texel of them is
@@ -120,12 +121,27 @@ ivec3 itemTexel(int item) {
 }
 #endif
 
+// Operand maps: a product's operand (iarg[4] the lhs, iarg[5] the rhs) may
+// be read from the tensor a view of it was taken from, where the plan
+// folded that view into the product (DispatchPlan's operandView): the
+// operand's texel (x, y) of layer z is the source's texel x + z * map.x +
+// map.y of row y, in layer z, or in layer 0 where map.z is set (layers side
+// by side in the source's rows, as a head split's); where map.w is set
+// (heads merged into one layer), texel x % map.w of row y in layer
+// x / map.w. All zero: the operand itself.
+ivec3 mappedTexel(ivec4 map, int x, int y, int z) {
+  if (map.w != 0)
+    return ivec3(x % map.w, y, x / map.w);
+  return ivec3(x + z * map.x + map.y, y, map.z != 0 ? 0 : z);
+}
+
 // The lhs texel of row y at input texel t, zero past the depth and for a
 // row past the end.
 MVEC4 lhsTexel(int t, int y, int z, int depth) {
+  ivec4 map = P.iarg[4];
   if (y >= P.t[0].geom.y)
     return MVEC4(0.0);
-  vec4 x = inputTexel(lhs, ivec3(t, y, z));
+  vec4 x = inputTexel(lhs, mappedTexel(map, t, y, z));
   if (t * 4 + 4 > depth)
     x = mix(vec4(0.0), x, lessThan(ivec4(t * 4) + ivec4(0, 1, 2, 3), ivec4(depth)));
   return MVEC4(x);
@@ -197,6 +213,7 @@ void texelKernel(int item, int slice, int split, bool inRange) {
   ivec3 at = itemTexel(item);
   int depth = size(1, 7), columns = size(0, 7);
   bvec4 live = lessThan(ivec4(at.x * 4) + ivec4(0, 1, 2, 3), ivec4(columns));
+  ivec4 map = P.iarg[5];
   vec4 sum[TEXEL_ROWS];
   for (int r = 0; r < TEXEL_ROWS; ++r)
     sum[r] = vec4(0.0);
@@ -206,8 +223,9 @@ void texelKernel(int item, int slice, int split, bool inRange) {
     // Rows k..k+3 of the rhs, zero past the depth (as the lhs lanes are).
     MVEC4 b[4];
     for (int l = 0; l < 4; ++l)
-      b[l] = k + l < depth ? MVEC4(inputTexel(rhs, ivec3(at.x, k + l, at.z)))
-                           : MVEC4(0.0);
+      b[l] = k + l < depth
+                 ? MVEC4(inputTexel(rhs, mappedTexel(map, at.x, k + l, at.z)))
+                 : MVEC4(0.0);
     for (int r = 0; r < TEXEL_ROWS; ++r) {
       MVEC4 x = lhsTexel(t, at.y + r, at.z, depth);
       sum[r] += vec4(x.x * b[0] + x.y * b[1] + x.z * b[2] + x.w * b[3]);
@@ -237,7 +255,6 @@ MVEC4 tileLhs(int row, int kt, int z) {
 }
 
 #ifdef LINEAR
-#define TILE_RHS_FEATURES
 // Feature n's weights at input texel kt. (The hooks read their uniforms
 // before the test: a uniform read on the right of && makes glslang branch
 // where it otherwise selects, which cost the split kernel a quarter of its
@@ -249,11 +266,30 @@ MVEC4 tileRhs(int n, int kt, int z) {
              : MVEC4(0.0);
 }
 #else
+// A matmul reads its rhs by rows, or by columns where the plan folded a
+// transpose of it into the product (FLAG0: the rhs operand is the
+// transpose of the tensor bound, read through iarg[5]'s map; a product of
+// keys, read as they are, not transposed first).
+#define TILE_RHS_ROWS
+#define RHS_BY_COLUMN (FLAG0 != 0)
+
 // The rhs texel x of row k.
-MVEC4 tileRhs(int x, int k, int z) {
+MVEC4 tileRhsRow(int x, int k, int z) {
   int depth = size(1, 7), texels = P.t[0].geom.x;
-  return k < depth && x < texels ? MVEC4(inputTexel(rhs, ivec3(x, k, z)))
-                                 : MVEC4(0.0);
+  ivec4 map = P.iarg[5];
+  return k < depth && x < texels
+             ? MVEC4(inputTexel(rhs, mappedTexel(map, x, k, z)))
+             : MVEC4(0.0);
+}
+
+// Column n's rhs texel at depth texel kt: texel kt of row n of the tensor
+// bound (its depth a multiple of four, DispatchPlan checks).
+MVEC4 tileRhs(int n, int kt, int z) {
+  int columns = size(0, 7), depth = size(1, 7);
+  ivec4 map = P.iarg[5];
+  return n < columns && kt * 4 < depth
+             ? MVEC4(inputTexel(rhs, mappedTexel(map, kt, n, z)))
+             : MVEC4(0.0);
 }
 #endif
 

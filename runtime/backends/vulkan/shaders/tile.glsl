@@ -14,11 +14,14 @@
 // - int tileDepth(): the depth of the sums;
 // - MVEC4 tileLhs(int row, int kt, int z): A's texel of row `row` at depths
 //   4kt..4kt+3 in layer z, zero past the rows and the depth;
-// - with TILE_RHS_FEATURES (B read per output column, as a linear's or a
-//   convolution's weight): MVEC4 tileRhs(int n, int kt, int z), the texel of
-//   column n's depths 4kt..4kt+3, zero past the columns and the depth;
-//   without it (a matmul): MVEC4 tileRhs(int x, int k, int z), B's texel x
-//   of row k, zero past the texels and the depth;
+// - MVEC4 tileRhs(int n, int kt, int z): B read per output column (a
+//   linear's or a convolution's weight, a matmul's transposed rhs), the
+//   texel of column n's depths 4kt..4kt+3, zero past the columns and the
+//   depth;
+// - with TILE_RHS_ROWS (a matmul): MVEC4 tileRhsRow(int x, int k, int z),
+//   B's texel x of row k, zero past the texels and the depth, and
+//   RHS_BY_COLUMN, a constant (a specialization constant's test) that says
+//   which of the two the tiles read; without it they read tileRhs;
 // - vec4 tileBias(int x): what output texel column x adds to its sums;
 // - void tileStore(int x, int row, int z, vec4 value): writes output texel
 //   (x, row) of layer z, called only inside the grid.
@@ -45,22 +48,23 @@ MVEC4 slabLhs(int j, int rows, int k0, int y0, int z) {
   return tileLhs(y0 + j % rows, k0 / 4 + j / rows, z);
 }
 
-#ifdef TILE_RHS_FEATURES
-// The texel j of a slice at depth k0 of `columns` columns of B from column
-// n0: column j % columns, depth texel j / columns of the slice.
-MVEC4 slabRhs(int j, int columns, int k0, int n0, int z) {
-  return tileRhs(n0 + j % columns, k0 / 4 + j / columns, z);
-}
-// B's slice of a tile of `texels` output texels from texel x0.
-#define SLAB_RHS(j, texels, k0, x0, z) slabRhs(j, (texels) * 4, k0, (x0) * 4, z)
-#else
-// The texel j of a slice at depth k0 of `texels` texels of B from texel
-// x0: texel j % texels of row k0 + j / texels.
+#ifndef TILE_RHS_ROWS
+#define RHS_BY_COLUMN true
+#endif
+
+// The texel j of a slice at depth k0 of `texels` output texels from texel
+// x0: read per column (RHS_BY_COLUMN), column j % (texels * 4) from column
+// 4 x0 at depth texel j / (texels * 4) of the slice; else texel j % texels
+// of row k0 + j / texels.
 MVEC4 slabRhs(int j, int texels, int k0, int x0, int z) {
-  return tileRhs(x0 + j % texels, k0 + j / texels, z);
+#ifdef TILE_RHS_ROWS
+  if (!RHS_BY_COLUMN)
+    return tileRhsRow(x0 + j % texels, k0 + j / texels, z);
+#endif
+  int columns = texels * 4;
+  return tileRhs(x0 * 4 + j % columns, k0 / 4 + j / columns, z);
 }
 #define SLAB_RHS(j, texels, k0, x0, z) slabRhs(j, texels, k0, x0, z)
-#endif
 
 // The depth range [begin, end) of output layer `z` and the product's layer
 // it is a part of (DispatchPlan's depth parts; the whole depth without
@@ -106,7 +110,7 @@ ivec3 tileOrigin(int tile, int rows, int texels) {
 #define TILE_LOADS 2
 // tileA[k][m / 4][m % 4]: row m of A's slice at depth k0 + k; tileB[k][x]:
 // the four columns of tile texel x at depth k0 + k (B read per column
-// transposed).
+// transposed as it is stored).
 shared MVEC4 tileA[TILE_SPLIT][TILE_DEPTH][TILE_ROWS / 4];
 shared MVEC4 tileB[TILE_SPLIT][TILE_DEPTH][TILE_TEXELS];
 #if TILE_SPLIT > 1
@@ -141,13 +145,13 @@ void smallTileKernel(int tile) {
       int row = j % TILE_ROWS, t = j / TILE_ROWS;
       [[unroll]] for (int c = 0; c < 4; ++c)
         tileA[g][t * 4 + c][row / 4][row % 4] = la[i][c];
-#ifdef TILE_RHS_FEATURES
-      int n = j % (TILE_TEXELS * 4), tb = j / (TILE_TEXELS * 4);
-      [[unroll]] for (int c = 0; c < 4; ++c)
-        tileB[g][tb * 4 + c][n / 4][n % 4] = lb[i][c];
-#else
-      tileB[g][j / TILE_TEXELS][j % TILE_TEXELS] = lb[i];
-#endif
+      if (RHS_BY_COLUMN) {
+        int n = j % (TILE_TEXELS * 4), tb = j / (TILE_TEXELS * 4);
+        [[unroll]] for (int c = 0; c < 4; ++c)
+          tileB[g][tb * 4 + c][n / 4][n % 4] = lb[i][c];
+      } else {
+        tileB[g][j / TILE_TEXELS][j % TILE_TEXELS] = lb[i];
+      }
     }
     barrier();
     int next = k0 + stride;
@@ -229,13 +233,13 @@ void bigTileKernel(int tile) {
       int row = j % BIG_ROWS, t = j / BIG_ROWS;
       [[unroll]] for (int c = 0; c < 4; ++c)
         bigA[t * 4 + c][row / 4][row % 4] = la[i][c];
-#ifdef TILE_RHS_FEATURES
-      int n = j % (BIG_TEXELS * 4), tb = j / (BIG_TEXELS * 4);
-      [[unroll]] for (int c = 0; c < 4; ++c)
-        bigB[tb * 4 + c][n / 4][n % 4] = lb[i][c];
-#else
-      bigB[j / BIG_TEXELS][j % BIG_TEXELS] = lb[i];
-#endif
+      if (RHS_BY_COLUMN) {
+        int n = j % (BIG_TEXELS * 4), tb = j / (BIG_TEXELS * 4);
+        [[unroll]] for (int c = 0; c < 4; ++c)
+          bigB[tb * 4 + c][n / 4][n % 4] = lb[i][c];
+      } else {
+        bigB[j / BIG_TEXELS][j % BIG_TEXELS] = lb[i];
+      }
     }
     barrier();
     int next = k0 + TILE_DEPTH;
