@@ -63,25 +63,16 @@ void toWeightWords(const TensorView &view, int64_t first, int64_t n,
   }
 }
 
-/// Writes elements [first, first + n) of fp32 `in` into `view` in its
-/// dtype (f32 or f16).
-void fromFloats(const float *in, const TensorView &view, int64_t first,
-                int64_t n) {
+/// Writes fp32 `in` into `view` in its dtype (f32 or f16).
+void fromFloats(const float *in, const TensorView &view) {
+  int64_t n = view.numel();
   if (view.dtype == DType::f16) {
-    for (int64_t i = first; i < first + n; ++i)
+    for (int64_t i = 0; i < n; ++i)
       view.as<uint16_t>()[i] = floatToHalf(in[i]);
     return;
   }
-  std::memcpy(view.as<float>() + first, in + first,
-              static_cast<size_t>(n) * sizeof(float));
+  std::memcpy(view.data, in, static_cast<size_t>(n) * sizeof(float));
 }
-
-void fromFloats(const float *in, const TensorView &view) {
-  fromFloats(in, view, 0, view.numel());
-}
-
-/// The threads that share a run's host copies: at most this many.
-constexpr unsigned kMaxCopyThreads = 8;
 
 void memoryBarrier(const VulkanApi &vk, VkCommandBuffer commands,
                    VkPipelineStageFlags srcStage, VkAccessFlags srcAccess,
@@ -377,17 +368,6 @@ Status VulkanDelegate::load(ByteSpan blob) {
                         device_->checkedLimits(options), plan_));
   phase(fmt::format("plan ({} dispatches, {} at load)",
                     plan_.runDispatches.size(), plan_.loadDispatches.size()));
-  // A run's host copies of large inputs and outputs are shared between
-  // threads (CopyThreads).
-  int64_t largest = 0;
-  for (const StagingBuffer &staging : plan_.staging)
-    if (staging.use == StagingBuffer::Use::input ||
-        staging.use == StagingBuffer::Use::output)
-      largest = std::max(largest, plan_.tensors[staging.tensor].numel);
-  unsigned copyThreads = std::min(program_.threads(), kMaxCopyThreads);
-  if (copyThreads > 1 && largest * static_cast<int64_t>(sizeof(float)) >=
-                             2 * CopyThreads::kMinPieceBytes)
-    copyThreads_ = std::make_unique<CopyThreads>(copyThreads);
   const VulkanApi &vk = device_->api();
   VkDevice device = device_->handle();
   // Image inputs through the texture path (texelFetch) on a GPU, as storage
@@ -1180,33 +1160,18 @@ Status VulkanDelegate::execute(const std::vector<TensorView> &inputs,
   size_t firstOutput = plan_.staging.size() - plan_.outputs.size();
   for (size_t i = 0; i < inputs.size(); ++i) {
     DUET_RETURN_IF_ERROR(check(inputs[i], plan_.inputs[i], "input", i));
-    auto *staged = reinterpret_cast<float *>(staging_[i].mapped);
-    const TensorView &input = inputs[i];
-    auto copy = [&](int64_t first, int64_t count) {
-      toFloats(input, first, count, staged + first);
-    };
-    if (copyThreads_)
-      copyThreads_->run(input.numel(), sizeof(float), copy);
-    else
-      copy(0, input.numel());
+    toFloats(inputs[i], 0, inputs[i].numel(),
+             reinterpret_cast<float *>(staging_[i].mapped));
   }
   for (size_t i = 0; i < outputs.size(); ++i)
     DUET_RETURN_IF_ERROR(check(outputs[i], plan_.outputs[i], "output", i));
   DUET_RETURN_IF_ERROR(submit(runCommands_, "the delegate's commands"));
   if (timestamps_)
     DUET_RETURN_IF_ERROR(readTimestamps());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const auto *staged =
-        reinterpret_cast<const float *>(staging_[firstOutput + i].mapped);
-    const TensorView &output = outputs[i];
-    auto copy = [&](int64_t first, int64_t count) {
-      fromFloats(staged, output, first, count);
-    };
-    if (copyThreads_)
-      copyThreads_->run(output.numel(), sizeof(float), copy);
-    else
-      copy(0, output.numel());
-  }
+  for (size_t i = 0; i < outputs.size(); ++i)
+    fromFloats(
+        reinterpret_cast<const float *>(staging_[firstOutput + i].mapped),
+        outputs[i]);
   return Status::ok();
 }
 

@@ -13,7 +13,6 @@
 #ifndef DUET_RUNTIME_BACKENDS_VULKAN_VULKANDELEGATE_H
 #define DUET_RUNTIME_BACKENDS_VULKAN_VULKANDELEGATE_H
 
-#include "runtime/backends/vulkan/CopyThreads.h"
 #include "runtime/backends/vulkan/DispatchPlan.h"
 #include "runtime/core/Backend.h"
 
@@ -166,9 +165,6 @@ private:
   VkFence fence_ = VK_NULL_HANDLE;
   VkQueryPool timestamps_ = VK_NULL_HANDLE;
   std::vector<ProfilePart> dispatchTimes_;
-  /// Threads that share the host copies of a run's inputs and outputs
-  /// where one is large (CopyThreads); null where none is.
-  std::unique_ptr<CopyThreads> copyThreads_;
 };
 
 } // namespace duet::rt::vulkan
