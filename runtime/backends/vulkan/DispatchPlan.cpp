@@ -371,6 +371,11 @@ private:
     /// The rhs read by column (the view is the transpose of rows): only the
     /// tiled kernels can.
     bool byColumn = false;
+    /// A softmax along the last dim read from its input (`source`) and its
+    /// statistics (this plan tensor), a safe one where `safe`: only a
+    /// matmul's texel kernels can (iarg[6]).
+    int32_t statistics = -1;
+    bool safe = false;
     /// The view's ops, for the product's dispatch name.
     std::string op;
     /// The gathers that make the view, in order, held.
@@ -396,6 +401,12 @@ private:
   /// Whether a matmul of `lhs` and `rhs` into `out` runs matmul.comp's
   /// texel kernels: width-packed textures of the same batch dims.
   bool texelMatMul(int32_t lhs, int32_t rhs, int32_t out) const;
+  /// Whether softmax `op` (from `input` to `output`) can be read by the
+  /// matmul after it from its input and statistics: a softmax (not log)
+  /// along the last dim of width-packed fp32 textures, read by one texel
+  /// matmul as its lhs (viewReader).
+  bool softmaxReadInPlace(const sc::Softmax *op, int32_t input,
+                          int32_t output) const;
 
   /// "delegate 0 op 3 (aten.convolution 'conv1')".
   template <typename... Args>
@@ -896,7 +907,10 @@ Status PlanBuilder::add(std::vector<Dispatch> &list, Dispatch dispatch) {
                                               : tensorOf(ref).packing);
   };
   dispatch.outputInBuffer = inBuffer(dispatch.output);
-  dispatch.params.t[0] = describe(dispatch.output);
+  Ref described = dispatch.outputViewed >= 0
+                      ? Ref::tensor(dispatch.outputViewed)
+                      : dispatch.output;
+  dispatch.params.t[0] = describe(described);
   dispatch.spec[0] = packingOf(dispatch.output);
   ShaderBindings bindings = shaderBindings(dispatch.family);
   for (int i = 0; i < 3; ++i) {
@@ -923,7 +937,7 @@ Status PlanBuilder::add(std::vector<Dispatch> &list, Dispatch dispatch) {
                    dispatch.inputsInBuffers ? "buffers" : "textures",
                    dispatch.outputInBuffer ? "buffer" : "texture");
 
-  const PlannedTensor &out = tensorOf(dispatch.output);
+  const PlannedTensor &out = tensorOf(described);
   int64_t work =
       dispatch.outputInBuffer
           ? (out.numel + 3) / 4
@@ -1032,6 +1046,9 @@ Status PlanBuilder::readOp(const sc::Op *op) {
   // its result, or the merged heads of the reshape reading it.
   std::optional<OperandView> viewed;
   std::optional<std::pair<int32_t, OperandView>> merged;
+  // A softmax that the matmul reading it reads from its input and
+  // statistics (softmaxReadInPlace).
+  bool softmaxInPlace = false;
   switch (op->args_type()) {
   case sc::OpArgs::Unary: {
     const sc::Unary *args = op->args_as_Unary();
@@ -1347,6 +1364,7 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     dispatch.spec[6] = args->safe();
     dispatch.params.iarg[0][0] = position(args->dim(), x.size());
     dispatch.lineDim = position(args->dim(), x.size());
+    softmaxInPlace = softmaxReadInPlace(args, inputs[0], outputs[0]);
     break;
   }
   case sc::OpArgs::Pool: {
@@ -1603,6 +1621,30 @@ Status PlanBuilder::readOp(const sc::Op *op) {
   dispatch.output = Ref::tensor(outputs[0]);
   for (size_t i = 0; i < inputs.size(); ++i)
     dispatch.inputs[i] = Ref::tensor(inputs[i]);
+  if (softmaxInPlace) {
+    // Its statistics: one texel per line, (maximum, sum of exponentials).
+    PlannedTensor statistics = plan_.tensors[outputs[0]];
+    statistics.role = PlannedTensor::Role::statistics;
+    statistics.sizes.back() = 2;
+    statistics.extents[0] = 1;
+    statistics.numel =
+        statistics.numel / plan_.tensors[outputs[0]].sizes.back() * 2;
+    plan_.tensors.push_back(std::move(statistics));
+    OperandView view;
+    view.source = inputs[0];
+    view.statistics = static_cast<int32_t>(plan_.tensors.size() - 1);
+    view.safe = dispatch.spec[6] != 0;
+    view.op = opName_;
+    dispatch.op = opName_;
+    Dispatch lines = dispatch;
+    lines.spec[4] = 1;
+    lines.output = Ref::tensor(view.statistics);
+    lines.outputViewed = outputs[0];
+    // The softmax itself is held for a kernel that cannot read it so.
+    view.gathers.push_back(std::move(dispatch));
+    views_[outputs[0]] = std::move(view);
+    return add(plan_.runDispatches, std::move(lines));
+  }
   if (viewed || merged) {
     // Held: the product reading the view adds it, or reads through it.
     OperandView &view = viewed ? *viewed : merged->second;
@@ -1626,6 +1668,7 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     view.gathers.push_back(dispatch);
     return Status::ok();
   }
+  bool softmaxLhs = false;
   for (size_t i = 0; i < inputs.size(); ++i) {
     std::optional<OperandView> view = std::exchange(views_[inputs[i]], {});
     if (!view)
@@ -1638,7 +1681,7 @@ Status PlanBuilder::readOp(const sc::Op *op) {
                   dispatch.family == ShaderFamily::MatMulLinearTexelTiled ||
                   dispatch.family == ShaderFamily::MatMulLinearTexelBig ||
                   dispatch.family == ShaderFamily::MatMulLinearTexelSplit;
-    bool reads = i == 0 ? matmul || linear
+    bool reads = i == 0 ? (view->statistics >= 0 ? matmul : matmul || linear)
                         : i == 1 && matmul && (tiled || !view->byColumn);
     if (!reads) {
       // Its kernel cannot read through the map: the gathers run first.
@@ -1651,12 +1694,23 @@ Status PlanBuilder::readOp(const sc::Op *op) {
     std::copy(view->map.begin(), view->map.end(), dispatch.params.iarg[4 + i]);
     if (view->byColumn)
       dispatch.spec[5] = 1;
+    if (view->statistics >= 0) {
+      // The statistics in the addend's slot: no epilogue joins it.
+      dispatch.params.iarg[6][0] = 1;
+      dispatch.params.iarg[6][1] = view->safe;
+      dispatch.inputs[2] = Ref::tensor(view->statistics);
+      softmaxLhs = true;
+    }
     dispatch.op = fmt::format("{} ({} read through {})",
                               dispatch.op.empty() ? opName_ : dispatch.op,
                               i == 0 ? "lhs" : "rhs", view->op);
   }
   if (pending_ && pending_->consumer == opIndex_)
     return foldIntoPending(op, dispatch);
+  if (softmaxLhs)
+    return productTiles > 0
+               ? addProduct(std::move(dispatch), productTiles, productDepth)
+               : add(plan_.runDispatches, std::move(dispatch));
   if (texelProduct(dispatch.family)) {
     // No epilogue yet: the addend binding reads the lhs, unread.
     dispatch.inputs[2] = dispatch.inputs[0];
@@ -1707,6 +1761,27 @@ std::optional<int> PlanBuilder::viewReader(int32_t tensor) const {
   if ((operands[0] == tensor) == (operands[1] == tensor))
     return std::nullopt;
   return operands[0] == tensor ? 0 : 1;
+}
+
+bool PlanBuilder::softmaxReadInPlace(const sc::Softmax *op, int32_t input,
+                                     int32_t output) const {
+  const PlannedTensor &x = plan_.tensors[input];
+  const PlannedTensor &y = plan_.tensors[output];
+  // fp16 images would round the statistics.
+  if (op->log() || plan_.fp16Images || !x.texture || !y.texture ||
+      x.packing != Layout::widthPacked || y.packing != Layout::widthPacked ||
+      y.sizes.size() < 2 ||
+      op->dim() != static_cast<int32_t>(y.sizes.size()) - 1 ||
+      viewReader(output) != 0)
+    return false;
+  const sc::Op *reader = root_->ops()->Get(lastReader_[output]);
+  if (reader->args_as_MatMul()->kind() == sc::MatMulKind::Linear ||
+      !reader->outputs() || reader->outputs()->size() != 1)
+    return false;
+  int32_t rhs = reader->inputs()->Get(1), product = reader->outputs()->Get(0);
+  return rhs >= 0 && static_cast<size_t>(rhs) < blobTensors_ && product >= 0 &&
+         static_cast<size_t>(product) < blobTensors_ &&
+         texelMatMul(output, rhs, product);
 }
 
 std::optional<PlanBuilder::OperandView>

@@ -78,8 +78,11 @@ inline constexpr int64_t kMatMulPartMinDepth = 256;
 /// A tensor the delegate keeps on the device (fp32 whatever its dtype).
 struct PlannedTensor {
   /// partials: the partial sums of a product's depth parts, which the plan
-  /// adds (its programId is the product's output, for messages).
-  enum class Role : uint8_t { computed, input, constant, partials };
+  /// adds (its programId is the product's output, for messages);
+  /// statistics: a softmax's maximum and sum of exponentials per line, from
+  /// which the product reading the softmax computes it (its programId is
+  /// the softmax's output).
+  enum class Role : uint8_t { computed, input, constant, partials, statistics };
   int32_t programId = -1;
   DType dtype = DType::f32;
   std::vector<int64_t> sizes;
@@ -143,6 +146,10 @@ struct Dispatch {
   /// matmul.comp's mappedTexel): the blob tensor the op reads, whose sizes
   /// the shader is given, while inputs[i] binds the tensor it is a view of.
   std::array<int32_t, 3> viewed = {-1, -1, -1};
+  /// Where the output is not the tensor the shader computes element by
+  /// element (a softmax's statistics, one texel per line): the blob tensor
+  /// whose sizes the shader is given for it and the work is sized by.
+  int32_t outputViewed = -1;
   std::array<Ref, 2> weights;
   /// Output texels along x that one work item of a texture output computes
   /// (a texel kernel's block; 1 for most). add() sizes the work by it.

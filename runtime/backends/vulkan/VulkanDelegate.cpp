@@ -1203,6 +1203,8 @@ Status VulkanDelegate::prepareProfile() {
       variant = fmt::format(" (kernel {})", kernel);
     else if (dispatch.family == ShaderFamily::Gather && kernel == 2)
       variant = " (texels)";
+    else if (dispatch.family == ShaderFamily::Softmax && dispatch.spec[4] == 1)
+      variant = " (statistics)";
     dispatchTimes_.push_back(
         {fmt::format("dispatch {}: {}{} {}{}", i, shaderName(dispatch.family),
                      variant, dispatch.op, shape),

@@ -925,7 +925,8 @@ func.func @main(%x: tensor<1x600x96xf32>, %a: tensor<6x600x16xf32>, %b: tensor<6
   INFO(listed(names));
   std::vector<std::string> kept;
   for (const std::string &name : names)
-    if (name.rfind("matmul", 0) == 0 || name.rfind("gather", 0) == 0)
+    if (name.rfind("matmul", 0) == 0 || name.rfind("gather", 0) == 0 ||
+        name.rfind("softmax", 0) == 0)
       kept.push_back(name);
   CHECK(kept ==
         std::vector<std::string>{
@@ -935,14 +936,17 @@ func.func @main(%x: tensor<1x600x96xf32>, %a: tensor<6x600x16xf32>, %b: tensor<6
             "gather (texels) aten.permute -> [1,6,600,16]",
             "matmul_tiled_big aten.matmul (lhs read through aten.permute) "
             "(rhs read through aten.permute) -> [1,6,600,600]",
-            "matmul_texel aten.matmul -> [1,6,600,16]",
+            "softmax (statistics) aten.softmax -> [1,6,600,2]",
+            "matmul_texel aten.matmul (lhs read through aten.softmax) -> "
+            "[1,6,600,16]",
             "matmul_linear_texel aten.linear (lhs read through aten.permute "
             "and aten.view) -> [1,600,96]",
             "matmul_linear_texel aten.linear -> [1,600,192]",
             "matmul_tiled_big aten.matmul (lhs read through aten.permute) "
             "(rhs read through aten.permute) -> [1,6,600,600]",
-            "matmul_texel aten.matmul (rhs read through aten.permute) -> "
-            "[1,6,600,16]",
+            "softmax (statistics) aten.softmax -> [1,6,600,2]",
+            "matmul_texel aten.matmul (lhs read through aten.softmax) (rhs "
+            "read through aten.permute) -> [1,6,600,16]",
             "matmul_tiled aten.matmul (rhs read through aten.permute) -> "
             "[6,600,400]",
             "gather aten.permute -> [2,16,12]",
@@ -954,6 +958,76 @@ func.func @main(%x: tensor<1x600x96xf32>, %a: tensor<6x600x16xf32>, %b: tensor<6
        dispatchNames(compareWithReference(compiled, 1e-4, 1e-5, options)))
     gathers += name.rfind("gather", 0) == 0;
   CHECK(gathers == 10);
+}
+
+TEST_CASE("a matmul reads the softmax before it from its input and "
+          "statistics",
+          "[vulkan][matmul]") {
+  // DispatchPlan's softmaxReadInPlace: the softmax computes each line's
+  // maximum and sum of exponentials only, and the matmul reading it as its
+  // lhs computes it from its input as it loads it (matmul.comp's
+  // lhsTexel): 16 softmaxes of 520 x 520 before small tiles in depth parts
+  // (the test hook), and a safe softmax whose line 1 is nothing but -inf
+  // (its products 0) before the four-row kernel. Read twice, or by the
+  // rhs, a softmax is stored as ever.
+  std::string mlir = expandConstants(R"(
+func.func @main(%g: tensor<16x520x520xf32>, %h: tensor<16x520x64xf32>, %u: tensor<2x3x5xf32>, %k: tensor<2x5x3xf32>, %q: tensor<2x3x3xf32>) -> (tensor<16x520x64xf32>, tensor<2x3x8xf32>, tensor<2x5x3xf32>, tensor<2x3x3xf32>, tensor<2x3x5xf32>) {
+  %m = arith.constant dense<[[0.0, 0xFF800000, 0.0, 0.0, 0.0], [0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<3x5xf32>
+  %w = arith.constant @W(2x5x8)
+  %0 = aten.softmax %g {dim = 2 : i64} : tensor<16x520x520xf32>
+  %1 = aten.matmul %0, %h : (tensor<16x520x520xf32>, tensor<16x520x64xf32>) -> tensor<16x520x64xf32>
+  %2 = aten.add %u, %m {alpha = 1.0 : f64} : tensor<2x3x5xf32>, tensor<3x5xf32> -> tensor<2x3x5xf32>
+  %3 = aten.softmax %2 {dim = 2 : i64, safe = true} : tensor<2x3x5xf32>
+  %4 = aten.matmul %3, %w : (tensor<2x3x5xf32>, tensor<2x5x8xf32>) -> tensor<2x3x8xf32>
+  %5 = aten.softmax %q {dim = 2 : i64} : tensor<2x3x3xf32>
+  %6 = aten.matmul %k, %5 : (tensor<2x5x3xf32>, tensor<2x3x3xf32>) -> tensor<2x5x3xf32>
+  %7 = aten.softmax %u {dim = 2 : i64} : tensor<2x3x5xf32>
+  %8 = aten.matmul %7, %k : (tensor<2x3x5xf32>, tensor<2x5x3xf32>) -> tensor<2x3x3xf32>
+  return %1, %4, %6, %8, %7 : tensor<16x520x64xf32>, tensor<2x3x8xf32>, tensor<2x5x3xf32>, tensor<2x3x3xf32>, tensor<2x3x5xf32>
+})");
+  Compiled compiled = compileMlir(mlir);
+  rt::LoadOptions options;
+  options.profile.enabled = true;
+  options.vulkan.testDepthParts = true;
+  std::vector<std::string> names =
+      dispatchNames(compareWithReference(compiled, 1e-4, 1e-5, options));
+  {
+    INFO("image inputs sampled (texelFetch), as on a GPU");
+    rt::LoadOptions sampled = options;
+    sampled.vulkan.testSampledInputs = true;
+    compareWithReference(compiled, 1e-4, 1e-5, sampled);
+  }
+  {
+    INFO("fp32 images, bit for bit");
+    checkOperandViewsKeepValues(compiled);
+  }
+  {
+    INFO("fp16 images: the softmax is stored");
+    Compiled half = compileMlir(mlir, {}, true, true);
+    checkOperandViewsKeepValues(half);
+    int statistics = 0;
+    for (const std::string &name : profiledDispatches(half))
+      statistics += name.find("statistics") != std::string::npos;
+    CHECK(statistics == 0);
+  }
+  INFO(listed(names));
+  std::vector<std::string> kept;
+  for (const std::string &name : names)
+    if (name.rfind("softmax", 0) == 0 || name.rfind("parts", 0) == 0 ||
+        name.find("softmax") != std::string::npos)
+      kept.push_back(name);
+  CHECK(kept ==
+        std::vector<std::string>{
+            "softmax (statistics) aten.softmax -> [16,520,2]",
+            "matmul_tiled aten.matmul (lhs read through aten.softmax) -> "
+            "[32,520,64]",
+            "parts aten.matmul (lhs read through aten.softmax) -> "
+            "[16,520,64]",
+            "softmax (statistics) aten.softmax -> [2,3,2]",
+            "matmul_texel aten.matmul (lhs read through aten.softmax) -> "
+            "[2,3,8]",
+            "softmax aten.softmax -> [2,3,3]",
+            "softmax aten.softmax -> [2,3,5]"});
 }
 
 TEST_CASE("movements between width-packed textures run texel by texel",

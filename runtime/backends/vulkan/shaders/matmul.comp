@@ -136,12 +136,26 @@ ivec3 mappedTexel(ivec4 map, int x, int y, int z) {
 }
 
 // The lhs texel of row y at input texel t, zero past the depth and for a
-// row past the end.
+// row past the end. Where iarg[6].x is set (a matmul, DispatchPlan's
+// softmaxReadInPlace), the lhs is the softmax along its rows of the tensor
+// bound, whose statistics (maximum, sum of exponentials) are the addend
+// slot's texel (0, y, z): the value softmax.comp's softmaxOf would have
+// stored, rounded as it would (iarg[6].y: a safe softmax, 0 for a row of
+// nothing but -inf).
 MVEC4 lhsTexel(int t, int y, int z, int depth) {
   ivec4 map = P.iarg[4];
+  ivec4 softmax = P.iarg[6];
   if (y >= P.t[0].geom.y)
     return MVEC4(0.0);
   vec4 x = inputTexel(lhs, mappedTexel(map, t, y, z));
+#if !defined(LINEAR)
+  if (softmax.x != 0) {
+    vec4 line = inputTexel(addend, ivec3(0, y, z));
+    x = imageValue(exp(x - line.x) / line.y);
+    if (softmax.y != 0 && line.x == uintBitsToFloat(0xff800000u))
+      x = vec4(0.0);
+  }
+#endif
   if (t * 4 + 4 > depth)
     x = mix(vec4(0.0), x, lessThan(ivec4(t * 4) + ivec4(0, 1, 2, 3), ivec4(depth)));
   return MVEC4(x);

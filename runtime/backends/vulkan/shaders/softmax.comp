@@ -3,7 +3,11 @@
 // but -inf gives 0 (PyTorch's _safe_softmax), not NaN. One workgroup per line
 // (line.glsl): the line's maximum, the sum of exp(x - maximum), then the
 // outputs; a line of up to LINE_GROUP * CACHED_STEPS texels is read once
-// into registers.
+// into registers. OP 1 (a softmax along the width of width-packed
+// textures that the matmul after it reads from its input, DispatchPlan's
+// softmaxReadInPlace): the statistics alone, texel (maximum, sum, 0, 0) at
+// x 0 of the line's row and layer, which matmul.comp's lhsTexel turns into
+// the softmax as softmaxOf below does.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #include "tensor.glsl"
@@ -30,6 +34,14 @@ vec4 softmaxOf(vec4 shifted, vec4 sum, vec4 largest) {
   return FLAG1 != 0 ? mix(y, vec4(0.0), empty) : y;
 }
 
+// OP 1: the line's statistics, by its first invocation.
+void storeStatistics(Line l, int t, vec4 largest, vec4 sum) {
+#ifndef OUTPUT_BUFFER
+  if (t == 0)
+    imageStore(outImg, ivec3(0, l.origin.yz), vec4(largest.x, sum.x, 0.0, 0.0));
+#endif
+}
+
 void main() {
   int line = lineOfGroup();
   if (line >= P.work.x)
@@ -53,6 +65,10 @@ void main() {
     [[unroll]] for (int i = 0; i < CACHED_STEPS; ++i)
       sum += mix(vec4(0.0), exp(x[i] - largest), ok[i]);
     sum = lineTotal(l, groupReduce(sum, false), false);
+    if (OP == 1) {
+      storeStatistics(l, t, largest, sum);
+      return;
+    }
     [[unroll]] for (int i = 0; i < CACHED_STEPS; ++i) {
       int step = t + i * LINE_GROUP;
       vec4 shifted = x[i] - largest;
@@ -70,6 +86,10 @@ void main() {
     sum += mix(vec4(0.0), exp(x - largest), valid);
   }
   sum = lineTotal(l, groupReduce(sum, false), false);
+  if (OP == 1) {
+    storeStatistics(l, t, largest, sum);
+    return;
+  }
   for (int s = t; s < l.steps; s += LINE_GROUP) {
     vec4 shifted = lineLoad(l, s, negInf, valid) - largest;
     lineStore(l, s, softmaxOf(shifted, sum, largest), valid);
