@@ -62,9 +62,10 @@ struct VulkanOptions {
   /// DUET_VULKAN_NO_EPILOGUES (set to any value).
   bool noEpilogues = false;
   /// Diagnostic: give every view a product reads its own gather dispatch
-  /// instead of the product reading the view's source through its map
-  /// (docs/vulkan.md, operand views), to compare. Tools:
-  /// DUET_VULKAN_NO_OPERAND_VIEWS (set to any value).
+  /// instead of the product reading the view's source through its map, and
+  /// store every softmax instead of the matmul after it computing it from
+  /// its input and statistics (docs/vulkan.md, operand views), to compare.
+  /// Tools: DUET_VULKAN_NO_OPERAND_VIEWS (set to any value).
   bool noOperandViews = false;
   /// Test hook: upload weights and constants through at most this many
   /// bytes of the device's upload ring at a time (rounded down to whole
