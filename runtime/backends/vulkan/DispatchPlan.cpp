@@ -523,6 +523,13 @@ Status PlanBuilder::build(ByteSpan blob) {
     return Status::error("vulkan delegate {}: internal error: op {} was to "
                          "fold into a product but did not",
                          index_, pending_->consumer);
+  // A view held for a product that never read it: its reader came before
+  // it (the blob's ops out of order).
+  for (size_t tensor = 0; tensor < views_.size(); ++tensor)
+    if (views_[tensor])
+      return Status::error("vulkan delegate {}: tensor {} ({}) is read "
+                           "before it is written; the blob is corrupt",
+                           index_, tensor, views_[tensor]->op);
   for (size_t f = 0; f < faults_.size(); ++f)
     if (!planted[f])
       return Status::error(
@@ -1661,7 +1668,11 @@ Status PlanBuilder::readOp(const sc::Op *op) {
   }
   if (int32_t into = mergedInto_[inputs[0]];
       into >= 0 && dispatch.family == ShaderFamily::Gather) {
-    // The reshape completing a merged-heads view: held with it.
+    // The reshape completing a merged-heads view: held with it. (Its reader
+    // comes after it in a blob whose ops are in order, as the checks below
+    // the loop in build() make sure.)
+    if (!views_[into])
+      return opError("writes tensor {}, which an op before it reads", into);
     OperandView &view = *views_[into];
     view.op += " and " + opName_;
     dispatch.op = opName_;
