@@ -67,6 +67,12 @@ struct VulkanOptions {
   /// its input and statistics (docs/vulkan.md, operand views), to compare.
   /// Tools: DUET_VULKAN_NO_OPERAND_VIEWS (set to any value).
   bool noOperandViews = false;
+  /// Diagnostic: copy the inputs and outputs between the model's memory
+  /// and the delegate's staging buffers on the host, instead of the device
+  /// reading and writing them in place where the driver can import host
+  /// memory (VK_EXT_external_memory_host; docs/vulkan.md, Loading), to
+  /// compare. Tools: DUET_VULKAN_NO_HOST_IMPORT (set to any value).
+  bool noHostImport = false;
   /// Test hook: upload weights and constants through at most this many
   /// bytes of the device's upload ring at a time (rounded down to whole
   /// 4-byte words, at least one), as a model larger than the ring does; 0

@@ -70,6 +70,7 @@ rt::Status readVulkanEnvironment(rt::LoadOptions &options) {
   vulkan.noEpilogues = std::getenv(rt::kVulkanNoEpiloguesVariable) != nullptr;
   vulkan.noOperandViews =
       std::getenv(rt::kVulkanNoOperandViewsVariable) != nullptr;
+  vulkan.noHostImport = std::getenv(rt::kVulkanNoHostImportVariable) != nullptr;
   options.xnnpackOnly = std::getenv(rt::kXnnpackOnlyVariable) != nullptr;
   DUET_RETURN_IF_ERROR(readLimit(rt::kVulkanTestUploadPieceBytesVariable,
                                  vulkan.testUploadPieceBytes));

@@ -53,6 +53,26 @@ public:
   }
 };
 
+/// The host memory of one delegate call, fixed when the executor prepares
+/// it: the views every execute() of the delegate is given (the DelegateCall's
+/// inputs and outputs, in its order), and the executor's memory they lie in
+/// (the arena), `extent` bytes from `base`, both multiples of
+/// kHostExtentAlignment. The executor owns every byte of that extent for the
+/// prepared delegate's life, so a backend may read its inputs and write its
+/// outputs there in place (the Vulkan delegate has the device copy to and
+/// from them, runtime/backends/vulkan/VulkanDelegate.cpp). A view outside
+/// the extent (a constant's) is only read.
+struct DelegateIo {
+  std::vector<TensorView> inputs, outputs;
+  uint8_t *base = nullptr;
+  size_t extent = 0;
+};
+
+/// The alignment of DelegateIo's extent: the largest page size of the hosts
+/// duet runs on (64 KiB pages on some ARM kernels), so that a backend may
+/// round a view out to whole pages without leaving the extent.
+inline constexpr size_t kHostExtentAlignment = 64 * 1024;
+
 /// One fact about a device: a number, a yes or no, or text.
 using DeviceFact =
     std::pair<std::string, std::variant<uint64_t, bool, std::string>>;
@@ -107,11 +127,13 @@ public:
   /// Prepares delegate `index` of `program` from `blob` (its bytes in the
   /// program file). Constant tensors the blob names by id are read through
   /// `program.constantView(id)`; the program outlives the prepared delegate.
+  /// `io` says which host tensors every execute() will be given.
   virtual Status init(const Program &program, uint32_t index, ByteSpan blob,
+                      const DelegateIo &io,
                       std::unique_ptr<PreparedDelegate> &prepared) = 0;
 
   /// Runs a prepared delegate. `inputs` and `outputs` are host tensors in
-  /// the order of the DelegateCall's ids.
+  /// the order of the DelegateCall's ids: those of init's DelegateIo.
   virtual Status execute(PreparedDelegate &delegate,
                          const std::vector<TensorView> &inputs,
                          const std::vector<TensorView> &outputs) = 0;

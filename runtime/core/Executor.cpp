@@ -30,14 +30,17 @@ void *Executor::allocateZeroed(uint64_t bytes, void *&block) {
   // calloc leaves large blocks to the kernel's zero pages instead of writing
   // them, so a huge arena costs nothing until used; an input never set then
   // reads as zeros, not as whatever the memory held.
-  uint64_t padded = bytes + kArenaSlack + kConstantAlignment;
+  // The memory starts at, and runs on to, a multiple of kHostExtentAlignment
+  // (Backend.h's DelegateIo), so that backends may work on whole pages of it.
+  uint64_t padded =
+      alignUp(bytes + kArenaSlack, kHostExtentAlignment) + kHostExtentAlignment;
   if (padded < bytes) // the size came from a file: it may be absurd
     return nullptr;
   block = std::calloc(1, padded);
   if (!block)
     return nullptr;
   return reinterpret_cast<void *>(
-      alignUp(reinterpret_cast<uintptr_t>(block), kConstantAlignment));
+      alignUp(reinterpret_cast<uintptr_t>(block), kHostExtentAlignment));
 }
 
 Executor::~Executor() {
@@ -180,10 +183,16 @@ Status Executor::prepare() {
     if (!backend)
       return Status::error("{}: the '{}' backend is not registered", where,
                            escaped(delegate.backend));
+    DelegateIo io;
+    io.inputs = bind(call.inputs);
+    io.outputs = bind(call.outputs);
+    io.base = static_cast<uint8_t *>(arena_);
+    io.extent = alignUp(program_.memoryPlan().arenaBytes + kArenaSlack,
+                        kHostExtentAlignment);
     std::unique_ptr<PreparedDelegate> prepared;
     LoadPhaseClock clock(program_.options().profile.loadPhase);
     DUET_RETURN_IF_ERROR(
-        backend->init(program_, call.delegate, delegate.blob, prepared)
+        backend->init(program_, call.delegate, delegate.blob, io, prepared)
             .withContext(fmt::format("{}: initializing delegate {} on {}",
                                      where, call.delegate,
                                      escaped(delegate.backend))));
@@ -198,8 +207,8 @@ Status Executor::prepare() {
                              escaped(delegate.backend));
     step.backend = backend;
     step.delegate = prepared.get();
-    step.inputs = bind(call.inputs);
-    step.outputs = bind(call.outputs);
+    step.inputs = std::move(io.inputs);
+    step.outputs = std::move(io.outputs);
     step.computed = call.outputs;
     if (observing)
       for (int32_t id : prepared->observableTensors())

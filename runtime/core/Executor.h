@@ -78,8 +78,9 @@ private:
   Status runStep(const Step &step) const;
   std::vector<TensorView> bind(const std::vector<int32_t> &ids) const;
 
-  /// Zeroed memory of `bytes` (and some slack) starting 64-aligned inside
-  /// `block`, which is what to free; nullptr when there is not enough.
+  /// Zeroed memory of `bytes` (and some slack) inside `block`, which is what
+  /// to free, from and to multiples of kHostExtentAlignment; nullptr when
+  /// there is not enough.
   static void *allocateZeroed(uint64_t bytes, void *&block);
 
   const Program &program_;

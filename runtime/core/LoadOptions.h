@@ -100,6 +100,8 @@ inline constexpr const char *kVulkanNoEpiloguesVariable =
     "DUET_VULKAN_NO_EPILOGUES";
 inline constexpr const char *kVulkanNoOperandViewsVariable =
     "DUET_VULKAN_NO_OPERAND_VIEWS";
+inline constexpr const char *kVulkanNoHostImportVariable =
+    "DUET_VULKAN_NO_HOST_IMPORT";
 inline constexpr const char *kVulkanTestUploadPieceBytesVariable =
     "DUET_VULKAN_TEST_UPLOAD_PIECE_BYTES";
 

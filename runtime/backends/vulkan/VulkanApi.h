@@ -29,6 +29,8 @@ namespace duet::rt::vulkan {
   X(vkGetPhysicalDeviceQueueFamilyProperties)                                  \
   X(vkGetPhysicalDeviceMemoryProperties)                                       \
   X(vkGetPhysicalDeviceFormatProperties)                                       \
+  X(vkGetPhysicalDeviceProperties2)                                            \
+  X(vkEnumerateDeviceExtensionProperties)                                      \
   X(vkCreateDevice)                                                            \
   X(vkGetDeviceProcAddr)
 

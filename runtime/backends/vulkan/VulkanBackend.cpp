@@ -82,6 +82,7 @@ public:
   }
 
   Status init(const Program &program, uint32_t index, ByteSpan blob,
+              const DelegateIo &io,
               std::unique_ptr<PreparedDelegate> &prepared) override {
     std::shared_ptr<vulkan::Device> device;
     const LoadPhaseClock::Sink &sink = program.options().profile.loadPhase;
@@ -99,7 +100,7 @@ public:
                            index));
     std::unique_ptr<vulkan::VulkanDelegate> delegate;
     DUET_RETURN_IF_ERROR(vulkan::VulkanDelegate::create(
-        std::move(device), program, index, blob, delegate));
+        std::move(device), program, index, blob, io, delegate));
     prepared = std::move(delegate);
     return Status::ok();
   }

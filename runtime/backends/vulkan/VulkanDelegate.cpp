@@ -136,10 +136,11 @@ VkDescriptorType inputDescriptor(bool inBuffers, bool sampled) {
 
 Status VulkanDelegate::create(std::shared_ptr<Device> device,
                               const Program &program, uint32_t index,
-                              ByteSpan blob,
+                              ByteSpan blob, const DelegateIo &io,
                               std::unique_ptr<VulkanDelegate> &delegate) {
   std::unique_ptr<VulkanDelegate> created(
       new VulkanDelegate(std::move(device), program, index));
+  created->io_ = io;
   DUET_RETURN_IF_ERROR(created->load(blob));
   delegate = std::move(created);
   return Status::ok();
@@ -185,6 +186,138 @@ VulkanDelegate::~VulkanDelegate() {
   destroy(params_);
   for (Arena &arena : arenas_)
     vk.vkFreeMemory(device, arena.memory, nullptr);
+  for (VkDeviceMemory memory : imported_)
+    vk.vkFreeMemory(device, memory, nullptr);
+}
+
+Status VulkanDelegate::importHostIo() {
+  const VulkanApi &vk = device_->api();
+  VkDevice device = device_->handle();
+  const uint64_t alignment = device_->info().hostImportAlignment;
+  inPlace_.assign(plan_.staging.size(), false);
+  if (alignment == 0 || program_.options().vulkan.noHostImport || !io_.base ||
+      io_.extent == 0)
+    return Status::ok();
+  // Each input and output the model's memory holds in fp32, the size the
+  // plan stages, with whole pages around it inside that memory.
+  const size_t firstOutput = plan_.staging.size() - plan_.outputs.size();
+  struct Slot {
+    size_t staging;
+    uintptr_t data, begin, end;
+  };
+  std::vector<Slot> slots;
+  const uintptr_t base = reinterpret_cast<uintptr_t>(io_.base);
+  for (size_t i = 0; i < plan_.staging.size(); ++i) {
+    const TensorView *view = nullptr;
+    if (plan_.staging[i].use == StagingBuffer::Use::input &&
+        i < io_.inputs.size())
+      view = &io_.inputs[i];
+    else if (plan_.staging[i].use == StagingBuffer::Use::output &&
+             i >= firstOutput && i - firstOutput < io_.outputs.size())
+      view = &io_.outputs[i - firstOutput];
+    const PlannedTensor &tensor = plan_.tensors[plan_.staging[i].tensor];
+    if (!view || !view->data || view->dtype != DType::f32 ||
+        view->numel() != tensor.numel || tensor.numel <= 0)
+      continue;
+    uintptr_t data = reinterpret_cast<uintptr_t>(view->data);
+    uintptr_t begin = data / alignment * alignment;
+    uintptr_t end = alignTo(data + view->bytes(), alignment);
+    if (begin < base || end > base + io_.extent)
+      continue;
+    slots.push_back({i, data, begin, end});
+  }
+  std::sort(slots.begin(), slots.end(),
+            [](const Slot &a, const Slot &b) { return a.begin < b.begin; });
+  // Overlapping ranges (two views on one page) make one import.
+  for (size_t first = 0; first < slots.size();) {
+    size_t last = first + 1;
+    uintptr_t end = slots[first].end;
+    while (last < slots.size() && slots[last].begin < end)
+      end = std::max(end, slots[last++].end);
+    const uintptr_t begin = slots[first].begin;
+    uint32_t types = device_->hostMemoryTypes(reinterpret_cast<void *>(begin));
+    std::vector<Resource> buffers(last - first);
+    bool fits = types != 0;
+    for (size_t k = first; k < last && fits; ++k) {
+      Resource &buffer = buffers[k - first];
+      VkExternalMemoryBufferCreateInfo external{};
+      external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO;
+      external.handleTypes =
+          VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+      VkBufferCreateInfo info{};
+      info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+      info.pNext = &external;
+      info.size =
+          static_cast<VkDeviceSize>(
+              plan_.tensors[plan_.staging[slots[k].staging].tensor].numel) *
+          sizeof(float);
+      info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                   VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+      info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+      buffer.bytes = info.size;
+      if (vk.vkCreateBuffer(device, &info, nullptr, &buffer.buffer) !=
+          VK_SUCCESS) {
+        buffer.buffer = VK_NULL_HANDLE;
+        fits = false;
+        break;
+      }
+      VkMemoryRequirements requirements;
+      vk.vkGetBufferMemoryRequirements(device, buffer.buffer, &requirements);
+      types &= requirements.memoryTypeBits;
+      buffer.offset = slots[k].data - begin;
+      fits = types != 0 && requirements.alignment != 0 &&
+             buffer.offset % requirements.alignment == 0;
+    }
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    if (fits) {
+      VkImportMemoryHostPointerInfoEXT import{};
+      import.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT;
+      import.handleType =
+          VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+      import.pHostPointer = reinterpret_cast<void *>(begin);
+      VkMemoryAllocateInfo info{};
+      info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+      info.pNext = &import;
+      info.allocationSize = end - begin;
+      // The lowest type that can hold it and that the host sees coherently.
+      int type =
+          device_->findMemoryType(types,
+                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                  0);
+      fits = type >= 0;
+      if (fits) {
+        info.memoryTypeIndex = static_cast<uint32_t>(type);
+        fits =
+            vk.vkAllocateMemory(device, &info, nullptr, &memory) == VK_SUCCESS;
+      }
+      for (size_t k = first; k < last && fits; ++k)
+        fits = vk.vkBindBufferMemory(device, buffers[k - first].buffer, memory,
+                                     buffers[k - first].offset) == VK_SUCCESS;
+    }
+    if (!fits) {
+      // The staging buffers of load() instead, with the copies on the host.
+      for (Resource &buffer : buffers)
+        if (buffer.buffer)
+          vk.vkDestroyBuffer(device, buffer.buffer, nullptr);
+      if (memory)
+        vk.vkFreeMemory(device, memory, nullptr);
+      first = last;
+      continue;
+    }
+    imported_.push_back(memory);
+    for (size_t k = first; k < last; ++k) {
+      Resource &buffer = buffers[k - first];
+      buffer.memory = memory;
+      buffer.extent = buffer.bytes;
+      buffer.mapped = reinterpret_cast<uint8_t *>(slots[k].data);
+      staging_[slots[k].staging] = buffer;
+      inPlace_[slots[k].staging] = true;
+    }
+    first = last;
+  }
+  return Status::ok();
 }
 
 Status VulkanDelegate::createBuffer(VkDeviceSize bytes,
@@ -513,11 +646,14 @@ Status VulkanDelegate::load(ByteSpan blob) {
   }
 
   // The host arena: the staging buffers of inputs, outputs and observed
-  // tensors, mapped for good.
-  std::vector<Resource *> onHost;
+  // tensors, mapped for good; those of inputs and outputs in the model's
+  // memory itself where the device can import it (importHostIo).
   staging_.resize(plan_.staging.size());
+  DUET_RETURN_IF_ERROR(importHostIo());
+  std::vector<Resource *> onHost;
   for (size_t i = 0; i < plan_.staging.size(); ++i) {
-    if (plan_.staging[i].use == StagingBuffer::Use::constant)
+    if (plan_.staging[i].use == StagingBuffer::Use::constant ||
+        staging_[i].buffer)
       continue;
     DUET_RETURN_IF_ERROR(createBuffer(stagingBytes(i),
                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
@@ -550,11 +686,13 @@ Status VulkanDelegate::load(ByteSpan blob) {
                                    VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
                                    "constants being uploaded"));
   phase(fmt::format("memory ({} images and buffers; the run's {} tensors "
-                    "share {:.1f} MiB by lifetime, {:.1f} MiB apart)",
+                    "share {:.1f} MiB by lifetime, {:.1f} MiB apart; {} of "
+                    "{} inputs and outputs read and written in place)",
                     onDevice.size() + shared.size() + onHost.size() +
                         constants.size(),
                     shared.size(), sharing.shared / double(1 << 20),
-                    sharing.apart / double(1 << 20)));
+                    sharing.apart / double(1 << 20), inPlaceCount(),
+                    plan_.inputs.size() + plan_.outputs.size()));
 
   device_->loadPipelineCache(options.pipelineCacheDir, options.notice);
   phase("pipeline cache read");
@@ -1111,7 +1249,12 @@ Status VulkanDelegate::recordRun() {
           plan_.staging[i].use == StagingBuffer::Use::constant ||
           (plan_.staging[i].use == StagingBuffer::Use::input) != in)
         continue;
-      VkBufferCopy copy{0, 0, stagingOnDevice_[i].bytes};
+      // The tensor's bytes exactly: an input or output read and written in
+      // place has the model's other tensors right after it.
+      VkBufferCopy copy{0, 0,
+                        static_cast<VkDeviceSize>(
+                            plan_.tensors[plan_.staging[i].tensor].numel) *
+                            sizeof(float)};
       vk.vkCmdCopyBuffer(
           runCommands_, in ? staging_[i].buffer : stagingOnDevice_[i].buffer,
           in ? stagingOnDevice_[i].buffer : staging_[i].buffer, 1, &copy);
@@ -1158,20 +1301,37 @@ Status VulkanDelegate::execute(const std::vector<TensorView> &inputs,
   };
   // Staging holds the inputs first and the outputs last, in call order.
   size_t firstOutput = plan_.staging.size() - plan_.outputs.size();
+  // The device reads and writes in place the memory it imported at load:
+  // the executor gives every run the views it prepared the delegate with.
+  auto inPlace = [&](size_t slot, const TensorView &view) {
+    if (!inPlace_[slot])
+      return Status::ok();
+    if (staging_[slot].mapped != view.data)
+      return Status::error("vulkan delegate {}: called with other memory than "
+                           "the model's, which the device reads and writes "
+                           "in place",
+                           index_);
+    return Status::ok();
+  };
   for (size_t i = 0; i < inputs.size(); ++i) {
     DUET_RETURN_IF_ERROR(check(inputs[i], plan_.inputs[i], "input", i));
-    toFloats(inputs[i], 0, inputs[i].numel(),
-             reinterpret_cast<float *>(staging_[i].mapped));
+    DUET_RETURN_IF_ERROR(inPlace(i, inputs[i]));
+    if (!inPlace_[i])
+      toFloats(inputs[i], 0, inputs[i].numel(),
+               reinterpret_cast<float *>(staging_[i].mapped));
   }
-  for (size_t i = 0; i < outputs.size(); ++i)
+  for (size_t i = 0; i < outputs.size(); ++i) {
     DUET_RETURN_IF_ERROR(check(outputs[i], plan_.outputs[i], "output", i));
+    DUET_RETURN_IF_ERROR(inPlace(firstOutput + i, outputs[i]));
+  }
   DUET_RETURN_IF_ERROR(submit(runCommands_, "the delegate's commands"));
   if (timestamps_)
     DUET_RETURN_IF_ERROR(readTimestamps());
   for (size_t i = 0; i < outputs.size(); ++i)
-    fromFloats(
-        reinterpret_cast<const float *>(staging_[firstOutput + i].mapped),
-        outputs[i]);
+    if (!inPlace_[firstOutput + i])
+      fromFloats(
+          reinterpret_cast<const float *>(staging_[firstOutput + i].mapped),
+          outputs[i]);
   return Status::ok();
 }
 

@@ -16,6 +16,7 @@
 #include "runtime/backends/vulkan/DispatchPlan.h"
 #include "runtime/core/Backend.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -27,7 +28,7 @@ class VulkanDelegate : public PreparedDelegate {
 public:
   /// Loads delegate `index` of `program` onto `device`.
   static Status create(std::shared_ptr<Device> device, const Program &program,
-                       uint32_t index, ByteSpan blob,
+                       uint32_t index, ByteSpan blob, const DelegateIo &io,
                        std::unique_ptr<VulkanDelegate> &delegate);
   ~VulkanDelegate() override;
 
@@ -36,6 +37,12 @@ public:
                  const std::vector<TensorView> &outputs);
 
   const DispatchPlan &plan() const { return plan_; }
+  /// How many inputs and outputs the device reads and writes in the model's
+  /// memory (importHostIo).
+  size_t inPlaceCount() const {
+    return static_cast<size_t>(
+        std::count(inPlace_.begin(), inPlace_.end(), true));
+  }
   /// Whether its convolutions and products compute in fp16: a --force-fp16
   /// program on a device with shaderFloat16.
   bool computesInFp16() const { return fp16Math_; }
@@ -107,6 +114,12 @@ private:
                    VkMemoryPropertyFlags preferred, const char *what,
                    const std::vector<std::pair<size_t, size_t>> &lifetimes = {},
                    ArenaBytes *bytes = nullptr);
+  /// Makes the staging buffers of the inputs and outputs that io_ holds in
+  /// fp32 inside its extent buffers on that memory itself, imported
+  /// (VK_EXT_external_memory_host), so that the device reads and writes them
+  /// in place and a run copies nothing on the host; the others keep the
+  /// staging buffers load() makes. Not an error where the device cannot.
+  Status importHostIo();
   Status createPipelines();
   Status createDescriptorSets();
   Status uploadAndPrepare(LoadPhaseClock &clock);
@@ -138,6 +151,12 @@ private:
   /// shader's reads and writes across the bus are far slower); empty
   /// otherwise (no buffer).
   std::vector<Resource> stagingOnDevice_;
+  /// The host tensors every run is given (Backend::init).
+  DelegateIo io_;
+  /// Per staging buffer: whether it is the model's own memory, imported
+  /// (importHostIo), and that memory.
+  std::vector<bool> inPlace_;
+  std::vector<VkDeviceMemory> imported_;
   Resource dummy_, params_;
   /// Whether image inputs are sampled images (the -DSAMPLED_INPUTS builds):
   /// on every device but a CPU one (lavapipe), or by the test hook.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <map>
 
 namespace duet::rt::vulkan {
@@ -112,6 +113,23 @@ uint32_t computeQueueTimestampBits(const VulkanApi &api,
   return family < 0 ? 0 : families[family].timestampValidBits;
 }
 
+/// Whether `device` offers the device extension `name`.
+bool hasExtension(const VulkanApi &api, VkPhysicalDevice device,
+                  const char *name) {
+  uint32_t count = 0;
+  if (api.vkEnumerateDeviceExtensionProperties(device, nullptr, &count,
+                                               nullptr) != VK_SUCCESS)
+    return false;
+  std::vector<VkExtensionProperties> extensions(count);
+  if (api.vkEnumerateDeviceExtensionProperties(device, nullptr, &count,
+                                               extensions.data()) != VK_SUCCESS)
+    return false;
+  for (uint32_t i = 0; i < count && i < extensions.size(); ++i)
+    if (std::strcmp(extensions[i].extensionName, name) == 0)
+      return true;
+  return false;
+}
+
 DeviceInfo describe(const VulkanApi &api, VkPhysicalDevice device,
                     uint32_t index) {
   VkPhysicalDeviceProperties properties;
@@ -156,6 +174,18 @@ DeviceInfo describe(const VulkanApi &api, VkPhysicalDevice device,
     api.vkGetPhysicalDeviceFeatures2(device, &features);
     info.storageBuffer16BitAccess = storage16.storageBuffer16BitAccess;
     info.shaderFloat16 = float16.shaderFloat16;
+  }
+
+  if (properties.apiVersion >= VK_API_VERSION_1_1 &&
+      hasExtension(api, device, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT host{};
+    host.sType =
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT;
+    VkPhysicalDeviceProperties2 properties2{};
+    properties2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    properties2.pNext = &host;
+    api.vkGetPhysicalDeviceProperties2(device, &properties2);
+    info.hostImportAlignment = host.minImportedHostPointerAlignment;
   }
 
   if (properties.apiVersion < VK_API_VERSION_1_1)
@@ -346,9 +376,23 @@ Status Device::open(const std::string &wanted,
     float16.shaderFloat16 = VK_TRUE;
     deviceInfo.pNext = &float16;
   }
+  // Host memory imported, where the device can (VulkanDelegate reads its
+  // inputs and writes its outputs in the model's memory).
+  const char *hostImport = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+  if (info_.hostImportAlignment != 0) {
+    deviceInfo.enabledExtensionCount = 1;
+    deviceInfo.ppEnabledExtensionNames = &hostImport;
+  }
   DUET_VK_CHECK(api_.vkCreateDevice(physical_, &deviceInfo, nullptr, &device_),
                 "vkCreateDevice on " + info_.name);
   DUET_RETURN_IF_ERROR(api_.loadDeviceFunctions(device_));
+  if (info_.hostImportAlignment != 0)
+    hostPointerProperties_ =
+        reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
+            api_.vkGetDeviceProcAddr(device_,
+                                     "vkGetMemoryHostPointerPropertiesEXT"));
+  if (!hostPointerProperties_)
+    info_.hostImportAlignment = 0;
   api_.vkGetDeviceQueue(device_, queueFamily_, 0, &queue_);
   clock.mark(fmt::format("device created ({})", info_.name));
 
@@ -439,6 +483,18 @@ Device::checkedLimits(const runtime::VulkanOptions &options) const {
     limits.maxStorageBufferRange = std::min(limits.maxStorageBufferRange,
                                             options.testMaxStorageBufferRange);
   return limits;
+}
+
+uint32_t Device::hostMemoryTypes(void *pointer) const {
+  if (!hostPointerProperties_)
+    return 0;
+  VkMemoryHostPointerPropertiesEXT properties{};
+  properties.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT;
+  if (hostPointerProperties_(
+          device_, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+          pointer, &properties) != VK_SUCCESS)
+    return 0;
+  return properties.memoryTypeBits;
 }
 
 int Device::findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required,

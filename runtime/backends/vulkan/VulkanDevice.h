@@ -63,6 +63,10 @@ struct DeviceInfo {
   /// queue's timestamps (0: it writes none), for profiling dispatches.
   float timestampPeriod = 0;
   uint32_t timestampValidBits = 0;
+  /// VK_EXT_external_memory_host's minImportedHostPointerAlignment: the
+  /// device can read and write host memory it imports from and to multiples
+  /// of it; 0 without the extension.
+  uint64_t hostImportAlignment = 0;
 };
 
 /// Lists every physical device. An error when there is no loader or the
@@ -117,6 +121,9 @@ public:
   /// The limits a load is checked against: the device's, lowered by the
   /// test hooks of `options` that are set.
   DeviceLimits checkedLimits(const runtime::VulkanOptions &options) const;
+  /// The memory types that the host memory at `pointer` (a multiple of
+  /// info().hostImportAlignment) may be imported as; 0 when it cannot be.
+  uint32_t hostMemoryTypes(void *pointer) const;
   /// Held while submitting to the queue.
   std::mutex &queueMutex() { return queueMutex_; }
 
@@ -165,6 +172,8 @@ private:
   uint32_t queueFamily_ = 0;
   VkPipelineCache pipelineCache_ = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory_{};
+  /// VK_EXT_external_memory_host's, where the device was opened with it.
+  PFN_vkGetMemoryHostPointerPropertiesEXT hostPointerProperties_ = nullptr;
   DeviceInfo info_;
   std::mutex queueMutex_;
   /// Guards pipelineCache_'s merges and reads, and the sizes below.

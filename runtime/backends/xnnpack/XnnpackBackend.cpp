@@ -20,6 +20,7 @@ public:
   std::string_view name() const override { return "xnnpack"; }
 
   Status init(const Program &program, uint32_t index, ByteSpan blob,
+              const DelegateIo &,
               std::unique_ptr<PreparedDelegate> &prepared) override {
     // XNNPACK is initialized once per process and stays so: its state is
     // only the tables of the kernels this CPU has.

@@ -101,6 +101,7 @@ public:
   std::string_view name() const override { return name_; }
 
   Status init(const Program &, uint32_t index, ByteSpan blob,
+              const DelegateIo &,
               std::unique_ptr<PreparedDelegate> &prepared) override {
     ++inits;
     lastIndex = index;
