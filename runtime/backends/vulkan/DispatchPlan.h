@@ -39,8 +39,8 @@ inline constexpr uint32_t kMatMulTexelRows = 4;
 /// TILE_TEXELS), one workgroup each.
 inline constexpr uint32_t kMatMulTileRows = 32;
 inline constexpr uint32_t kMatMulTileTexels = 8;
-/// The big output tile of matmul.comp (its BIG_ROWS and BIG_TEXELS): eight
-/// rows of two texels per invocation.
+/// The big output tile of matmul.comp (its BIG_ROWS and BIG_TEXELS): four
+/// rows of two texels for each of its 128 invocations (BIG_THREADS).
 inline constexpr uint32_t kMatMulBigTileRows = 64;
 inline constexpr uint32_t kMatMulBigTileTexels = 16;
 /// The tiles of a size below which a product takes a smaller tile, and

@@ -37,6 +37,12 @@
 #else
 #define TILE_SPLIT 1
 #endif
+#if TILE_KERNEL == 2
+// The big tile's invocations (tile.glsl): 128 keep enough of them per SM on
+// an H200 for a product of a few hundred tiles (docs/vulkan.md).
+#define BIG_THREADS 128
+#define LOCAL_SIZE_X BIG_THREADS
+#endif
 #include "tensor.glsl"
 
 TENSOR_INPUT(lhs, 1, 2, IN0_PACKING)

@@ -40,7 +40,9 @@
 #endif
 
 // The depth of a slice.
+#ifndef TILE_DEPTH
 #define TILE_DEPTH 16
+#endif
 
 // The texel j of a slice at depth k0 of `rows` rows of A from row y0: row
 // j % rows, depth texel j / rows of the slice.
@@ -107,7 +109,7 @@ ivec3 tileOrigin(int tile, int rows, int texels) {
 #endif
 // Slice texels per invocation: TILE_ROWS (or TILE_TEXELS * 4 columns, or
 // TILE_DEPTH rows of B of TILE_TEXELS) times TILE_DEPTH / 4, over 64.
-#define TILE_LOADS 2
+#define TILE_LOADS (TILE_ROWS * TILE_DEPTH / 4 / 64)
 // tileA[k][m / 4][m % 4]: row m of A's slice at depth k0 + k; tileB[k][x]:
 // the four columns of tile texel x at depth k0 + k (B read per column
 // transposed as it is stored).
@@ -202,12 +204,17 @@ void smallTileKernel(int tile) {
 
 #else
 // The big tile (-DTILE_KERNEL=2): kMatMulBigTileRows and
-// kMatMulBigTileTexels. Its 8 x 8 invocations each compute eight rows of
-// two output texels (tx and tx + 8), 64 outputs from four shared-memory
+// kMatMulBigTileTexels. Its BIG_THREADS invocations (the includer's
+// LOCAL_SIZE_X), 8 per row of the tile's texels, each compute BIG_RPT rows
+// of two output texels (tx and tx + 8) from BIG_RPT / 4 + 2 shared-memory
 // loads per depth step.
 #define BIG_ROWS 64
 #define BIG_TEXELS 16
-#define BIG_LOADS 4
+#if !defined(BIG_THREADS) || BIG_THREADS != LOCAL_SIZE_X
+#error "the includer sets BIG_THREADS, and LOCAL_SIZE_X to it, before tensor.glsl"
+#endif
+#define BIG_RPT (BIG_ROWS * 8 / BIG_THREADS)
+#define BIG_LOADS (BIG_ROWS * TILE_DEPTH / 4 / BIG_THREADS)
 shared MVEC4 bigA[TILE_DEPTH][BIG_ROWS / 4];
 shared MVEC4 bigB[TILE_DEPTH][BIG_TEXELS];
 
@@ -218,18 +225,18 @@ void bigTileKernel(int tile) {
   int z = range.layer;
   int me = int(gl_LocalInvocationID.x);
   int tx = me % 8, ty = me / 8;
-  // Rows 8 ty + r of texels tx (s0) and tx + 8 (s1).
-  vec4 s0[8], s1[8];
-  [[unroll]] for (int r = 0; r < 8; ++r)
+  // Rows BIG_RPT ty + r of texels tx (s0) and tx + 8 (s1).
+  vec4 s0[BIG_RPT], s1[BIG_RPT];
+  [[unroll]] for (int r = 0; r < BIG_RPT; ++r)
     s0[r] = s1[r] = vec4(0.0);
   MVEC4 la[BIG_LOADS], lb[BIG_LOADS];
   [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
-    la[i] = slabLhs(me + 64 * i, BIG_ROWS, range.begin, y0, z);
-    lb[i] = SLAB_RHS(me + 64 * i, BIG_TEXELS, range.begin, x0, z);
+    la[i] = slabLhs(me + BIG_THREADS * i, BIG_ROWS, range.begin, y0, z);
+    lb[i] = SLAB_RHS(me + BIG_THREADS * i, BIG_TEXELS, range.begin, x0, z);
   }
   for (int k0 = range.begin; k0 < range.end; k0 += TILE_DEPTH) {
     [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
-      int j = me + 64 * i;
+      int j = me + BIG_THREADS * i;
       int row = j % BIG_ROWS, t = j / BIG_ROWS;
       [[unroll]] for (int c = 0; c < 4; ++c)
         bigA[t * 4 + c][row / 4][row % 4] = la[i][c];
@@ -245,30 +252,30 @@ void bigTileKernel(int tile) {
     int next = k0 + TILE_DEPTH;
     if (next < range.end)
       [[unroll]] for (int i = 0; i < BIG_LOADS; ++i) {
-        la[i] = slabLhs(me + 64 * i, BIG_ROWS, next, y0, z);
-        lb[i] = SLAB_RHS(me + 64 * i, BIG_TEXELS, next, x0, z);
+        la[i] = slabLhs(me + BIG_THREADS * i, BIG_ROWS, next, y0, z);
+        lb[i] = SLAB_RHS(me + BIG_THREADS * i, BIG_TEXELS, next, x0, z);
       }
 #ifdef FP16_MATH
     // The slice's sums in fp16, added to the running ones once per slice.
-    MVEC4 p0[8], p1[8];
-    [[unroll]] for (int r = 0; r < 8; ++r)
+    MVEC4 p0[BIG_RPT], p1[BIG_RPT];
+    [[unroll]] for (int r = 0; r < BIG_RPT; ++r)
       p0[r] = p1[r] = MVEC4(0.0);
 #else
 #define p0 s0
 #define p1 s1
 #endif
     [[unroll]] for (int k = 0; k < TILE_DEPTH; ++k) {
-      MVEC4 a0 = bigA[k][2 * ty], a1 = bigA[k][2 * ty + 1];
       MVEC4 b0 = bigB[k][tx], b1 = bigB[k][tx + 8];
-      [[unroll]] for (int r = 0; r < 4; ++r) {
-        p0[r] += a0[r] * b0;
-        p1[r] += a0[r] * b1;
-        p0[r + 4] += a1[r] * b0;
-        p1[r + 4] += a1[r] * b1;
+      [[unroll]] for (int q = 0; q < BIG_RPT / 4; ++q) {
+        MVEC4 a = bigA[k][ty * (BIG_RPT / 4) + q];
+        [[unroll]] for (int r = 0; r < 4; ++r) {
+          p0[q * 4 + r] += a[r] * b0;
+          p1[q * 4 + r] += a[r] * b1;
+        }
       }
     }
 #ifdef FP16_MATH
-    [[unroll]] for (int r = 0; r < 8; ++r) {
+    [[unroll]] for (int r = 0; r < BIG_RPT; ++r) {
       s0[r] += vec4(p0[r]);
       s1[r] += vec4(p1[r]);
     }
@@ -282,8 +289,8 @@ void bigTileKernel(int tile) {
   int xa = x0 + tx, xb = xa + 8;
   vec4 biasA = range.bias && xa < grid.x ? tileBias(xa) : vec4(0.0);
   vec4 biasB = range.bias && xb < grid.x ? tileBias(xb) : vec4(0.0);
-  [[unroll]] for (int r = 0; r < 8; ++r) {
-    int y = y0 + 8 * ty + r;
+  [[unroll]] for (int r = 0; r < BIG_RPT; ++r) {
+    int y = y0 + BIG_RPT * ty + r;
     if (y < grid.y && xa < grid.x)
       tileStore(xa, y, zOut, s0[r] + biasA);
     if (y < grid.y && xb < grid.x)
