@@ -26,19 +26,21 @@ std::string firstOutputName(const Program &program, const KernelCall &call) {
 
 } // namespace
 
-void *Executor::allocateZeroed(uint64_t bytes, void *&block) {
+void *Executor::allocateZeroed(uint64_t bytes, void *&block, uint64_t *extent) {
   // calloc leaves large blocks to the kernel's zero pages instead of writing
   // them, so a huge arena costs nothing until used; an input never set then
   // reads as zeros, not as whatever the memory held.
   // The memory starts at, and runs on to, a multiple of kHostExtentAlignment
   // (Backend.h's DelegateIo), so that backends may work on whole pages of it.
-  uint64_t padded =
-      alignUp(bytes + kArenaSlack, kHostExtentAlignment) + kHostExtentAlignment;
-  if (padded < bytes) // the size came from a file: it may be absurd
+  const uint64_t usable = alignUp(bytes + kArenaSlack, kHostExtentAlignment);
+  const uint64_t padded = usable + kHostExtentAlignment;
+  if (usable < bytes || padded < usable) // from a file: it may be absurd
     return nullptr;
   block = std::calloc(1, padded);
   if (!block)
     return nullptr;
+  if (extent)
+    *extent = usable;
   return reinterpret_cast<void *>(
       alignUp(reinterpret_cast<uintptr_t>(block), kHostExtentAlignment));
 }
@@ -104,7 +106,7 @@ void Executor::addProfileEntry(size_t instruction, std::string kind,
 Status Executor::prepare() {
   const std::vector<TensorInfo> &tensors = program_.tensors();
   const uint64_t arenaBytes = program_.memoryPlan().arenaBytes;
-  arena_ = allocateZeroed(arenaBytes, arenaBlock_);
+  arena_ = allocateZeroed(arenaBytes, arenaBlock_, &arenaExtent_);
   if (!arena_)
     return Status::error("cannot allocate the {}-byte arena", arenaBytes);
 
@@ -187,8 +189,7 @@ Status Executor::prepare() {
     io.inputs = bind(call.inputs);
     io.outputs = bind(call.outputs);
     io.base = static_cast<uint8_t *>(arena_);
-    io.extent = alignUp(program_.memoryPlan().arenaBytes + kArenaSlack,
-                        kHostExtentAlignment);
+    io.extent = arenaExtent_;
     std::unique_ptr<PreparedDelegate> prepared;
     LoadPhaseClock clock(program_.options().profile.loadPhase);
     DUET_RETURN_IF_ERROR(

@@ -79,12 +79,16 @@ private:
   std::vector<TensorView> bind(const std::vector<int32_t> &ids) const;
 
   /// Zeroed memory of `bytes` (and some slack) inside `block`, which is what
-  /// to free, from and to multiples of kHostExtentAlignment; nullptr when
-  /// there is not enough.
-  static void *allocateZeroed(uint64_t bytes, void *&block);
+  /// to free, from a multiple of kHostExtentAlignment and `*extent` bytes
+  /// long (a multiple of it too, when `extent` is given); nullptr when there
+  /// is not enough.
+  static void *allocateZeroed(uint64_t bytes, void *&block,
+                              uint64_t *extent = nullptr);
 
   const Program &program_;
   void *arena_ = nullptr;
+  /// The bytes from arena_ that are the executor's (DelegateIo::extent).
+  uint64_t arenaExtent_ = 0;
   void *arenaBlock_ = nullptr;
   void *internal_ = nullptr;
   void *internalBlock_ = nullptr;

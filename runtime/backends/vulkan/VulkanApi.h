@@ -31,6 +31,7 @@ namespace duet::rt::vulkan {
   X(vkGetPhysicalDeviceFormatProperties)                                       \
   X(vkGetPhysicalDeviceProperties2)                                            \
   X(vkEnumerateDeviceExtensionProperties)                                      \
+  X(vkGetPhysicalDeviceExternalBufferProperties)                               \
   X(vkCreateDevice)                                                            \
   X(vkGetDeviceProcAddr)
 

@@ -199,11 +199,14 @@ Status VulkanDelegate::importHostIo() {
       io_.extent == 0)
     return Status::ok();
   // Each input and output the model's memory holds in fp32, the size the
-  // plan stages, with whole pages around it inside that memory.
+  // plan stages: a buffer for it, and the whole pages around the memory the
+  // buffer needs, inside the extent.
   const size_t firstOutput = plan_.staging.size() - plan_.outputs.size();
   struct Slot {
     size_t staging;
-    uintptr_t data, begin, end;
+    Resource buffer;
+    uintptr_t begin, end;
+    VkMemoryRequirements requirements;
   };
   std::vector<Slot> slots;
   const uintptr_t base = reinterpret_cast<uintptr_t>(io_.base);
@@ -220,15 +223,41 @@ Status VulkanDelegate::importHostIo() {
         view->numel() != tensor.numel || tensor.numel <= 0)
       continue;
     uintptr_t data = reinterpret_cast<uintptr_t>(view->data);
-    uintptr_t begin = data / alignment * alignment;
-    uintptr_t end = alignTo(data + view->bytes(), alignment);
-    if (begin < base || end > base + io_.extent)
+    if (data < base || data - base >= io_.extent)
       continue;
-    slots.push_back({i, data, begin, end});
+    VkExternalMemoryBufferCreateInfo external{};
+    external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO;
+    external.handleTypes =
+        VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+    VkBufferCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    info.pNext = &external;
+    info.size = view->bytes();
+    info.usage = kHostImportUsage;
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    Slot slot{i, {}, 0, 0, {}};
+    slot.buffer.bytes = info.size;
+    slot.buffer.mapped = static_cast<uint8_t *>(view->data);
+    if (vk.vkCreateBuffer(device, &info, nullptr, &slot.buffer.buffer) !=
+        VK_SUCCESS)
+      continue;
+    vk.vkGetBufferMemoryRequirements(device, slot.buffer.buffer,
+                                     &slot.requirements);
+    slot.begin = data / alignment * alignment;
+    slot.end = alignTo(data + slot.requirements.size, alignment);
+    if (slot.requirements.alignment == 0 ||
+        (data - slot.begin) % slot.requirements.alignment != 0 ||
+        slot.begin < base || slot.end > base + io_.extent) {
+      vk.vkDestroyBuffer(device, slot.buffer.buffer, nullptr);
+      continue;
+    }
+    slots.push_back(slot);
   }
   std::sort(slots.begin(), slots.end(),
             [](const Slot &a, const Slot &b) { return a.begin < b.begin; });
-  // Overlapping ranges (two views on one page) make one import.
+  // Overlapping ranges (two views on one page) make one import; a range the
+  // driver refuses keeps load()'s staging buffers, with the copies on the
+  // host.
   for (size_t first = 0; first < slots.size();) {
     size_t last = first + 1;
     uintptr_t end = slots[first].end;
@@ -236,41 +265,16 @@ Status VulkanDelegate::importHostIo() {
       end = std::max(end, slots[last++].end);
     const uintptr_t begin = slots[first].begin;
     uint32_t types = device_->hostMemoryTypes(reinterpret_cast<void *>(begin));
-    std::vector<Resource> buffers(last - first);
-    bool fits = types != 0;
-    for (size_t k = first; k < last && fits; ++k) {
-      Resource &buffer = buffers[k - first];
-      VkExternalMemoryBufferCreateInfo external{};
-      external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO;
-      external.handleTypes =
-          VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
-      VkBufferCreateInfo info{};
-      info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
-      info.pNext = &external;
-      info.size =
-          static_cast<VkDeviceSize>(
-              plan_.tensors[plan_.staging[slots[k].staging].tensor].numel) *
-          sizeof(float);
-      info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                   VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-      info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-      buffer.bytes = info.size;
-      if (vk.vkCreateBuffer(device, &info, nullptr, &buffer.buffer) !=
-          VK_SUCCESS) {
-        buffer.buffer = VK_NULL_HANDLE;
-        fits = false;
-        break;
-      }
-      VkMemoryRequirements requirements;
-      vk.vkGetBufferMemoryRequirements(device, buffer.buffer, &requirements);
-      types &= requirements.memoryTypeBits;
-      buffer.offset = slots[k].data - begin;
-      fits = types != 0 && requirements.alignment != 0 &&
-             buffer.offset % requirements.alignment == 0;
-    }
+    for (size_t k = first; k < last; ++k)
+      types &= slots[k].requirements.memoryTypeBits;
+    // The lowest type that can hold it and that the host sees coherently.
+    int type = device_->findMemoryType(types,
+                                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                           VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                       0);
     VkDeviceMemory memory = VK_NULL_HANDLE;
-    if (fits) {
+    bool imported = false;
+    if (type >= 0) {
       VkImportMemoryHostPointerInfoEXT import{};
       import.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT;
       import.handleType =
@@ -280,38 +284,28 @@ Status VulkanDelegate::importHostIo() {
       info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
       info.pNext = &import;
       info.allocationSize = end - begin;
-      // The lowest type that can hold it and that the host sees coherently.
-      int type =
-          device_->findMemoryType(types,
-                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                  0);
-      fits = type >= 0;
-      if (fits) {
-        info.memoryTypeIndex = static_cast<uint32_t>(type);
-        fits =
-            vk.vkAllocateMemory(device, &info, nullptr, &memory) == VK_SUCCESS;
-      }
-      for (size_t k = first; k < last && fits; ++k)
-        fits = vk.vkBindBufferMemory(device, buffers[k - first].buffer, memory,
-                                     buffers[k - first].offset) == VK_SUCCESS;
+      info.memoryTypeIndex = static_cast<uint32_t>(type);
+      imported =
+          vk.vkAllocateMemory(device, &info, nullptr, &memory) == VK_SUCCESS;
     }
-    if (!fits) {
-      // The staging buffers of load() instead, with the copies on the host.
-      for (Resource &buffer : buffers)
-        if (buffer.buffer)
-          vk.vkDestroyBuffer(device, buffer.buffer, nullptr);
-      if (memory)
-        vk.vkFreeMemory(device, memory, nullptr);
-      first = last;
-      continue;
+    for (size_t k = first; k < last && imported; ++k) {
+      Resource &buffer = slots[k].buffer;
+      buffer.offset = reinterpret_cast<uintptr_t>(buffer.mapped) - begin;
+      imported = vk.vkBindBufferMemory(device, buffer.buffer, memory,
+                                       buffer.offset) == VK_SUCCESS;
     }
-    imported_.push_back(memory);
+    if (imported)
+      imported_.push_back(memory);
+    else if (memory)
+      vk.vkFreeMemory(device, memory, nullptr);
     for (size_t k = first; k < last; ++k) {
-      Resource &buffer = buffers[k - first];
+      Resource &buffer = slots[k].buffer;
+      if (!imported) {
+        vk.vkDestroyBuffer(device, buffer.buffer, nullptr);
+        continue;
+      }
       buffer.memory = memory;
-      buffer.extent = buffer.bytes;
-      buffer.mapped = reinterpret_cast<uint8_t *>(slots[k].data);
+      buffer.extent = slots[k].requirements.size;
       staging_[slots[k].staging] = buffer;
       inPlace_[slots[k].staging] = true;
     }

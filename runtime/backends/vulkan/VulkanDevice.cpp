@@ -185,7 +185,19 @@ DeviceInfo describe(const VulkanApi &api, VkPhysicalDevice device,
     properties2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
     properties2.pNext = &host;
     api.vkGetPhysicalDeviceProperties2(device, &properties2);
-    info.hostImportAlignment = host.minImportedHostPointerAlignment;
+    // Buffers of host memory the driver imports, several to an import.
+    VkPhysicalDeviceExternalBufferInfo buffer{};
+    buffer.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO;
+    buffer.usage = kHostImportUsage;
+    buffer.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+    VkExternalBufferProperties external{};
+    external.sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES;
+    api.vkGetPhysicalDeviceExternalBufferProperties(device, &buffer, &external);
+    VkExternalMemoryFeatureFlags features =
+        external.externalMemoryProperties.externalMemoryFeatures;
+    if ((features & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT) &&
+        !(features & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT))
+      info.hostImportAlignment = host.minImportedHostPointerAlignment;
   }
 
   if (properties.apiVersion < VK_API_VERSION_1_1)

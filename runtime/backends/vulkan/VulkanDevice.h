@@ -38,6 +38,13 @@ struct DeviceLimits {
   uint64_t bufferImageGranularity = 1;
 };
 
+/// The usage of the buffers VulkanDelegate makes on imported host memory
+/// (its staging buffers of inputs and outputs), which a device must be able
+/// to import for (DeviceInfo::hostImportAlignment).
+inline constexpr VkBufferUsageFlags kHostImportUsage =
+    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+    VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+
 /// A physical device as `duet devices` lists it.
 struct DeviceInfo {
   uint32_t index = 0;
@@ -65,7 +72,8 @@ struct DeviceInfo {
   uint32_t timestampValidBits = 0;
   /// VK_EXT_external_memory_host's minImportedHostPointerAlignment: the
   /// device can read and write host memory it imports from and to multiples
-  /// of it; 0 without the extension.
+  /// of it, into buffers of kHostImportUsage, several to an import; 0
+  /// without the extension or where the driver cannot import so.
   uint64_t hostImportAlignment = 0;
 };
 

@@ -5,6 +5,7 @@
 #include "VulkanTestSupport.h"
 
 #include "runtime/backends/vulkan/Shaders.h"
+#include "runtime/backends/vulkan/VulkanDevice.h"
 #include "runtime/core/Npy.h"
 
 #include <catch2/catch.hpp>
@@ -338,10 +339,19 @@ func.func @main(%x: tensor<1x3x5x7xf32>, %y: tensor<1x8x5x7xf32>) -> (tensor<1x3
   return %0, %3 : tensor<1x3x5x7xf32>, tensor<1x8x5x7xf32>
 })"),
                                   std::array<int64_t, 3>{1, 1, 1});
+  // Whether the device imports host memory, and whether it is lavapipe
+  // (a CPU device), which imports every one of these tensors; another
+  // driver may refuse some (a page two delegates import, say), whose
+  // copies then stay on the host.
+  std::shared_ptr<rt::vulkan::Device> device;
+  REQUIRE(rt::vulkan::Device::shared("", device).isOk());
+  const bool imports = device->info().hostImportAlignment != 0;
+  const bool lavapipe =
+      device->info().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   // Runs the program loaded with `import` and `deviceStaging` on two inputs
   // in turn; the outputs of both runs, after checking that the inputs are
-  // as set and, with `import`, that each delegate says all of its inputs and
-  // outputs are read and written in place.
+  // as set and how many of each delegate's inputs and outputs it says are
+  // read and written in place.
   auto outputs = [&](bool import, bool deviceStaging) {
     INFO("host import " << import << ", device staging " << deviceStaging);
     std::vector<std::string> places;
@@ -365,7 +375,12 @@ func.func @main(%x: tensor<1x3x5x7xf32>, %y: tensor<1x8x5x7xf32>) -> (tensor<1x3
       REQUIRE(std::sscanf(phase.c_str() + at, "; %d of %d", &inPlace, &all) ==
               2);
       CHECK(all >= 2);
-      CHECK(inPlace == (import ? all : 0));
+      if (!import || !imports)
+        CHECK(inPlace == 0);
+      else if (lavapipe)
+        CHECK(inPlace == all);
+      else
+        CHECK(inPlace > 0);
     }
     std::vector<float> result;
     for (uint32_t seed : {3u, 4u}) {

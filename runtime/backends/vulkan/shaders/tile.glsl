@@ -215,6 +215,9 @@ void smallTileKernel(int tile) {
 #endif
 #define BIG_RPT (BIG_ROWS * 8 / BIG_THREADS)
 #define BIG_LOADS (BIG_ROWS * TILE_DEPTH / 4 / BIG_THREADS)
+#if BIG_RPT % 4 != 0 || BIG_LOADS * BIG_THREADS * 4 != BIG_ROWS * TILE_DEPTH
+#error "each invocation computes whole texels of rows and loads whole texels"
+#endif
 shared MVEC4 bigA[TILE_DEPTH][BIG_ROWS / 4];
 shared MVEC4 bigB[TILE_DEPTH][BIG_TEXELS];
 
