@@ -140,8 +140,7 @@ Status VulkanDelegate::create(std::shared_ptr<Device> device,
                               std::unique_ptr<VulkanDelegate> &delegate) {
   std::unique_ptr<VulkanDelegate> created(
       new VulkanDelegate(std::move(device), program, index));
-  created->io_ = io;
-  DUET_RETURN_IF_ERROR(created->load(blob));
+  DUET_RETURN_IF_ERROR(created->load(blob, io));
   delegate = std::move(created);
   return Status::ok();
 }
@@ -190,13 +189,19 @@ VulkanDelegate::~VulkanDelegate() {
     vk.vkFreeMemory(device, memory, nullptr);
 }
 
-Status VulkanDelegate::importHostIo() {
+VkDeviceSize VulkanDelegate::stagingBytes(size_t i) const {
+  return static_cast<VkDeviceSize>(
+             plan_.tensors[plan_.staging[i].tensor].numel) *
+         sizeof(float);
+}
+
+Status VulkanDelegate::importHostIo(const DelegateIo &io) {
   const VulkanApi &vk = device_->api();
   VkDevice device = device_->handle();
   const uint64_t alignment = device_->info().hostImportAlignment;
   inPlace_.assign(plan_.staging.size(), false);
-  if (alignment == 0 || program_.options().vulkan.noHostImport || !io_.base ||
-      io_.extent == 0)
+  if (alignment == 0 || program_.options().vulkan.noHostImport || !io.base ||
+      io.extent == 0)
     return Status::ok();
   // Each input and output the model's memory holds in fp32, the size the
   // plan stages: a buffer for it, and the whole pages around the memory the
@@ -209,21 +214,21 @@ Status VulkanDelegate::importHostIo() {
     VkMemoryRequirements requirements;
   };
   std::vector<Slot> slots;
-  const uintptr_t base = reinterpret_cast<uintptr_t>(io_.base);
+  const uintptr_t base = reinterpret_cast<uintptr_t>(io.base);
   for (size_t i = 0; i < plan_.staging.size(); ++i) {
     const TensorView *view = nullptr;
     if (plan_.staging[i].use == StagingBuffer::Use::input &&
-        i < io_.inputs.size())
-      view = &io_.inputs[i];
+        i < io.inputs.size())
+      view = &io.inputs[i];
     else if (plan_.staging[i].use == StagingBuffer::Use::output &&
-             i >= firstOutput && i - firstOutput < io_.outputs.size())
-      view = &io_.outputs[i - firstOutput];
+             i >= firstOutput && i - firstOutput < io.outputs.size())
+      view = &io.outputs[i - firstOutput];
     const PlannedTensor &tensor = plan_.tensors[plan_.staging[i].tensor];
     if (!view || !view->data || view->dtype != DType::f32 ||
         view->numel() != tensor.numel || tensor.numel <= 0)
       continue;
     uintptr_t data = reinterpret_cast<uintptr_t>(view->data);
-    if (data < base || data - base >= io_.extent)
+    if (data < base || data - base >= io.extent)
       continue;
     VkExternalMemoryBufferCreateInfo external{};
     external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO;
@@ -232,7 +237,7 @@ Status VulkanDelegate::importHostIo() {
     VkBufferCreateInfo info{};
     info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
     info.pNext = &external;
-    info.size = view->bytes();
+    info.size = stagingBytes(i);
     info.usage = kHostImportUsage;
     info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     Slot slot{i, {}, 0, 0, {}};
@@ -247,7 +252,7 @@ Status VulkanDelegate::importHostIo() {
     slot.end = alignTo(data + slot.requirements.size, alignment);
     if (slot.requirements.alignment == 0 ||
         (data - slot.begin) % slot.requirements.alignment != 0 ||
-        slot.begin < base || slot.end > base + io_.extent) {
+        slot.begin < base || slot.end > base + io.extent) {
       vk.vkDestroyBuffer(device, slot.buffer.buffer, nullptr);
       continue;
     }
@@ -484,7 +489,7 @@ VulkanDelegate::Resource &VulkanDelegate::resourceOf(Ref ref) {
   }
 }
 
-Status VulkanDelegate::load(ByteSpan blob) {
+Status VulkanDelegate::load(ByteSpan blob, const DelegateIo &io) {
   const runtime::VulkanOptions &options = program_.options().vulkan;
   LoadPhaseClock clock(program_.options().profile.loadPhase);
   auto phase = [&](const std::string &what) {
@@ -603,11 +608,6 @@ Status VulkanDelegate::load(ByteSpan blob) {
                                         VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                     params_));
   onDevice.push_back(&params_);
-  auto stagingBytes = [&](size_t i) {
-    return static_cast<VkDeviceSize>(
-               plan_.tensors[plan_.staging[i].tensor].numel) *
-           sizeof(float);
-  };
   bool stageOnDevice =
       device_->info().deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ||
       options.testDeviceStaging;
@@ -643,7 +643,7 @@ Status VulkanDelegate::load(ByteSpan blob) {
   // tensors, mapped for good; those of inputs and outputs in the model's
   // memory itself where the device can import it (importHostIo).
   staging_.resize(plan_.staging.size());
-  DUET_RETURN_IF_ERROR(importHostIo());
+  DUET_RETURN_IF_ERROR(importHostIo(io));
   std::vector<Resource *> onHost;
   for (size_t i = 0; i < plan_.staging.size(); ++i) {
     if (plan_.staging[i].use == StagingBuffer::Use::constant ||
@@ -685,7 +685,8 @@ Status VulkanDelegate::load(ByteSpan blob) {
                     onDevice.size() + shared.size() + onHost.size() +
                         constants.size(),
                     shared.size(), sharing.shared / double(1 << 20),
-                    sharing.apart / double(1 << 20), inPlaceCount(),
+                    sharing.apart / double(1 << 20),
+                    std::count(inPlace_.begin(), inPlace_.end(), true),
                     plan_.inputs.size() + plan_.outputs.size()));
 
   device_->loadPipelineCache(options.pipelineCacheDir, options.notice);
@@ -1245,10 +1246,7 @@ Status VulkanDelegate::recordRun() {
         continue;
       // The tensor's bytes exactly: an input or output read and written in
       // place has the model's other tensors right after it.
-      VkBufferCopy copy{0, 0,
-                        static_cast<VkDeviceSize>(
-                            plan_.tensors[plan_.staging[i].tensor].numel) *
-                            sizeof(float)};
+      VkBufferCopy copy{0, 0, stagingBytes(i)};
       vk.vkCmdCopyBuffer(
           runCommands_, in ? staging_[i].buffer : stagingOnDevice_[i].buffer,
           in ? stagingOnDevice_[i].buffer : staging_[i].buffer, 1, &copy);
@@ -1283,41 +1281,34 @@ Status VulkanDelegate::execute(const std::vector<TensorView> &inputs,
                          "outputs, it has {} and {}",
                          index_, inputs.size(), outputs.size(),
                          plan_.inputs.size(), plan_.outputs.size());
+  // Staging holds the inputs first and the outputs last, in call order.
+  size_t firstOutput = plan_.staging.size() - plan_.outputs.size();
+  // A staging buffer in place is the memory imported at load: the executor
+  // gives every run the views it prepared the delegate with.
   auto check = [&](const TensorView &view, int32_t tensor, const char *what,
-                   size_t i) {
+                   size_t i, size_t slot) {
     const PlannedTensor &planned = plan_.tensors[tensor];
     if (!view.data || view.dtype != planned.dtype ||
         view.sizes != planned.sizes)
       return Status::error("vulkan delegate {}: {} {} is not a {} tensor of "
                            "the planned shape",
                            index_, what, i, dtypeName(planned.dtype));
-    return Status::ok();
-  };
-  // Staging holds the inputs first and the outputs last, in call order.
-  size_t firstOutput = plan_.staging.size() - plan_.outputs.size();
-  // The device reads and writes in place the memory it imported at load:
-  // the executor gives every run the views it prepared the delegate with.
-  auto inPlace = [&](size_t slot, const TensorView &view) {
-    if (!inPlace_[slot])
-      return Status::ok();
-    if (staging_[slot].mapped != view.data)
-      return Status::error("vulkan delegate {}: called with other memory than "
+    if (inPlace_[slot] && staging_[slot].mapped != view.data)
+      return Status::error("vulkan delegate {}: {} {} is other memory than "
                            "the model's, which the device reads and writes "
                            "in place",
-                           index_);
+                           index_, what, i);
     return Status::ok();
   };
   for (size_t i = 0; i < inputs.size(); ++i) {
-    DUET_RETURN_IF_ERROR(check(inputs[i], plan_.inputs[i], "input", i));
-    DUET_RETURN_IF_ERROR(inPlace(i, inputs[i]));
+    DUET_RETURN_IF_ERROR(check(inputs[i], plan_.inputs[i], "input", i, i));
     if (!inPlace_[i])
       toFloats(inputs[i], 0, inputs[i].numel(),
                reinterpret_cast<float *>(staging_[i].mapped));
   }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    DUET_RETURN_IF_ERROR(check(outputs[i], plan_.outputs[i], "output", i));
-    DUET_RETURN_IF_ERROR(inPlace(firstOutput + i, outputs[i]));
-  }
+  for (size_t i = 0; i < outputs.size(); ++i)
+    DUET_RETURN_IF_ERROR(
+        check(outputs[i], plan_.outputs[i], "output", i, firstOutput + i));
   DUET_RETURN_IF_ERROR(submit(runCommands_, "the delegate's commands"));
   if (timestamps_)
     DUET_RETURN_IF_ERROR(readTimestamps());

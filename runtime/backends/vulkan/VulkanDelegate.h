@@ -16,7 +16,6 @@
 #include "runtime/backends/vulkan/DispatchPlan.h"
 #include "runtime/core/Backend.h"
 
-#include <algorithm>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -37,12 +36,6 @@ public:
                  const std::vector<TensorView> &outputs);
 
   const DispatchPlan &plan() const { return plan_; }
-  /// How many inputs and outputs the device reads and writes in the model's
-  /// memory (importHostIo).
-  size_t inPlaceCount() const {
-    return static_cast<size_t>(
-        std::count(inPlace_.begin(), inPlace_.end(), true));
-  }
   /// Whether its convolutions and products compute in fp16: a --force-fp16
   /// program on a device with shaderFloat16.
   bool computesInFp16() const { return fp16Math_; }
@@ -87,7 +80,10 @@ private:
                  uint32_t index)
       : device_(std::move(device)), program_(program), index_(index) {}
 
-  Status load(ByteSpan blob);
+  /// `io`: the host tensors every run is given (Backend::init).
+  Status load(ByteSpan blob, const DelegateIo &io);
+  /// The bytes of staging buffer `i`: its tensor's elements in fp32.
+  VkDeviceSize stagingBytes(size_t i) const;
   Status createBuffer(VkDeviceSize bytes, VkBufferUsageFlags usage,
                       Resource &resource);
   Status createImage(const PlannedTensor &tensor, Resource &resource);
@@ -114,12 +110,12 @@ private:
                    VkMemoryPropertyFlags preferred, const char *what,
                    const std::vector<std::pair<size_t, size_t>> &lifetimes = {},
                    ArenaBytes *bytes = nullptr);
-  /// Makes the staging buffers of the inputs and outputs that io_ holds in
+  /// Makes the staging buffers of the inputs and outputs that `io` holds in
   /// fp32 inside its extent buffers on that memory itself, imported
   /// (VK_EXT_external_memory_host), so that the device reads and writes them
   /// in place and a run copies nothing on the host; the others keep the
   /// staging buffers load() makes. Not an error where the device cannot.
-  Status importHostIo();
+  Status importHostIo(const DelegateIo &io);
   Status createPipelines();
   Status createDescriptorSets();
   Status uploadAndPrepare(LoadPhaseClock &clock);
@@ -151,8 +147,6 @@ private:
   /// shader's reads and writes across the bus are far slower); empty
   /// otherwise (no buffer).
   std::vector<Resource> stagingOnDevice_;
-  /// The host tensors every run is given (Backend::init).
-  DelegateIo io_;
   /// Per staging buffer: whether it is the model's own memory, imported
   /// (importHostIo), and that memory.
   std::vector<bool> inPlace_;

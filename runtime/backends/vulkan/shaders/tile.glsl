@@ -40,9 +40,7 @@
 #endif
 
 // The depth of a slice.
-#ifndef TILE_DEPTH
 #define TILE_DEPTH 16
-#endif
 
 // The texel j of a slice at depth k0 of `rows` rows of A from row y0: row
 // j % rows, depth texel j / rows of the slice.
