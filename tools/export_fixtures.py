@@ -32,6 +32,7 @@ from the eager outputs is printed and recorded in the manifest as a sanity check
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -732,6 +733,244 @@ def build_zero_size_cat():
             "no Vulkan image can hold), then relu, *2, +1",
             ZeroSizeCat(), (torch.randn(1, 2, 3, 4),))
 
+
+# ---------------------------------------------------------------------------
+# Core ATen coverage: ops the first census of unseen architectures met refused
+# (issue 38), each written the way the library that uses it writes it.
+# ---------------------------------------------------------------------------
+
+class MaskLogic(nn.Module):
+    """Decoder masks: causal & sliding window & padding, relative indices."""
+    def forward(self, scores, keep):
+        n = scores.shape[-1]
+        i = torch.arange(n)
+        causal = i[:, None] >= i[None, :]
+        window = (i[:, None] - i[None, :]) < 3
+        pad = keep > 0
+        mask = causal & window & pad[:, None, None, :]
+        loose = (causal | window) ^ pad[:, None, None, :]
+        masked = scores.masked_fill(~mask, -1e9).softmax(-1)
+        rel = torch.clamp(i[None, :] - i[:, None], -2, 2) + 2
+        bucket = torch.min(rel, torch.full_like(rel, 3))
+        top = torch.max(scores, scores.transpose(-1, -2))
+        return masked, loose.long(), bucket, top
+
+
+def build_mask_logic():
+    return ("scores [1,2,6,6], keep [1,6]: causal & window & (keep > 0) "
+            "(aten.__and__.Tensor), (causal | window) ^ pad (__or__, __xor__), "
+            "masked_fill + softmax, clamp of int64 relative indices, "
+            "torch.min(int64, int64) (min.other), torch.max of two float tensors "
+            "(max.other)",
+            MaskLogic(), (torch.randn(1, 2, 6, 6), torch.randn(1, 6)))
+
+
+class RelativeScores(nn.Module):
+    """T5 relative buckets, ALiBi slopes, fused attention scores, GRN."""
+    def __init__(self, heads=2, dim=8, n=5):
+        super().__init__()
+        self.bias = nn.Embedding(8, heads)
+        self.heads, self.n = heads, n
+        self.gamma = nn.Parameter(torch.randn(1, 1, dim))
+        self.beta = nn.Parameter(torch.randn(1, 1, dim))
+
+    def forward(self, q, k, x):
+        n = self.n
+        rel = torch.arange(n)[None, :] - torch.arange(n)[:, None]
+        sign = (rel < 0).long() * 4
+        dist = rel.abs()
+        exact = dist < 2
+        # log(0) is -inf here, as in transformers' T5: torch.where discards it.
+        far = 2 + (torch.log(dist.float() / 2) / math.log(4) * 2).long()
+        far = torch.min(far, torch.full_like(far, 3))
+        bucket = sign + torch.where(exact, dist, far)
+        bias = self.bias(bucket).permute(2, 0, 1)  # [heads, n, n]
+        slopes = torch.pow(torch.full((self.heads,), 2.0),
+                           -torch.arange(1, self.heads + 1).float())
+        alibi = slopes[:, None, None] * rel.abs().float()[None]
+        scores = torch.baddbmm(bias + alibi, q, k.transpose(1, 2), beta=1.0, alpha=0.5)
+        nx = x.norm(p=2, dim=1, keepdim=True)
+        nx = nx / (nx.mean(dim=-1, keepdim=True) + 1e-6)
+        grn = torch.addcmul(self.beta, self.gamma, x * nx) + x
+        return scores.softmax(-1), grn
+
+
+def build_relative_scores():
+    return ("q, k [2,5,8], x [1,6,8]: T5 relative-position buckets (log of an int "
+            "distance, min.other, where), an embedding of them, ALiBi slopes "
+            "(pow.Tensor_Tensor), baddbmm(bias, q, k^T, alpha=0.5), and timm's GRN "
+            "with addcmul",
+            RelativeScores(), (torch.randn(2, 5, 8), torch.randn(2, 5, 8),
+                               torch.randn(1, 6, 8)))
+
+
+class WindowOps(nn.Module):
+    """Shifted windows, local patches, repeats."""
+    def forward(self, x):
+        shifted = torch.roll(x, shifts=(-2, 3), dims=(2, 3))
+        flat = torch.roll(x, 5)
+        patches = x.unfold(3, 4, 2)
+        inter = x.repeat_interleave(2, dim=1)
+        tiled = torch.tile(x, (2, 1, 1))
+        cols = F.unfold(x, kernel_size=3, padding=1, stride=2)
+        eye = torch.eye(x.shape[-2], x.shape[-1]) * 2 + x
+        filled = torch.empty_like(x).fill_(2.0) * x
+        return shifted, flat, patches, inter, tiled, cols, eye, filled
+
+
+def build_window_ops():
+    return ("x [1,3,6,8]: roll over two dims (Swin's shifted windows) and flat, "
+            "Tensor.unfold (halo/local attention), repeat_interleave(2, dim=1), "
+            "tile, F.unfold (im2col), eye, empty_like(x).fill_(2) * x",
+            WindowOps(), (torch.randn(1, 3, 6, 8),))
+
+
+class Pooling1d(nn.Module):
+    def forward(self, x, img):
+        a = F.adaptive_avg_pool1d(x, 5)
+        b = F.avg_pool1d(x, 3, 2, 1)
+        c = F.max_pool1d(x, 3, 2, 1)
+        d = F.adaptive_max_pool2d(img, (3, 2))
+        e = F.adaptive_max_pool2d(img, 1)
+        return a, b, c, d, e
+
+
+def build_pooling_1d():
+    return ("x [2,4,11], img [1,3,7,6]: adaptive_avg_pool1d(5), avg_pool1d(3,2,1), "
+            "max_pool1d(3,2,1), adaptive_max_pool2d((3,2)) and (1)",
+            Pooling1d(), (torch.randn(2, 4, 11), torch.randn(1, 3, 7, 6)))
+
+
+class Statistics(nn.Module):
+    def forward(self, x):
+        v = torch.var(x, dim=(2, 3), keepdim=True)
+        v0 = x.var(dim=1, unbiased=False)
+        s = x.std(dim=-1)
+        inorm = F.instance_norm(x)
+        return v, v0, s, inorm
+
+
+def build_statistics():
+    return ("x [2,4,5,6]: var over (2,3) keepdim, var(dim=1, unbiased=False), std(-1), "
+            "instance_norm without statistics",
+            Statistics(), (torch.randn(2, 4, 5, 6) * 3 + 1,))
+
+
+class StdConv2d(nn.Conv2d):
+    """timm's StdConv2d (NF-Nets, BiT): the weight normalized by batch_norm in
+    training mode, without running statistics."""
+    def forward(self, x):
+        w = F.batch_norm(self.weight.reshape(1, self.out_channels, -1), None, None,
+                         training=True, momentum=0., eps=1e-6).reshape_as(self.weight)
+        return F.conv2d(x, w, self.bias, self.stride, self.padding)
+
+
+class WeightStandardization(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = StdConv2d(3, 8, 3, padding=1)
+        self.conv2 = StdConv2d(8, 4, 1, bias=False)
+
+    def forward(self, x):
+        return self.conv2(F.relu(self.conv(x)))
+
+
+def build_weight_standardization():
+    return ("x [1,3,8,8]: two timm StdConv2d (weight = batch_norm(w, None, None, "
+            "training=True)) with a ReLU between",
+            WeightStandardization(), (torch.randn(1, 3, 8, 8),))
+
+
+class MultiQueryAttention(nn.Module):
+    def forward(self, q, k, v, q2, k2, v2):
+        a = F.scaled_dot_product_attention(q, k, v)
+        b = F.scaled_dot_product_attention(q2, k2, v2)
+        return a, b
+
+
+def build_multi_query_attention():
+    return ("q [1,4,6,8], k and v [1,1,6,8] (one key head for four query heads: "
+            "MobileNetV4's multi-query attention, heads broadcast); q2 [2,2,5,8], "
+            "k2 and v2 [1,2,7,8] (batch broadcast)",
+            MultiQueryAttention(),
+            (torch.randn(1, 4, 6, 8), torch.randn(1, 1, 6, 8), torch.randn(1, 1, 6, 8),
+             torch.randn(2, 2, 5, 8), torch.randn(1, 2, 7, 8), torch.randn(1, 2, 7, 8)))
+
+
+class Sampling(nn.Module):
+    def forward(self, x, grid):
+        a = F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros",
+                          align_corners=False)
+        b = F.grid_sample(x, grid, mode="bilinear", padding_mode="border",
+                          align_corners=True)
+        c = F.grid_sample(x, grid, mode="nearest", padding_mode="zeros",
+                          align_corners=False)
+        d = F.interpolate(x, scale_factor=2, mode="bicubic", align_corners=False)
+        e = F.interpolate(x, size=(5, 9), mode="bicubic", align_corners=True)
+        return a, b, c, d, e
+
+
+def build_sampling():
+    return ("x [1,3,6,7], grid [1,4,5,2] in [-1.2, 1.2]: grid_sample bilinear/zeros, "
+            "bilinear/border/align_corners, nearest/zeros (RAFT-style optical flow), "
+            "bicubic interpolate x2 and to (5,9) with aligned corners",
+            Sampling(), (torch.randn(1, 3, 6, 7), torch.rand(1, 4, 5, 2) * 2.4 - 1.2))
+
+
+class Router(nn.Module):
+    """A mixture-of-experts router: top-k experts, sorted."""
+    def __init__(self, dim=8, experts=6):
+        super().__init__()
+        self.gate = nn.Linear(dim, experts)
+
+    def forward(self, x):
+        probs = self.gate(x).softmax(-1)
+        weights, experts = torch.topk(probs, 2, dim=-1)
+        weights = weights / weights.sum(-1, keepdim=True)
+        values, order = torch.sort(probs, dim=0, descending=True)
+        smallest, which = torch.topk(x, 3, dim=0, largest=False)
+        return weights, experts, values, order, smallest, which
+
+
+def build_router():
+    return ("x [5,8]: Linear(8->6) + softmax, topk(2) renormalized (a mixture-of-experts "
+            "router), sort(dim=0, descending), topk(3, dim=0, largest=False)",
+            Router(), (torch.randn(5, 8),))
+
+
+class Einsums(nn.Module):
+    def forward(self, q, k, w):
+        scores = torch.einsum("bhqd,bhkd->bhqk", q, k)
+        proj = torch.einsum("bhqd,de->bhqe", q, w)
+        outer = torch.einsum("i,j->ij", q[0, 0, 0], w[0])
+        return scores, proj, outer
+
+
+def build_einsums():
+    return ("q, k [1,2,5,4], w [4,3]: einsum bhqd,bhkd->bhqk, bhqd,de->bhqe and i,j->ij",
+            Einsums(), (torch.randn(1, 2, 5, 4), torch.randn(1, 2, 5, 4),
+                        torch.randn(4, 3)))
+
+
+class MathOps(nn.Module):
+    def forward(self, x, y):
+        u = torch.tanh(x) * 0.99  # inside (-1, 1) for the inverse functions
+        return (torch.acos(u), torch.asin(u), torch.atan(x), torch.sinh(x),
+                torch.cosh(x), torch.tan(u), torch.log1p(x.abs()), torch.expm1(x),
+                torch.log2(x.abs() + 0.1), torch.log10(x.abs() + 0.1),
+                torch.ceil(x * 3), torch.floor(x * 3), torch.round(x * 3),
+                torch.trunc(x * 3), torch.sign(x), torch.asinh(x),
+                torch.acosh(x.abs() + 1), torch.atanh(u),
+                torch.pow(x.abs() + 0.5, y), torch.pow(2.0, y))
+
+
+def build_math_ops():
+    return ("x, y [3,7]: acos, asin, atan, sinh, cosh, tan, log1p, expm1, log2, log10, "
+            "ceil, floor, round, trunc, sign, asinh, acosh, atanh, pow(tensor, tensor), "
+            "pow(2.0, tensor)",
+            MathOps(), (torch.randn(3, 7) * 2, torch.randn(3, 7)))
+
+
 FIXTURES = {
     "conv_bn_relu": build_conv_bn_relu,
     "mobilenet_block": build_mobilenet_block,
@@ -765,6 +1004,17 @@ FIXTURES = {
     "hop_nested": build_hop_nested,
     "cat_legacy_empty": build_cat_legacy_empty,
     "zero_size_cat": build_zero_size_cat,
+    "mask_logic": build_mask_logic,
+    "relative_scores": build_relative_scores,
+    "window_ops": build_window_ops,
+    "pooling_1d": build_pooling_1d,
+    "statistics": build_statistics,
+    "weight_standardization": build_weight_standardization,
+    "multi_query_attention": build_multi_query_attention,
+    "sampling": build_sampling,
+    "router": build_router,
+    "einsums": build_einsums,
+    "math_ops": build_math_ops,
 }
 
 

@@ -11,6 +11,9 @@
 
 #include "compiler/import/CompositeTargets.h"
 
+#include "compiler/import/Compose.h"
+#include "compiler/import/OrderingAndSampling.h"
+
 #include "dialects/aten/AtenDialect.h"
 
 #include "mlir/Dialect/Traits.h"
@@ -23,61 +26,9 @@
 using namespace duet::import;
 using namespace duet::aten;
 using namespace mlir;
+using namespace duet::import::compose;
 
 namespace {
-
-RankedTensorType typeOf(Value v) { return NodeContext::typeOf(v); }
-
-Value view(NodeContext &ctx, Value v, ArrayRef<int64_t> shape) {
-  if (typeOf(v).getShape() == shape)
-    return v;
-  return ctx.create<ViewOp>(typeOf(v).clone(shape), v);
-}
-
-/// A 0-d constant of `element`.
-Value scalarOf(NodeContext &ctx, Type element, Scalar value) {
-  return ctx.splat(RankedTensorType::get({}, element), value);
-}
-Value integerOf(NodeContext &ctx, Type element, int64_t v) {
-  return scalarOf(ctx, element, Scalar{true, v, 0});
-}
-Value realOf(NodeContext &ctx, Type element, double v) {
-  return scalarOf(ctx, element, Scalar{false, 0, v});
-}
-
-/// The type of a broadcasting binary op on `a` and `b` with `element`.
-RankedTensorType broadcastType(NodeContext &ctx, Value a, Value b,
-                               Type element) {
-  SmallVector<int64_t> shape;
-  if (!OpTrait::util::getBroadcastedShape(typeOf(a).getShape(),
-                                          typeOf(b).getShape(), shape)) {
-    ctx.fail("index tensors of shapes that do not broadcast");
-    return {};
-  }
-  return RankedTensorType::get(shape, element);
-}
-
-Value add(NodeContext &ctx, Value a, Value b) {
-  RankedTensorType type = broadcastType(ctx, a, b, typeOf(a).getElementType());
-  if (!ctx.ok())
-    return {};
-  return ctx.create<AddOp>(type, a, b, ctx.builder.getF64FloatAttr(1.0));
-}
-
-Value mul(NodeContext &ctx, Value a, Value b) {
-  RankedTensorType type = broadcastType(ctx, a, b, typeOf(a).getElementType());
-  if (!ctx.ok())
-    return {};
-  return ctx.create<MulOp>(type, a, b);
-}
-
-/// Outputs past the first are statistics training saves.
-void markStatisticsUnavailable(NodeContext &ctx, StringRef op) {
-  for (size_t i = 1; i < ctx.numResults(); ++i)
-    ctx.setUnavailable(i, "a statistic " + op +
-                              " saves for training, which duet does not "
-                              "compute; only output 0 is supported");
-}
 
 /// `index` with each negative entry counted from the end of a dim of `size`,
 /// as advanced indexing does (index_select itself refuses negatives).
@@ -90,7 +41,10 @@ Value wrapNegative(NodeContext &ctx, Value index, int64_t size) {
   return ctx.create<WhereOp>(type, negative, fromEnd, index);
 }
 
-void emitGroupNorm(NodeContext &ctx, Value input, Value weight, Value bias,
+
+} // namespace
+
+void duet::import::emitGroupNorm(NodeContext &ctx, Value input, Value weight, Value bias,
                    int64_t groups, double eps) {
   RankedTensorType type = ctx.resultType();
   if (!ctx.ok())
@@ -130,8 +84,6 @@ void emitGroupNorm(NodeContext &ctx, Value input, Value weight, Value bias,
   ctx.setResult(result);
   markStatisticsUnavailable(ctx, "group norm");
 }
-
-} // namespace
 
 void duet::import::buildIndexTensor(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
@@ -252,11 +204,10 @@ void duet::import::buildPowScalarBase(NodeContext &ctx) {
   Value exponent = ctx.tensor("exponent");
   if (!ctx.ok())
     return;
+  // exp(exponent · ln(base)) runs wherever exp does; other bases take the
+  // power op itself.
   if (!(base > 0) || !std::isfinite(base))
-    return ctx.fail("argument 'self' (the base) is " +
-                    llvm::formatv("{0}", base) +
-                    "; duet raises only a positive finite number to a "
-                    "tensor, as exp(exponent · ln(base))");
+    return buildPowTensor(ctx);
   Type element = type.getElementType();
   Value scaled = ctx.create<MulOp>(type, ctx.castTo(exponent, element),
                                    realOf(ctx, element, std::log(base)));

@@ -18,6 +18,10 @@ namespace duet::import {
 /// index.Tensor: `self[i0, i1, ...]` with integer index tensors on
 /// consecutive dims (None for the dims before them).
 void buildIndexTensor(NodeContext &ctx);
+/// Writes group norm of `input` as the node's result (weight and bias
+/// optional), and marks the statistics outputs unavailable.
+void emitGroupNorm(NodeContext &ctx, mlir::Value input, mlir::Value weight,
+                   mlir::Value bias, int64_t groups, double eps);
 /// native_group_norm and group_norm (only the normalized output).
 void buildNativeGroupNorm(NodeContext &ctx);
 void buildGroupNorm(NodeContext &ctx);

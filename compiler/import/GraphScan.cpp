@@ -2,6 +2,8 @@
 
 #include "compiler/import/GraphScan.h"
 
+#include "compiler/import/CoreAten.h"
+
 #include "compiler/import/HigherOrderOps.h"
 #include "compiler/import/ImportError.h"
 #include "compiler/import/OpTable.h"
@@ -175,9 +177,13 @@ duet::import::unsupportedTargetError(StringRef name, StringRef target,
              inlinedHigherOrderOps() +
              " only: express the control flow without it in forward()")
                 .str()
-          : "op not supported by duet";
+          : decomposedByExport(target)
+              ? "op not supported by duet; ep.run_decompositions() rewrites "
+                "it into core ATen ops: export with it and compile that "
+                "program"
+              : "op not supported by duet";
   std::string first = ("node '" + name + "' (" + target + "): " + what +
-                       "; supported ops: " + supportedOps())
+                       " (docs/ops.md lists the ATen ops duet imports)")
                           .str();
   size_t nodes = 0;
   for (const UnsupportedTarget &t : all)
@@ -193,6 +199,8 @@ duet::import::unsupportedTargetError(StringRef name, StringRef target,
         t.target + (t.nodes.size() == 1 ? ": node " : ": nodes ");
     for (auto [i, node] : llvm::enumerate(t.nodes))
       line += (i ? ", '" : "'") + node + "'";
+    if (decomposedByExport(t.target))
+      line += " (run_decompositions() rewrites it)";
     details.push_back(std::move(line));
   }
   return llvm::make_error<DetailedError>(std::move(first), std::move(details));

@@ -14,12 +14,16 @@
 
 #include "compiler/import/OpTable.h"
 
+#include "compiler/import/Compose.h"
 #include "compiler/import/CompositeTargets.h"
+#include "compiler/import/DecomposedTargets.h"
+#include "compiler/import/OrderingAndSampling.h"
 #include "compiler/import/QuantizedTargets.h"
 
 #include "dialects/aten/AtenDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Traits.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -273,13 +277,6 @@ template <typename OpT> void buildMatrixProduct(NodeContext &ctx) {
 
 /// Outputs past the first of the batch-norm and layer-norm ops are the
 /// statistics training uses; duet computes only the normalized tensor.
-void markStatisticsUnavailable(NodeContext &ctx, StringRef op) {
-  for (size_t i = 1; i < ctx.numResults(); ++i)
-    ctx.setUnavailable(i, "a statistic " + op +
-                              " saves for training, which duet does not "
-                              "compute; only output 0 is supported");
-}
-
 void emitBatchNorm(NodeContext &ctx, bool training) {
   RankedTensorType type = ctx.resultType();
   Value input = ctx.tensor("input");
@@ -290,6 +287,10 @@ void emitBatchNorm(NodeContext &ctx, bool training) {
   double eps = ctx.number("eps");
   if (!ctx.ok())
     return;
+  // Without running statistics, training mode normalizes over the batch
+  // and updates nothing (timm's weight standardization, instance norm).
+  if (training && !mean && !var)
+    return emitBatchStatisticsNorm(ctx, input, weight, bias, eps);
   if (training) {
     ctx.fail("batch norm in training mode (training=True) updates its running "
              "statistics; call model.eval() before torch.export");
@@ -304,7 +305,7 @@ void emitBatchNorm(NodeContext &ctx, bool training) {
   auto as = [&](Value v) { return v ? operandAs(ctx, v, type) : Value(); };
   ctx.setResult(ctx.create<BatchNormOp>(type, as(input), as(mean), as(var),
                                         as(weight), as(bias), f64(ctx, eps)));
-  markStatisticsUnavailable(ctx, "batch norm");
+  compose::markStatisticsUnavailable(ctx, "batch norm");
 }
 
 /// batch_norm, native_batch_norm and _native_batch_norm_legit carry
@@ -331,7 +332,7 @@ void buildLayerNorm(NodeContext &ctx) {
   auto as = [&](Value v) { return v ? operandAs(ctx, v, type) : Value(); };
   ctx.setResult(ctx.create<LayerNormOp>(type, as(input), as(weight), as(bias),
                                         i64s(ctx, shape), f64(ctx, eps)));
-  markStatisticsUnavailable(ctx, "layer norm");
+  compose::markStatisticsUnavailable(ctx, "layer norm");
 }
 
 //===----------------------------------------------------------------------===//
@@ -351,15 +352,29 @@ Value unaryOperand(NodeContext &ctx, RankedTensorType &type) {
 /// abs and neg keep an integer input's type (T5's relative positions);
 /// the unary ops compute in float, so on integers they are written with the
 /// binary ops, which take every element type: `0 - x` and `max(x, 0 - x)`.
+/// The rounding ops keep an integer unchanged, as PyTorch's do, and sign is
+/// `(x > 0) - (x < 0)` in the integer type.
 template <typename OpT>
 bool buildIntegerUnary(NodeContext &ctx, RankedTensorType type, Value self) {
   constexpr bool isAbs = std::is_same_v<OpT, AbsOp>;
-  if (!(isAbs || std::is_same_v<OpT, NegOp>) ||
-      !type.getElementType().isSignlessInteger() ||
-      type.getElementType().isInteger(1))
+  Type element = type.getElementType();
+  if (!element.isSignlessInteger() || element.isInteger(1))
     return false;
-  Value zero = ctx.splat(RankedTensorType::get({}, type.getElementType()),
-                         Scalar{true, 0, 0});
+  if constexpr (std::is_same_v<OpT, CeilOp> || std::is_same_v<OpT, FloorOp> ||
+                std::is_same_v<OpT, RoundOp> || std::is_same_v<OpT, TruncOp>) {
+    ctx.setResult(self);
+    return true;
+  }
+  Value zero = ctx.splat(RankedTensorType::get({}, element), Scalar{true, 0, 0});
+  if constexpr (std::is_same_v<OpT, SignOp>) {
+    RankedTensorType flags = type.clone(ctx.builder.getI1Type());
+    Value positive = ctx.castTo(ctx.create<GtOp>(flags, self, zero), element);
+    Value negative = ctx.castTo(ctx.create<LtOp>(flags, self, zero), element);
+    ctx.setResult(ctx.create<SubOp>(type, positive, negative, f64(ctx, 1.0)));
+    return true;
+  }
+  if (!(isAbs || std::is_same_v<OpT, NegOp>))
+    return false;
   Value negated = ctx.create<SubOp>(type, zero, self, f64(ctx, 1.0));
   ctx.setResult(isAbs ? Value(ctx.create<MaximumOp>(type, self, negated))
                       : negated);
@@ -397,7 +412,21 @@ void emitClamp(NodeContext &ctx, std::optional<double> low,
     return;
   // clamp(x) with neither bound is x.
   if (!low && !high)
-    ctx.setResult(self);
+    return ctx.setResult(self);
+  // The clamp op computes in float; integer bounds of an integer tensor
+  // (relative-position indices) are its maximum and minimum.
+  Type element = type.getElementType();
+  if (isa<IntegerType>(element)) {
+    auto bound = [&](double v) {
+      return compose::integerOf(ctx, element, static_cast<int64_t>(v));
+    };
+    Value x = self;
+    if (low)
+      x = ctx.create<MaximumOp>(type, x, bound(*low));
+    if (high)
+      x = ctx.create<MinimumOp>(type, x, bound(*high));
+    return ctx.setResult(x);
+  }
   else
     ctx.setResult(
         ctx.create<ClampOp>(type, self, optF64(ctx, low), optF64(ctx, high)));
@@ -682,6 +711,25 @@ template <typename OpT> void buildBitwiseBinary(NodeContext &ctx) {
     ctx.setResult(ctx.create<OpT>(type, self, other));
 }
 
+/// a ^ b of boolean tensors is a != b; logical_xor reads any type as
+/// non-zero.
+void buildBitwiseXor(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self"), other = ctx.tensor("other");
+  if (ctx.ok() && checkBoolean(ctx, {self, other}))
+    ctx.setResult(ctx.create<NeOp>(type, self, other));
+}
+
+void buildLogicalXor(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self"), other = ctx.tensor("other");
+  if (!ctx.ok())
+    return;
+  Type i1 = ctx.builder.getI1Type();
+  ctx.setResult(ctx.create<NeOp>(type, ctx.castTo(self, i1),
+                                 ctx.castTo(other, i1)));
+}
+
 void emitAny(NodeContext &ctx, std::optional<SmallVector<int64_t>> dims,
              bool keepdim) {
   RankedTensorType type = ctx.resultType();
@@ -739,15 +787,14 @@ template <typename OpT> void buildReductionAll(NodeContext &ctx) {
   emitReduction<OpT>(ctx, std::nullopt, false);
 }
 
-/// max.dim returns (values, indices); duet computes the values.
+/// max.dim: the values by amax, the indices by topk (dropped when unused).
 void buildMaxDim(NodeContext &ctx) {
   int64_t dim = ctx.integer("dim");
   bool keepdim = ctx.boolean("keepdim");
   if (!ctx.ok())
     return;
   emitReduction<AmaxOp>(ctx, SmallVector<int64_t>{dim}, keepdim);
-  ctx.setUnavailable(1, "the indices of the maxima, which duet does not "
-                        "compute; use amax instead");
+  buildExtremeIndices(ctx, /*largest=*/true);
 }
 
 void buildAdaptiveAvgPool2d(NodeContext &ctx) {
@@ -981,18 +1028,6 @@ void buildConstantPadNd(NodeContext &ctx) {
     emitConstantPad(ctx, pad, value);
 }
 
-/// pad.default: only mode "constant" has an aten op.
-void buildPad(NodeContext &ctx) {
-  SmallVector<int64_t> pad = ctx.integers("pad");
-  std::optional<std::string> mode = ctx.optionalString("mode");
-  std::optional<double> value = ctx.optionalNumber("value");
-  if (!ctx.ok())
-    return;
-  if (mode != "constant")
-    return ctx.fail("padding mode \"" + mode.value_or("None") +
-                    "\" is not supported; only \"constant\" is");
-  emitConstantPad(ctx, pad, value.value_or(0));
-}
 
 /// cat skips the operands PyTorch calls legacy empty: 1-D of size 0 (GPT-2
 /// starts its key/value cache as torch.tensor([])), whatever the others'
@@ -1323,25 +1358,26 @@ void buildUpsampleNearest(NodeContext &ctx) {
         type, operandAs(ctx, self, type), optF64(ctx, h), optF64(ctx, w)));
 }
 
-void buildUpsampleBilinearVec(NodeContext &ctx) {
+template <typename OpT> void buildUpsampleInterpolatingVec(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value input = ctx.tensor("input");
   bool alignCorners = ctx.boolean("align_corners");
   auto [h, w] = readScaleFactors(ctx);
   if (ctx.ok())
-    ctx.setResult(ctx.create<UpsampleBilinear2dOp>(
+    ctx.setResult(ctx.create<OpT>(
         type, operandAs(ctx, input, type), optF64(ctx, h), optF64(ctx, w),
         ctx.builder.getBoolAttr(alignCorners)));
 }
 
-void buildUpsampleBilinear(NodeContext &ctx) {
+/// upsample_bilinear2d and upsample_bicubic2d, `.vec` and `.default`.
+template <typename OpT> void buildUpsampleInterpolating(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value self = ctx.tensor("self");
   bool alignCorners = ctx.boolean("align_corners");
   std::optional<double> h = ctx.optionalNumber("scales_h"),
                         w = ctx.optionalNumber("scales_w");
   if (ctx.ok())
-    ctx.setResult(ctx.create<UpsampleBilinear2dOp>(
+    ctx.setResult(ctx.create<OpT>(
         type, operandAs(ctx, self, type), optF64(ctx, h), optF64(ctx, w),
         ctx.builder.getBoolAttr(alignCorners)));
 }
@@ -1400,6 +1436,37 @@ Value repeatHeads(NodeContext &ctx, Value kv, int64_t queryHeads,
   return ctx.create<ViewOp>(type.clone(shape), repeated);
 }
 
+/// Query, key and value whose batch dims broadcast (one key head for every
+/// query head in multi-query attention, a batch of 1 against 2) are
+/// expanded to the common batch dims.
+bool broadcastBatchDims(NodeContext &ctx, Value &q, Value &k, Value &v) {
+  auto batchOf = [](Value x) {
+    return NodeContext::typeOf(x).getShape().drop_back(2);
+  };
+  int64_t rank = NodeContext::typeOf(q).getRank();
+  if (rank < 2 || NodeContext::typeOf(k).getRank() != rank ||
+      NodeContext::typeOf(v).getRank() != rank) {
+    ctx.fail("query, key and value must share one rank of 2 or more");
+    return false;
+  }
+  SmallVector<int64_t> batch, partial;
+  if (!OpTrait::util::getBroadcastedShape(batchOf(q), batchOf(k), partial) ||
+      !OpTrait::util::getBroadcastedShape(partial, batchOf(v), batch)) {
+    ctx.fail("the batch dims of query, key and value do not broadcast");
+    return false;
+  }
+  for (Value *x : {&q, &k, &v}) {
+    if (batchOf(*x) == ArrayRef<int64_t>(batch))
+      continue;
+    RankedTensorType t = NodeContext::typeOf(*x);
+    SmallVector<int64_t> shape(batch);
+    shape.append(t.getShape().take_back(2).begin(),
+                 t.getShape().take_back(2).end());
+    *x = ctx.create<ExpandOp>(t.clone(shape), *x);
+  }
+  return true;
+}
+
 void buildScaledDotProductAttention(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value q = ctx.tensor("query"), k = ctx.tensor("key"), v = ctx.tensor("value");
@@ -1429,9 +1496,13 @@ void buildScaledDotProductAttention(NodeContext &ctx) {
     if (!ctx.ok())
       return;
   }
+  q = operandAs(ctx, q, type);
+  k = operandAs(ctx, k, type);
+  v = operandAs(ctx, v, type);
+  if (!broadcastBatchDims(ctx, q, k, v))
+    return;
   ctx.setResult(ctx.create<ScaledDotProductAttentionOp>(
-      type, operandAs(ctx, q, type), operandAs(ctx, k, type),
-      operandAs(ctx, v, type),
+      type, q, k, v,
       mask && !NodeContext::typeOf(mask).getElementType().isInteger(1)
           ? operandAs(ctx, mask, type)
           : mask,
@@ -1561,6 +1632,7 @@ std::vector<OpEntry> makeTable() {
   t.add("pow.Tensor_Scalar", buildPowScalar);
   t.add("pow.Scalar", buildPowScalarBase);
   t.add("pow_.Scalar", buildPowScalar, {}, Effect::InPlace);
+  t.addWithInPlace("pow", "Tensor_Tensor", buildPowTensor);
 
   // Binary ops; `.Scalar` overloads and numbers in Tensor slots become 0-d
   // constants.
@@ -1604,11 +1676,17 @@ std::vector<OpEntry> makeTable() {
   for (const char *where :
        {"where.self", "where.ScalarSelf", "where.ScalarOther", "where.Scalar"})
     t.add(where, buildWhere);
-  t.add("masked_fill.Scalar", buildMaskedFill);
-  t.add("masked_fill.Tensor", buildMaskedFill);
+  t.addWithInPlace("masked_fill", "Scalar", buildMaskedFill);
+  t.addWithInPlace("masked_fill", "Tensor", buildMaskedFill);
   t.add("bitwise_not.default", buildBitwiseNot);
-  t.add("bitwise_and.Tensor", buildBitwiseBinary<LogicalAndOp>);
-  t.add("bitwise_or.Tensor", buildBitwiseBinary<LogicalOrOp>);
+  // The Python operators are aliases of the bitwise ops.
+  for (const char *spelling : {"bitwise_and.Tensor", "__and__.Tensor"})
+    t.add(spelling, buildBitwiseBinary<LogicalAndOp>);
+  for (const char *spelling : {"bitwise_or.Tensor", "__or__.Tensor"})
+    t.add(spelling, buildBitwiseBinary<LogicalOrOp>);
+  for (const char *spelling : {"bitwise_xor.Tensor", "__xor__.Tensor"})
+    t.add(spelling, buildBitwiseXor);
+  t.add("logical_xor.default", buildLogicalXor);
   t.add("any.dim", buildAnyDims, {{"keepdim", boolean(false)}});
   t.add("any.dims", buildAnyDims,
         {{"dim", none()}, {"keepdim", boolean(false)}});
@@ -1711,10 +1789,20 @@ std::vector<OpEntry> makeTable() {
         {{"scale_factors", none()}});
   t.add("upsample_nearest2d.default", buildUpsampleNearest,
         {{"scales_h", none()}, {"scales_w", none()}});
-  t.add("upsample_bilinear2d.vec", buildUpsampleBilinearVec,
+  t.add("upsample_bilinear2d.vec",
+        buildUpsampleInterpolatingVec<UpsampleBilinear2dOp>,
         {{"scale_factors", none()}});
-  t.add("upsample_bilinear2d.default", buildUpsampleBilinear,
+  t.add("upsample_bilinear2d.default",
+        buildUpsampleInterpolating<UpsampleBilinear2dOp>,
         {{"scales_h", none()}, {"scales_w", none()}});
+  t.add("upsample_bicubic2d.vec",
+        buildUpsampleInterpolatingVec<UpsampleBicubic2dOp>,
+        {{"scale_factors", none()}});
+  t.add("upsample_bicubic2d.default",
+        buildUpsampleInterpolating<UpsampleBicubic2dOp>,
+        {{"scales_h", none()}, {"scales_w", none()}});
+  t.add("grid_sampler.default", buildGridSampler);
+  t.add("grid_sampler_2d.default", buildGridSampler);
   t.add("embedding.default", buildEmbedding);
   t.add("gather.default", buildIndexOp<GatherOp>,
         {{"sparse_grad", boolean(false)}});
@@ -1726,6 +1814,107 @@ std::vector<OpEntry> makeTable() {
          {"is_causal", boolean(false)},
          {"scale", none()},
          {"enable_gqa", boolean(false)}});
+
+  // Targets written as several aten ops, as PyTorch's decomposition table
+  // writes them (DecomposedMath.cpp, DecomposedData.cpp).
+  t.add("baddbmm.default", buildBaddbmm,
+        {{"beta", integer(1)}, {"alpha", integer(1)}});
+  t.addWithInPlace("addcmul", "default", buildAddcmul, {{"value", integer(1)}});
+  t.addWithInPlace("addcdiv", "default", buildAddcdiv, {{"value", integer(1)}});
+  for (auto [name, dimBuild, correctionBuild, allBuild] :
+       {std::tuple{"var", &buildVarDim, &buildVarCorrection, &buildVarAll},
+        std::tuple{"std", &buildStdDim, &buildStdCorrection, &buildStdAll}}) {
+    std::string op(name);
+    t.add((op + ".dim").c_str(), dimBuild,
+          {{"unbiased", boolean(true)}, {"keepdim", boolean(false)}});
+    t.add((op + ".correction").c_str(), correctionBuild,
+          {{"dim", none()}, {"correction", none()}, {"keepdim", boolean(false)}});
+    t.add((op + ".default").c_str(), allBuild, {{"unbiased", boolean(true)}});
+  }
+  t.add("_native_batch_norm_legit.no_stats", buildBatchNormNoStats);
+  t.add("instance_norm.default", buildInstanceNorm);
+  t.add("rms_norm.default", buildRmsNorm,
+        {{"weight", none()}, {"eps", none()}});
+  t.add("logsumexp.default", buildLogsumexp, {{"keepdim", boolean(false)}});
+  t.add("amin.default", buildAmin,
+        {{"dim", ints({})}, {"keepdim", boolean(false)}});
+  t.add("min.dim", buildMinDim, {{"keepdim", boolean(false)}});
+  t.add("max.default", buildMaxAll);
+  t.add("min.default", buildMinAll);
+  t.add("max.other", buildBinary<MaximumOp>);
+  t.add("min.other", buildBinary<MinimumOp>);
+  t.add("softplus.default", buildSoftplus,
+        {{"beta", integer(1)}, {"threshold", integer(20)}});
+  t.addWithInPlace("mish", "default", buildMish);
+  t.add("log_sigmoid.default", buildLogSigmoid);
+  t.add("log_sigmoid_forward.default", buildLogSigmoid);
+  t.add("prelu.default", buildPrelu);
+  t.add("_prelu_kernel.default", buildPrelu);
+  t.add("glu.default", buildGlu, {{"dim", integer(-1)}});
+  t.addWithInPlace("threshold", "default", buildThreshold);
+  t.add("softshrink.default", buildSoftshrink, {{"lambd", real(0.5)}});
+  t.addWithInPlace("selu", "default", buildSelu);
+  t.addWithInPlace("celu", "default", buildCelu, {{"alpha", real(1.0)}});
+  t.add("eye.default", buildEye);
+  t.add("eye.m", buildEye);
+  for (const char *overload : {"Scalar", "Tensor"})
+    t.addWithInPlace("fill", overload, buildFill);
+  t.addWithInPlace("zero", "default", buildZeros);
+  for (const char *empty :
+       {"empty_like.default", "empty.memory_format", "new_empty.default",
+        "empty_strided.default", "new_empty_strided.default",
+        "empty_permuted.default"})
+    t.add(empty, buildZeros);
+  t.addWithInPlace("copy", "default", buildCopy,
+                   {{"non_blocking", boolean(false)}});
+  t.add("roll.default", buildRoll, {{"dims", ints({})}});
+  t.add("flip.default", buildFlip);
+  t.add("unfold.default", buildUnfold);
+  t.add("im2col.default", buildIm2col);
+  for (const char *pad :
+       {"reflection_pad1d.default", "reflection_pad2d.default",
+        "reflection_pad3d.default"})
+    t.add(pad, buildReflectionPad);
+  for (const char *pad :
+       {"replication_pad1d.default", "replication_pad2d.default",
+        "replication_pad3d.default"})
+    t.add(pad, buildReplicationPad);
+  t.add("_pad_circular.default", buildCircularPad);
+  t.add("adaptive_avg_pool1d.default", buildAdaptiveAvgPool1d);
+  t.add("avg_pool1d.default", buildAvgPool1d,
+        {{"stride", ints({})},
+         {"padding", ints({0})},
+         {"ceil_mode", boolean(false)},
+         {"count_include_pad", boolean(true)}});
+  std::vector<A> maxPool1dDefaults = {{"stride", ints({})},
+                                      {"padding", ints({0})},
+                                      {"dilation", ints({1})},
+                                      {"ceil_mode", boolean(false)}};
+  t.add("max_pool1d.default", buildMaxPool1d, maxPool1dDefaults);
+  t.add("max_pool1d_with_indices.default", buildMaxPool1d, maxPool1dDefaults);
+  t.add("adaptive_max_pool2d.default", buildAdaptiveMaxPool2d);
+  t.add("repeat_interleave.self_int", buildRepeatInterleave,
+        {{"dim", none()}, {"output_size", none()}});
+  t.add("tile.default", buildTile);
+  t.add("narrow.default", buildNarrow);
+  t.add("einsum.default", buildEinsum, {{"path", none()}});
+
+  // Ordering: one aten.topk each (OrderingAndSampling.cpp).
+  t.add("topk.default", buildTopk,
+        {{"dim", integer(-1)}, {"largest", boolean(true)},
+         {"sorted", boolean(true)}});
+  for (const char *sort : {"sort.default", "sort.stable"})
+    t.add(sort, buildSort,
+          {{"stable", none()}, {"dim", integer(-1)},
+           {"descending", boolean(false)}});
+  for (const char *argsort : {"argsort.default", "argsort.stable"})
+    t.add(argsort, buildArgsort,
+          {{"stable", none()}, {"dim", integer(-1)},
+           {"descending", boolean(false)}});
+  t.add("argmax.default", buildArgmax,
+        {{"dim", none()}, {"keepdim", boolean(false)}});
+  t.add("argmin.default", buildArgmin,
+        {{"dim", none()}, {"keepdim", boolean(false)}});
 
   // Quantization (PT2E's quantized_decomposed ops).
   t.addQuantized("quantize_per_tensor.default", buildQuantizePerTensor);
@@ -1740,23 +1929,39 @@ std::vector<OpEntry> makeTable() {
   t.addQuantized("choose_qparams.tensor", buildChooseQparams);
   t.addQuantized("choose_qparams_symmetric.tensor",
                  buildChooseQparamsSymmetric);
+
+  // The functional copies of the view ops (`view_copy`, `permute_copy`, ...,
+  // as ExecuTorch's edge dialect and functionalization write them) compute
+  // what the views do.
+  static constexpr StringRef kViews[] = {
+      "view",      "permute", "expand",  "slice",    "select",
+      "transpose", "t",       "squeeze", "unsqueeze", "alias",
+      "detach",    "split_with_sizes", "split", "unbind", "unfold",
+      "as_strided", "clone"};
+  std::vector<OpEntry> copies;
+  for (const OpEntry &e : t.entries) {
+    StringRef target(e.target);
+    auto [qualified, overload] = target.rsplit('.');
+    auto [ns, op] = qualified.rsplit('.');
+    if (ns == "torch.ops.aten" && llvm::is_contained(kViews, op))
+      copies.push_back(OpEntry{(ns + "." + op + "_copy." + overload).str(),
+                               e.build, e.defaults, Effect::Functional});
+  }
+  llvm::append_range(t.entries, copies);
   return std::move(t.entries);
 }
 
 struct Table {
   std::vector<OpEntry> entries = makeTable();
   llvm::StringMap<const OpEntry *> byTarget;
-  std::string list;
+  std::vector<std::string> names;
 
   Table() {
-    std::vector<std::string> names;
     for (const OpEntry &e : entries) {
       byTarget[e.target] = &e;
       names.push_back(e.target);
     }
     std::sort(names.begin(), names.end());
-    for (const std::string &name : names)
-      list += (list.empty() ? "" : ", ") + name;
   }
 };
 
@@ -1771,4 +1976,6 @@ const OpEntry *duet::import::lookupOp(llvm::StringRef target) {
   return table().byTarget.lookup(target);
 }
 
-const std::string &duet::import::supportedOps() { return table().list; }
+const std::vector<std::string> &duet::import::supportedTargets() {
+  return table().names;
+}

@@ -40,8 +40,8 @@ struct OpEntry {
 /// The entry for a serialized target, or null when duet does not support it.
 const OpEntry *lookupOp(llvm::StringRef target);
 
-/// Every supported target, sorted, comma-separated (for error messages).
-const std::string &supportedOps();
+/// Every supported target, sorted.
+const std::vector<std::string> &supportedTargets();
 
 } // namespace duet::import
 

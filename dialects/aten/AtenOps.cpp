@@ -534,6 +534,7 @@ LogicalResult DivOp::verify() { return verifyBinary(*this); }
 LogicalResult MaximumOp::verify() { return verifyBinary(*this); }
 LogicalResult MinimumOp::verify() { return verifyBinary(*this); }
 LogicalResult RemainderOp::verify() { return verifyBinary(*this); }
+LogicalResult PowTensorOp::verify() { return verifyBinary(*this); }
 
 //===----------------------------------------------------------------------===//
 // Reductions, pooling, softmax
@@ -829,6 +830,48 @@ LogicalResult UpsampleNearest2dOp::verify() {
 }
 LogicalResult UpsampleBilinear2dOp::verify() {
   return verifyUpsample(*this, getSelf(), getType());
+}
+
+LogicalResult UpsampleBicubic2dOp::verify() {
+  return verifyUpsample(*this, getSelf(), getType());
+}
+
+LogicalResult GridSampler2dOp::verify() {
+  if (failed(checkRank(*this, "input", getInput(), {4})) ||
+      failed(checkRank(*this, "grid", getGrid(), {4})) ||
+      failed(checkSameElementType(*this, {getInput(), getGrid(), getResult()})))
+    return failure();
+  auto in = getInput().getType().getShape(), grid = getGrid().getType().getShape();
+  if (grid[0] != in[0] || grid[3] != 2)
+    return emitOpError() << "grid " << formatShape(grid)
+                         << " must be [N, Ho, Wo, 2] for the input "
+                         << formatShape(in);
+  if (getInterpolationMode() < 0 || getInterpolationMode() > 1)
+    return emitOpError() << "interpolation_mode " << getInterpolationMode()
+                         << " is not 0 (bilinear) or 1 (nearest)";
+  if (getPaddingMode() < 0 || getPaddingMode() > 2)
+    return emitOpError() << "padding_mode " << getPaddingMode()
+                         << " is not 0 (zeros), 1 (border) or 2 (reflection)";
+  return checkResultShape(*this, {in[0], in[1], grid[1], grid[2]}, getType());
+}
+
+LogicalResult TopkOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getValues()})))
+    return failure();
+  auto in = getSelf().getType().getShape();
+  int64_t dim = getDim();
+  if (in.empty())
+    return emitOpError() << "needs a tensor of rank 1 or more";
+  if (failed(checkDim(*this, "dim", dim, in.size())))
+    return failure();
+  if (getK() < 0 || getK() > in[dim])
+    return emitOpError() << "k " << getK() << " is outside [0, " << in[dim]
+                         << "], the size of dim " << dim;
+  SmallVector<int64_t> shape(in);
+  shape[dim] = getK();
+  if (failed(checkResultShape(*this, shape, getValues().getType())))
+    return failure();
+  return checkResultShape(*this, shape, getIndices().getType());
 }
 
 LogicalResult EmbeddingOp::verify() {

@@ -164,6 +164,24 @@ def Aten_RsqrtOp : Aten_UnaryOp<"rsqrt", "1 / sqrt(x)">;
 def Aten_ErfOp : Aten_UnaryOp<"erf", "erf(x), the Gauss error function">;
 def Aten_SinOp : Aten_UnaryOp<"sin", "sin(x), x in radians">;
 def Aten_CosOp : Aten_UnaryOp<"cos", "cos(x), x in radians">;
+def Aten_AcosOp : Aten_UnaryOp<"acos", "arccos(x), in [0, π]">;
+def Aten_AsinOp : Aten_UnaryOp<"asin", "arcsin(x)">;
+def Aten_AtanOp : Aten_UnaryOp<"atan", "arctan(x)">;
+def Aten_SinhOp : Aten_UnaryOp<"sinh", "sinh(x)">;
+def Aten_CoshOp : Aten_UnaryOp<"cosh", "cosh(x)">;
+def Aten_TanOp : Aten_UnaryOp<"tan", "tan(x), x in radians">;
+def Aten_AsinhOp : Aten_UnaryOp<"asinh", "arsinh(x)">;
+def Aten_AcoshOp : Aten_UnaryOp<"acosh", "arcosh(x)">;
+def Aten_AtanhOp : Aten_UnaryOp<"atanh", "artanh(x)">;
+def Aten_Log1pOp : Aten_UnaryOp<"log1p", "ln(1 + x), exact for small x">;
+def Aten_Expm1Op : Aten_UnaryOp<"expm1", "e^x - 1, exact for small x">;
+def Aten_Log2Op : Aten_UnaryOp<"log2", "log₂(x)">;
+def Aten_Log10Op : Aten_UnaryOp<"log10", "log₁₀(x)">;
+def Aten_CeilOp : Aten_UnaryOp<"ceil", "the least integer ≥ x">;
+def Aten_FloorOp : Aten_UnaryOp<"floor", "the greatest integer ≤ x">;
+def Aten_RoundOp : Aten_UnaryOp<"round", "x rounded to the nearest integer, halves to even">;
+def Aten_TruncOp : Aten_UnaryOp<"trunc", "x rounded toward zero">;
+def Aten_SignOp : Aten_UnaryOp<"sign", "1, 0 or -1 as x is positive, zero (or NaN) or negative">;
 
 def Aten_HardtanhOp : Aten_ParamUnaryOp<"hardtanh", "min(max(x, min_val), max_val)",
     (ins DefaultValuedAttr<F64Attr, "-1.0">:$min_val, DefaultValuedAttr<F64Attr, "1.0">:$max_val)> {
@@ -221,6 +239,8 @@ def Aten_DivOp : Aten_BinaryOp<"div", "self / other, rounded as `rounding_mode` 
     (ins DefaultValuedAttr<Aten_DivRoundingAttr, "DivRounding::none">:$rounding_mode)>;
 def Aten_MaximumOp : Aten_BinaryOp<"maximum", "max(self, other)">;
 def Aten_MinimumOp : Aten_BinaryOp<"minimum", "min(self, other)">;
+def Aten_PowTensorOp : Aten_BinaryOp<"pow_tensor",
+    "self ^ other, the exponent a tensor (`pow.Tensor_Tensor`)">;
 def Aten_RemainderOp : Aten_BinaryOp<"remainder",
     "self - floor(self / other) * other, which has the sign of `other`">;
 
@@ -600,6 +620,52 @@ class Aten_UpsampleOp<string mnemonic, string how, dag extra>
 def Aten_UpsampleNearest2dOp : Aten_UpsampleOp<"upsample_nearest2d", "nearest-neighbour", (ins)>;
 def Aten_UpsampleBilinear2dOp : Aten_UpsampleOp<"upsample_bilinear2d", "bilinear",
     (ins DefaultValuedAttr<BoolAttr, "false">:$align_corners)>;
+
+def Aten_UpsampleBicubic2dOp : Aten_UpsampleOp<"upsample_bicubic2d", "bicubic (a = -0.75)",
+    (ins DefaultValuedAttr<BoolAttr, "false">:$align_corners)>;
+
+def Aten_GridSampler2dOp : Aten_Op<"grid_sampler_2d"> {
+  let summary = "samples `[N, C, H, W]` at the normalized points of a grid";
+  let description = [{
+    `grid` is `[N, Ho, Wo, 2]`, each point (x, y) in [-1, 1] across the input's
+    width and height (the centres of the corner pixels with `align_corners`,
+    their outer edges without). `interpolation_mode` is 0 bilinear or 1
+    nearest; `padding_mode` 0 zeros, 1 border, 2 reflection: what a point
+    outside the input reads. The result is `[N, C, Ho, Wo]`.
+
+    ```mlir
+    %y = aten.grid_sampler_2d %x, %grid {interpolation_mode = 0 : i64, padding_mode = 0 : i64,
+        align_corners = false} : (tensor<1x3x6x7xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
+    ```
+  }];
+  let arguments = (ins Aten_FloatTensor:$input, Aten_FloatTensor:$grid,
+                       I64Attr:$interpolation_mode, I64Attr:$padding_mode,
+                       BoolAttr:$align_corners);
+  let results = (outs Aten_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $grid attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Aten_TopkOp : Aten_Op<"topk"> {
+  let summary = "the `k` largest (or smallest) elements along `dim`, sorted, and their indices";
+  let description = [{
+    Along `dim`, the `k` largest elements in descending order (`largest`), or
+    the `k` smallest in ascending order, with their int64 indices. NaN ranks
+    above every number, as in PyTorch; equal elements keep their index order,
+    so `sort` (k = the dim's size) is stable and `argmax` (k = 1) picks the
+    first maximum.
+
+    ```mlir
+    %v, %i = aten.topk %x {k = 2 : i64, dim = 1 : i64, largest = true}
+        : tensor<5x6xf32> -> tensor<5x2xf32>, tensor<5x2xi64>
+    ```
+  }];
+  let arguments = (ins Aten_FloatTensor:$self, I64Attr:$k, I64Attr:$dim,
+                       BoolAttr:$largest);
+  let results = (outs Aten_FloatTensor:$values, StaticShapeTensorOf<[I64]>:$indices);
+  let assemblyFormat = "$self attr-dict `:` type($self) `->` type($values) `,` type($indices)";
+  let hasVerifier = 1;
+}
 
 def Aten_EmbeddingOp : Aten_Op<"embedding"> {
   let summary = "rows of `weight` picked by integer `indices`";

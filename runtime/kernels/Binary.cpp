@@ -233,4 +233,24 @@ Status remainder(const KernelContext &ctx) {
       });
 }
 
+/// std::pow on floats; on integers, repeated squaring with wrap-around, and
+/// for a negative exponent what the integer part of 1/a^-b is (0 unless a is
+/// 1 or -1).
+Status powTensor(const KernelContext &ctx) {
+  return binary(
+      ctx, Integers::withoutBool,
+      [](float a, float b) { return std::pow(a, b); },
+      [](int64_t a, int64_t b) -> int64_t {
+        if (b < 0)
+          return a == 1 ? 1 : a == -1 ? (b % 2 == 0 ? 1 : -1) : 0;
+        int64_t result = 1;
+        for (int64_t base = a; b > 0; b >>= 1) {
+          if (b & 1)
+            result = wrappingMul(result, base);
+          base = wrappingMul(base, base);
+        }
+        return result;
+      });
+}
+
 } // namespace duet::rt::portable

@@ -1,4 +1,4 @@
-//===- Resampling.cpp - nearest and bilinear 2-D upsampling ---------------===//
+//===- Resampling.cpp - 2-D upsampling and grid sampling ------------------===//
 //
 // Source coordinates are computed in float exactly as PyTorch's CPU kernels
 // for NCHW tensors compute them, so that the picked pixels and the weights
@@ -10,6 +10,7 @@
 #include "runtime/kernels/Ops.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace duet::rt::portable {
@@ -158,6 +159,205 @@ Status upsampleBilinear2d(const KernelContext &ctx) {
         const float w1 = w.lambda[ow], w0 = 1.f - w1;
         dst[oh * p.outW + ow] = h0 * (w0 * top[left] + w1 * top[right]) +
                                 h1 * (w0 * bottom[left] + w1 * bottom[right]);
+      }
+    }
+  }
+  return Status::ok();
+}
+
+namespace {
+
+/// PyTorch's cubic convolution weights (a = -0.75) of the four taps around a
+/// source point `t` past its floor.
+std::array<float, 4> cubicWeights(float t) {
+  constexpr float a = -0.75f;
+  auto near = [](float x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };
+  auto far = [](float x) {
+    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  };
+  return {far(t + 1.f), near(t), near(1.f - t), far(2.f - t)};
+}
+
+/// One axis of bicubic interpolation: output i reads taps floor(source) - 1
+/// to + 2, clamped to the input, with the cubic weights.
+struct CubicAxis {
+  std::vector<std::array<int64_t, 4>> taps;
+  std::vector<std::array<float, 4>> weights;
+};
+
+CubicAxis cubicAxis(int64_t in, int64_t out, bool alignCorners,
+                    std::optional<double> scale) {
+  CubicAxis axis;
+  axis.taps.resize(out);
+  axis.weights.resize(out);
+  float ratio =
+      alignCorners
+          ? (out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                     : 0.f)
+          : sourceScale(in, out, scale);
+  for (int64_t i = 0; i < out; ++i) {
+    if (in == out) {
+      // PyTorch copies when the size does not change.
+      axis.taps[i] = {i, i, i, i};
+      axis.weights[i] = {0.f, 1.f, 0.f, 0.f};
+      continue;
+    }
+    // Unlike bilinear, a negative source is not clamped to 0.
+    float source = alignCorners ? ratio * static_cast<float>(i)
+                                : ratio * (static_cast<float>(i) + 0.5f) - 0.5f;
+    float floored = std::floor(source);
+    // A huge source (a tiny recorded scale) only reads the last row.
+    int64_t base = floored >= static_cast<float>(in)
+                       ? in
+                       : (floored < -2.f ? -2 : static_cast<int64_t>(floored));
+    for (int64_t k = 0; k < 4; ++k)
+      axis.taps[i][k] = std::clamp<int64_t>(base - 1 + k, 0, in - 1);
+    axis.weights[i] = cubicWeights(source - floored);
+  }
+  return axis;
+}
+
+} // namespace
+
+Status upsampleBicubic2d(const KernelContext &ctx) {
+  AttrReader attrs(ctx);
+  std::optional<double> scaleH = attrs.getOptionalFloat("scales_h");
+  std::optional<double> scaleW = attrs.getOptionalFloat("scales_w");
+  bool alignCorners = attrs.getBool("align_corners");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  Planes p;
+  DUET_RETURN_IF_ERROR(readPlanes(ctx, p));
+  if (ctx.checking())
+    return Status::ok();
+  CubicAxis h = cubicAxis(p.inH, p.outH, alignCorners, scaleH);
+  CubicAxis w = cubicAxis(p.inW, p.outW, alignCorners, scaleW);
+  const float *in = ctx.in(0).as<const float>();
+  float *out = ctx.out(0).as<float>();
+  for (int64_t c = 0; c < p.count; ++c) {
+    const float *src = in + c * p.inH * p.inW;
+    float *dst = out + c * p.outH * p.outW;
+    for (int64_t oh = 0; oh < p.outH; ++oh) {
+      for (int64_t ow = 0; ow < p.outW; ++ow) {
+        // Each row's columns first, then the rows, as PyTorch sums them.
+        std::array<float, 4> rows;
+        for (int64_t r = 0; r < 4; ++r) {
+          const float *row = src + h.taps[oh][r] * p.inW;
+          rows[r] = 0.f;
+          for (int64_t k = 0; k < 4; ++k)
+            rows[r] += row[w.taps[ow][k]] * w.weights[ow][k];
+        }
+        float sum = 0.f;
+        for (int64_t r = 0; r < 4; ++r)
+          sum += rows[r] * h.weights[oh][r];
+        dst[oh * p.outW + ow] = sum;
+      }
+    }
+  }
+  return Status::ok();
+}
+
+namespace {
+
+enum class GridPadding { zeros = 0, border = 1, reflection = 2 };
+
+/// `coord` reflected into [low, high] given as twice their values, as
+/// PyTorch's reflect_coordinates.
+float reflect(float coord, int64_t twiceLow, int64_t twiceHigh) {
+  if (twiceLow == twiceHigh)
+    return 0.f;
+  float low = static_cast<float>(twiceLow) / 2;
+  float span = static_cast<float>(twiceHigh - twiceLow) / 2;
+  coord = std::fabs(coord - low);
+  float extra = std::fmod(coord, span);
+  int64_t flips = static_cast<int64_t>(std::floor(coord / span));
+  return flips % 2 == 0 ? extra + low : span - extra + low;
+}
+
+/// The source coordinate of grid value `coord` along an axis of `size`:
+/// unnormalized, then moved inside by the padding mode; a coordinate no
+/// integer can hold (NaN, inf) becomes -100, outside every input.
+float sourceCoordinate(float coord, int64_t size, GridPadding padding,
+                       bool alignCorners) {
+  coord = alignCorners ? (coord + 1) / 2 * static_cast<float>(size - 1)
+                       : ((coord + 1) * static_cast<float>(size) - 1) / 2;
+  auto clip = [&](float x) {
+    return std::min(static_cast<float>(size - 1), std::max(x, 0.f));
+  };
+  if (padding == GridPadding::border) {
+    coord = clip(coord);
+  } else if (padding == GridPadding::reflection) {
+    coord = alignCorners ? reflect(coord, 0, 2 * (size - 1))
+                         : reflect(coord, -1, 2 * size - 1);
+    coord = clip(coord);
+  }
+  if (!std::isfinite(coord) || std::fabs(coord) > 1.0e9f)
+    return -100.f;
+  return coord;
+}
+
+} // namespace
+
+Status gridSampler2d(const KernelContext &ctx) {
+  const TensorView &x = ctx.in(0), &grid = ctx.in(1), &y = ctx.out(0);
+  AttrReader attrs(ctx);
+  int64_t mode = attrs.getInt("interpolation_mode");
+  int64_t paddingMode = attrs.getInt("padding_mode");
+  bool alignCorners = attrs.getBool("align_corners");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
+  DUET_RETURN_IF_ERROR(ctx.requireFloat(grid, "grid"));
+  DUET_RETURN_IF_ERROR(ctx.requireRank(x, "input", {4}));
+  DUET_RETURN_IF_ERROR(ctx.requireRank(grid, "grid", {4}));
+  if (mode < 0 || mode > 1)
+    return ctx.error("interpolation_mode {} is not 0 (bilinear) or 1 "
+                     "(nearest)",
+                     mode);
+  if (paddingMode < 0 || paddingMode > 2)
+    return ctx.error("padding_mode {} is not 0, 1 or 2", paddingMode);
+  if (grid.sizes[0] != x.sizes[0] || grid.sizes[3] != 2)
+    return ctx.error("grid {} must be [N, Ho, Wo, 2] for the input {}",
+                     formatShape(grid.sizes), formatShape(x.sizes));
+  DUET_RETURN_IF_ERROR(
+      ctx.requireShape(y, "output",
+                       {x.sizes[0], x.sizes[1], grid.sizes[1], grid.sizes[2]}));
+  if (ctx.checking())
+    return Status::ok();
+  const int64_t n = x.sizes[0], channels = x.sizes[1], inH = x.sizes[2],
+                inW = x.sizes[3], outH = grid.sizes[1], outW = grid.sizes[2];
+  const auto padding = static_cast<GridPadding>(paddingMode);
+  const float *in = x.as<const float>(), *points = grid.as<const float>();
+  float *out = y.as<float>();
+  auto inside = [&](int64_t r, int64_t c) {
+    return r >= 0 && r < inH && c >= 0 && c < inW;
+  };
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t i = 0; i < outH * outW; ++i) {
+      const float *point = points + (b * outH * outW + i) * 2;
+      float ix = sourceCoordinate(point[0], inW, padding, alignCorners);
+      float iy = sourceCoordinate(point[1], inH, padding, alignCorners);
+      for (int64_t c = 0; c < channels; ++c) {
+        const float *plane = in + (b * channels + c) * inH * inW;
+        float &dst = out[(b * channels + c) * outH * outW + i];
+        if (mode == 1) {
+          auto col = static_cast<int64_t>(std::nearbyint(ix));
+          auto row = static_cast<int64_t>(std::nearbyint(iy));
+          dst = inside(row, col) ? plane[row * inW + col] : 0.f;
+          continue;
+        }
+        float left = std::floor(ix), top = std::floor(iy);
+        auto col = static_cast<int64_t>(left);
+        auto row = static_cast<int64_t>(top);
+        float fx = ix - left, fy = iy - top;
+        float sum = 0.f;
+        // North-west, north-east, south-west, south-east.
+        const float weights[4] = {(1 - fx) * (1 - fy), fx * (1 - fy),
+                                  (1 - fx) * fy, fx * fy};
+        for (int64_t k = 0; k < 4; ++k) {
+          int64_t r = row + k / 2, q = col + k % 2;
+          if (inside(r, q))
+            sum += plane[r * inW + q] * weights[k];
+        }
+        dst = sum;
       }
     }
   }

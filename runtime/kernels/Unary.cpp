@@ -140,6 +140,66 @@ Status log(const KernelContext &ctx) {
   return mapFloat(ctx, [](float x) { return std::log(x); });
 }
 
+Status acos(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::acos(x); });
+}
+Status asin(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::asin(x); });
+}
+Status atan(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::atan(x); });
+}
+Status sinh(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::sinh(x); });
+}
+Status cosh(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::cosh(x); });
+}
+Status tan(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::tan(x); });
+}
+Status asinh(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::asinh(x); });
+}
+Status acosh(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::acosh(x); });
+}
+Status atanh(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::atanh(x); });
+}
+Status log1p(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::log1p(x); });
+}
+Status expm1(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::expm1(x); });
+}
+Status log2(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::log2(x); });
+}
+Status log10(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::log10(x); });
+}
+Status ceil(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::ceil(x); });
+}
+Status floor(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::floor(x); });
+}
+// Halves to even, as PyTorch's round (nearbyint in the default rounding
+// mode).
+Status round(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::nearbyint(x); });
+}
+Status trunc(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) { return std::trunc(x); });
+}
+// (0 < x) - (x < 0): 0 for NaN, as PyTorch's vectorized kernel.
+Status sign(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float x) {
+    return static_cast<float>(0.f < x) - static_cast<float>(x < 0.f);
+  });
+}
+
 Status sqrt(const KernelContext &ctx) {
   return mapFloat(ctx, [](float x) { return std::sqrt(x); });
 }

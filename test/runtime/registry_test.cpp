@@ -69,6 +69,18 @@ std::vector<SmokeCase> smokeCases() {
   unary("erf", {}, -3, 3);
   unary("sin", {}, -7, 7);
   unary("cos", {}, -7, 7);
+  for (const char *op : {"acos", "asin", "atanh"})
+    unary(op, {}, -0.99, 0.99);
+  for (const char *op : {"atan", "sinh", "cosh", "asinh", "expm1"})
+    unary(op);
+  unary("tan", {}, -1, 1);
+  unary("acosh", {}, 1, 3);
+  for (const char *op : {"log1p", "log2", "log10"})
+    unary(op, {}, 0.1, 3);
+  for (const char *op : {"ceil", "floor", "round", "trunc", "sign"}) {
+    unary(op);
+    c.back().continuous = false;
+  }
   unary("pow", AttrMap().setFloat("exponent", 1.7), 0.5, 2);
   unary("hardtanh",
         AttrMap().setFloat("min_val", -0.5).setFloat("max_val", 0.5));
@@ -253,6 +265,29 @@ std::vector<SmokeCase> smokeCases() {
                AttrMap().setBool("align_corners", false),
                {rnd({1, 2, 3, 4}, 44)},
                {{1, 2, 5, 7}}});
+  c.push_back({"aten.upsample_bicubic2d",
+               AttrMap().setBool("align_corners", false),
+               {rnd({1, 2, 3, 4}, 46)},
+               {{1, 2, 5, 7}}});
+  c.push_back({"aten.grid_sampler_2d",
+               AttrMap()
+                   .setInt("interpolation_mode", 0)
+                   .setInt("padding_mode", 0)
+                   .setBool("align_corners", false),
+               {rnd({1, 2, 3, 4}, 47), rnd({1, 2, 5, 2}, 48, -1.1, 1.1)},
+               {{1, 2, 2, 5}}});
+  c.push_back({"aten.topk",
+               AttrMap().setInt("k", 2).setInt("dim", 1).setBool("largest",
+                                                                 true),
+               {rnd({2, 5, 3}, 49)},
+               {{2, 2, 3}, {2, 2, 3}},
+               DType::f32,
+               false});
+  c.back().outputDTypes = {DType::f32, DType::i64};
+  c.push_back({"aten.pow_tensor",
+               {},
+               {rnd({2, 3}, 50, 0.5, 2), rnd({3}, 53)},
+               {{2, 3}}});
   c.push_back(
       {"aten.embedding",
        {},

@@ -5,7 +5,9 @@
 //   duet-docgen SECTION --update F  replace F's section
 //
 // SECTION is `ops` (docs/ops.md, from every backend's rule table and the
-// portable kernel registry) or a section a backend generates
+// portable kernel registry), `core` (docs/ops.md, the core ATen overloads
+// the importer takes, compiler/import/CoreAten.h) or a section a backend
+// generates
 // (DelegateBackend::docSections: `profiles`, docs/profiles.md). A generated
 // section sits between "<!-- BEGIN GENERATED: duet-docgen X -->" and
 // "<!-- END GENERATED -->" lines; the prose around it is written by hand.
@@ -13,6 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/import/CoreAten.h"
+#include "compiler/import/OpTable.h"
 #include "duet/compiler.h"
 #include "partitioners/common/DelegateBackend.h"
 
@@ -77,6 +81,28 @@ std::string opsSection() {
   return summary + ".\n\n" + table;
 }
 
+/// The core ATen coverage: how many core overloads import, and the ones that
+/// do not, each marked where run_decompositions() rewrites it.
+std::string coreSection() {
+  llvm::ArrayRef<llvm::StringRef> core = import::coreAtenOps();
+  std::vector<llvm::StringRef> missing;
+  for (llvm::StringRef op : core)
+    if (!import::lookupOp(("torch.ops.aten." + op).str()))
+      missing.push_back(op);
+  std::string text =
+      std::to_string(core.size() - missing.size()) + " of the " +
+      std::to_string(core.size()) + " core ATen overloads of PyTorch " +
+      import::coreAtenTorchVersion().str() + " import; " +
+      std::to_string(import::supportedTargets().size()) +
+      " ATen targets import in all.";
+  if (missing.empty())
+    return text + "\n";
+  text += " The core overloads that do not:\n\n";
+  for (llvm::StringRef op : missing)
+    text += "- `" + op.str() + "`\n";
+  return text;
+}
+
 /// The backend that generates section `name`, or nullptr.
 const partition::DelegateBackend *sectionOwner(llvm::StringRef name) {
   for (const partition::DelegateBackend *backend :
@@ -87,7 +113,7 @@ const partition::DelegateBackend *sectionOwner(llvm::StringRef name) {
 }
 
 int usage() {
-  llvm::errs() << "usage: duet-docgen ops";
+  llvm::errs() << "usage: duet-docgen ops|core";
   for (const partition::DelegateBackend *backend :
        partition::delegateBackends())
     for (llvm::StringRef section : backend->docSections())
@@ -105,6 +131,8 @@ int main(int argc, char **argv) {
   std::string section;
   if (what == "ops") {
     section = opsSection();
+  } else if (what == "core") {
+    section = coreSection();
   } else if (const partition::DelegateBackend *owner = sectionOwner(what)) {
     llvm::Expected<std::string> text = owner->docSection(what);
     if (!text) {

@@ -332,6 +332,36 @@ func.func @main(%x: tensor<3x1x6xf32>) -> (tensor<3x1x6xf32>, tensor<3x1x6xf32>,
   %13 = aten.cos %p : tensor<3x1x6xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13 : tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>
 })"},
+    {"inverse trigonometry, hyperbolics, logs and rounding", true, R"(
+func.func @main(%x: tensor<3x1x6xf32>) -> (tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>) {
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %near = arith.constant dense<0.99> : tensor<f32>
+  %three = arith.constant dense<3.0> : tensor<f32>
+  %a = aten.abs %x : tensor<3x1x6xf32>
+  %p = aten.add %a, %one : tensor<3x1x6xf32>, tensor<f32> -> tensor<3x1x6xf32>
+  %h = aten.tanh %x : tensor<3x1x6xf32>
+  %u = aten.mul %h, %near : tensor<3x1x6xf32>, tensor<f32> -> tensor<3x1x6xf32>
+  %t = aten.mul %x, %three : tensor<3x1x6xf32>, tensor<f32> -> tensor<3x1x6xf32>
+  %0 = aten.acos %u : tensor<3x1x6xf32>
+  %1 = aten.asin %u : tensor<3x1x6xf32>
+  %2 = aten.atanh %u : tensor<3x1x6xf32>
+  %3 = aten.atan %x : tensor<3x1x6xf32>
+  %4 = aten.sinh %x : tensor<3x1x6xf32>
+  %5 = aten.cosh %x : tensor<3x1x6xf32>
+  %6 = aten.tan %u : tensor<3x1x6xf32>
+  %7 = aten.asinh %x : tensor<3x1x6xf32>
+  %8 = aten.acosh %p : tensor<3x1x6xf32>
+  %9 = aten.log1p %a : tensor<3x1x6xf32>
+  %10 = aten.expm1 %x : tensor<3x1x6xf32>
+  %11 = aten.log2 %p : tensor<3x1x6xf32>
+  %12 = aten.log10 %p : tensor<3x1x6xf32>
+  %13 = aten.ceil %t : tensor<3x1x6xf32>
+  %14 = aten.floor %t : tensor<3x1x6xf32>
+  %15 = aten.round %t : tensor<3x1x6xf32>
+  %16 = aten.trunc %t : tensor<3x1x6xf32>
+  %17 = aten.sign %x : tensor<3x1x6xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17 : tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>, tensor<3x1x6xf32>
+})"},
     {"binary ops: equal shapes, a [1,C,1,1] scale, 0-d operands", true, R"(
 func.func @main(%x: tensor<1x6x5x7xf32>, %y: tensor<1x6x5x7xf32>, %s: tensor<1x6x1x1xf32>) -> (tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>, tensor<1x6x5x7xf32>) {
   %half = arith.constant dense<0.5> : tensor<f32>

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -238,8 +239,9 @@ TEST_CASE("--force-fp16 images hold the nearest fp16 value, ties to even",
   // Each value goes fp32 -> image (the input's staging dispatch) -> neg ->
   // image -> fp32. A driver's own conversion may truncate (lavapipe's does),
   // which this catches at every value that is not an fp16 already: 1 +
-  // 7/8 ulp would stay 1. Ties go to the even neighbour; beyond 65504 after
-  // rounding is an infinity, below half of 2^-24 a zero.
+  // 7/8 ulp would stay 1. Ties go to the even neighbour; a finite value
+  // beyond 65504 after rounding saturates to ±65504 (a finite result stays
+  // finite), below half of 2^-24 is a zero; infinities stay infinite.
   const float ulp = std::ldexp(1.0f, -10);
   std::vector<float> values = {1.0f + ulp / 8,     1.0f + ulp / 2,
                                1.0f + 3 * ulp / 8, 1.0f + 5 * ulp / 8,
@@ -248,7 +250,7 @@ TEST_CASE("--force-fp16 images hold the nearest fp16 value, ties to even",
                                1.0e-6f,            3.0e-8f,
                                2.9e-8f,            6.1e-5f,
                                65519.0f,           65520.0f,
-                               -1.0e30f,           65504.0f};
+                               -1.0e30f,           -INFINITY};
   std::string mlir = R"(
 func.func @main(%x: tensor<1x16xf32>) -> tensor<1x16xf32> {
   %0 = aten.neg %x : tensor<1x16xf32>
@@ -269,9 +271,16 @@ func.func @main(%x: tensor<1x16xf32>) -> tensor<1x16xf32> {
   REQUIRE(out.size() == values.size());
   for (size_t i = 0; i < values.size(); ++i) {
     INFO("input " << values[i]);
-    // floatToHalf rounds to nearest even (the host's F16C or its own code).
-    CHECK(out[i] == -rt::halfToFloat(rt::floatToHalf(values[i])));
+    // floatToHalf rounds to nearest even (the host's F16C or its own code);
+    // the image saturates what it would round to an infinity.
+    float half = rt::halfToFloat(rt::floatToHalf(values[i]));
+    if (std::isfinite(values[i]))
+      half = std::clamp(half, -65504.0f, 65504.0f);
+    CHECK(out[i] == -half);
   }
+  CHECK(out[13] == -65504.0f);
+  CHECK(out[14] == 65504.0f);
+  CHECK(out[15] == INFINITY);
   // The cases above hold what they say.
   CHECK(rt::halfToFloat(rt::floatToHalf(1.0f + ulp / 2)) == 1.0f);
   CHECK(rt::halfToFloat(rt::floatToHalf(1.0f + 3 * ulp / 2)) == 1.0f + 2 * ulp);

@@ -34,6 +34,19 @@ float power(float x, float e) {
   return mod(e, 2.0) == 1.0 ? -magnitude : magnitude;
 }
 
+// ln(1 + x) and e^x - 1 without the cancellation of the plain formulas
+// for small x: the rounding of 1 + x (or of e^x) is divided back out.
+float log1pValue(float x) {
+  float u = 1.0 + x;
+  return u == 1.0 ? x : log(u) * x / (u - 1.0);
+}
+float expm1Value(float x) {
+  float u = exp(x);
+  if (u == 1.0) return x;
+  float um1 = u - 1.0;
+  return um1 == -1.0 ? -1.0 : um1 * x / log(u);
+}
+
 // vulkan.fbs's UnaryOp `op` of x with parameters a.xyz.
 float unaryValue(int op, float x, vec4 a) {
   switch (op) {
@@ -61,6 +74,26 @@ float unaryValue(int op, float x, vec4 a) {
   case UNARY_OP_ERF: return erfApprox(x);
   case UNARY_OP_SIN: return sin(x);
   case UNARY_OP_COS: return cos(x);
+  // Through atan: lavapipe's asin and acos are off by 4e-4 near |x| = 1.
+  case UNARY_OP_ACOS: return atan(sqrt((1.0 - x) * (1.0 + x)), x);
+  case UNARY_OP_ASIN: return atan(x, sqrt((1.0 - x) * (1.0 + x)));
+  case UNARY_OP_ATAN: return atan(x);
+  case UNARY_OP_SINH: return sinh(x);
+  case UNARY_OP_COSH: return cosh(x);
+  case UNARY_OP_TAN: return tan(x);
+  case UNARY_OP_ASINH: return asinh(x);
+  case UNARY_OP_ACOSH: return acosh(x);
+  case UNARY_OP_ATANH: return atanh(x);
+  case UNARY_OP_LOG1P: return log1pValue(x);
+  case UNARY_OP_EXPM1: return expm1Value(x);
+  case UNARY_OP_LOG2: return log2(x);
+  case UNARY_OP_LOG10: return log(x) * 0.4342944819032518;
+  case UNARY_OP_CEIL: return ceil(x);
+  case UNARY_OP_FLOOR: return floor(x);
+  case UNARY_OP_ROUND: return roundEven(x);
+  case UNARY_OP_TRUNC: return trunc(x);
+  // (0 < x) - (x < 0), which is 0 for NaN as in PyTorch.
+  case UNARY_OP_SIGN: return float(0.0 < x) - float(x < 0.0);
   }
   return x;
 }

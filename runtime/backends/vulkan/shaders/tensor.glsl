@@ -29,8 +29,11 @@
 #endif
 
 // The value an image store is given. In rgba16f it is fp32 rounded to the
-// nearest fp16 value, ties to even (IEEE; beyond 65504 after rounding an
-// infinity), so that the store's own conversion is exact: drivers may
+// nearest fp16 value, ties to even, and a finite value beyond 65504 after
+// rounding saturates to ±65504 instead of becoming an infinity: a finite
+// fp32 result stays finite (a -1e9 attention mask stays a large negative
+// number, not -inf whose softmax row is NaN). Infinities and NaNs are kept.
+// The store's own conversion is then exact: drivers may
 // convert by truncation (lavapipe does, and the H200's errors matched it),
 // which moves every stored value toward zero, and through a network's layers
 // those biased errors add up (MobileNetV2 ended 4x further from fp32 than
@@ -45,7 +48,7 @@ vec4 imageValue(vec4 v) {
   uvec4 subnormal =
       floatBitsToUint(roundEven(abs(v) * 16777216.0) * (1.0 / 16777216.0));
   uvec4 r = mix(normal, subnormal, lessThan(mag, uvec4(0x38800000u)));
-  r = mix(r, uvec4(0x7F800000u), greaterThan(r, uvec4(0x477FE000u)));
+  r = mix(r, uvec4(0x477FE000u), greaterThan(r, uvec4(0x477FE000u)));
   // Infinities and NaNs as they are.
   r = mix(r, mag, greaterThanEqual(mag, uvec4(0x7F800000u)));
   return uintBitsToFloat(r | (bits & 0x80000000u));

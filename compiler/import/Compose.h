@@ -1,0 +1,68 @@
+//===- Compose.h - small op writers the target builders share --*- C++ -*-===//
+//
+// The builders that write one ATen target as several aten ops need the same
+// few pieces: a view to a shape, a 0-d constant, a broadcasting add or
+// multiply, a constant index tensor. They live here once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_COMPILER_IMPORT_COMPOSE_H
+#define DUET_COMPILER_IMPORT_COMPOSE_H
+
+#include "compiler/import/NodeContext.h"
+
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace duet::import::compose {
+
+inline mlir::RankedTensorType typeOf(mlir::Value v) {
+  return NodeContext::typeOf(v);
+}
+
+/// `v` viewed as `shape` (itself when it already has it).
+mlir::Value view(NodeContext &ctx, mlir::Value v, llvm::ArrayRef<int64_t> shape);
+
+/// 0-d constants of `element`.
+mlir::Value scalarOf(NodeContext &ctx, mlir::Type element, Scalar value);
+mlir::Value integerOf(NodeContext &ctx, mlir::Type element, int64_t v);
+mlir::Value realOf(NodeContext &ctx, mlir::Type element, double v);
+
+/// The type of a broadcasting op on `a` and `b` with element `element`; a
+/// recorded error (naming `what`) and a null type when they do not
+/// broadcast.
+mlir::RankedTensorType broadcastType(NodeContext &ctx, mlir::Value a,
+                                     mlir::Value b, mlir::Type element,
+                                     llvm::StringRef what = "operands");
+
+/// Broadcasting elementwise ops in `a`'s element type.
+mlir::Value add(NodeContext &ctx, mlir::Value a, mlir::Value b,
+                double alpha = 1.0);
+mlir::Value sub(NodeContext &ctx, mlir::Value a, mlir::Value b);
+mlir::Value mul(NodeContext &ctx, mlir::Value a, mlir::Value b);
+mlir::Value div(NodeContext &ctx, mlir::Value a, mlir::Value b);
+
+/// A 1-D int64 constant.
+mlir::Value indexConstant(NodeContext &ctx, llvm::ArrayRef<int64_t> values);
+
+/// index_select of `v` along `dim` by constant `indices`.
+mlir::Value selectIndices(NodeContext &ctx, mlir::Value v, int64_t dim,
+                          llvm::ArrayRef<int64_t> indices);
+
+/// A reduction (mean, sum, amax) of `v` over `dims`.
+template <typename OpT>
+mlir::Value reduce(NodeContext &ctx, mlir::Value v,
+                   llvm::ArrayRef<int64_t> dims, bool keepdim);
+
+/// `v` permuted so that result dim i is `v`'s dim `dims[i]`.
+mlir::Value permute(NodeContext &ctx, mlir::Value v,
+                    llvm::ArrayRef<int64_t> dims);
+
+/// Outputs past the first are statistics training saves: a node that reads
+/// one fails with a reason naming `op`.
+void markStatisticsUnavailable(NodeContext &ctx, llvm::StringRef op);
+
+} // namespace duet::import::compose
+
+#endif // DUET_COMPILER_IMPORT_COMPOSE_H

@@ -1,0 +1,745 @@
+//===- DecomposedData.cpp - windows, padding and einsum as core ops -------===//
+//
+// Data movement that PyTorch's decompositions write as gathers: each builder
+// here computes, at import, the constant index of every element it moves
+// and writes one index_select per dim (roll writes two slices and a cat),
+// so nothing but the indexing runs at run time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/import/Compose.h"
+#include "compiler/import/DecomposedTargets.h"
+
+#include "dialects/aten/AtenDialect.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/Twine.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+using namespace duet::import;
+using namespace duet::import::compose;
+using namespace duet::aten;
+using namespace mlir;
+
+namespace {
+
+/// The largest index tensor a builder writes as a constant: beyond it the
+/// shape is not a model's but a corrupt one.
+constexpr int64_t kMaxIndexConstant = int64_t(1) << 24;
+
+bool checkIndexCount(NodeContext &ctx, int64_t count, StringRef what) {
+  if (count > kMaxIndexConstant)
+    ctx.fail(what + " moves " + Twine(count) +
+             " elements along one dim, more than the " +
+             Twine(kMaxIndexConstant) + " duet writes as a constant index");
+  return ctx.ok();
+}
+
+Value slice(NodeContext &ctx, Value v, int64_t dim, int64_t start,
+            int64_t end) {
+  SmallVector<int64_t> shape(typeOf(v).getShape());
+  shape[dim] = end - start;
+  auto i64 = [&](int64_t x) { return ctx.builder.getI64IntegerAttr(x); };
+  return ctx.create<SliceOp>(typeOf(v).clone(shape), v, i64(dim), i64(start),
+                             i64(end), i64(1));
+}
+
+/// `v` rolled by `shift` along `dim`: element i comes from (i - shift) mod n.
+Value rollDim(NodeContext &ctx, Value v, int64_t dim, int64_t shift) {
+  int64_t n = typeOf(v).getDimSize(dim);
+  if (n == 0)
+    return v;
+  shift = ((shift % n) + n) % n;
+  if (shift == 0)
+    return v;
+  Value tail = slice(ctx, v, dim, n - shift, n);
+  Value head = slice(ctx, v, dim, 0, n - shift);
+  return ctx.create<CatOp>(typeOf(v), ValueRange{tail, head},
+                           ctx.builder.getI64IntegerAttr(dim));
+}
+
+/// `v` with a dim of size 1 inserted before its last.
+Value withUnitRow(NodeContext &ctx, Value v) {
+  SmallVector<int64_t> shape(typeOf(v).getShape());
+  shape.insert(shape.end() - 1, 1);
+  return view(ctx, v, shape);
+}
+
+enum class PadMode { Reflect, Replicate, Circular };
+
+/// Pads the trailing dims of `x` (pairs from the last dim, as torch pads)
+/// by gathering each padded dim with the index of its mode.
+Value padByIndex(NodeContext &ctx, Value x, ArrayRef<int64_t> pad,
+                 PadMode mode, StringRef name) {
+  int64_t rank = typeOf(x).getRank();
+  if (pad.size() % 2 != 0 || static_cast<int64_t>(pad.size()) / 2 > rank) {
+    ctx.fail("argument '" + name + "' has " + Twine(pad.size()) +
+             " entries; expected pairs, at most two per dim");
+    return {};
+  }
+  for (size_t k = 0; k < pad.size() / 2; ++k) {
+    int64_t dim = rank - 1 - static_cast<int64_t>(k);
+    int64_t n = typeOf(x).getDimSize(dim);
+    int64_t left = pad[2 * k], right = pad[2 * k + 1];
+    if (left == 0 && right == 0)
+      continue;
+    // Reflection cannot reach past the far edge, and a circular pad wraps
+    // at most once; replication repeats the edge as often as asked.
+    int64_t limit = mode == PadMode::Reflect    ? n - 1
+                    : mode == PadMode::Circular ? n
+                                                : kMaxIndexConstant;
+    if (n == 0 || left > limit || right > limit || left + n + right < 1) {
+      ctx.fail("padding (" + Twine(left) + ", " + Twine(right) + ") of dim " +
+               Twine(dim) + " of size " + Twine(n) + " is out of range for " +
+               (mode == PadMode::Reflect     ? "reflect"
+                : mode == PadMode::Replicate ? "replicate"
+                                             : "circular") +
+               " padding");
+      return {};
+    }
+    SmallVector<int64_t> index;
+    for (int64_t i = -left; i < n + right; ++i) {
+      int64_t j = i;
+      switch (mode) {
+      case PadMode::Reflect:
+        j = j < 0 ? -j : j;
+        j = j >= n ? 2 * (n - 1) - j : j;
+        break;
+      case PadMode::Replicate:
+        j = std::clamp<int64_t>(j, 0, n - 1);
+        break;
+      case PadMode::Circular:
+        j = ((j % n) + n) % n;
+        break;
+      }
+      index.push_back(j);
+    }
+    if (!checkIndexCount(ctx, static_cast<int64_t>(index.size()), "padding"))
+      return {};
+    x = selectIndices(ctx, x, dim, index);
+  }
+  return x;
+}
+
+void emitPadByIndex(NodeContext &ctx, StringRef padName, PadMode mode) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  SmallVector<int64_t> pad = ctx.integers(padName);
+  if (!ctx.ok())
+    return;
+  Value padded = padByIndex(ctx, ctx.castTo(self, type.getElementType()), pad,
+                            mode, padName);
+  if (ctx.ok())
+    ctx.setResult(padded);
+}
+
+/// A 1-D window argument: one entry (or none, for a stride that defaults to
+/// the kernel).
+std::optional<int64_t> single(NodeContext &ctx, StringRef name,
+                              ArrayRef<int64_t> values,
+                              std::optional<int64_t> empty = std::nullopt) {
+  if (values.empty() && empty)
+    return empty;
+  if (values.size() != 1) {
+    ctx.fail("argument '" + name + "' has " + Twine(values.size()) +
+             " entries; expected 1");
+    return std::nullopt;
+  }
+  return values.front();
+}
+
+/// The input of a pooling along the last dim, as the 2-D ops take it:
+/// [N, C, L] or [C, L] with a row dim of 1 before L.
+Value pooledRows(NodeContext &ctx, RankedTensorType type) {
+  Value self = ctx.tensor("self");
+  if (!ctx.ok())
+    return {};
+  int64_t rank = typeOf(self).getRank();
+  if (rank != 2 && rank != 3) {
+    ctx.fail("input has rank " + Twine(rank) + "; expected [C, L] or [N, C, L]");
+    return {};
+  }
+  return withUnitRow(ctx, ctx.castTo(self, type.getElementType()));
+}
+
+RankedTensorType withUnitRow(RankedTensorType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape.insert(shape.end() - 1, 1);
+  return type.clone(shape);
+}
+
+/// The maxima of the adaptive windows along `dim`: window i covers
+/// [floor(i·n/out), ceil((i+1)·n/out)).
+Value adaptiveMax(NodeContext &ctx, Value x, int64_t dim, int64_t out) {
+  int64_t n = typeOf(x).getDimSize(dim);
+  if (out == n)
+    return x;
+  SmallVector<Value> windows;
+  for (int64_t i = 0; i < out; ++i) {
+    int64_t start = (i * n) / out, end = ((i + 1) * n + out - 1) / out;
+    windows.push_back(
+        reduce<AmaxOp>(ctx, slice(ctx, x, dim, start, end), {dim}, true));
+  }
+  if (windows.size() == 1)
+    return windows.front();
+  SmallVector<int64_t> shape(typeOf(x).getShape());
+  shape[dim] = out;
+  return ctx.create<CatOp>(typeOf(x).clone(shape), windows,
+                           ctx.builder.getI64IntegerAttr(dim));
+}
+
+} // namespace
+
+void duet::import::buildRoll(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  SmallVector<int64_t> shifts = ctx.integers("shifts");
+  SmallVector<int64_t> dims = ctx.integers("dims");
+  if (!ctx.ok())
+    return;
+  if (dims.empty()) {
+    if (shifts.size() != 1)
+      return ctx.fail("roll without dims takes one shift, got " +
+                      Twine(shifts.size()));
+    Value flat = view(ctx, self, {typeOf(self).getNumElements()});
+    return ctx.setResult(
+        view(ctx, rollDim(ctx, flat, 0, shifts[0]), type.getShape()));
+  }
+  if (shifts.size() != dims.size())
+    return ctx.fail("roll has " + Twine(shifts.size()) + " shifts for " +
+                    Twine(dims.size()) + " dims");
+  Value x = self;
+  for (auto [shift, dim] : llvm::zip(shifts, dims)) {
+    int64_t d = ctx.normalizeDim(dim, typeOf(x).getRank());
+    if (!ctx.ok())
+      return;
+    x = rollDim(ctx, x, d, shift);
+  }
+  ctx.setResult(x);
+}
+
+void duet::import::buildFlip(NodeContext &ctx) {
+  Value self = ctx.tensor("self");
+  SmallVector<int64_t> dims = ctx.integers("dims");
+  if (!ctx.ok())
+    return;
+  Value x = self;
+  for (int64_t dim : dims) {
+    int64_t d = ctx.normalizeDim(dim, typeOf(x).getRank());
+    if (!ctx.ok())
+      return;
+    int64_t n = typeOf(x).getDimSize(d);
+    if (!checkIndexCount(ctx, n, "flip"))
+      return;
+    SmallVector<int64_t> index(n);
+    for (int64_t i = 0; i < n; ++i)
+      index[i] = n - 1 - i;
+    if (n > 1)
+      x = selectIndices(ctx, x, d, index);
+  }
+  ctx.setResult(x);
+}
+
+void duet::import::buildUnfold(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  int64_t dimension = ctx.integer("dimension");
+  int64_t size = ctx.integer("size"), step = ctx.integer("step");
+  if (!ctx.ok())
+    return;
+  int64_t rank = typeOf(self).getRank();
+  if (rank == 0)
+    return ctx.fail("unfold of a 0-d tensor is not supported");
+  int64_t d = ctx.normalizeDim(dimension, rank, "dimension");
+  if (!ctx.ok())
+    return;
+  int64_t length = typeOf(self).getDimSize(d);
+  if (size < 0 || size > length || step < 1)
+    return ctx.fail("unfold of size " + Twine(size) + " and step " +
+                    Twine(step) + " does not fit dim " + Twine(d) +
+                    " of size " + Twine(length));
+  int64_t windows = (length - size) / step + 1;
+  if (!checkIndexCount(ctx, windows * size, "unfold"))
+    return;
+  SmallVector<int64_t> index;
+  for (int64_t w = 0; w < windows; ++w)
+    for (int64_t j = 0; j < size; ++j)
+      index.push_back(w * step + j);
+  Value picked = selectIndices(ctx, self, d, index);
+  SmallVector<int64_t> split(typeOf(self).getShape());
+  split[d] = windows;
+  split.insert(split.begin() + d + 1, size);
+  Value windowed = view(ctx, picked, split);
+  // The window's elements become the last dim.
+  SmallVector<int64_t> order;
+  for (int64_t i = 0; i <= rank; ++i)
+    if (i != d + 1)
+      order.push_back(i);
+  order.push_back(d + 1);
+  Value result = permute(ctx, windowed, order);
+  if (ctx.ok() && typeOf(result) != type)
+    return ctx.fail("unfold's recorded result type does not match its "
+                    "windows");
+  ctx.setResult(result);
+}
+
+void duet::import::buildIm2col(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  SmallVector<int64_t> kernel = ctx.integers("kernel_size");
+  SmallVector<int64_t> dilation = ctx.integers("dilation");
+  SmallVector<int64_t> padding = ctx.integers("padding");
+  SmallVector<int64_t> stride = ctx.integers("stride");
+  if (!ctx.ok())
+    return;
+  for (auto [name, list] :
+       {std::pair<StringRef, SmallVector<int64_t> *>{"kernel_size", &kernel},
+        {"dilation", &dilation},
+        {"padding", &padding},
+        {"stride", &stride}}) {
+    if (list->size() == 1)
+      list->push_back(list->front());
+    if (list->size() != 2)
+      return ctx.fail("argument '" + name + "' has " + Twine(list->size()) +
+                      " entries; expected 2");
+  }
+  int64_t rank = typeOf(self).getRank();
+  if (rank != 3 && rank != 4)
+    return ctx.fail("input has rank " + Twine(rank) +
+                    "; expected [C, H, W] or [N, C, H, W]");
+  Type element = type.getElementType();
+  Value x = ctx.castTo(self, element);
+  ArrayRef<int64_t> in = typeOf(x).getShape();
+  int64_t n = rank == 4 ? in[0] : 1, c = in[rank - 3];
+  x = view(ctx, x, {n, c, in[rank - 2], in[rank - 1]});
+  int64_t height = in[rank - 2] + 2 * padding[0];
+  int64_t width = in[rank - 1] + 2 * padding[1];
+  if (padding[0] < 0 || padding[1] < 0 || stride[0] < 1 || stride[1] < 1 ||
+      dilation[0] < 1 || dilation[1] < 1 || kernel[0] < 1 || kernel[1] < 1)
+    return ctx.fail("im2col needs positive kernel, stride and dilation and "
+                    "non-negative padding");
+  if (padding[0] || padding[1])
+    x = ctx.create<ConstantPadNdOp>(
+        typeOf(x).clone({n, c, height, width}), x,
+        ctx.builder.getDenseI64ArrayAttr(
+            {padding[1], padding[1], padding[0], padding[0]}),
+        ctx.builder.getF64FloatAttr(0));
+  int64_t outH = (height - (dilation[0] * (kernel[0] - 1) + 1)) / stride[0] + 1;
+  int64_t outW = (width - (dilation[1] * (kernel[1] - 1) + 1)) / stride[1] + 1;
+  if (outH < 1 || outW < 1)
+    return ctx.fail("im2col's kernel does not fit the padded input");
+  int64_t blocks = outH * outW;
+  if (!checkIndexCount(ctx, kernel[0] * kernel[1] * blocks, "im2col"))
+    return;
+  // Row (ki·kw + kj) of each channel holds, for every block, the element
+  // that the kernel's tap (ki, kj) covers there.
+  SmallVector<int64_t> index;
+  for (int64_t ki = 0; ki < kernel[0]; ++ki)
+    for (int64_t kj = 0; kj < kernel[1]; ++kj)
+      for (int64_t oh = 0; oh < outH; ++oh)
+        for (int64_t ow = 0; ow < outW; ++ow)
+          index.push_back((oh * stride[0] + ki * dilation[0]) * width +
+                          ow * stride[1] + kj * dilation[1]);
+  Value flat = view(ctx, x, {n, c, height * width});
+  Value picked = selectIndices(ctx, flat, 2, index);
+  Value columns = view(ctx, picked, {n, c * kernel[0] * kernel[1], blocks});
+  if (ctx.ok() && typeOf(columns).getNumElements() != type.getNumElements())
+    return ctx.fail("im2col's recorded result type does not match its "
+                    "arguments");
+  ctx.setResult(view(ctx, columns, type.getShape()));
+}
+
+void duet::import::buildPad(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  SmallVector<int64_t> pad = ctx.integers("pad");
+  std::optional<std::string> mode = ctx.optionalString("mode");
+  std::optional<double> value = ctx.optionalNumber("value");
+  if (!ctx.ok())
+    return;
+  std::string how = mode.value_or("constant");
+  Value x = ctx.castTo(self, type.getElementType());
+  if (how == "constant")
+    return ctx.setResult(ctx.create<ConstantPadNdOp>(
+        type, x, ctx.builder.getDenseI64ArrayAttr(pad),
+        ctx.builder.getF64FloatAttr(value.value_or(0))));
+  PadMode kind;
+  if (how == "reflect")
+    kind = PadMode::Reflect;
+  else if (how == "replicate")
+    kind = PadMode::Replicate;
+  else if (how == "circular")
+    kind = PadMode::Circular;
+  else
+    return ctx.fail("padding mode \"" + how +
+                    "\" is not one of constant, reflect, replicate, circular");
+  Value padded = padByIndex(ctx, x, pad, kind, "pad");
+  if (ctx.ok())
+    ctx.setResult(padded);
+}
+
+void duet::import::buildReflectionPad(NodeContext &ctx) {
+  emitPadByIndex(ctx, "padding", PadMode::Reflect);
+}
+void duet::import::buildReplicationPad(NodeContext &ctx) {
+  emitPadByIndex(ctx, "padding", PadMode::Replicate);
+}
+void duet::import::buildCircularPad(NodeContext &ctx) {
+  emitPadByIndex(ctx, "pad", PadMode::Circular);
+}
+
+void duet::import::buildAdaptiveAvgPool1d(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value rows = pooledRows(ctx, type);
+  std::optional<int64_t> size =
+      single(ctx, "output_size", ctx.integers("output_size"));
+  if (!ctx.ok())
+    return;
+  if (*size != type.getShape().back())
+    return ctx.fail("argument 'output_size' does not match the recorded "
+                    "output shape");
+  Value pooled = ctx.create<AdaptiveAvgPool2dOp>(withUnitRow(type), rows);
+  ctx.setResult(view(ctx, pooled, type.getShape()));
+}
+
+void duet::import::buildAvgPool1d(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value rows = pooledRows(ctx, type);
+  std::optional<int64_t> kernel =
+      single(ctx, "kernel_size", ctx.integers("kernel_size"));
+  std::optional<int64_t> stride =
+      single(ctx, "stride", ctx.integers("stride"), kernel.value_or(1));
+  std::optional<int64_t> padding =
+      single(ctx, "padding", ctx.integers("padding"));
+  bool ceil = ctx.boolean("ceil_mode");
+  bool countPad = ctx.boolean("count_include_pad");
+  if (!ctx.ok())
+    return;
+  auto pair = [&](int64_t row, int64_t v) {
+    return ctx.builder.getDenseI64ArrayAttr({row, v});
+  };
+  Value pooled = ctx.create<AvgPool2dOp>(
+      withUnitRow(type), rows, pair(1, *kernel), pair(1, *stride),
+      pair(0, *padding), ctx.builder.getBoolAttr(ceil),
+      ctx.builder.getBoolAttr(countPad), IntegerAttr());
+  ctx.setResult(view(ctx, pooled, type.getShape()));
+}
+
+void duet::import::buildMaxPool1d(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value rows = pooledRows(ctx, type);
+  std::optional<int64_t> kernel =
+      single(ctx, "kernel_size", ctx.integers("kernel_size"));
+  std::optional<int64_t> stride =
+      single(ctx, "stride", ctx.integers("stride"), kernel.value_or(1));
+  std::optional<int64_t> padding =
+      single(ctx, "padding", ctx.integers("padding"));
+  std::optional<int64_t> dilation =
+      single(ctx, "dilation", ctx.integers("dilation"));
+  bool ceil = ctx.boolean("ceil_mode");
+  if (!ctx.ok())
+    return;
+  auto pair = [&](int64_t row, int64_t v) {
+    return ctx.builder.getDenseI64ArrayAttr({row, v});
+  };
+  Value pooled = ctx.create<MaxPool2dOp>(
+      withUnitRow(type), rows, pair(1, *kernel), pair(1, *stride),
+      pair(0, *padding), pair(1, *dilation), ctx.builder.getBoolAttr(ceil));
+  ctx.setResult(view(ctx, pooled, type.getShape()));
+  if (ctx.numResults() > 1)
+    ctx.setUnavailable(1, "the indices of max pooling, which duet does not "
+                          "compute");
+}
+
+void duet::import::buildAdaptiveMaxPool2d(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  SmallVector<int64_t> size = ctx.integers("output_size");
+  if (!ctx.ok())
+    return;
+  if (size.size() == 1)
+    size.push_back(size.front());
+  int64_t rank = typeOf(self).getRank();
+  if (size.size() != 2 || (rank != 3 && rank != 4))
+    return ctx.fail("adaptive_max_pool2d takes [C, H, W] or [N, C, H, W] "
+                    "and two output sizes");
+  if (!isa<FloatType>(type.getElementType()))
+    return ctx.fail("adaptive_max_pool2d of an integer tensor is not "
+                    "supported");
+  if (type.getShape().take_back(2) != ArrayRef<int64_t>(size))
+    return ctx.fail("argument 'output_size' does not match the recorded "
+                    "output shape");
+  Value x = ctx.castTo(self, type.getElementType());
+  x = adaptiveMax(ctx, x, rank - 2, size[0]);
+  x = adaptiveMax(ctx, x, rank - 1, size[1]);
+  ctx.setResult(x);
+  ctx.setUnavailable(1, "the indices of adaptive max pooling, which duet "
+                        "does not compute");
+}
+
+void duet::import::buildRepeatInterleave(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  int64_t repeats = ctx.integer("repeats");
+  std::optional<int64_t> dim = ctx.optionalInteger("dim");
+  if (!ctx.ok())
+    return;
+  if (repeats < 0)
+    return ctx.fail("argument 'repeats' is negative");
+  Value x = self;
+  int64_t d = 0;
+  if (!dim)
+    x = view(ctx, x, {typeOf(x).getNumElements()});
+  else
+    d = ctx.normalizeDim(*dim, typeOf(x).getRank());
+  if (!ctx.ok())
+    return;
+  SmallVector<int64_t> shape(typeOf(x).getShape());
+  shape.insert(shape.begin() + d + 1, 1);
+  Value unit = view(ctx, x, shape);
+  shape[d + 1] = repeats;
+  Value expanded = ctx.create<ExpandOp>(typeOf(x).clone(shape), unit);
+  ctx.setResult(view(ctx, expanded, type.getShape()));
+}
+
+void duet::import::buildTile(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  SmallVector<int64_t> dims = ctx.integers("dims");
+  if (!ctx.ok())
+    return;
+  int64_t rank = typeOf(self).getRank();
+  while (static_cast<int64_t>(dims.size()) < rank)
+    dims.insert(dims.begin(), 1);
+  if (typeOf(self) == type)
+    return ctx.setResult(self);
+  ctx.setResult(ctx.create<RepeatOp>(type, self,
+                                     ctx.builder.getDenseI64ArrayAttr(dims)));
+}
+
+void duet::import::buildNarrow(NodeContext &ctx) {
+  Value self = ctx.tensor("self");
+  int64_t dim = ctx.integer("dim");
+  int64_t start = ctx.integer("start"), length = ctx.integer("length");
+  if (!ctx.ok())
+    return;
+  int64_t rank = typeOf(self).getRank();
+  dim = ctx.normalizeDim(dim, rank);
+  if (!ctx.ok())
+    return;
+  int64_t size = typeOf(self).getDimSize(dim);
+  if (start < 0)
+    start += size;
+  if (start < 0 || length < 0 || start + length > size)
+    return ctx.fail("narrow from " + Twine(start) + " of length " +
+                    Twine(length) + " leaves dim " + Twine(dim) + " of size " +
+                    Twine(size));
+  if (start == 0 && length == size)
+    return ctx.setResult(self);
+  ctx.setResult(slice(ctx, self, dim, start, start + length));
+}
+
+//===----------------------------------------------------------------------===//
+// einsum
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// One operand of an einsum: its value and one label per dim.
+struct Term {
+  Value value;
+  std::string labels;
+};
+
+/// The labels of `spec` for a tensor of `rank`, its "..." replaced by the
+/// last `rank - letters` of `ellipsis` (the broadcast dims, right-aligned).
+std::optional<std::string> expandEllipsis(NodeContext &ctx, StringRef spec,
+                                          int64_t rank, StringRef ellipsis) {
+  size_t at = spec.find("...");
+  if (at == StringRef::npos) {
+    if (static_cast<int64_t>(spec.size()) != rank) {
+      ctx.fail("einsum term '" + spec + "' has " + Twine(spec.size()) +
+               " labels for an operand of rank " + Twine(rank));
+      return std::nullopt;
+    }
+    return spec.str();
+  }
+  int64_t named = static_cast<int64_t>(spec.size()) - 3;
+  int64_t broadcast = rank - named;
+  if (broadcast < 0 || broadcast > static_cast<int64_t>(ellipsis.size())) {
+    ctx.fail("einsum term '" + spec + "' does not fit an operand of rank " +
+             Twine(rank));
+    return std::nullopt;
+  }
+  return (spec.take_front(at) + ellipsis.take_back(broadcast) +
+          spec.drop_front(at + 3))
+      .str();
+}
+
+int64_t product(ArrayRef<int64_t> sizes) {
+  return std::accumulate(sizes.begin(), sizes.end(), int64_t(1),
+                         std::multiplies<int64_t>());
+}
+
+/// `term` with the dims whose labels are not in `keep` summed away.
+Term sumOutside(NodeContext &ctx, Term term, StringRef keep) {
+  SmallVector<int64_t> dims;
+  std::string kept;
+  for (auto [d, label] : llvm::enumerate(term.labels)) {
+    if (keep.contains(label))
+      kept.push_back(label);
+    else
+      dims.push_back(static_cast<int64_t>(d));
+  }
+  if (dims.empty())
+    return term;
+  return {reduce<SumOp>(ctx, term.value, dims, false), kept};
+}
+
+/// `term` permuted to the label order `order` (a permutation of its own).
+Value ordered(NodeContext &ctx, const Term &term, StringRef order) {
+  SmallVector<int64_t> dims;
+  for (char label : order)
+    dims.push_back(static_cast<int64_t>(term.labels.find(label)));
+  return permute(ctx, term.value, dims);
+}
+
+} // namespace
+
+void duet::import::buildEinsum(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  std::optional<std::string> equation = ctx.optionalString("equation");
+  SmallVector<Value> operands = ctx.tensorList("tensors");
+  if (!ctx.ok())
+    return;
+  if (!isa<FloatType>(type.getElementType()))
+    return ctx.fail("einsum of integer tensors is not supported");
+  std::string eq;
+  for (char c : equation.value_or(""))
+    if (c != ' ')
+      eq.push_back(c);
+  StringRef text(eq);
+  auto [inputs, output] = text.split("->");
+  bool explicitOutput = text.contains("->");
+  SmallVector<StringRef> specs;
+  inputs.split(specs, ',');
+  if (specs.size() != operands.size() || operands.empty() ||
+      operands.size() > 2)
+    return ctx.fail("einsum '" + eq + "' with " + Twine(operands.size()) +
+                    " operands; duet computes einsum of one or two");
+  // Broadcast dims get labels that no equation uses.
+  int64_t broadcast = 0;
+  for (auto [spec, v] : llvm::zip(specs, operands))
+    if (spec.contains("..."))
+      broadcast = std::max<int64_t>(
+          broadcast, typeOf(v).getRank() - (static_cast<int64_t>(spec.size()) - 3));
+  std::string ellipsis;
+  for (int64_t i = 0; i < broadcast; ++i)
+    ellipsis.push_back(static_cast<char>('0' + i));
+  if (broadcast > 10)
+    return ctx.fail("einsum with more than 10 broadcast dims");
+
+  SmallVector<Term> terms;
+  std::map<char, int64_t> sizes, uses;
+  for (auto [spec, v] : llvm::zip(specs, operands)) {
+    for (char c : spec)
+      if (c != '.' && !llvm::isAlpha(c))
+        return ctx.fail("einsum '" + eq + "' has label '" + Twine(c) +
+                        "'; labels are letters");
+    std::optional<std::string> labels =
+        expandEllipsis(ctx, spec, typeOf(v).getRank(), ellipsis);
+    if (!labels)
+      return;
+    for (auto [d, label] : llvm::enumerate(*labels)) {
+      if (labels->find(label) != d)
+        return ctx.fail("einsum '" + eq + "' repeats label '" + Twine(label) +
+                        "' in one operand (a diagonal), which duet does not "
+                        "compute");
+      int64_t size = typeOf(v).getDimSize(d);
+      auto [it, fresh] = sizes.try_emplace(label, size);
+      if (!fresh && it->second != size && it->second != 1 && size != 1)
+        return ctx.fail("einsum '" + eq + "': label '" + Twine(label) +
+                        "' has sizes " + Twine(it->second) + " and " +
+                        Twine(size));
+      it->second = std::max(it->second, size);
+      ++uses[label];
+    }
+    terms.push_back({ctx.castTo(v, type.getElementType()), *labels});
+  }
+  std::string out;
+  if (explicitOutput) {
+    std::optional<std::string> labels = expandEllipsis(
+        ctx, output,
+        static_cast<int64_t>(output.size()) +
+            (output.contains("...") ? broadcast - 3 : 0),
+        ellipsis);
+    if (!labels)
+      return;
+    out = *labels;
+  } else {
+    // Implicit output: the broadcast dims, then the labels used once, in
+    // alphabetical order.
+    out = ellipsis;
+    for (auto [label, count] : uses)
+      if (count == 1 && !llvm::isDigit(label))
+        out.push_back(label);
+  }
+  for (char label : out)
+    if (!sizes.count(label))
+      return ctx.fail("einsum '" + eq + "': output label '" + Twine(label) +
+                      "' is in no operand");
+  // A label of size 1 in one operand and n in another broadcasts.
+  for (Term &term : terms) {
+    SmallVector<int64_t> shape;
+    for (char label : term.labels)
+      shape.push_back(sizes[label]);
+    if (ArrayRef<int64_t>(shape) != typeOf(term.value).getShape())
+      term.value = ctx.create<ExpandOp>(typeOf(term.value).clone(shape),
+                                        term.value);
+  }
+
+  std::string outShapeLabels;
+  Value result;
+  if (terms.size() == 1) {
+    Term summed = sumOutside(ctx, terms[0], out);
+    result = ordered(ctx, summed, out);
+  } else {
+    Term a = terms[0], b = terms[1];
+    // Labels of one operand only, and not in the output, are summed first.
+    a = sumOutside(ctx, a, out + b.labels);
+    b = sumOutside(ctx, b, out + a.labels);
+    std::string batch, left, right, contracted;
+    for (char label : a.labels) {
+      bool inB = b.labels.find(label) != std::string::npos;
+      bool inOut = out.find(label) != std::string::npos;
+      (inB ? (inOut ? batch : contracted) : left).push_back(label);
+    }
+    for (char label : b.labels)
+      if (a.labels.find(label) == std::string::npos)
+        right.push_back(label);
+    auto sizesOf = [&](StringRef labels) {
+      SmallVector<int64_t> s;
+      for (char label : labels)
+        s.push_back(sizes[label]);
+      return s;
+    };
+    int64_t pb = product(sizesOf(batch)), pl = product(sizesOf(left)),
+            pr = product(sizesOf(right)), pc = product(sizesOf(contracted));
+    Value lhs = view(ctx, ordered(ctx, a, batch + left + contracted),
+                     {pb, pl, pc});
+    Value rhs = view(ctx, ordered(ctx, b, batch + contracted + right),
+                     {pb, pc, pr});
+    Value product = ctx.create<BmmOp>(typeOf(lhs).clone({pb, pl, pr}), lhs, rhs);
+    std::string labels = batch + left + right;
+    Value unflat = view(ctx, product, sizesOf(labels));
+    result = ordered(ctx, Term{unflat, labels}, out);
+  }
+  if (ctx.ok() && typeOf(result) != type)
+    return ctx.fail("einsum '" + eq + "': the recorded result type does not "
+                    "match the equation");
+  ctx.setResult(result);
+}

@@ -1,0 +1,586 @@
+//===- DecomposedMath.cpp - arithmetic and statistics as core ops ---------===//
+//
+// Each builder writes its target with the aten dialect's elementwise ops,
+// reductions and products, in the order PyTorch's decomposition evaluates
+// it, so that the result matches to within float rounding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/import/Compose.h"
+#include "compiler/import/CompositeTargets.h"
+#include "compiler/import/DecomposedTargets.h"
+#include "compiler/import/OrderingAndSampling.h"
+
+#include "dialects/aten/AtenDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/Twine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace duet::import;
+using namespace duet::import::compose;
+using namespace duet::aten;
+using namespace mlir;
+
+namespace {
+
+Value fromFloat(NodeContext &ctx, Value v, RankedTensorType result) {
+  return ctx.castTo(v, result.getElementType());
+}
+
+/// The dims of `dims` made non-negative, sorted and unique; every dim of a
+/// tensor of `rank` when `dims` is empty or absent.
+SmallVector<int64_t> reducedDims(NodeContext &ctx,
+                                 std::optional<SmallVector<int64_t>> dims,
+                                 int64_t rank) {
+  SmallVector<int64_t> out;
+  if (!dims || dims->empty()) {
+    for (int64_t d = 0; d < rank; ++d)
+      out.push_back(d);
+    return out;
+  }
+  for (int64_t d : *dims)
+    out.push_back(ctx.normalizeDim(d, rank));
+  llvm::sort(out);
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+/// Requires a floating-point result: the reductions compute in float.
+bool requireFloatResult(NodeContext &ctx, RankedTensorType type,
+                        StringRef what) {
+  if (ctx.ok() && !isa<FloatType>(type.getElementType()))
+    ctx.fail(what + " of an integer tensor is not supported; convert it to "
+                    "float first");
+  return ctx.ok();
+}
+
+/// var or std of `self` over `dims` with divisor N - correction.
+void emitVariance(NodeContext &ctx, std::optional<SmallVector<int64_t>> dims,
+                  double correction, bool keepdim, bool root) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (!requireFloatResult(ctx, type, root ? "std" : "var"))
+    return;
+  Value x = fromFloat(ctx, self, type);
+  RankedTensorType in = typeOf(x);
+  SmallVector<int64_t> reduced = reducedDims(ctx, dims, in.getRank());
+  if (!ctx.ok())
+    return;
+  double n = 1;
+  for (int64_t d : reduced)
+    n *= static_cast<double>(in.getDimSize(d));
+  Type element = type.getElementType();
+  Value mean = reduce<MeanOp>(ctx, x, reduced, /*keepdim=*/true);
+  Value centred = sub(ctx, x, mean);
+  Value squares = reduce<SumOp>(ctx, mul(ctx, centred, centred), reduced,
+                                keepdim);
+  Value var =
+      div(ctx, squares, realOf(ctx, element, std::max(0.0, n - correction)));
+  if (root)
+    var = ctx.create<SqrtOp>(typeOf(var), var);
+  ctx.setResult(view(ctx, var, type.getShape()));
+}
+
+void buildVariance(NodeContext &ctx, bool root, bool byCorrection) {
+  std::optional<SmallVector<int64_t>> dims = ctx.optionalIntegers("dim");
+  bool keepdim = ctx.boolean("keepdim");
+  double correction = 1;
+  if (byCorrection) {
+    std::optional<double> c = ctx.optionalNumber("correction");
+    correction = c.value_or(1);
+  } else {
+    correction = ctx.boolean("unbiased") ? 1 : 0;
+  }
+  if (ctx.ok())
+    emitVariance(ctx, dims, correction, keepdim, root);
+}
+
+void buildVarianceAll(NodeContext &ctx, bool root) {
+  bool unbiased = ctx.boolean("unbiased");
+  if (ctx.ok())
+    emitVariance(ctx, std::nullopt, unbiased ? 1 : 0, false, root);
+}
+
+/// `v` ([C]) viewed to multiply axis 1 of a tensor of `rank`.
+Value perChannel(NodeContext &ctx, Value v, int64_t rank, Type element) {
+  SmallVector<int64_t> shape(std::max<int64_t>(rank - 1, 1), 1);
+  shape[0] = typeOf(v).getNumElements();
+  return view(ctx, ctx.castTo(v, element), shape);
+}
+
+/// -amax(-x) over dims.
+Value minimum(NodeContext &ctx, Value x, ArrayRef<int64_t> dims,
+              bool keepdim) {
+  Value negated = ctx.create<NegOp>(typeOf(x), x);
+  Value top = reduce<AmaxOp>(ctx, negated, dims, keepdim);
+  return ctx.create<NegOp>(typeOf(top), top);
+}
+
+/// log1p(exp(beta·x)) / beta, or x where beta·x exceeds `threshold`.
+Value softplus(NodeContext &ctx, Value x, double beta, double threshold) {
+  RankedTensorType type = typeOf(x);
+  Type element = type.getElementType();
+  Value scaled = beta == 1 ? x : mul(ctx, x, realOf(ctx, element, beta));
+  Value soft = ctx.create<Log1pOp>(type, ctx.create<ExpOp>(type, scaled));
+  if (beta != 1)
+    soft = div(ctx, soft, realOf(ctx, element, beta));
+  Value linear = ctx.create<GtOp>(type.clone(ctx.builder.getI1Type()), scaled,
+                                  realOf(ctx, element, threshold));
+  return ctx.create<WhereOp>(type, linear, x, soft);
+}
+
+/// An elementwise op on `self` in the result's element type.
+Value floatOperand(NodeContext &ctx, RankedTensorType &type,
+                   StringRef name = "self") {
+  type = ctx.resultType();
+  Value self = ctx.tensor(name);
+  if (!ctx.ok())
+    return {};
+  return fromFloat(ctx, self, type);
+}
+
+void emitElu(NodeContext &ctx, double alpha, double scale, double inputScale) {
+  RankedTensorType type;
+  Value x = floatOperand(ctx, type);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<EluOp>(type, x, ctx.builder.getF64FloatAttr(alpha),
+                                    ctx.builder.getF64FloatAttr(scale),
+                                    ctx.builder.getF64FloatAttr(inputScale)));
+}
+
+} // namespace
+
+void duet::import::buildBaddbmm(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  Value batch1 = ctx.tensor("batch1"), batch2 = ctx.tensor("batch2");
+  double beta = ctx.number("beta"), alpha = ctx.number("alpha");
+  if (!requireFloatResult(ctx, type, "baddbmm"))
+    return;
+  Type element = type.getElementType();
+  Value product = ctx.create<BmmOp>(type, fromFloat(ctx, batch1, type),
+                                    fromFloat(ctx, batch2, type));
+  // As in PyTorch, beta = 0 ignores self (NaN in it included).
+  if (beta == 0) {
+    if (alpha != 1)
+      product = mul(ctx, product, realOf(ctx, element, alpha));
+    return ctx.setResult(product);
+  }
+  Value base = fromFloat(ctx, self, type);
+  if (beta != 1)
+    base = mul(ctx, base, realOf(ctx, element, beta));
+  Value sum = add(ctx, base, product, alpha);
+  if (ctx.ok() && typeOf(sum) != type)
+    return ctx.fail("argument 'self' does not broadcast to the product's "
+                    "shape");
+  ctx.setResult(sum);
+}
+
+namespace {
+template <typename OpT> void emitAddc(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  Value t1 = ctx.tensor("tensor1"), t2 = ctx.tensor("tensor2");
+  double value = ctx.number("value");
+  if (!ctx.ok())
+    return;
+  Value a = fromFloat(ctx, t1, type), b = fromFloat(ctx, t2, type);
+  Value combined = std::is_same_v<OpT, MulOp> ? mul(ctx, a, b) : div(ctx, a, b);
+  Value sum = add(ctx, fromFloat(ctx, self, type), combined, value);
+  if (ctx.ok())
+    ctx.setResult(view(ctx, sum, type.getShape()));
+}
+} // namespace
+
+void duet::import::buildAddcmul(NodeContext &ctx) { emitAddc<MulOp>(ctx); }
+void duet::import::buildAddcdiv(NodeContext &ctx) { emitAddc<DivOp>(ctx); }
+
+void duet::import::buildVarDim(NodeContext &ctx) {
+  buildVariance(ctx, /*root=*/false, /*byCorrection=*/false);
+}
+void duet::import::buildVarCorrection(NodeContext &ctx) {
+  buildVariance(ctx, /*root=*/false, /*byCorrection=*/true);
+}
+void duet::import::buildVarAll(NodeContext &ctx) {
+  buildVarianceAll(ctx, /*root=*/false);
+}
+void duet::import::buildStdDim(NodeContext &ctx) {
+  buildVariance(ctx, /*root=*/true, /*byCorrection=*/false);
+}
+void duet::import::buildStdCorrection(NodeContext &ctx) {
+  buildVariance(ctx, /*root=*/true, /*byCorrection=*/true);
+}
+void duet::import::buildStdAll(NodeContext &ctx) {
+  buildVarianceAll(ctx, /*root=*/true);
+}
+
+void duet::import::emitBatchStatisticsNorm(NodeContext &ctx, Value input,
+                                           Value weight, Value bias,
+                                           double eps) {
+  RankedTensorType type = ctx.resultType();
+  if (!requireFloatResult(ctx, type, "batch norm"))
+    return;
+  Value x = fromFloat(ctx, input, type);
+  int64_t rank = type.getRank();
+  if (rank < 2)
+    return ctx.fail("batch norm needs an input of rank 2 or more, got rank " +
+                    Twine(rank));
+  SmallVector<int64_t> dims = {0};
+  for (int64_t d = 2; d < rank; ++d)
+    dims.push_back(d);
+  Type element = type.getElementType();
+  // The batch's biased variance, as training-mode batch norm uses it.
+  Value mean = reduce<MeanOp>(ctx, x, dims, /*keepdim=*/true);
+  Value centred = sub(ctx, x, mean);
+  Value var = reduce<MeanOp>(ctx, mul(ctx, centred, centred), dims, true);
+  Value shifted = add(ctx, var, realOf(ctx, element, eps));
+  Value scale = ctx.create<RsqrtOp>(typeOf(shifted), shifted);
+  Value result = mul(ctx, centred, scale);
+  if (weight)
+    result = mul(ctx, result, perChannel(ctx, weight, rank, element));
+  if (bias)
+    result = add(ctx, result, perChannel(ctx, bias, rank, element));
+  if (!ctx.ok())
+    return;
+  ctx.setResult(result);
+  markStatisticsUnavailable(ctx, "batch norm");
+}
+
+void duet::import::buildBatchNormNoStats(NodeContext &ctx) {
+  Value input = ctx.tensor("input");
+  Value weight = ctx.optionalTensor("weight"),
+        bias = ctx.optionalTensor("bias");
+  double eps = ctx.number("eps");
+  if (ctx.ok())
+    emitBatchStatisticsNorm(ctx, input, weight, bias, eps);
+}
+
+void duet::import::buildInstanceNorm(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value input = ctx.tensor("input");
+  Value weight = ctx.optionalTensor("weight"),
+        bias = ctx.optionalTensor("bias");
+  Value mean = ctx.optionalTensor("running_mean"),
+        var = ctx.optionalTensor("running_var");
+  bool useInputStats = ctx.boolean("use_input_stats");
+  double eps = ctx.number("eps");
+  if (!ctx.ok())
+    return;
+  if (type.getRank() < 2)
+    return ctx.fail("instance norm needs [N, C, ...], got rank " +
+                    Twine(type.getRank()));
+  if (useInputStats)
+    return emitGroupNorm(ctx, input, weight, bias, type.getDimSize(1), eps);
+  if (!mean || !var)
+    return ctx.fail("instance norm with use_input_stats=False needs running "
+                    "statistics");
+  auto as = [&](Value v) { return v ? fromFloat(ctx, v, type) : Value(); };
+  ctx.setResult(ctx.create<BatchNormOp>(type, as(input), as(mean), as(var),
+                                        as(weight), as(bias),
+                                        ctx.builder.getF64FloatAttr(eps)));
+}
+
+void duet::import::buildRmsNorm(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value input = ctx.tensor("input");
+  SmallVector<int64_t> normalized = ctx.integers("normalized_shape");
+  Value weight = ctx.optionalTensor("weight");
+  std::optional<double> eps = ctx.optionalNumber("eps");
+  if (!requireFloatResult(ctx, type, "rms norm"))
+    return;
+  int64_t rank = type.getRank();
+  if (normalized.empty() || static_cast<int64_t>(normalized.size()) > rank ||
+      ArrayRef<int64_t>(normalized) != type.getShape().take_back(normalized.size()))
+    return ctx.fail("argument 'normalized_shape' must be the input's last "
+                    "dims");
+  Type element = type.getElementType();
+  // eps=None is the machine epsilon of the input's type.
+  double epsilon = eps.value_or(
+      element.isF16()    ? 0.0009765625
+      : element.isBF16() ? 0.0078125
+      : element.isF64()  ? std::numeric_limits<double>::epsilon()
+                         : std::numeric_limits<float>::epsilon());
+  Value x = fromFloat(ctx, input, type);
+  SmallVector<int64_t> dims;
+  for (int64_t d = rank - static_cast<int64_t>(normalized.size()); d < rank;
+       ++d)
+    dims.push_back(d);
+  Value meanSquare = reduce<MeanOp>(ctx, mul(ctx, x, x), dims, true);
+  Value shifted = add(ctx, meanSquare, realOf(ctx, element, epsilon));
+  Value result = mul(ctx, x, ctx.create<RsqrtOp>(typeOf(shifted), shifted));
+  if (weight)
+    result = mul(ctx, result, fromFloat(ctx, weight, type));
+  if (ctx.ok())
+    ctx.setResult(result);
+}
+
+void duet::import::buildLogsumexp(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  SmallVector<int64_t> dims = ctx.integers("dim");
+  bool keepdim = ctx.boolean("keepdim");
+  if (!requireFloatResult(ctx, type, "logsumexp"))
+    return;
+  Value x = fromFloat(ctx, self, type);
+  SmallVector<int64_t> reduced = reducedDims(ctx, dims, typeOf(x).getRank());
+  if (!ctx.ok())
+    return;
+  Type element = type.getElementType();
+  // The maximum is subtracted first; an infinite one is replaced by 0 so
+  // that inf - inf gives no NaN, as in PyTorch.
+  Value top = reduce<AmaxOp>(ctx, x, reduced, /*keepdim=*/true);
+  RankedTensorType topType = typeOf(top);
+  Value infinite = ctx.create<EqOp>(
+      topType.clone(ctx.builder.getI1Type()), ctx.create<AbsOp>(topType, top),
+      realOf(ctx, element, std::numeric_limits<double>::infinity()));
+  Value shift = ctx.create<WhereOp>(topType, infinite,
+                                    realOf(ctx, element, 0.0), top);
+  Value exps = ctx.create<ExpOp>(typeOf(x), sub(ctx, x, shift));
+  Value sum = reduce<SumOp>(ctx, exps, reduced, keepdim);
+  Value logs = ctx.create<LogOp>(typeOf(sum), sum);
+  Value result = add(ctx, logs, view(ctx, shift, typeOf(sum).getShape()));
+  if (ctx.ok())
+    ctx.setResult(result);
+}
+
+void duet::import::buildAmin(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  SmallVector<int64_t> dims = ctx.integers("dim");
+  bool keepdim = ctx.boolean("keepdim");
+  if (!requireFloatResult(ctx, type, "amin"))
+    return;
+  Value x = fromFloat(ctx, self, type);
+  SmallVector<int64_t> reduced = reducedDims(ctx, dims, typeOf(x).getRank());
+  if (ctx.ok())
+    ctx.setResult(minimum(ctx, x, reduced, keepdim));
+}
+
+void duet::import::buildMinDim(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  int64_t dim = ctx.integer("dim");
+  bool keepdim = ctx.boolean("keepdim");
+  if (!requireFloatResult(ctx, type, "min"))
+    return;
+  Value x = fromFloat(ctx, self, type);
+  dim = ctx.normalizeDim(dim, typeOf(x).getRank());
+  if (!ctx.ok())
+    return;
+  ctx.setResult(minimum(ctx, x, {dim}, keepdim));
+  buildExtremeIndices(ctx, /*largest=*/false);
+}
+
+void duet::import::buildMaxAll(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (!requireFloatResult(ctx, type, "max"))
+    return;
+  Value x = fromFloat(ctx, self, type);
+  ctx.setResult(view(ctx, reduce<AmaxOp>(ctx, x, {}, false), {}));
+}
+
+void duet::import::buildMinAll(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (!requireFloatResult(ctx, type, "min"))
+    return;
+  Value x = fromFloat(ctx, self, type);
+  ctx.setResult(view(ctx, minimum(ctx, x, {}, false), {}));
+}
+
+void duet::import::buildSoftplus(NodeContext &ctx) {
+  RankedTensorType type;
+  Value x = floatOperand(ctx, type);
+  double beta = ctx.number("beta"), threshold = ctx.number("threshold");
+  if (ctx.ok())
+    ctx.setResult(softplus(ctx, x, beta, threshold));
+}
+
+void duet::import::buildMish(NodeContext &ctx) {
+  RankedTensorType type;
+  Value x = floatOperand(ctx, type);
+  if (!ctx.ok())
+    return;
+  Value soft = softplus(ctx, x, 1, 20);
+  ctx.setResult(mul(ctx, x, ctx.create<TanhOp>(type, soft)));
+}
+
+/// log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), which neither overflows
+/// nor loses the small values.
+void duet::import::buildLogSigmoid(NodeContext &ctx) {
+  RankedTensorType type;
+  Value x = floatOperand(ctx, type);
+  if (!ctx.ok())
+    return;
+  Type element = type.getElementType();
+  Value low = ctx.create<MinimumOp>(type, x, realOf(ctx, element, 0.0));
+  Value magnitude = ctx.create<AbsOp>(type, x);
+  Value tail = ctx.create<Log1pOp>(
+      type, ctx.create<ExpOp>(type, ctx.create<NegOp>(type, magnitude)));
+  ctx.setResult(sub(ctx, low, tail));
+  // log_sigmoid_forward also returns a buffer for the backward pass.
+  for (size_t i = 1; i < ctx.numResults(); ++i)
+    ctx.setUnavailable(i, "a buffer log_sigmoid_forward keeps for the "
+                          "backward pass, which duet does not compute");
+}
+
+/// prelu: the weight is per channel (axis 1), or one value.
+void duet::import::buildPrelu(NodeContext &ctx) {
+  RankedTensorType type;
+  Value x = floatOperand(ctx, type);
+  Value weight = ctx.tensor("weight");
+  if (!ctx.ok())
+    return;
+  Type element = type.getElementType();
+  Value w = fromFloat(ctx, weight, type);
+  int64_t count = typeOf(w).getNumElements();
+  if (typeOf(w).getRank() <= 1 && count > 1) {
+    if (type.getRank() < 2 || type.getDimSize(1) != count)
+      return ctx.fail("argument 'weight' has " + Twine(count) +
+                      " values for an input whose dim 1 is not that long");
+    w = perChannel(ctx, w, type.getRank(), element);
+  }
+  Value positive = ctx.create<GtOp>(type.clone(ctx.builder.getI1Type()), x,
+                                    realOf(ctx, element, 0.0));
+  Value scaled = mul(ctx, x, w);
+  if (ctx.ok())
+    ctx.setResult(ctx.create<WhereOp>(type, positive, x, scaled));
+}
+
+/// glu: the first half along dim times the sigmoid of the second.
+void duet::import::buildGlu(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  int64_t dim = ctx.integer("dim");
+  if (!requireFloatResult(ctx, type, "glu"))
+    return;
+  Value x = fromFloat(ctx, self, type);
+  dim = ctx.normalizeDim(dim, typeOf(x).getRank());
+  if (!ctx.ok())
+    return;
+  int64_t size = typeOf(x).getDimSize(dim);
+  if (size % 2 != 0)
+    return ctx.fail("glu halves dim " + Twine(dim) + " of odd size " +
+                    Twine(size));
+  auto half = [&](int64_t start) {
+    return ctx.create<SliceOp>(type, x, ctx.builder.getI64IntegerAttr(dim),
+                               ctx.builder.getI64IntegerAttr(start),
+                               ctx.builder.getI64IntegerAttr(start + size / 2),
+                               ctx.builder.getI64IntegerAttr(1));
+  };
+  Value gate = ctx.create<SigmoidOp>(type, half(size / 2));
+  ctx.setResult(ctx.create<MulOp>(type, half(0), gate));
+}
+
+void duet::import::buildThreshold(NodeContext &ctx) {
+  RankedTensorType type;
+  Value x = floatOperand(ctx, type);
+  double threshold = ctx.number("threshold"), value = ctx.number("value");
+  if (!requireFloatResult(ctx, type, "threshold"))
+    return;
+  Type element = type.getElementType();
+  Value above = ctx.create<GtOp>(type.clone(ctx.builder.getI1Type()), x,
+                                 realOf(ctx, element, threshold));
+  ctx.setResult(
+      ctx.create<WhereOp>(type, above, x, realOf(ctx, element, value)));
+}
+
+void duet::import::buildSoftshrink(NodeContext &ctx) {
+  RankedTensorType type;
+  Value x = floatOperand(ctx, type);
+  double lambd = ctx.number("lambd");
+  if (!requireFloatResult(ctx, type, "softshrink"))
+    return;
+  Type element = type.getElementType();
+  Type i1 = ctx.builder.getI1Type();
+  Value above =
+      ctx.create<GtOp>(type.clone(i1), x, realOf(ctx, element, lambd));
+  Value below =
+      ctx.create<LtOp>(type.clone(i1), x, realOf(ctx, element, -lambd));
+  Value down = sub(ctx, x, realOf(ctx, element, lambd));
+  Value up = add(ctx, x, realOf(ctx, element, lambd));
+  Value inner =
+      ctx.create<WhereOp>(type, below, up, realOf(ctx, element, 0.0));
+  ctx.setResult(ctx.create<WhereOp>(type, above, down, inner));
+}
+
+void duet::import::buildSelu(NodeContext &ctx) {
+  emitElu(ctx, 1.6732632423543772848170429916717,
+          1.0507009873554804934193349852946, 1.0);
+}
+
+void duet::import::buildCelu(NodeContext &ctx) {
+  double alpha = ctx.number("alpha");
+  if (!ctx.ok())
+    return;
+  if (alpha == 0)
+    return ctx.fail("argument 'alpha' is 0; celu divides by it");
+  emitElu(ctx, alpha, 1.0, 1.0 / alpha);
+}
+
+void duet::import::buildEye(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  if (!ctx.ok())
+    return;
+  if (type.getRank() != 2)
+    return ctx.fail("eye must produce a matrix");
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  if (rows * cols > (int64_t(1) << 24))
+    return ctx.fail("eye of " + Twine(rows) + "x" + Twine(cols) +
+                    " is too large to become a constant");
+  Type element = type.getElementType();
+  Attribute attr;
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    SmallVector<APFloat> values(rows * cols,
+                                APFloat::getZero(floatType.getFloatSemantics()));
+    for (int64_t i = 0; i < std::min(rows, cols); ++i)
+      values[i * cols + i] = APFloat::getOne(floatType.getFloatSemantics());
+    attr = DenseElementsAttr::get(type, values);
+  } else if (auto intType = dyn_cast<IntegerType>(element)) {
+    SmallVector<APInt> values(rows * cols, APInt(intType.getWidth(), 0));
+    for (int64_t i = 0; i < std::min(rows, cols); ++i)
+      values[i * cols + i] = APInt(intType.getWidth(), 1);
+    attr = DenseElementsAttr::get(type, values);
+  } else {
+    return ctx.fail("eye of an unsupported element type");
+  }
+  ctx.setResult(ctx.create<arith::ConstantOp>(cast<TypedAttr>(attr)));
+}
+
+void duet::import::buildFill(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  if (!ctx.ok())
+    return;
+  if (ctx.isScalar("value")) {
+    Scalar value = ctx.scalar("value");
+    if (ctx.ok())
+      ctx.setResult(ctx.splat(type, value));
+    return;
+  }
+  Value value = ctx.tensor("value");
+  if (!ctx.ok())
+    return;
+  if (typeOf(value).getNumElements() != 1)
+    return ctx.fail("argument 'value' must hold one element");
+  Value one = view(ctx, ctx.castTo(value, type.getElementType()), {});
+  ctx.setResult(type.getRank() == 0 ? one
+                                    : Value(ctx.create<ExpandOp>(type, one)));
+}
+
+void duet::import::buildCopy(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self"), src = ctx.tensor("src");
+  if (!ctx.ok())
+    return;
+  if (typeOf(self).getShape() != type.getShape())
+    return ctx.fail("copy's result does not have self's shape");
+  Value value = ctx.castTo(src, type.getElementType());
+  if (typeOf(value) == type)
+    return ctx.setResult(value);
+  ctx.setResult(ctx.create<ExpandOp>(type, value));
+}

@@ -1,0 +1,103 @@
+//===- DecomposedTargets.h - ATen targets written as core ops ---*- C++ -*-===//
+//
+// ATen ops outside the aten dialect that a few of its ops compute exactly, as
+// PyTorch's own decomposition table writes them: the builders of
+// DecomposedMath.cpp (arithmetic, statistics, normalizations, activations,
+// constants) and of DecomposedData.cpp (windows, padding, pooling along one
+// dim, repeats, einsum). Each checks first that the node is a form it covers
+// and names the argument otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_COMPILER_IMPORT_DECOMPOSEDTARGETS_H
+#define DUET_COMPILER_IMPORT_DECOMPOSEDTARGETS_H
+
+#include "compiler/import/NodeContext.h"
+
+namespace duet::import {
+
+//===--- DecomposedMath.cpp ---------------------------------------------===//
+
+/// baddbmm: beta·self + alpha·(batch1 @ batch2).
+void buildBaddbmm(NodeContext &ctx);
+/// addcmul and addcdiv: self + value·(tensor1 ∘ tensor2).
+void buildAddcmul(NodeContext &ctx);
+void buildAddcdiv(NodeContext &ctx);
+/// var and std: `.dim` (unbiased), `.correction`, `.default`.
+void buildVarDim(NodeContext &ctx);
+void buildVarCorrection(NodeContext &ctx);
+void buildVarAll(NodeContext &ctx);
+void buildStdDim(NodeContext &ctx);
+void buildStdCorrection(NodeContext &ctx);
+void buildStdAll(NodeContext &ctx);
+/// Batch norm over the batch's own statistics (training=True without
+/// running statistics): a normalization, not a statistics update.
+void emitBatchStatisticsNorm(NodeContext &ctx, mlir::Value input,
+                             mlir::Value weight, mlir::Value bias, double eps);
+/// _native_batch_norm_legit.no_stats.
+void buildBatchNormNoStats(NodeContext &ctx);
+/// instance_norm: group norm with one group per channel, or the running
+/// statistics when use_input_stats is false.
+void buildInstanceNorm(NodeContext &ctx);
+/// rms_norm: x / sqrt(mean(x²) + eps) · weight.
+void buildRmsNorm(NodeContext &ctx);
+/// logsumexp over dims.
+void buildLogsumexp(NodeContext &ctx);
+/// amin and min.dim (values): -amax(-x).
+void buildAmin(NodeContext &ctx);
+void buildMinDim(NodeContext &ctx);
+/// max.default and min.default: the extreme of every element.
+void buildMaxAll(NodeContext &ctx);
+void buildMinAll(NodeContext &ctx);
+/// Activations written with the elementwise ops.
+void buildSoftplus(NodeContext &ctx);
+void buildMish(NodeContext &ctx);
+void buildLogSigmoid(NodeContext &ctx);
+void buildPrelu(NodeContext &ctx);
+void buildGlu(NodeContext &ctx);
+void buildThreshold(NodeContext &ctx);
+void buildSoftshrink(NodeContext &ctx);
+void buildSelu(NodeContext &ctx);
+void buildCelu(NodeContext &ctx);
+/// eye.default and eye.m: a constant.
+void buildEye(NodeContext &ctx);
+/// fill.Scalar and fill.Tensor: self's shape filled with the value.
+void buildFill(NodeContext &ctx);
+/// copy: `src` in `self`'s shape and type.
+void buildCopy(NodeContext &ctx);
+
+//===--- DecomposedData.cpp ---------------------------------------------===//
+
+/// roll over the given dims, or over the flattened tensor.
+void buildRoll(NodeContext &ctx);
+/// flip over the given dims.
+void buildFlip(NodeContext &ctx);
+/// Tensor.unfold(dimension, size, step): windows as a new last dim.
+void buildUnfold(NodeContext &ctx);
+/// im2col (F.unfold): [N, C·kh·kw, L] patches.
+void buildIm2col(NodeContext &ctx);
+/// pad.default in every mode, and the reflection, replication and
+/// circular pads.
+void buildPad(NodeContext &ctx);
+void buildReflectionPad(NodeContext &ctx);
+void buildReplicationPad(NodeContext &ctx);
+void buildCircularPad(NodeContext &ctx);
+/// Pooling along the last dim, through the 2-D ops.
+void buildAdaptiveAvgPool1d(NodeContext &ctx);
+void buildAvgPool1d(NodeContext &ctx);
+void buildMaxPool1d(NodeContext &ctx);
+/// adaptive_max_pool2d (values): the maxima of each window, rows then
+/// columns.
+void buildAdaptiveMaxPool2d(NodeContext &ctx);
+/// repeat_interleave.self_int.
+void buildRepeatInterleave(NodeContext &ctx);
+/// tile: repeat with leading ones.
+void buildTile(NodeContext &ctx);
+/// narrow: a slice of `length` from `start`.
+void buildNarrow(NodeContext &ctx);
+/// einsum of one or two operands, without repeated indices in an operand.
+void buildEinsum(NodeContext &ctx);
+
+} // namespace duet::import
+
+#endif // DUET_COMPILER_IMPORT_DECOMPOSEDTARGETS_H

@@ -1,0 +1,190 @@
+//===- OrderingAndSampling.cpp - topk, sorts, grid sampling, bicubic ------===//
+//
+// The targets that map onto the ops aten.topk, aten.grid_sampler_2d,
+// aten.upsample_bicubic2d and aten.pow_tensor: every ordering op (topk,
+// sort, argsort, argmax, argmin, the indices of max.dim and min.dim) is one
+// topk, with k the dim's size for a sort and 1 for an arg-extreme.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/import/Compose.h"
+#include "compiler/import/DecomposedTargets.h"
+#include "compiler/import/OrderingAndSampling.h"
+
+#include "dialects/aten/AtenDialect.h"
+
+#include "llvm/ADT/Twine.h"
+
+#include <cmath>
+
+using namespace duet::import;
+using namespace duet::import::compose;
+using namespace duet::aten;
+using namespace mlir;
+
+namespace {
+
+/// `self` in float for an ordering op: 16-bit integers convert exactly;
+/// wider integers would not, and are refused.
+Value orderedOperand(NodeContext &ctx, Value self, StringRef what) {
+  Type element = typeOf(self).getElementType();
+  if (isa<FloatType>(element))
+    return self;
+  if (element.getIntOrFloatBitWidth() <= 16)
+    return ctx.castTo(self, ctx.builder.getF32Type());
+  ctx.fail(what + " of a " + Twine(element.getIntOrFloatBitWidth()) +
+           "-bit integer tensor is not supported (its values need not be "
+           "exact in float); convert it to float first");
+  return {};
+}
+
+/// One topk of `x` along `dim`; its values in `values` element type.
+TopkOp emitTopk(NodeContext &ctx, Value x, int64_t dim, int64_t k,
+                bool largest) {
+  SmallVector<int64_t> shape(typeOf(x).getShape());
+  shape[dim] = k;
+  return ctx.create<TopkOp>(
+      typeOf(x).clone(shape),
+      RankedTensorType::get(shape, ctx.builder.getI64Type()), x,
+      ctx.builder.getI64IntegerAttr(k), ctx.builder.getI64IntegerAttr(dim),
+      ctx.builder.getBoolAttr(largest));
+}
+
+/// topk, and sort as topk of every element; values in the result's type.
+void emitOrdered(NodeContext &ctx, int64_t dim, std::optional<int64_t> k,
+                 bool largest, bool withValues) {
+  RankedTensorType type = ctx.resultType(0);
+  Value self = ctx.tensor("self");
+  if (!ctx.ok())
+    return;
+  int64_t rank = typeOf(self).getRank();
+  Value x = self;
+  if (rank == 0)
+    x = view(ctx, x, {1});
+  dim = ctx.normalizeDim(dim, std::max<int64_t>(rank, 1));
+  Value input = orderedOperand(ctx, x, "sort");
+  if (!ctx.ok())
+    return;
+  int64_t size = typeOf(input).getDimSize(dim);
+  int64_t count = k.value_or(size);
+  if (count < 0 || count > size)
+    return ctx.fail("argument 'k' is " + Twine(count) + "; dim " + Twine(dim) +
+                    " has " + Twine(size) + " elements");
+  TopkOp top = emitTopk(ctx, input, dim, count, largest);
+  ArrayRef<int64_t> shape = type.getShape();
+  if (withValues) {
+    ctx.setResult(0, view(ctx, ctx.castTo(top.getValues(), type.getElementType()),
+                          shape));
+    ctx.setResult(1, view(ctx, top.getIndices(), shape));
+  } else {
+    ctx.setResult(0, view(ctx, ctx.castTo(top.getIndices(),
+                                          type.getElementType()),
+                          shape));
+  }
+}
+
+/// argmax and argmin: over `dim`, or over every element when it is None.
+void emitArgExtreme(NodeContext &ctx, bool largest) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  std::optional<int64_t> dim = ctx.optionalInteger("dim");
+  bool keepdim = ctx.boolean("keepdim");
+  if (!ctx.ok())
+    return;
+  Value x = orderedOperand(ctx, self, largest ? "argmax" : "argmin");
+  if (!ctx.ok())
+    return;
+  int64_t d = 0;
+  if (!dim)
+    x = view(ctx, x, {typeOf(x).getNumElements()});
+  else if (typeOf(x).getRank() == 0)
+    x = view(ctx, x, {1});
+  else
+    d = ctx.normalizeDim(*dim, typeOf(x).getRank());
+  if (!ctx.ok())
+    return;
+  if (typeOf(x).getDimSize(d) == 0)
+    return ctx.fail("argmax/argmin of an empty dim has no answer");
+  TopkOp top = emitTopk(ctx, x, d, 1, largest);
+  (void)keepdim; // the recorded result shape says whether dims are kept
+  ctx.setResult(view(ctx, top.getIndices(), type.getShape()));
+}
+
+} // namespace
+
+void duet::import::buildTopk(NodeContext &ctx) {
+  int64_t k = ctx.integer("k"), dim = ctx.integer("dim");
+  bool largest = ctx.boolean("largest");
+  if (ctx.ok())
+    emitOrdered(ctx, dim, k, largest, /*withValues=*/true);
+}
+
+void duet::import::buildSort(NodeContext &ctx) {
+  int64_t dim = ctx.integer("dim");
+  bool descending = ctx.boolean("descending");
+  if (ctx.ok())
+    emitOrdered(ctx, dim, std::nullopt, descending, /*withValues=*/true);
+}
+
+void duet::import::buildArgsort(NodeContext &ctx) {
+  int64_t dim = ctx.integer("dim");
+  bool descending = ctx.boolean("descending");
+  if (ctx.ok())
+    emitOrdered(ctx, dim, std::nullopt, descending, /*withValues=*/false);
+}
+
+void duet::import::buildArgmax(NodeContext &ctx) { emitArgExtreme(ctx, true); }
+void duet::import::buildArgmin(NodeContext &ctx) { emitArgExtreme(ctx, false); }
+
+void duet::import::buildExtremeIndices(NodeContext &ctx, bool largest) {
+  RankedTensorType type = ctx.resultType(1);
+  Value self = ctx.tensor("self");
+  int64_t dim = ctx.integer("dim");
+  if (!ctx.ok())
+    return;
+  Value x = orderedOperand(ctx, self, largest ? "max" : "min");
+  if (!ctx.ok())
+    return;
+  if (typeOf(x).getRank() == 0)
+    x = view(ctx, x, {1});
+  int64_t d = ctx.normalizeDim(dim, typeOf(x).getRank());
+  if (!ctx.ok())
+    return;
+  TopkOp top = emitTopk(ctx, x, d, 1, largest);
+  ctx.setResult(1, view(ctx, top.getIndices(), type.getShape()));
+}
+
+void duet::import::buildGridSampler(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value input = ctx.tensor("input"), grid = ctx.tensor("grid");
+  int64_t mode = ctx.integer("interpolation_mode");
+  int64_t padding = ctx.integer("padding_mode");
+  bool alignCorners = ctx.boolean("align_corners");
+  if (!ctx.ok())
+    return;
+  if (typeOf(input).getRank() != 4)
+    return ctx.fail("grid sampling of a rank-" + Twine(typeOf(input).getRank()) +
+                    " input; duet samples 2-D inputs [N, C, H, W]");
+  if (mode == 2)
+    return ctx.fail("bicubic grid sampling (mode='bicubic') is not "
+                    "supported; bilinear and nearest are");
+  Type element = type.getElementType();
+  ctx.setResult(ctx.create<GridSampler2dOp>(
+      type, ctx.castTo(input, element), ctx.castTo(grid, element),
+      ctx.builder.getI64IntegerAttr(mode),
+      ctx.builder.getI64IntegerAttr(padding),
+      ctx.builder.getBoolAttr(alignCorners)));
+}
+
+void duet::import::buildPowTensor(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  if (!ctx.ok())
+    return;
+  Type element = type.getElementType();
+  Value self = ctx.tensorOrScalar("self", element);
+  Value exponent = ctx.tensorOrScalar("exponent", element);
+  if (!ctx.ok())
+    return;
+  ctx.setResult(ctx.create<PowTensorOp>(type, ctx.castTo(self, element),
+                                        ctx.castTo(exponent, element)));
+}

@@ -1,0 +1,15 @@
+// RUN: duet-opt %s | duet-opt | FileCheck %s
+
+// The ordering and sampling ops of the core ATen set print as they parse.
+// CHECK-LABEL: func @ordering_sampling
+func.func @ordering_sampling(%x: tensor<5x6xf32>, %img: tensor<1x3x6x7xf32>, %g: tensor<1x4x5x2xf32>) -> (tensor<5x2xf32>, tensor<5x2xi64>, tensor<1x3x4x5xf32>, tensor<1x3x12x14xf32>, tensor<5x6xf32>) {
+  // CHECK: aten.topk %{{.*}} {dim = 1 : i64, k = 2 : i64, largest = true} : tensor<5x6xf32> -> tensor<5x2xf32>, tensor<5x2xi64>
+  %v, %i = aten.topk %x {k = 2 : i64, dim = 1 : i64, largest = true} : tensor<5x6xf32> -> tensor<5x2xf32>, tensor<5x2xi64>
+  // CHECK: aten.grid_sampler_2d
+  %s = aten.grid_sampler_2d %img, %g {interpolation_mode = 1 : i64, padding_mode = 2 : i64, align_corners = false} : (tensor<1x3x6x7xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
+  // CHECK: aten.upsample_bicubic2d %{{.*}} {align_corners = true}
+  %u = aten.upsample_bicubic2d %img {align_corners = true} : tensor<1x3x6x7xf32> -> tensor<1x3x12x14xf32>
+  // CHECK: aten.pow_tensor
+  %p = aten.pow_tensor %x, %x : tensor<5x6xf32>, tensor<5x6xf32> -> tensor<5x6xf32>
+  return %v, %i, %s, %u, %p : tensor<5x2xf32>, tensor<5x2xi64>, tensor<1x3x4x5xf32>, tensor<1x3x12x14xf32>, tensor<5x6xf32>
+}
