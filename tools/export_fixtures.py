@@ -971,6 +971,62 @@ def build_math_ops():
             MathOps(), (torch.randn(3, 7) * 2, torch.randn(3, 7)))
 
 
+
+class Activations2(nn.Module):
+    """Activations the aten dialect writes with its elementwise ops."""
+    def __init__(self):
+        super().__init__()
+        self.prelu = nn.PReLU(4)
+        self.prelu1 = nn.PReLU()
+        self.norm = nn.RMSNorm(6, eps=1e-5)
+
+    def forward(self, x):
+        return (F.softplus(x * 4, beta=2, threshold=5), F.mish(x), F.logsigmoid(x * 30),
+                self.prelu(x), self.prelu1(x), F.glu(x, dim=1), F.threshold(x, 0.1, -2.0),
+                F.softshrink(x, 0.3), F.selu(x), F.celu(x, alpha=0.5), self.norm(x),
+                torch.logsumexp(x * 5, dim=(1, 3)), torch.amin(x, dim=2),
+                torch.min(x, dim=-1).values, torch.min(x, dim=-1).indices,
+                torch.max(x, dim=1).indices, x.max(), x.min())
+
+
+def build_activations2():
+    return ("x [2,4,5,6]: softplus(beta=2, threshold=5), mish, logsigmoid, PReLU(4) and "
+            "PReLU(), glu(dim=1), threshold, softshrink, selu, celu, RMSNorm(6), "
+            "logsumexp over (1,3), amin, min/max with indices, max and min of all",
+            Activations2(), (torch.randn(2, 4, 5, 6),))
+
+
+class Rearrange(nn.Module):
+    """Flips, pads, scatters into slices, diagonals, orderings, NaN checks."""
+    def forward(self, x, y):
+        flipped = torch.flip(x, dims=(1, 3))
+        reflect = F.pad(x, (2, 1, 1, 2), mode="reflect")
+        replicate = F.pad(x, (3, 0, 0, 4), mode="replicate")
+        circular = F.pad(x, (1, 2, 2, 1), mode="circular")
+        narrow = x.narrow(3, 1, 4)
+        z = torch.slice_scatter(x, y[:, :, :2], dim=2, start=1, end=5, step=2)
+        z = torch.select_scatter(z, torch.full_like(z[:, 2], 0.5), dim=1, index=2)
+        diag = torch.diagonal(x, offset=1, dim1=2, dim2=3)
+        order = torch.argsort(x, dim=-1, descending=True)
+        top = torch.argmax(x, dim=1, keepdim=True)
+        low = torch.argmin(x.flatten(1), dim=1)
+        nan = torch.isnan(torch.log(x)) | torch.isinf(1 / torch.round(x))
+        mask = (x > 0) & True
+        ratio = torch.addcdiv(x, y, y.abs() + 1, value=0.5)
+        score = torch.baddbmm(y.flatten(0, 1), x.flatten(0, 1), y.flatten(0, 1).transpose(1, 2),
+                              beta=0.0, alpha=2.0)
+        return (flipped, reflect, replicate, circular, narrow, z, diag, order, top, low,
+                nan, mask, ratio, score)
+
+
+def build_rearrange():
+    return ("x, y [1,3,6,7]: flip over (1,3), reflect/replicate/circular padding, "
+            "narrow, slice_scatter (a strided slice) and select_scatter, diagonal(offset 1), argsort "
+            "descending, argmax keepdim, argmin of the flattened rows, isnan | isinf, "
+            "a bool & True, addcdiv, baddbmm with beta 0",
+            Rearrange(), (torch.randn(1, 3, 6, 7), torch.randn(1, 3, 6, 7)))
+
+
 FIXTURES = {
     "conv_bn_relu": build_conv_bn_relu,
     "mobilenet_block": build_mobilenet_block,
@@ -1015,6 +1071,8 @@ FIXTURES = {
     "router": build_router,
     "einsums": build_einsums,
     "math_ops": build_math_ops,
+    "activations2": build_activations2,
+    "rearrange": build_rearrange,
 }
 
 

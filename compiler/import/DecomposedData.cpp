@@ -543,6 +543,118 @@ void duet::import::buildNarrow(NodeContext &ctx) {
   ctx.setResult(slice(ctx, self, dim, start, start + length));
 }
 
+namespace {
+
+/// `self` with the positions `start, start + step, ...` (count of them as
+/// `src` holds along dim) replaced by `src`: one gather from cat(self, src).
+void emitSliceScatter(NodeContext &ctx, Value self, Value src, int64_t dim,
+                      int64_t start, int64_t step) {
+  RankedTensorType type = ctx.resultType();
+  Type element = type.getElementType();
+  self = ctx.castTo(self, element);
+  src = ctx.castTo(src, element);
+  int64_t n = typeOf(self).getDimSize(dim);
+  int64_t count = typeOf(src).getDimSize(dim);
+  if (count == 0)
+    return ctx.setResult(self);
+  if (start < 0 || step < 1 || start + (count - 1) * step >= n)
+    return ctx.fail("the scattered slice from " + Twine(start) + " by " +
+                    Twine(step) + " of " + Twine(count) +
+                    " elements does not fit dim " + Twine(dim) + " of size " +
+                    Twine(n));
+  if (!checkIndexCount(ctx, n, "slice_scatter"))
+    return;
+  SmallVector<int64_t> shape(typeOf(self).getShape());
+  shape[dim] = n + count;
+  Value both = ctx.create<CatOp>(typeOf(self).clone(shape),
+                                 ValueRange{self, src},
+                                 ctx.builder.getI64IntegerAttr(dim));
+  SmallVector<int64_t> index(n);
+  for (int64_t i = 0; i < n; ++i)
+    index[i] = i;
+  for (int64_t j = 0; j < count; ++j)
+    index[start + j * step] = n + j;
+  ctx.setResult(selectIndices(ctx, both, dim, index));
+}
+
+} // namespace
+
+void duet::import::buildSliceScatter(NodeContext &ctx) {
+  Value self = ctx.tensor("self"), src = ctx.tensor("src");
+  int64_t dim = ctx.integer("dim");
+  std::optional<int64_t> start = ctx.optionalInteger("start");
+  int64_t step = ctx.integer("step");
+  if (!ctx.ok())
+    return;
+  int64_t d = ctx.normalizeDim(dim, typeOf(self).getRank());
+  if (!ctx.ok())
+    return;
+  int64_t n = typeOf(self).getDimSize(d);
+  int64_t first = start.value_or(0);
+  if (first < 0)
+    first = std::max<int64_t>(first + n, 0);
+  emitSliceScatter(ctx, self, src, d, std::min(first, n), step);
+}
+
+void duet::import::buildSelectScatter(NodeContext &ctx) {
+  Value self = ctx.tensor("self"), src = ctx.tensor("src");
+  int64_t dim = ctx.integer("dim"), index = ctx.integer("index");
+  if (!ctx.ok())
+    return;
+  int64_t d = ctx.normalizeDim(dim, typeOf(self).getRank());
+  if (!ctx.ok())
+    return;
+  int64_t n = typeOf(self).getDimSize(d);
+  if (index < -n || index >= n)
+    return ctx.fail("index " + Twine(index) + " is out of range for size " +
+                    Twine(n));
+  SmallVector<int64_t> shape(typeOf(src).getShape());
+  shape.insert(shape.begin() + d, 1);
+  emitSliceScatter(ctx, self, view(ctx, src, shape), d,
+                   index < 0 ? index + n : index, 1);
+}
+
+void duet::import::buildDiagonal(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  int64_t offset = ctx.integer("offset");
+  int64_t dim1 = ctx.integer("dim1"), dim2 = ctx.integer("dim2");
+  if (!ctx.ok())
+    return;
+  int64_t rank = typeOf(self).getRank();
+  int64_t a = ctx.normalizeDim(dim1, rank, "dim1");
+  int64_t b = ctx.normalizeDim(dim2, rank, "dim2");
+  if (!ctx.ok())
+    return;
+  if (a == b)
+    return ctx.fail("diagonal's dim1 and dim2 are both " + Twine(a));
+  // The two dims move last, flattened; the diagonal is a gather of them.
+  SmallVector<int64_t> order;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != a && d != b)
+      order.push_back(d);
+  order.push_back(a);
+  order.push_back(b);
+  Value moved = permute(ctx, self, order);
+  SmallVector<int64_t> shape(typeOf(moved).getShape());
+  int64_t rows = shape[rank - 2], cols = shape[rank - 1];
+  shape.pop_back();
+  shape.back() = rows * cols;
+  Value flat = view(ctx, moved, shape);
+  SmallVector<int64_t> index;
+  for (int64_t i = 0; i < rows; ++i) {
+    int64_t j = i + offset;
+    if (j >= 0 && j < cols)
+      index.push_back(i * cols + j);
+  }
+  if (!checkIndexCount(ctx, static_cast<int64_t>(index.size()), "diagonal"))
+    return;
+  Value picked = selectIndices(ctx, flat, rank - 2, index);
+  if (ctx.ok() && typeOf(picked).getShape() != type.getShape())
+    return ctx.fail("diagonal's recorded result type does not match");
+  ctx.setResult(picked);
+}
+
 //===----------------------------------------------------------------------===//
 // einsum
 //===----------------------------------------------------------------------===//

@@ -95,6 +95,12 @@ void buildRepeatInterleave(NodeContext &ctx);
 void buildTile(NodeContext &ctx);
 /// narrow: a slice of `length` from `start`.
 void buildNarrow(NodeContext &ctx);
+/// slice_scatter and select_scatter: self with a slice replaced by src, one
+/// gather from cat(self, src).
+void buildSliceScatter(NodeContext &ctx);
+void buildSelectScatter(NodeContext &ctx);
+/// diagonal(offset, dim1, dim2): the two dims flattened last and gathered.
+void buildDiagonal(NodeContext &ctx);
 /// einsum of one or two operands, without repeated indices in an operand.
 void buildEinsum(NodeContext &ctx);
 

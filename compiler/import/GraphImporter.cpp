@@ -111,7 +111,25 @@ struct Binding {
   std::string stateName;
   /// Set when the value cannot be used, with the reason.
   std::string unavailable;
+  /// For a view (slice, select, permute, ...): the name of the tensor whose
+  /// memory it shares, at the root of its chain of views.
+  std::string viewOf;
 };
+
+/// Whether the ATen op `op` (without overload) returns a view of its first
+/// argument, or may (reshape and flatten alias when they can): an in-place
+/// write into its result changes that argument too.
+bool returnsView(StringRef op) {
+  static constexpr StringRef kViews[] = {
+      "view",      "reshape",   "_unsafe_view", "slice",     "select",
+      "permute",   "transpose", "t",            "expand",    "expand_as",
+      "squeeze",   "unsqueeze", "flatten",      "unflatten", "view_as",
+      "reshape_as", "alias",    "detach",       "narrow",    "diagonal",
+      "unfold",    "as_strided", "split",       "split_with_sizes", "chunk",
+      "unbind",    "movedim",   "swapaxes",     "swapdims",  "view_as_real",
+      "real",      "imag",      "numpy_T",      "mT",        "T"};
+  return llvm::is_contained(kViews, op);
+}
 
 /// Where in the user's model code a node's op was called: the innermost frame
 /// of its stack trace outside PyTorch itself (`File "...", line N`), else the
@@ -543,8 +561,33 @@ Error GraphImporter::importNode(const JsonView &node, size_t index,
       writtenName = tensorName->str();
     }
   }
+  // The root of the tensor a view op's result shares memory with.
+  std::string viewedRoot;
+  if (!opName.ends_with("_copy") && returnsView(opName) && !firstArg.empty()) {
+    auto kase = args.find(firstArg)->second.tryUnionCase();
+    if (kase && kase->first == "as_tensor") {
+      std::string base = kase->second.stringField("name").value_or("").str();
+      auto it = values.find(base);
+      if (it != values.end())
+        viewedRoot = it->second.viewOf.empty() ? base : it->second.viewOf;
+    }
+  }
   const OpEntry *entry = lookupOp(target);
   bool inPlace = entry ? entry->effect == Effect::InPlace : writesFirstArg;
+  // A write into a view changes the tensor it views: the root of the chain.
+  std::string root = written && !written->viewOf.empty() ? written->viewOf
+                                                         : writtenName;
+  if (inPlace && written && root != writtenName) {
+    Binding &base = values.find(root)->second;
+    if (base.kind != InputKind::None) {
+      std::string which = base.stateName.empty() ? root : base.stateName;
+      return nodeError("changes the model's " + describe(base.kind) + " '" +
+                       which + "' in place, through its view '" + writtenName +
+                       "'; duet compiles inference graphs that leave their "
+                       "inputs and state unchanged: remove the in-place "
+                       "update from forward()");
+    }
+  }
   if (inPlace && written && written->kind != InputKind::None) {
     StringRef what = describe(written->kind);
     std::string which =
@@ -589,21 +632,43 @@ Error GraphImporter::importNode(const JsonView &node, size_t index,
       return nodeError("the imported op does not verify: " + lastDiagnostic);
   }
 
+  // The outputs of a view, and of an in-place op (which returns the tensor
+  // it wrote), share the memory of the first argument's root.
+  std::string viewRoot = inPlace && written ? root : viewedRoot;
   for (auto [i, out] : llvm::enumerate(outputNames)) {
     if (out.empty())
       continue;
     Binding binding;
+    binding.viewOf = viewRoot;
     binding.value = nodeCtx.results()[i];
     if (!binding.value)
       binding.unavailable = "is output " + std::to_string(i) + " of node '" +
                             name + "': " + nodeCtx.unavailableReasons()[i];
     values[out] = std::move(binding);
   }
-  // The value the in-place op wrote into is stale from now on.
+  // The value the in-place op wrote into is stale from now on, and so is
+  // every other tensor sharing its memory: duet does not carry a write
+  // through a view back to the tensor viewed, so it refuses their use
+  // instead of computing with the old values.
   if (inPlace && written) {
     written->value = Value();
     written->unavailable = "was overwritten in place by node '" + name +
                            "', so its old value is not available";
+    for (auto &entry : values) {
+      StringRef other = entry.getKey();
+      Binding &binding = entry.getValue();
+      bool shares = other == root || binding.viewOf == root;
+      if (!shares || other == writtenName ||
+          llvm::is_contained(outputNames, other.str()) ||
+          !binding.unavailable.empty())
+        continue;
+      binding.value = Value();
+      binding.unavailable =
+          "shares its memory with '" + writtenName + "', which node '" +
+          name + "' changed in place; duet does not carry writes through "
+          "views: export the model, call ep.run_decompositions() (which "
+          "writes them functionally) and compile that program";
+    }
   }
   return Error::success();
 }

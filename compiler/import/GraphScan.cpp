@@ -168,6 +168,35 @@ std::vector<std::string> duet::import::shapeSymbols(const JsonView &graph) {
   return out;
 }
 
+namespace {
+
+/// Why a whole class of ATen ops has no place in a static inference
+/// program, or "" for an op duet simply does not implement.
+std::string classReason(StringRef target) {
+  if (!target.consume_front("torch.ops.aten."))
+    return "";
+  StringRef op = target.split('.').first;
+  if (op.ends_with("_backward"))
+    return "a gradient op: export the model in eval mode for inference, "
+           "without a backward pass";
+  if (llvm::is_contained({"rand", "randn", "randint", "randperm", "rand_like",
+                          "randn_like", "randint_like", "bernoulli", "normal",
+                          "uniform", "multinomial", "exponential"},
+                         op))
+    return "it draws random numbers, which a compiled program cannot "
+           "reproduce: pass the random tensor as an input instead";
+  if (op.starts_with("sym_"))
+    return "it reads a symbolic (dynamic) size: export with static shapes";
+  if (llvm::is_contained({"nonzero", "_local_scalar_dense", "masked_select",
+                          "unique", "_unique2", "unique_consecutive", "item"},
+                         op))
+    return "its result's shape or value depends on the data, which a static "
+           "program cannot hold";
+  return "";
+}
+
+} // namespace
+
 llvm::Error
 duet::import::unsupportedTargetError(StringRef name, StringRef target,
                                      llvm::ArrayRef<UnsupportedTarget> all) {
@@ -177,6 +206,8 @@ duet::import::unsupportedTargetError(StringRef name, StringRef target,
              inlinedHigherOrderOps() +
              " only: express the control flow without it in forward()")
                 .str()
+          : !classReason(target).empty()
+              ? "op not supported by duet: " + classReason(target)
           : decomposedByExport(target)
               ? "op not supported by duet; ep.run_decompositions() rewrites "
                 "it into core ATen ops: export with it and compile that "

@@ -704,9 +704,17 @@ void buildBitwiseNot(NodeContext &ctx) {
     ctx.setResult(ctx.create<LogicalNotOp>(type, self));
 }
 
+/// `other` of a bitwise op: a tensor, or a Python bool/int of the `.Scalar`
+/// overload as a 0-d boolean.
+Value bitwiseOther(NodeContext &ctx) {
+  if (ctx.isScalar("other"))
+    return ctx.tensorOrScalar("other", ctx.builder.getI1Type());
+  return ctx.tensor("other");
+}
+
 template <typename OpT> void buildBitwiseBinary(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
-  Value self = ctx.tensor("self"), other = ctx.tensor("other");
+  Value self = ctx.tensor("self"), other = bitwiseOther(ctx);
   if (ctx.ok() && checkBoolean(ctx, {self, other}))
     ctx.setResult(ctx.create<OpT>(type, self, other));
 }
@@ -715,9 +723,35 @@ template <typename OpT> void buildBitwiseBinary(NodeContext &ctx) {
 /// non-zero.
 void buildBitwiseXor(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
-  Value self = ctx.tensor("self"), other = ctx.tensor("other");
+  Value self = ctx.tensor("self"), other = bitwiseOther(ctx);
   if (ctx.ok() && checkBoolean(ctx, {self, other}))
     ctx.setResult(ctx.create<NeOp>(type, self, other));
+}
+
+/// isnan(x) = x != x; isinf(x) = |x| == inf. Integers are never either.
+void buildIsNan(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (!ctx.ok())
+    return;
+  if (!isa<FloatType>(NodeContext::typeOf(self).getElementType()))
+    return ctx.setResult(ctx.splat(type, Scalar{true, 0, 0}));
+  ctx.setResult(ctx.create<NeOp>(type, self, self));
+}
+
+void buildIsInf(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (!ctx.ok())
+    return;
+  RankedTensorType in = NodeContext::typeOf(self);
+  if (!isa<FloatType>(in.getElementType()))
+    return ctx.setResult(ctx.splat(type, Scalar{true, 0, 0}));
+  Value magnitude = ctx.create<AbsOp>(in, self);
+  ctx.setResult(ctx.create<EqOp>(
+      type, magnitude,
+      compose::realOf(ctx, in.getElementType(),
+                      std::numeric_limits<double>::infinity())));
 }
 
 void buildLogicalXor(NodeContext &ctx) {
@@ -1680,11 +1714,14 @@ std::vector<OpEntry> makeTable() {
   t.addWithInPlace("masked_fill", "Tensor", buildMaskedFill);
   t.add("bitwise_not.default", buildBitwiseNot);
   // The Python operators are aliases of the bitwise ops.
-  for (const char *spelling : {"bitwise_and.Tensor", "__and__.Tensor"})
+  for (const char *spelling : {"bitwise_and.Tensor", "__and__.Tensor",
+                                "bitwise_and.Scalar", "__and__.Scalar"})
     t.add(spelling, buildBitwiseBinary<LogicalAndOp>);
-  for (const char *spelling : {"bitwise_or.Tensor", "__or__.Tensor"})
+  for (const char *spelling : {"bitwise_or.Tensor", "__or__.Tensor",
+                                "bitwise_or.Scalar", "__or__.Scalar"})
     t.add(spelling, buildBitwiseBinary<LogicalOrOp>);
-  for (const char *spelling : {"bitwise_xor.Tensor", "__xor__.Tensor"})
+  for (const char *spelling : {"bitwise_xor.Tensor", "__xor__.Tensor",
+                                "bitwise_xor.Scalar", "__xor__.Scalar"})
     t.add(spelling, buildBitwiseXor);
   t.add("logical_xor.default", buildLogicalXor);
   t.add("any.dim", buildAnyDims, {{"keepdim", boolean(false)}});
@@ -1898,6 +1935,14 @@ std::vector<OpEntry> makeTable() {
   t.add("tile.default", buildTile);
   t.add("narrow.default", buildNarrow);
   t.add("einsum.default", buildEinsum, {{"path", none()}});
+  t.add("slice_scatter.default", buildSliceScatter,
+        {{"dim", integer(0)}, {"start", none()}, {"end", none()},
+         {"step", integer(1)}});
+  t.add("select_scatter.default", buildSelectScatter);
+  t.add("diagonal.default", buildDiagonal,
+        {{"offset", integer(0)}, {"dim1", integer(0)}, {"dim2", integer(1)}});
+  t.add("isnan.default", buildIsNan);
+  t.add("isinf.default", buildIsInf);
 
   // Ordering: one aten.topk each (OrderingAndSampling.cpp).
   t.add("topk.default", buildTopk,

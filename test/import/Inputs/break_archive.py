@@ -129,6 +129,28 @@ def main():
             relu["target"] = "torch.ops.aten.relu_.default"
             relu["inputs"][0]["arg"] = {"as_tensor": {"name": "x"}}
         edit_json(files, "models/model.json", edit)
+    elif kind == "inplace-view":
+        # relu_ applied to a view of the first convolution's output, which the
+        # batch norm after it then reads: a write through a view.
+        def edit(d):
+            graph = d["graph_module"]["graph"]
+            conv = first_node(d, "torch.ops.aten.conv2d.default")
+            out = conv["outputs"][0]["as_tensor"]["name"]
+            meta = graph["tensor_values"][out]
+            graph["tensor_values"]["conv_view"] = meta
+            graph["tensor_values"]["conv_view_relu"] = meta
+            sizes = [s["as_int"] for s in meta["sizes"]]
+            view = {"target": "torch.ops.aten.view.default",
+                    "inputs": [{"name": "self", "arg": {"as_tensor": {"name": out}}, "kind": 1},
+                               {"name": "size", "arg": {"as_ints": sizes}, "kind": 1}],
+                    "outputs": [{"as_tensor": {"name": "conv_view"}}], "metadata": {}}
+            relu = {"target": "torch.ops.aten.relu_.default",
+                    "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "conv_view"}},
+                                "kind": 1}],
+                    "outputs": [{"as_tensor": {"name": "conv_view_relu"}}], "metadata": {}}
+            at = graph["nodes"].index(conv) + 1
+            graph["nodes"][at:at] = [view, relu]
+        edit_json(files, "models/model.json", edit)
     elif kind == "buffer-mutation":
         # The signature says the graph writes a new value into a buffer, as
         # a functionalized (ATEN) export of `self.buf.copy_(...)` does.
