@@ -655,6 +655,45 @@ void duet::import::buildDiagonal(NodeContext &ctx) {
   ctx.setResult(picked);
 }
 
+void duet::import::buildMeshgrid(NodeContext &ctx) {
+  SmallVector<Value> tensors = ctx.tensorList("tensors");
+  std::optional<std::string> indexing = ctx.optionalString("indexing");
+  if (!ctx.ok())
+    return;
+  std::string how = indexing.value_or("ij");
+  if (how != "ij" && how != "xy")
+    return ctx.fail("argument 'indexing' is \"" + how +
+                    "\"; expected \"ij\" or \"xy\"");
+  if (tensors.size() != ctx.numResults())
+    return ctx.fail("meshgrid of " + Twine(tensors.size()) +
+                    " tensors records " + Twine(ctx.numResults()) + " outputs");
+  // "xy" swaps the first two dims of the grid (Cartesian indexing).
+  size_t n = tensors.size();
+  SmallVector<int64_t> axis(n);
+  for (size_t i = 0; i < n; ++i)
+    axis[i] = static_cast<int64_t>(i);
+  if (how == "xy" && n >= 2)
+    std::swap(axis[0], axis[1]);
+  for (size_t i = 0; i < n; ++i) {
+    RankedTensorType type = ctx.resultType(i);
+    if (!ctx.ok())
+      return;
+    if (typeOf(tensors[i]).getRank() > 1)
+      return ctx.fail("meshgrid takes 0-d or 1-D tensors; operand " + Twine(i) +
+                      " has rank " + Twine(typeOf(tensors[i]).getRank()));
+    SmallVector<int64_t> shape(type.getRank(), 1);
+    if (axis[i] >= type.getRank() ||
+        type.getDimSize(axis[i]) != typeOf(tensors[i]).getNumElements())
+      return ctx.fail("meshgrid's recorded output " + Twine(i) +
+                      " does not match its operands");
+    shape[axis[i]] = type.getDimSize(axis[i]);
+    Value line = view(ctx, ctx.castTo(tensors[i], type.getElementType()), shape);
+    ctx.setResult(i, typeOf(line) == type
+                         ? line
+                         : Value(ctx.create<ExpandOp>(type, line)));
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // einsum
 //===----------------------------------------------------------------------===//

@@ -101,6 +101,9 @@ void buildSliceScatter(NodeContext &ctx);
 void buildSelectScatter(NodeContext &ctx);
 /// diagonal(offset, dim1, dim2): the two dims flattened last and gathered.
 void buildDiagonal(NodeContext &ctx);
+/// meshgrid (ij or xy indexing): each operand viewed along its axis of the
+/// grid and expanded.
+void buildMeshgrid(NodeContext &ctx);
 /// einsum of one or two operands, without repeated indices in an operand.
 void buildEinsum(NodeContext &ctx);
 

@@ -1941,6 +1941,8 @@ std::vector<OpEntry> makeTable() {
   t.add("select_scatter.default", buildSelectScatter);
   t.add("diagonal.default", buildDiagonal,
         {{"offset", integer(0)}, {"dim1", integer(0)}, {"dim2", integer(1)}});
+  t.add("meshgrid.default", buildMeshgrid);
+  t.add("meshgrid.indexing", buildMeshgrid);
   t.add("isnan.default", buildIsNan);
   t.add("isinf.default", buildIsInf);
 
