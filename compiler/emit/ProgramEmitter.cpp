@@ -130,6 +130,8 @@ FailureOr<rt::AttrValue> toAttrValue(Operation *op, StringRef name,
     return rt::AttrValue(aten::stringifyGeluApproximate(g.getValue()).str());
   if (auto d = dyn_cast<aten::DivRoundingAttr>(attr))
     return rt::AttrValue(aten::stringifyDivRounding(d.getValue()).str());
+  if (auto r = dyn_cast<aten::ScatterReduceAttr>(attr))
+    return rt::AttrValue(aten::stringifyScatterReduce(r.getValue()).str());
   return op->emitError() << "attribute '" << name << "' (" << attr
                          << ") has no program encoding";
 }

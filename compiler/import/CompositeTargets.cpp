@@ -85,16 +85,16 @@ void duet::import::emitGroupNorm(NodeContext &ctx, Value input, Value weight, Va
   markStatisticsUnavailable(ctx, "group norm");
 }
 
-void duet::import::buildIndexTensor(NodeContext &ctx) {
-  RankedTensorType type = ctx.resultType();
-  Value self = ctx.tensor("self");
-  SmallVector<Value> indices = ctx.optionalTensorList("indices");
-  if (!ctx.ok())
-    return;
+std::optional<AdvancedIndex>
+duet::import::advancedIndex(NodeContext &ctx, Value self,
+                            ArrayRef<Value> indices) {
   ArrayRef<int64_t> shape = typeOf(self).getShape();
-  if (indices.size() > shape.size())
-    return ctx.fail("argument 'indices' has " + Twine(indices.size()) +
-                    " entries for a tensor of rank " + Twine(shape.size()));
+  if (indices.size() > shape.size()) {
+    ctx.fail("argument 'indices' has " + Twine(indices.size()) +
+             " entries for a tensor of rank " + Twine(shape.size()));
+    return std::nullopt;
+  }
+  AdvancedIndex index;
   size_t first = 0;
   while (first < indices.size() && !indices[first])
     ++first;
@@ -102,45 +102,69 @@ void duet::import::buildIndexTensor(NodeContext &ctx) {
   while (end < indices.size() && indices[end])
     ++end;
   for (size_t d = end; d < indices.size(); ++d)
-    if (indices[d])
-      return ctx.fail("argument 'indices' indexes dims " + Twine(first) +
-                      " and " + Twine(d) +
-                      " with a None between them; PyTorch then moves the "
-                      "indexed dims first, which duet does not implement");
+    if (indices[d]) {
+      ctx.fail("argument 'indices' indexes dims " + Twine(first) + " and " +
+               Twine(d) +
+               " with a None between them; PyTorch then moves the indexed "
+               "dims first, which duet does not implement");
+      return std::nullopt;
+    }
+  index.first = static_cast<int64_t>(first);
+  index.end = static_cast<int64_t>(end);
   if (first == end)
-    return ctx.setResult(self);
+    return index;
   for (size_t d = first; d < end; ++d) {
     Type element = typeOf(indices[d]).getElementType();
-    if (element.isInteger(1) || !element.isIntOrIndex())
-      return ctx.fail("argument 'indices' entry " + Twine(d) +
-                      " is not an integer tensor (a boolean mask picks a "
-                      "data-dependent number of elements, which a static "
-                      "program cannot hold)");
+    if (element.isInteger(1) || !element.isIntOrIndex()) {
+      ctx.fail("argument 'indices' entry " + Twine(d) +
+               " is not an integer tensor (a boolean mask picks a "
+               "data-dependent number of elements, which a static program "
+               "cannot hold)");
+      return std::nullopt;
+    }
   }
-
   // The indexed dims [first, end) become one dim of their product, indexed
-  // by i_first·size_(first+1)·... + ... + i_(end-1): one index_select.
+  // by i_first·size_(first+1)·... + ... + i_(end-1).
   Type i64 = ctx.builder.getI64Type();
   Value flat;
   int64_t merged = 1;
   for (size_t d = first; d < end; ++d) {
-    Value index = wrapNegative(ctx, ctx.castTo(indices[d], i64), shape[d]);
-    flat = flat ? add(ctx, mul(ctx, flat, integerOf(ctx, i64, shape[d])), index)
-                : index;
+    Value one = wrapNegative(ctx, ctx.castTo(indices[d], i64), shape[d]);
+    flat = flat ? add(ctx, mul(ctx, flat, integerOf(ctx, i64, shape[d])), one)
+                : one;
     merged *= shape[d];
     if (!ctx.ok())
-      return;
+      return std::nullopt;
   }
-  SmallVector<int64_t> tableShape(shape.take_front(first));
-  tableShape.push_back(merged);
-  tableShape.append(shape.begin() + end, shape.end());
-  Value table = view(ctx, ctx.castTo(self, type.getElementType()), tableShape);
-  int64_t picked = typeOf(flat).getNumElements();
-  flat = view(ctx, flat, {picked});
-  tableShape[first] = picked;
+  index.broadcastShape.assign(typeOf(flat).getShape().begin(),
+                              typeOf(flat).getShape().end());
+  index.tableShape.assign(shape.begin(), shape.begin() + first);
+  index.tableShape.push_back(merged);
+  index.tableShape.append(shape.begin() + end, shape.end());
+  index.flat = flat;
+  return index;
+}
+
+void duet::import::buildIndexTensor(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  SmallVector<Value> indices = ctx.optionalTensorList("indices");
+  if (!ctx.ok())
+    return;
+  std::optional<AdvancedIndex> index = advancedIndex(ctx, self, indices);
+  if (!index)
+    return;
+  if (!index->flat)
+    return ctx.setResult(self);
+  Value table =
+      view(ctx, ctx.castTo(self, type.getElementType()), index->tableShape);
+  int64_t picked = typeOf(index->flat).getNumElements();
+  Value flat = view(ctx, index->flat, {picked});
+  SmallVector<int64_t> shape(index->tableShape);
+  shape[index->first] = picked;
   Value selected = ctx.create<IndexSelectOp>(
-      typeOf(table).clone(tableShape), table, flat,
-      ctx.builder.getI64IntegerAttr(static_cast<int64_t>(first)));
+      typeOf(table).clone(shape), table, flat,
+      ctx.builder.getI64IntegerAttr(index->first));
   ctx.setResult(view(ctx, selected, type.getShape()));
 }
 

@@ -13,8 +13,26 @@
 
 #include "compiler/import/NodeContext.h"
 
+#include <optional>
+
 namespace duet::import {
 
+/// Integer index tensors on consecutive dims [first, end) of a tensor (None
+/// for the dims before them), as one index into those dims merged.
+struct AdvancedIndex {
+  int64_t first = 0, end = 0;
+  /// The tensor's shape with dims [first, end) merged into one.
+  llvm::SmallVector<int64_t> tableShape;
+  /// The shape the index tensors broadcast to.
+  llvm::SmallVector<int64_t> broadcastShape;
+  /// The index into the merged dim (int64, of the broadcast shape); null
+  /// when no dim is indexed.
+  mlir::Value flat;
+};
+/// The index of `self[indices]`, or nothing after recording why it is not
+/// one duet computes (a None between indexed dims, a boolean mask).
+std::optional<AdvancedIndex> advancedIndex(NodeContext &ctx, mlir::Value self,
+                                           llvm::ArrayRef<mlir::Value> indices);
 /// index.Tensor: `self[i0, i1, ...]` with integer index tensors on
 /// consecutive dims (None for the dims before them).
 void buildIndexTensor(NodeContext &ctx);

@@ -18,6 +18,7 @@
 #include "compiler/import/CompositeTargets.h"
 #include "compiler/import/DecomposedTargets.h"
 #include "compiler/import/OrderingAndSampling.h"
+#include "compiler/import/ScatterTargets.h"
 #include "compiler/import/QuantizedTargets.h"
 
 #include "dialects/aten/AtenDialect.h"
@@ -1941,6 +1942,19 @@ std::vector<OpEntry> makeTable() {
   t.add("select_scatter.default", buildSelectScatter);
   t.add("diagonal.default", buildDiagonal,
         {{"offset", integer(0)}, {"dim1", integer(0)}, {"dim2", integer(1)}});
+  // Writes at an index: one aten.scatter each (ScatterTargets.cpp).
+  for (const char *overload : {"src", "value"})
+    t.addWithInPlace("scatter", overload, buildScatter);
+  for (const char *overload : {"reduce", "value_reduce"})
+    t.addWithInPlace("scatter", overload, buildScatter);
+  t.addWithInPlace("scatter_add", "default", buildScatterAdd);
+  t.addWithInPlace("scatter_reduce", "two", buildScatterReduce,
+                   {{"include_self", boolean(true)}});
+  t.addWithInPlace("index_copy", "default", buildIndexCopy);
+  t.addWithInPlace("index_add", "default", buildIndexAdd,
+                   {{"alpha", integer(1)}});
+  t.addWithInPlace("index_put", "default", buildIndexPut,
+                   {{"accumulate", boolean(false)}});
   t.add("meshgrid.default", buildMeshgrid);
   t.add("meshgrid.indexing", buildMeshgrid);
   t.add("isnan.default", buildIsNan);

@@ -69,6 +69,20 @@ def Aten_DivRoundingAttr : EnumAttr<Aten_Dialect, Aten_DivRounding, "rounding"> 
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Aten_ScatterReduce : I32EnumAttr<"ScatterReduce", "how scatter combines a value with the element it lands on", [
+    I32EnumAttrCase<"none", 0>,
+    I32EnumAttrCase<"sum", 1>,
+    I32EnumAttrCase<"prod", 2>,
+    I32EnumAttrCase<"amax", 3>,
+    I32EnumAttrCase<"amin", 4>,
+    I32EnumAttrCase<"mean", 5>]> {
+  let cppNamespace = "::duet::aten";
+  let genSpecializedAttr = 0;
+}
+def Aten_ScatterReduceAttr : EnumAttr<Aten_Dialect, Aten_ScatterReduce, "scatter_reduce"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 //===----------------------------------------------------------------------===//
 // Op classes
 //===----------------------------------------------------------------------===//

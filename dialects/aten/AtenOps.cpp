@@ -855,6 +855,32 @@ LogicalResult GridSampler2dOp::verify() {
   return checkResultShape(*this, {in[0], in[1], grid[1], grid[2]}, getType());
 }
 
+LogicalResult ScatterOp::verify() {
+  if (failed(checkSameElementType(*this, {getSelf(), getSrc(), getResult()})))
+    return failure();
+  auto self = getSelf().getType().getShape(), src = getSrc().getType().getShape(),
+       index = getIndex().getType().getShape();
+  int64_t dim = getDim();
+  if (self.empty())
+    return emitOpError() << "needs a tensor of rank 1 or more";
+  if (failed(checkDim(*this, "dim", dim, self.size())))
+    return failure();
+  if (index.size() != self.size() || src.size() != self.size())
+    return emitOpError() << "index " << formatShape(index) << " and src "
+                         << formatShape(src) << " must have the rank of self "
+                         << formatShape(self);
+  for (size_t d = 0; d < self.size(); ++d)
+    if (index[d] > src[d] ||
+        (static_cast<int64_t>(d) != dim && index[d] > self[d]))
+      return emitOpError() << "index " << formatShape(index)
+                           << " is larger than src " << formatShape(src)
+                           << " or, outside dim " << dim << ", than self "
+                           << formatShape(self);
+  if (getReduce() == ScatterReduce::none && !getIncludeSelf())
+    return emitOpError() << "include_self = false needs a reduction";
+  return checkResultShape(*this, self, getType());
+}
+
 LogicalResult TopkOp::verify() {
   if (failed(checkSameElementType(*this, {getSelf(), getValues()})))
     return failure();

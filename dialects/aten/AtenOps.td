@@ -667,6 +667,30 @@ def Aten_TopkOp : Aten_Op<"topk"> {
   let hasVerifier = 1;
 }
 
+def Aten_ScatterOp : Aten_Op<"scatter"> {
+  let summary = "`self` with `src` written at `index` along `dim`, or combined with what is there";
+  let description = [{
+    For every position `p` of `index`, the element of `self` at `p` with its
+    `dim` coordinate replaced by `index[p]` receives `src[p]`: replaced
+    (`none`, the last write winning), or combined by `sum`, `prod`, `amax`,
+    `amin` or `mean`, with `self`'s own value taking part when
+    `include_self`. `index` has the rank of `self` and `src` and is no larger
+    than `src` in any dim, nor than `self` outside `dim`; an index outside
+    `[0, size of dim)` is an error at run time. `scatter`, `scatter_add`,
+    `scatter_reduce`, `index_copy`, `index_add` and `index_put` map here.
+
+    ```mlir
+    %y = aten.scatter %x, %i, %s {dim = 0 : i64, reduce = #aten.scatter_reduce<sum>, include_self = true}
+        : (tensor<5x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<5x3xf32>
+    ```
+  }];
+  let arguments = (ins Aten_Tensor:$self, Aten_IndexTensor:$index, Aten_Tensor:$src,
+                       I64Attr:$dim, Aten_ScatterReduceAttr:$reduce, BoolAttr:$include_self);
+  let results = (outs Aten_Tensor:$result);
+  let assemblyFormat = "$self `,` $index `,` $src attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Aten_EmbeddingOp : Aten_Op<"embedding"> {
   let summary = "rows of `weight` picked by integer `indices`";
   let description = [{

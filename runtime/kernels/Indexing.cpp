@@ -8,10 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/kernels/ElementTypes.h"
 #include "runtime/kernels/Ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 namespace duet::rt::portable {
 namespace {
@@ -167,6 +171,145 @@ Status indexSelect(const KernelContext &ctx) {
     for (int64_t i = 0; i < count; ++i)
       std::memcpy(out + (o * count + i) * run,
                   in + (o * size + picked[i]) * run, run);
+  return Status::ok();
+}
+
+namespace {
+
+enum class Reduce { none, sum, prod, amax, amin, mean };
+
+/// Combines `v` into `acc` by `how` (mean sums; the count divides after).
+template <typename T> T combine(Reduce how, T acc, T v) {
+  switch (how) {
+  case Reduce::none:
+    return v;
+  case Reduce::sum:
+  case Reduce::mean:
+    if constexpr (std::is_same_v<T, bool>)
+      return acc || v;
+    else if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(static_cast<std::make_unsigned_t<T>>(acc) +
+                            static_cast<std::make_unsigned_t<T>>(v));
+    else
+      return acc + v;
+  case Reduce::prod:
+    if constexpr (std::is_same_v<T, bool>)
+      return acc && v;
+    else if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(static_cast<std::make_unsigned_t<T>>(acc) *
+                            static_cast<std::make_unsigned_t<T>>(v));
+    else
+      return acc * v;
+  case Reduce::amax:
+    if constexpr (std::is_floating_point_v<T>)
+      if (std::isnan(acc) || std::isnan(v))
+        return std::numeric_limits<T>::quiet_NaN();
+    return acc > v ? acc : v;
+  case Reduce::amin:
+    if constexpr (std::is_floating_point_v<T>)
+      if (std::isnan(acc) || std::isnan(v))
+        return std::numeric_limits<T>::quiet_NaN();
+    return acc < v ? acc : v;
+  }
+  return v;
+}
+
+} // namespace
+
+Status scatter(const KernelContext &ctx) {
+  const TensorView &self = ctx.in(0), &index = ctx.in(1), &src = ctx.in(2);
+  const TensorView &y = ctx.out(0);
+  AttrReader attrs(ctx);
+  int64_t dim = attrs.getInt("dim");
+  static constexpr std::string_view kReduce[] = {"none", "sum",  "prod",
+                                                 "amax", "amin", "mean"};
+  std::string reduce =
+      attrs.getEnum("reduce", {"none", "sum", "prod", "amax", "amin", "mean"});
+  bool includeSelf = attrs.getBool("include_self");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  DUET_RETURN_IF_ERROR(ctx.requireDType(
+      self, "self",
+      {DType::f32, DType::i64, DType::i32, DType::i16, DType::i8, DType::u8,
+       DType::boolean}));
+  DUET_RETURN_IF_ERROR(ctx.requireSameDType({&self, &src, &y}));
+  DUET_RETURN_IF_ERROR(requireIndexType(ctx, index, "index"));
+  if (self.rank() == 0)
+    return ctx.error("needs a tensor of rank 1 or more");
+  DUET_RETURN_IF_ERROR(ctx.requireDim(dim, self.rank(), "dim"));
+  if (index.rank() != self.rank() || src.rank() != self.rank())
+    return ctx.error("index {} and src {} must have the rank of self {}",
+                     formatShape(index.sizes), formatShape(src.sizes),
+                     formatShape(self.sizes));
+  for (int64_t d = 0; d < self.rank(); ++d)
+    if (index.sizes[d] > src.sizes[d] ||
+        (d != dim && index.sizes[d] > self.sizes[d]))
+      return ctx.error("index {} is larger than src {} or, outside dim {}, "
+                       "than self {}",
+                       formatShape(index.sizes), formatShape(src.sizes), dim,
+                       formatShape(self.sizes));
+  DUET_RETURN_IF_ERROR(ctx.requireShape(y, "output", self.sizes));
+  DUET_RETURN_IF_ERROR(requireIndexable(ctx, self.sizes[dim], index,
+                                        fmt::format("dim {}", dim)));
+  auto how = static_cast<Reduce>(
+      std::find(std::begin(kReduce), std::end(kReduce), reduce) -
+      std::begin(kReduce));
+  if (how == Reduce::none && !includeSelf)
+    return ctx.error("include_self = false needs a reduction");
+  if (how == Reduce::mean && self.dtype != DType::f32)
+    return ctx.error("a mean scatter of {} is not supported",
+                     dtypeName(self.dtype));
+  if (ctx.checking())
+    return Status::ok();
+  std::vector<int64_t> picked;
+  DUET_RETURN_IF_ERROR(readIndices(
+      ctx, index, self.sizes[dim],
+      fmt::format("size {} of dim {} of self", self.sizes[dim], dim), picked));
+  if (y.data != self.data && self.numel() > 0)
+    std::memmove(y.data, self.data, self.bytes());
+  // Where each index position writes: its own coordinates in self, with
+  // picked[k] along dim; and where it reads src.
+  const Shape selfStrides = contiguousStrides(self.sizes);
+  const Shape srcStrides = contiguousStrides(src.sizes);
+  const Shape indexStrides = contiguousStrides(index.sizes);
+  const int64_t n = index.numel();
+  std::vector<int64_t> to(static_cast<size_t>(n)), from(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t rest = k, out = 0, in = 0;
+    for (int64_t d = 0; d < index.rank(); ++d) {
+      int64_t coordinate = rest / indexStrides[d];
+      rest %= indexStrides[d];
+      out += (d == dim ? picked[k] : coordinate) * selfStrides[d];
+      in += coordinate * srcStrides[d];
+    }
+    to[k] = out;
+    from[k] = in;
+  }
+  visitDType(self.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float> || std::is_integral_v<T>) {
+      T *out = y.as<T>();
+      const T *values = src.as<const T>();
+      // Without self, the first value written to a position starts it.
+      std::vector<int64_t> count;
+      if (how == Reduce::mean || !includeSelf)
+        count.assign(static_cast<size_t>(self.numel()), includeSelf ? 1 : 0);
+      for (int64_t k = 0; k < n; ++k) {
+        T &slot = out[to[k]];
+        T v = values[from[k]];
+        bool first = !count.empty() && count[to[k]] == 0;
+        slot = first ? v : combine(how, slot, v);
+        if (!count.empty())
+          ++count[to[k]];
+      }
+      if constexpr (std::is_same_v<T, float>)
+        if (how == Reduce::mean)
+          for (int64_t k = 0; k < n; ++k)
+            if (count[to[k]] > 0) {
+              out[to[k]] /= static_cast<float>(count[to[k]]);
+              count[to[k]] = -count[to[k]]; // divided once
+            }
+    }
+  });
   return Status::ok();
 }
 

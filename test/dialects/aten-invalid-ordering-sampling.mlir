@@ -60,3 +60,30 @@ func.func @pow_broadcast(%a: tensor<2x3xf32>, %b: tensor<2xf32>) -> tensor<2x3xf
   %0 = aten.pow_tensor %a, %b : tensor<2x3xf32>, tensor<2xf32> -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// scatter's index and src have self's rank.
+func.func @scatter_rank(%x: tensor<5x3xf32>, %i: tensor<2xi64>, %s: tensor<2x3xf32>) -> tensor<5x3xf32> {
+  // expected-error @+1 {{index [2] and src [2, 3] must have the rank of self [5, 3]}}
+  %y = aten.scatter %x, %i, %s {dim = 0 : i64, reduce = #aten.scatter_reduce<none>, include_self = true} : (tensor<5x3xf32>, tensor<2xi64>, tensor<2x3xf32>) -> tensor<5x3xf32>
+  return %y : tensor<5x3xf32>
+}
+
+// -----
+
+// Leaving self out only means something when values are combined.
+func.func @scatter_include_self(%x: tensor<5x3xf32>, %i: tensor<2x3xi64>, %s: tensor<2x3xf32>) -> tensor<5x3xf32> {
+  // expected-error @+1 {{include_self = false needs a reduction}}
+  %y = aten.scatter %x, %i, %s {dim = 0 : i64, reduce = #aten.scatter_reduce<none>, include_self = false} : (tensor<5x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<5x3xf32>
+  return %y : tensor<5x3xf32>
+}
+
+// -----
+
+// Outside dim, the index fits self.
+func.func @scatter_index_wide(%x: tensor<5x3xf32>, %i: tensor<2x4xi64>, %s: tensor<2x4xf32>) -> tensor<5x3xf32> {
+  // expected-error @+1 {{index [2, 4] is larger than src [2, 4] or, outside dim 0, than self [5, 3]}}
+  %y = aten.scatter %x, %i, %s {dim = 0 : i64, reduce = #aten.scatter_reduce<sum>, include_self = true} : (tensor<5x3xf32>, tensor<2x4xi64>, tensor<2x4xf32>) -> tensor<5x3xf32>
+  return %y : tensor<5x3xf32>
+}

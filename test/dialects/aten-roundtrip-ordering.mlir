@@ -9,6 +9,8 @@ func.func @ordering_sampling(%x: tensor<5x6xf32>, %img: tensor<1x3x6x7xf32>, %g:
   %s = aten.grid_sampler_2d %img, %g {interpolation_mode = 1 : i64, padding_mode = 2 : i64, align_corners = false} : (tensor<1x3x6x7xf32>, tensor<1x4x5x2xf32>) -> tensor<1x3x4x5xf32>
   // CHECK: aten.upsample_bicubic2d %{{.*}} {align_corners = true}
   %u = aten.upsample_bicubic2d %img {align_corners = true} : tensor<1x3x6x7xf32> -> tensor<1x3x12x14xf32>
+  // CHECK: aten.scatter %{{.*}}, %{{.*}}, %{{.*}} {dim = 0 : i64, include_self = false, reduce = #aten.scatter_reduce<amax>}
+  %c = aten.scatter %x, %i, %v {dim = 0 : i64, reduce = #aten.scatter_reduce<amax>, include_self = false} : (tensor<5x6xf32>, tensor<5x2xi64>, tensor<5x2xf32>) -> tensor<5x6xf32>
   // CHECK: aten.pow_tensor
   %p = aten.pow_tensor %x, %x : tensor<5x6xf32>, tensor<5x6xf32> -> tensor<5x6xf32>
   return %v, %i, %s, %u, %p : tensor<5x2xf32>, tensor<5x2xi64>, tensor<1x3x4x5xf32>, tensor<1x3x12x14xf32>, tensor<5x6xf32>

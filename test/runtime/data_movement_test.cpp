@@ -345,6 +345,52 @@ TEST_CASE("gather picks along dim and reads its own position elsewhere",
   }
 }
 
+TEST_CASE("scatter writes src at index along dim, or combines it",
+          "[indexing]") {
+  // self [3, 2] = 0..5; index and src [2, 2] along dim 0.
+  Tensor x = iota({3, 2});
+  Tensor index = Tensor::of({2, 2}, {2, 0, 2, 1}, DType::i64);
+  Tensor src = Tensor::of({2, 2}, {10, 20, 30, 40});
+  auto attrs = [](const char *reduce, bool includeSelf) {
+    return AttrMap()
+        .setInt("dim", 0)
+        .setString("reduce", reduce)
+        .setBool("include_self", includeSelf);
+  };
+  // Row 2 of column 0 is written twice: the last write wins.
+  requireClose(run1("aten.scatter", attrs("none", true), {x, index, src}, {3, 2}),
+               {0, 20, 2, 40, 30, 5});
+  requireClose(run1("aten.scatter", attrs("sum", true), {x, index, src}, {3, 2}),
+               {0, 21, 2, 43, 44, 5});
+  // Without self, the values alone: 10 + 30 where both land.
+  requireClose(run1("aten.scatter", attrs("sum", false), {x, index, src}, {3, 2}),
+               {0, 20, 2, 40, 40, 5});
+  requireClose(run1("aten.scatter", attrs("amax", true), {x, index, src}, {3, 2}),
+               {0, 20, 2, 40, 30, 5});
+  requireClose(run1("aten.scatter", attrs("prod", true), {x, index, src}, {3, 2}),
+               {0, 20, 2, 120, 1200, 5});
+  // Mean with self: (4 + 10 + 30) / 3 at row 2 of column 0.
+  requireClose(run1("aten.scatter", attrs("mean", true), {x, index, src}, {3, 2}),
+               {0, 10.5, 2, 21.5, 44.0 / 3, 5});
+  SECTION("integers") {
+    Tensor xi = Tensor::of({3, 2}, {0, 1, 2, 3, 4, 5}, DType::i64);
+    Tensor si = Tensor::of({2, 2}, {10, 20, 30, 40}, DType::i64);
+    CHECK(run1("aten.scatter", attrs("sum", true), {xi, index, si}, {3, 2},
+               DType::i64)
+              .values() == std::vector<double>{0, 21, 2, 43, 44, 5});
+  }
+  SECTION("bad indices and arguments are errors") {
+    std::vector<Tensor> out = {Tensor(DType::f32, {3, 2})};
+    CHECK(runOp("aten.scatter", attrs("none", true),
+                {x, Tensor::of({2, 2}, {0, 3, 1, 1}, DType::i64), src}, out)
+              .message() == "aten.scatter: index 3 at position 1 is out of "
+                            "range for size 3 of dim 0 of self");
+    CHECK(runOp("aten.scatter", attrs("none", false), {x, index, src}, out)
+              .message() ==
+          "aten.scatter: include_self = false needs a reduction");
+  }
+}
+
 TEST_CASE("index_select takes whole slices in the index's order",
           "[indexing]") {
   Tensor x = iota({2, 4});

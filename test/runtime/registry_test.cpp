@@ -284,6 +284,16 @@ std::vector<SmokeCase> smokeCases() {
                DType::f32,
                false});
   c.back().outputDTypes = {DType::f32, DType::i64};
+  c.push_back({"aten.scatter",
+               AttrMap()
+                   .setInt("dim", 0)
+                   .setString("reduce", "sum")
+                   .setBool("include_self", true),
+               {rnd({5, 3}, 56),
+                Tensor::of({2, 3}, {4, 0, 1, 2, 2, 3}, DType::i64),
+                rnd({2, 3}, 57)},
+               {{5, 3}}});
+  c.back().mayGrow = {2};
   c.push_back({"aten.pow_tensor",
                {},
                {rnd({2, 3}, 50, 0.5, 2), rnd({3}, 53)},
