@@ -166,6 +166,31 @@ Value pooledRows(NodeContext &ctx, RankedTensorType type) {
   return withUnitRow(ctx, ctx.castTo(self, type.getElementType()));
 }
 
+/// The window of a pooling along the last dim, as the 2-D ops' attributes
+/// with a row of 1.
+struct Window1d {
+  DenseI64ArrayAttr kernel, stride, padding, dilation;
+};
+
+std::optional<Window1d> readWindow1d(NodeContext &ctx, bool hasDilation) {
+  std::optional<int64_t> kernel =
+      single(ctx, "kernel_size", ctx.integers("kernel_size"));
+  std::optional<int64_t> stride =
+      single(ctx, "stride", ctx.integers("stride"), kernel.value_or(1));
+  std::optional<int64_t> padding =
+      single(ctx, "padding", ctx.integers("padding"));
+  std::optional<int64_t> dilation =
+      hasDilation ? single(ctx, "dilation", ctx.integers("dilation"))
+                  : std::optional<int64_t>(1);
+  if (!ctx.ok())
+    return std::nullopt;
+  auto pair = [&](int64_t row, int64_t v) {
+    return ctx.builder.getDenseI64ArrayAttr({row, v});
+  };
+  return Window1d{pair(1, *kernel), pair(1, *stride), pair(0, *padding),
+                  pair(1, *dilation)};
+}
+
 RankedTensorType withUnitRow(RankedTensorType type) {
   SmallVector<int64_t> shape(type.getShape());
   shape.insert(shape.end() - 1, 1);
@@ -409,46 +434,28 @@ void duet::import::buildAdaptiveAvgPool1d(NodeContext &ctx) {
 void duet::import::buildAvgPool1d(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value rows = pooledRows(ctx, type);
-  std::optional<int64_t> kernel =
-      single(ctx, "kernel_size", ctx.integers("kernel_size"));
-  std::optional<int64_t> stride =
-      single(ctx, "stride", ctx.integers("stride"), kernel.value_or(1));
-  std::optional<int64_t> padding =
-      single(ctx, "padding", ctx.integers("padding"));
+  std::optional<Window1d> w = readWindow1d(ctx, /*hasDilation=*/false);
   bool ceil = ctx.boolean("ceil_mode");
   bool countPad = ctx.boolean("count_include_pad");
   if (!ctx.ok())
     return;
-  auto pair = [&](int64_t row, int64_t v) {
-    return ctx.builder.getDenseI64ArrayAttr({row, v});
-  };
   Value pooled = ctx.create<AvgPool2dOp>(
-      withUnitRow(type), rows, pair(1, *kernel), pair(1, *stride),
-      pair(0, *padding), ctx.builder.getBoolAttr(ceil),
-      ctx.builder.getBoolAttr(countPad), IntegerAttr());
+      withUnitRow(type), rows, w->kernel, w->stride, w->padding,
+      ctx.builder.getBoolAttr(ceil), ctx.builder.getBoolAttr(countPad),
+      IntegerAttr());
   ctx.setResult(view(ctx, pooled, type.getShape()));
 }
 
 void duet::import::buildMaxPool1d(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value rows = pooledRows(ctx, type);
-  std::optional<int64_t> kernel =
-      single(ctx, "kernel_size", ctx.integers("kernel_size"));
-  std::optional<int64_t> stride =
-      single(ctx, "stride", ctx.integers("stride"), kernel.value_or(1));
-  std::optional<int64_t> padding =
-      single(ctx, "padding", ctx.integers("padding"));
-  std::optional<int64_t> dilation =
-      single(ctx, "dilation", ctx.integers("dilation"));
+  std::optional<Window1d> w = readWindow1d(ctx, /*hasDilation=*/true);
   bool ceil = ctx.boolean("ceil_mode");
   if (!ctx.ok())
     return;
-  auto pair = [&](int64_t row, int64_t v) {
-    return ctx.builder.getDenseI64ArrayAttr({row, v});
-  };
-  Value pooled = ctx.create<MaxPool2dOp>(
-      withUnitRow(type), rows, pair(1, *kernel), pair(1, *stride),
-      pair(0, *padding), pair(1, *dilation), ctx.builder.getBoolAttr(ceil));
+  Value pooled = ctx.create<MaxPool2dOp>(withUnitRow(type), rows, w->kernel,
+                                         w->stride, w->padding, w->dilation,
+                                         ctx.builder.getBoolAttr(ceil));
   ctx.setResult(view(ctx, pooled, type.getShape()));
   if (ctx.numResults() > 1)
     ctx.setUnavailable(1, "the indices of max pooling, which duet does not "

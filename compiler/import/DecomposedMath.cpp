@@ -264,24 +264,13 @@ void duet::import::buildInstanceNorm(NodeContext &ctx) {
   Value input = ctx.tensor("input");
   Value weight = ctx.optionalTensor("weight"),
         bias = ctx.optionalTensor("bias");
-  Value mean = ctx.optionalTensor("running_mean"),
-        var = ctx.optionalTensor("running_var");
-  bool useInputStats = ctx.boolean("use_input_stats");
   double eps = ctx.number("eps");
   if (!ctx.ok())
     return;
   if (type.getRank() < 2)
     return ctx.fail("instance norm needs [N, C, ...], got rank " +
                     Twine(type.getRank()));
-  if (useInputStats)
-    return emitGroupNorm(ctx, input, weight, bias, type.getDimSize(1), eps);
-  if (!mean || !var)
-    return ctx.fail("instance norm with use_input_stats=False needs running "
-                    "statistics");
-  auto as = [&](Value v) { return v ? fromFloat(ctx, v, type) : Value(); };
-  ctx.setResult(ctx.create<BatchNormOp>(type, as(input), as(mean), as(var),
-                                        as(weight), as(bias),
-                                        ctx.builder.getF64FloatAttr(eps)));
+  emitGroupNorm(ctx, input, weight, bias, type.getDimSize(1), eps);
 }
 
 void duet::import::buildRmsNorm(NodeContext &ctx) {

@@ -36,8 +36,8 @@ void emitBatchStatisticsNorm(NodeContext &ctx, mlir::Value input,
                              mlir::Value weight, mlir::Value bias, double eps);
 /// _native_batch_norm_legit.no_stats.
 void buildBatchNormNoStats(NodeContext &ctx);
-/// instance_norm: group norm with one group per channel, or the running
-/// statistics when use_input_stats is false.
+/// instance_norm with use_input_stats: group norm with one group per
+/// channel (OpTable.cpp takes the running-statistics form to batch norm).
 void buildInstanceNorm(NodeContext &ctx);
 /// rms_norm: x / sqrt(mean(x²) + eps) · weight.
 void buildRmsNorm(NodeContext &ctx);

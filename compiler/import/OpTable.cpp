@@ -317,6 +317,17 @@ void buildBatchNorm(NodeContext &ctx) {
     emitBatchNorm(ctx, training);
 }
 
+/// instance_norm: the input's own statistics per sample and channel, or,
+/// without use_input_stats, the running statistics as batch norm in eval.
+void buildInstanceNormAny(NodeContext &ctx) {
+  bool useInputStats = ctx.boolean("use_input_stats");
+  if (!ctx.ok())
+    return;
+  if (!useInputStats)
+    return emitBatchNorm(ctx, /*training=*/false);
+  buildInstanceNorm(ctx);
+}
+
 void buildBatchNormNoTraining(NodeContext &ctx) {
   emitBatchNorm(ctx, /*training=*/false);
 }
@@ -1870,7 +1881,7 @@ std::vector<OpEntry> makeTable() {
     t.add((op + ".default").c_str(), allBuild, {{"unbiased", boolean(true)}});
   }
   t.add("_native_batch_norm_legit.no_stats", buildBatchNormNoStats);
-  t.add("instance_norm.default", buildInstanceNorm);
+  t.add("instance_norm.default", buildInstanceNormAny);
   t.add("rms_norm.default", buildRmsNorm,
         {{"weight", none()}, {"eps", none()}});
   t.add("logsumexp.default", buildLogsumexp, {{"keepdim", boolean(false)}});

@@ -51,6 +51,23 @@ Status readPlanes(const KernelContext &ctx, Planes &p) {
   return Status::ok();
 }
 
+/// The attributes and planes of an interpolating upsample (bilinear,
+/// bicubic).
+struct Interpolation {
+  std::optional<double> scaleH, scaleW;
+  bool alignCorners = false;
+  Planes planes;
+};
+
+Status readInterpolation(const KernelContext &ctx, Interpolation &i) {
+  AttrReader attrs(ctx);
+  i.scaleH = attrs.getOptionalFloat("scales_h");
+  i.scaleW = attrs.getOptionalFloat("scales_w");
+  i.alignCorners = attrs.getBool("align_corners");
+  DUET_RETURN_IF_ERROR(attrs.status());
+  return readPlanes(ctx, i.planes);
+}
+
 /// One axis of bilinear interpolation: output i blends source `index[i]`
 /// (weight 1 - lambda[i]) with `index[i] + step[i]` (weight lambda[i]).
 struct LinearAxis {
@@ -134,17 +151,13 @@ Status upsampleNearest2d(const KernelContext &ctx) {
 }
 
 Status upsampleBilinear2d(const KernelContext &ctx) {
-  AttrReader attrs(ctx);
-  std::optional<double> scaleH = attrs.getOptionalFloat("scales_h");
-  std::optional<double> scaleW = attrs.getOptionalFloat("scales_w");
-  bool alignCorners = attrs.getBool("align_corners");
-  DUET_RETURN_IF_ERROR(attrs.status());
-  Planes p;
-  DUET_RETURN_IF_ERROR(readPlanes(ctx, p));
+  Interpolation i;
+  DUET_RETURN_IF_ERROR(readInterpolation(ctx, i));
   if (ctx.checking())
     return Status::ok();
-  LinearAxis h = linearAxis(p.inH, p.outH, alignCorners, scaleH);
-  LinearAxis w = linearAxis(p.inW, p.outW, alignCorners, scaleW);
+  const Planes &p = i.planes;
+  LinearAxis h = linearAxis(p.inH, p.outH, i.alignCorners, i.scaleH);
+  LinearAxis w = linearAxis(p.inW, p.outW, i.alignCorners, i.scaleW);
   const float *in = ctx.in(0).as<const float>();
   float *out = ctx.out(0).as<float>();
   for (int64_t c = 0; c < p.count; ++c) {
@@ -220,17 +233,13 @@ CubicAxis cubicAxis(int64_t in, int64_t out, bool alignCorners,
 } // namespace
 
 Status upsampleBicubic2d(const KernelContext &ctx) {
-  AttrReader attrs(ctx);
-  std::optional<double> scaleH = attrs.getOptionalFloat("scales_h");
-  std::optional<double> scaleW = attrs.getOptionalFloat("scales_w");
-  bool alignCorners = attrs.getBool("align_corners");
-  DUET_RETURN_IF_ERROR(attrs.status());
-  Planes p;
-  DUET_RETURN_IF_ERROR(readPlanes(ctx, p));
+  Interpolation i;
+  DUET_RETURN_IF_ERROR(readInterpolation(ctx, i));
   if (ctx.checking())
     return Status::ok();
-  CubicAxis h = cubicAxis(p.inH, p.outH, alignCorners, scaleH);
-  CubicAxis w = cubicAxis(p.inW, p.outW, alignCorners, scaleW);
+  const Planes &p = i.planes;
+  CubicAxis h = cubicAxis(p.inH, p.outH, i.alignCorners, i.scaleH);
+  CubicAxis w = cubicAxis(p.inW, p.outW, i.alignCorners, i.scaleW);
   const float *in = ctx.in(0).as<const float>();
   float *out = ctx.out(0).as<float>();
   for (int64_t c = 0; c < p.count; ++c) {
