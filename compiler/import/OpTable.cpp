@@ -833,6 +833,27 @@ template <typename OpT> void buildReductionAll(NodeContext &ctx) {
   emitReduction<OpT>(ctx, std::nullopt, false);
 }
 
+/// prod over one dim or every element; the product op computes in float,
+/// so an integer product (int64 in PyTorch) is refused by name.
+void emitProd(NodeContext &ctx, std::optional<int64_t> dim, bool keepdim) {
+  if (ctx.ok() && !isa<FloatType>(ctx.resultType().getElementType()))
+    return ctx.fail("the product of an integer tensor is not supported; "
+                    "convert it to float first");
+  if (dim)
+    emitReduction<ProdOp>(ctx, SmallVector<int64_t>{*dim}, keepdim);
+  else
+    emitReduction<ProdOp>(ctx, std::nullopt, false);
+}
+
+void buildProdDim(NodeContext &ctx) {
+  int64_t dim = ctx.integer("dim");
+  bool keepdim = ctx.boolean("keepdim");
+  if (ctx.ok())
+    emitProd(ctx, dim, keepdim);
+}
+
+void buildProdAll(NodeContext &ctx) { emitProd(ctx, std::nullopt, false); }
+
 /// max.dim: the values by amax, the indices by topk (dropped when unused).
 void buildMaxDim(NodeContext &ctx) {
   int64_t dim = ctx.integer("dim");
@@ -1751,6 +1772,8 @@ std::vector<OpEntry> makeTable() {
   t.add("amax.default", buildReductionDims<AmaxOp>,
         {{"dim", ints({})}, {"keepdim", boolean(false)}});
   t.add("max.dim", buildMaxDim, {{"keepdim", boolean(false)}});
+  t.add("prod.dim_int", buildProdDim, reduceDefaults);
+  t.add("prod.default", buildProdAll, {{"dtype", none()}});
   t.add("adaptive_avg_pool2d.default", buildAdaptiveAvgPool2d);
   t.add("_adaptive_avg_pool2d.default", buildAdaptiveAvgPool2d);
   t.add("avg_pool2d.default", buildAvgPool2d,

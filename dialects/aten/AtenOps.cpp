@@ -573,6 +573,9 @@ LogicalResult SumOp::verify() {
 LogicalResult AmaxOp::verify() {
   return verifyReduction(*this, getSelf(), getDim(), getKeepdim());
 }
+LogicalResult ProdOp::verify() {
+  return verifyReduction(*this, getSelf(), getDim(), getKeepdim());
+}
 LogicalResult AnyOp::verify() {
   return verifyReduction(*this, getSelf(), getDim(), getKeepdim());
 }

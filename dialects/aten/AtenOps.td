@@ -352,6 +352,7 @@ def Aten_AnyOp : Aten_Op<"any"> {
 def Aten_MeanOp : Aten_ReductionOp<"mean", "the arithmetic mean">;
 def Aten_SumOp : Aten_ReductionOp<"sum", "the sum">;
 def Aten_AmaxOp : Aten_ReductionOp<"amax", "the maximum">;
+def Aten_ProdOp : Aten_ReductionOp<"prod", "the product">;
 
 def Aten_AdaptiveAvgPool2dOp : Aten_Op<"adaptive_avg_pool2d"> {
   let summary = "average pooling to a fixed output size";

@@ -18,7 +18,7 @@
 namespace duet::rt::portable {
 namespace {
 
-enum class Reduction { mean, sum, amax };
+enum class Reduction { mean, sum, amax, prod };
 
 /// Reads `dim` and `keepdim`, checks the output shape, and gives for every
 /// input dim the output stride its index moves (0 on a reduced dim), and how
@@ -88,12 +88,17 @@ Status reduce(const KernelContext &ctx, Reduction kind) {
     return Status::ok();
   }
 
-  std::vector<double> sums(outCount, 0.0);
+  // Sums and products accumulate in double; a product over no elements is
+  // 1, as in PyTorch.
+  const bool product = kind == Reduction::prod;
+  std::vector<double> sums(outCount, product ? 1.0 : 0.0);
   forEachRow<2>(x.sizes, {contiguousStrides(x.sizes), toOutput},
                 [&](const std::array<int64_t, 2> &off, int64_t n,
                     const std::array<int64_t, 2> &inner) {
-                  for (int64_t i = 0; i < n; ++i)
-                    sums[off[1] + i * inner[1]] += in[off[0] + i];
+                  for (int64_t i = 0; i < n; ++i) {
+                    double &acc = sums[off[1] + i * inner[1]];
+                    acc = product ? acc * in[off[0] + i] : acc + in[off[0] + i];
+                  }
                 });
   // Mean over no elements is 0/0, NaN, as in PyTorch.
   double divisor = kind == Reduction::mean ? static_cast<double>(count) : 1.0;
@@ -280,6 +285,7 @@ Status cumsum(const KernelContext &ctx) {
 Status mean(const KernelContext &ctx) { return reduce(ctx, Reduction::mean); }
 Status sum(const KernelContext &ctx) { return reduce(ctx, Reduction::sum); }
 Status amax(const KernelContext &ctx) { return reduce(ctx, Reduction::amax); }
+Status prod(const KernelContext &ctx) { return reduce(ctx, Reduction::prod); }
 
 Status any(const KernelContext &ctx) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);

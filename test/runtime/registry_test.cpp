@@ -97,6 +97,10 @@ std::vector<SmokeCase> smokeCases() {
   unary("softmax", AttrMap().setInt("dim", 1));
   unary("log_softmax", AttrMap().setInt("dim", 2));
   unary("cumsum", AttrMap().setInt("dim", 1));
+  c.push_back({"aten.prod",
+               AttrMap().setInts("dim", {1}).setBool("keepdim", false),
+               {rnd({2, 3, 4}, 58, 0.5, 1.5)},
+               {{2, 4}}});
 
   auto binary = [&](std::string op, AttrMap attrs = {}) {
     c.push_back(
