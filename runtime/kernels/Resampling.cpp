@@ -68,6 +68,29 @@ Status readInterpolation(const KernelContext &ctx, Interpolation &i) {
   return readPlanes(ctx, i.planes);
 }
 
+/// Runs an interpolating upsample: the axes `makeAxis` builds for H and W,
+/// then `pixel(plane, inW, h, oh, w, ow)` for each output pixel of each plane.
+template <typename MakeAxis, typename Pixel>
+Status interpolate(const KernelContext &ctx, MakeAxis makeAxis, Pixel pixel) {
+  Interpolation i;
+  DUET_RETURN_IF_ERROR(readInterpolation(ctx, i));
+  if (ctx.checking())
+    return Status::ok();
+  const Planes &p = i.planes;
+  auto h = makeAxis(p.inH, p.outH, i.alignCorners, i.scaleH);
+  auto w = makeAxis(p.inW, p.outW, i.alignCorners, i.scaleW);
+  const float *in = ctx.in(0).as<const float>();
+  float *out = ctx.out(0).as<float>();
+  for (int64_t c = 0; c < p.count; ++c) {
+    const float *src = in + c * p.inH * p.inW;
+    float *dst = out + c * p.outH * p.outW;
+    for (int64_t oh = 0; oh < p.outH; ++oh)
+      for (int64_t ow = 0; ow < p.outW; ++ow)
+        dst[oh * p.outW + ow] = pixel(src, p.inW, h, oh, w, ow);
+  }
+  return Status::ok();
+}
+
 /// One axis of bilinear interpolation: output i blends source `index[i]`
 /// (weight 1 - lambda[i]) with `index[i] + step[i]` (weight lambda[i]).
 struct LinearAxis {
@@ -151,31 +174,18 @@ Status upsampleNearest2d(const KernelContext &ctx) {
 }
 
 Status upsampleBilinear2d(const KernelContext &ctx) {
-  Interpolation i;
-  DUET_RETURN_IF_ERROR(readInterpolation(ctx, i));
-  if (ctx.checking())
-    return Status::ok();
-  const Planes &p = i.planes;
-  LinearAxis h = linearAxis(p.inH, p.outH, i.alignCorners, i.scaleH);
-  LinearAxis w = linearAxis(p.inW, p.outW, i.alignCorners, i.scaleW);
-  const float *in = ctx.in(0).as<const float>();
-  float *out = ctx.out(0).as<float>();
-  for (int64_t c = 0; c < p.count; ++c) {
-    const float *src = in + c * p.inH * p.inW;
-    float *dst = out + c * p.outH * p.outW;
-    for (int64_t oh = 0; oh < p.outH; ++oh) {
-      const float *top = src + h.index[oh] * p.inW;
-      const float *bottom = top + h.step[oh] * p.inW;
-      const float h1 = h.lambda[oh], h0 = 1.f - h1;
-      for (int64_t ow = 0; ow < p.outW; ++ow) {
-        const int64_t left = w.index[ow], right = left + w.step[ow];
-        const float w1 = w.lambda[ow], w0 = 1.f - w1;
-        dst[oh * p.outW + ow] = h0 * (w0 * top[left] + w1 * top[right]) +
-                                h1 * (w0 * bottom[left] + w1 * bottom[right]);
-      }
-    }
-  }
-  return Status::ok();
+  return interpolate(ctx, linearAxis,
+                     [](const float *src, int64_t inW, const LinearAxis &h,
+                        int64_t oh, const LinearAxis &w, int64_t ow) {
+                       const float *top = src + h.index[oh] * inW;
+                       const float *bottom = top + h.step[oh] * inW;
+                       const float h1 = h.lambda[oh], h0 = 1.f - h1;
+                       const int64_t left = w.index[ow],
+                                     right = left + w.step[ow];
+                       const float w1 = w.lambda[ow], w0 = 1.f - w1;
+                       return h0 * (w0 * top[left] + w1 * top[right]) +
+                              h1 * (w0 * bottom[left] + w1 * bottom[right]);
+                     });
 }
 
 namespace {
@@ -233,36 +243,21 @@ CubicAxis cubicAxis(int64_t in, int64_t out, bool alignCorners,
 } // namespace
 
 Status upsampleBicubic2d(const KernelContext &ctx) {
-  Interpolation i;
-  DUET_RETURN_IF_ERROR(readInterpolation(ctx, i));
-  if (ctx.checking())
-    return Status::ok();
-  const Planes &p = i.planes;
-  CubicAxis h = cubicAxis(p.inH, p.outH, i.alignCorners, i.scaleH);
-  CubicAxis w = cubicAxis(p.inW, p.outW, i.alignCorners, i.scaleW);
-  const float *in = ctx.in(0).as<const float>();
-  float *out = ctx.out(0).as<float>();
-  for (int64_t c = 0; c < p.count; ++c) {
-    const float *src = in + c * p.inH * p.inW;
-    float *dst = out + c * p.outH * p.outW;
-    for (int64_t oh = 0; oh < p.outH; ++oh) {
-      for (int64_t ow = 0; ow < p.outW; ++ow) {
-        // Each row's columns first, then the rows, as PyTorch sums them.
-        std::array<float, 4> rows;
-        for (int64_t r = 0; r < 4; ++r) {
-          const float *row = src + h.taps[oh][r] * p.inW;
-          rows[r] = 0.f;
-          for (int64_t k = 0; k < 4; ++k)
-            rows[r] += row[w.taps[ow][k]] * w.weights[ow][k];
-        }
-        float sum = 0.f;
-        for (int64_t r = 0; r < 4; ++r)
-          sum += rows[r] * h.weights[oh][r];
-        dst[oh * p.outW + ow] = sum;
-      }
-    }
-  }
-  return Status::ok();
+  return interpolate(ctx, cubicAxis,
+                     [](const float *src, int64_t inW, const CubicAxis &h,
+                        int64_t oh, const CubicAxis &w, int64_t ow) {
+                       // Each row's columns first, then the rows, as PyTorch
+                       // sums them.
+                       float sum = 0.f;
+                       for (int64_t r = 0; r < 4; ++r) {
+                         const float *row = src + h.taps[oh][r] * inW;
+                         float across = 0.f;
+                         for (int64_t k = 0; k < 4; ++k)
+                           across += row[w.taps[ow][k]] * w.weights[ow][k];
+                         sum += across * h.weights[oh][r];
+                       }
+                       return sum;
+                     });
 }
 
 namespace {
