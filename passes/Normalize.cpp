@@ -455,6 +455,42 @@ DenseElementsAttr foldUnary(RankedTensorType type, ElementsAttr a,
   return makeFloatElements(type, *values);
 }
 
+/// The mean or sum of the float elements of `a` over `dims` (every dim when
+/// empty), giving `type`: a reduction of constants, such as the statistics
+/// of a standardized weight, is done once here instead of every run.
+DenseElementsAttr foldReduction(RankedTensorType type, ElementsAttr a,
+                                ArrayRef<int64_t> dims, bool mean) {
+  if (!isComputableFloat(type.getElementType()))
+    return nullptr;
+  std::optional<SmallVector<double>> values = readFloatElements(a);
+  if (!values)
+    return nullptr;
+  ArrayRef<int64_t> in = cast<ShapedType>(a.getType()).getShape();
+  // Each input dim's stride in the output; 0 on the reduced dims.
+  SmallVector<int64_t> strides(in.size(), 0);
+  int64_t stride = 1, count = 1;
+  for (int64_t d = static_cast<int64_t>(in.size()) - 1; d >= 0; --d) {
+    if (dims.empty() || llvm::is_contained(dims, d)) {
+      count *= in[d];
+      continue;
+    }
+    strides[d] = stride;
+    stride *= in[d];
+  }
+  if (stride != type.getNumElements())
+    return nullptr;
+  SmallVector<double> sums(type.getNumElements(), 0.0);
+  OffsetWalker walker(in, {strides});
+  for (double v : *values) {
+    sums[walker.offset(0)] += v;
+    walker.next();
+  }
+  if (mean)
+    for (double &v : sums)
+      v /= static_cast<double>(count);
+  return makeFloatElements(type, sums);
+}
+
 /// The elements of `parts` joined along `dim` into `type`; null where a
 /// part's bytes cannot be read (bit-packed i1) or its rank differs (the
 /// verifier allows legacy empty 1-D parts).
@@ -597,6 +633,12 @@ DenseElementsAttr evaluate(Operation *op, ArrayRef<ElementsAttr> in) {
           return nullptr;
         return foldBinary(type, in[0], in[1],
                           [](double a, double b) { return a / b; });
+      })
+      .Case([&](MeanOp reduce) {
+        return foldReduction(type, in[0], reduce.getDim(), /*mean=*/true);
+      })
+      .Case([&](SumOp reduce) {
+        return foldReduction(type, in[0], reduce.getDim(), /*mean=*/false);
       })
       .Case([&](MaximumOp) { return foldBinary(type, in[0], in[1], nanMax); })
       .Case([&](MinimumOp) { return foldBinary(type, in[0], in[1], nanMin); })

@@ -186,6 +186,22 @@ func.func @fold_permute_view() -> (tensor<3x2xf32>, tensor<6xf32>) {
 
 // -----
 
+// A mean and a sum of constants are evaluated, over some dims and over all
+// (the statistics of a standardized weight fold at compile time).
+// CHECK-LABEL: func.func @fold_reductions
+// CHECK-DAG: %[[M:.*]] = arith.constant dense<{{\[\[}}2.000000e+00], [5.000000e+00]]> : tensor<2x1xf32>
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<2.100000e+01> : tensor<f32>
+// CHECK-NOT: aten.
+// CHECK: return %[[M]], %[[S]]
+func.func @fold_reductions() -> (tensor<2x1xf32>, tensor<f32>) {
+  %c = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %m = aten.mean %c {dim = array<i64: 1>, keepdim = true} : tensor<2x3xf32> -> tensor<2x1xf32>
+  %s = aten.sum %c : tensor<2x3xf32> -> tensor<f32>
+  return %m, %s : tensor<2x1xf32>, tensor<f32>
+}
+
+// -----
+
 // A slice of an integer constant is evaluated, with a step, and of a splat.
 // CHECK-LABEL: func.func @fold_slice
 // CHECK-DAG: %[[S:.*]] = arith.constant dense<{{\[\[}}1, 3], [5, 7]]> : tensor<2x2xi64>

@@ -129,6 +129,12 @@ def main():
             relu["target"] = "torch.ops.aten.relu_.default"
             relu["inputs"][0]["arg"] = {"as_tensor": {"name": "x"}}
         edit_json(files, "models/model.json", edit)
+    elif kind == "random-op":
+        # The first ReLU replaced by randn_like: an op that draws random numbers.
+        def edit(d):
+            relu = first_node(d, "torch.ops.aten.relu.default")
+            relu["target"] = "torch.ops.aten.randn_like.default"
+        edit_json(files, "models/model.json", edit)
     elif kind == "inplace-view":
         # relu_ applied to a view of the first convolution's output, which the
         # batch norm after it then reads: a write through a view.
