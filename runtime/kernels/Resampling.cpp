@@ -91,6 +91,16 @@ Status interpolate(const KernelContext &ctx, MakeAxis makeAxis, Pixel pixel) {
   return Status::ok();
 }
 
+/// Source units per destination unit of an interpolation: between the
+/// corner pixels' centres with aligned corners, else the scale.
+float interpolationRatio(int64_t in, int64_t out, bool alignCorners,
+                         std::optional<double> scale) {
+  if (!alignCorners)
+    return sourceScale(in, out, scale);
+  return out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                 : 0.f;
+}
+
 /// One axis of bilinear interpolation: output i blends source `index[i]`
 /// (weight 1 - lambda[i]) with `index[i] + step[i]` (weight lambda[i]).
 struct LinearAxis {
@@ -104,11 +114,7 @@ LinearAxis linearAxis(int64_t in, int64_t out, bool alignCorners,
   axis.index.resize(out);
   axis.step.resize(out);
   axis.lambda.resize(out);
-  float ratio =
-      alignCorners
-          ? (out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
-                     : 0.f)
-          : sourceScale(in, out, scale);
+  float ratio = interpolationRatio(in, out, alignCorners, scale);
   for (int64_t i = 0; i < out; ++i) {
     if (in == out) {
       // PyTorch copies when the size does not change, whatever the scale.
@@ -213,11 +219,7 @@ CubicAxis cubicAxis(int64_t in, int64_t out, bool alignCorners,
   CubicAxis axis;
   axis.taps.resize(out);
   axis.weights.resize(out);
-  float ratio =
-      alignCorners
-          ? (out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
-                     : 0.f)
-          : sourceScale(in, out, scale);
+  float ratio = interpolationRatio(in, out, alignCorners, scale);
   for (int64_t i = 0; i < out; ++i) {
     if (in == out) {
       // PyTorch copies when the size does not change.
