@@ -480,7 +480,9 @@ DenseElementsAttr foldReduction(RankedTensorType type, ElementsAttr a,
   if (stride != type.getNumElements())
     return nullptr;
   SmallVector<double> sums(type.getNumElements(), 0.0);
-  OffsetWalker walker(in, {strides});
+  // The walker keeps a reference to its strides: they must outlive it.
+  SmallVector<SmallVector<int64_t>> walked = {strides};
+  OffsetWalker walker(in, walked);
   for (double v : *values) {
     sums[walker.offset(0)] += v;
     walker.next();
