@@ -19,6 +19,18 @@ Value view(NodeContext &ctx, Value v, ArrayRef<int64_t> shape) {
   return ctx.create<ViewOp>(typeOf(v).clone(shape), v);
 }
 
+Value operandAs(NodeContext &ctx, Value value, RankedTensorType result) {
+  return ctx.castTo(value, result.getElementType());
+}
+
+Value unaryOperand(NodeContext &ctx, RankedTensorType &type, StringRef name) {
+  type = ctx.resultType();
+  Value self = ctx.tensor(name);
+  if (!ctx.ok())
+    return {};
+  return operandAs(ctx, self, type);
+}
+
 Value scalarOf(NodeContext &ctx, Type element, Scalar value) {
   return ctx.splat(RankedTensorType::get({}, element), value);
 }

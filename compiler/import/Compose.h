@@ -24,6 +24,16 @@ inline mlir::RankedTensorType typeOf(mlir::Value v) {
 /// `v` viewed as `shape` (itself when it already has it).
 mlir::Value view(NodeContext &ctx, mlir::Value v, llvm::ArrayRef<int64_t> shape);
 
+/// `value` converted to the element type of `result` (PyTorch's promotion,
+/// which the recorded result type holds).
+mlir::Value operandAs(NodeContext &ctx, mlir::Value value,
+                      mlir::RankedTensorType result);
+
+/// Argument `name` of an elementwise op, converted to the element type of
+/// the op's recorded result, which `type` receives; null after an error.
+mlir::Value unaryOperand(NodeContext &ctx, mlir::RankedTensorType &type,
+                         llvm::StringRef name = "self");
+
 /// 0-d constants of `element`.
 mlir::Value scalarOf(NodeContext &ctx, mlir::Type element, Scalar value);
 mlir::Value integerOf(NodeContext &ctx, mlir::Type element, int64_t v);

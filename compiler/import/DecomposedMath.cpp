@@ -27,10 +27,6 @@ using namespace mlir;
 
 namespace {
 
-Value fromFloat(NodeContext &ctx, Value v, RankedTensorType result) {
-  return ctx.castTo(v, result.getElementType());
-}
-
 /// The dims of `dims` made non-negative, sorted and unique; every dim of a
 /// tensor of `rank` when `dims` is empty or absent.
 SmallVector<int64_t> reducedDims(NodeContext &ctx,
@@ -65,7 +61,7 @@ void emitVariance(NodeContext &ctx, std::optional<SmallVector<int64_t>> dims,
   Value self = ctx.tensor("self");
   if (!requireFloatResult(ctx, type, root ? "std" : "var"))
     return;
-  Value x = fromFloat(ctx, self, type);
+  Value x = operandAs(ctx, self, type);
   RankedTensorType in = typeOf(x);
   SmallVector<int64_t> reduced = reducedDims(ctx, dims, in.getRank());
   if (!ctx.ok())
@@ -133,19 +129,10 @@ Value softplus(NodeContext &ctx, Value x, double beta, double threshold) {
   return ctx.create<WhereOp>(type, linear, x, soft);
 }
 
-/// An elementwise op on `self` in the result's element type.
-Value floatOperand(NodeContext &ctx, RankedTensorType &type,
-                   StringRef name = "self") {
-  type = ctx.resultType();
-  Value self = ctx.tensor(name);
-  if (!ctx.ok())
-    return {};
-  return fromFloat(ctx, self, type);
-}
 
 void emitElu(NodeContext &ctx, double alpha, double scale, double inputScale) {
   RankedTensorType type;
-  Value x = floatOperand(ctx, type);
+  Value x = unaryOperand(ctx, type);
   if (ctx.ok())
     ctx.setResult(ctx.create<EluOp>(type, x, ctx.builder.getF64FloatAttr(alpha),
                                     ctx.builder.getF64FloatAttr(scale),
@@ -162,15 +149,15 @@ void duet::import::buildBaddbmm(NodeContext &ctx) {
   if (!requireFloatResult(ctx, type, "baddbmm"))
     return;
   Type element = type.getElementType();
-  Value product = ctx.create<BmmOp>(type, fromFloat(ctx, batch1, type),
-                                    fromFloat(ctx, batch2, type));
+  Value product = ctx.create<BmmOp>(type, operandAs(ctx, batch1, type),
+                                    operandAs(ctx, batch2, type));
   // As in PyTorch, beta = 0 ignores self (NaN in it included).
   if (beta == 0) {
     if (alpha != 1)
       product = mul(ctx, product, realOf(ctx, element, alpha));
     return ctx.setResult(product);
   }
-  Value base = fromFloat(ctx, self, type);
+  Value base = operandAs(ctx, self, type);
   if (beta != 1)
     base = mul(ctx, base, realOf(ctx, element, beta));
   Value sum = add(ctx, base, product, alpha);
@@ -188,9 +175,9 @@ template <typename OpT> void emitAddc(NodeContext &ctx) {
   double value = ctx.number("value");
   if (!ctx.ok())
     return;
-  Value a = fromFloat(ctx, t1, type), b = fromFloat(ctx, t2, type);
+  Value a = operandAs(ctx, t1, type), b = operandAs(ctx, t2, type);
   Value combined = std::is_same_v<OpT, MulOp> ? mul(ctx, a, b) : div(ctx, a, b);
-  Value sum = add(ctx, fromFloat(ctx, self, type), combined, value);
+  Value sum = add(ctx, operandAs(ctx, self, type), combined, value);
   if (ctx.ok())
     ctx.setResult(view(ctx, sum, type.getShape()));
 }
@@ -224,7 +211,7 @@ void duet::import::emitBatchStatisticsNorm(NodeContext &ctx, Value input,
   RankedTensorType type = ctx.resultType();
   if (!requireFloatResult(ctx, type, "batch norm"))
     return;
-  Value x = fromFloat(ctx, input, type);
+  Value x = operandAs(ctx, input, type);
   int64_t rank = type.getRank();
   if (rank < 2)
     return ctx.fail("batch norm needs an input of rank 2 or more, got rank " +
@@ -293,7 +280,7 @@ void duet::import::buildRmsNorm(NodeContext &ctx) {
       : element.isBF16() ? 0.0078125
       : element.isF64()  ? std::numeric_limits<double>::epsilon()
                          : std::numeric_limits<float>::epsilon());
-  Value x = fromFloat(ctx, input, type);
+  Value x = operandAs(ctx, input, type);
   SmallVector<int64_t> dims;
   for (int64_t d = rank - static_cast<int64_t>(normalized.size()); d < rank;
        ++d)
@@ -302,7 +289,7 @@ void duet::import::buildRmsNorm(NodeContext &ctx) {
   Value shifted = add(ctx, meanSquare, realOf(ctx, element, epsilon));
   Value result = mul(ctx, x, ctx.create<RsqrtOp>(typeOf(shifted), shifted));
   if (weight)
-    result = mul(ctx, result, fromFloat(ctx, weight, type));
+    result = mul(ctx, result, operandAs(ctx, weight, type));
   if (ctx.ok())
     ctx.setResult(result);
 }
@@ -314,7 +301,7 @@ void duet::import::buildLogsumexp(NodeContext &ctx) {
   bool keepdim = ctx.boolean("keepdim");
   if (!requireFloatResult(ctx, type, "logsumexp"))
     return;
-  Value x = fromFloat(ctx, self, type);
+  Value x = operandAs(ctx, self, type);
   SmallVector<int64_t> reduced = reducedDims(ctx, dims, typeOf(x).getRank());
   if (!ctx.ok())
     return;
@@ -343,7 +330,7 @@ void duet::import::buildAmin(NodeContext &ctx) {
   bool keepdim = ctx.boolean("keepdim");
   if (!requireFloatResult(ctx, type, "amin"))
     return;
-  Value x = fromFloat(ctx, self, type);
+  Value x = operandAs(ctx, self, type);
   SmallVector<int64_t> reduced = reducedDims(ctx, dims, typeOf(x).getRank());
   if (ctx.ok())
     ctx.setResult(minimum(ctx, x, reduced, keepdim));
@@ -356,7 +343,7 @@ void duet::import::buildMinDim(NodeContext &ctx) {
   bool keepdim = ctx.boolean("keepdim");
   if (!requireFloatResult(ctx, type, "min"))
     return;
-  Value x = fromFloat(ctx, self, type);
+  Value x = operandAs(ctx, self, type);
   dim = ctx.normalizeDim(dim, typeOf(x).getRank());
   if (!ctx.ok())
     return;
@@ -369,7 +356,7 @@ void duet::import::buildMaxAll(NodeContext &ctx) {
   Value self = ctx.tensor("self");
   if (!requireFloatResult(ctx, type, "max"))
     return;
-  Value x = fromFloat(ctx, self, type);
+  Value x = operandAs(ctx, self, type);
   ctx.setResult(view(ctx, reduce<AmaxOp>(ctx, x, {}, false), {}));
 }
 
@@ -378,13 +365,13 @@ void duet::import::buildMinAll(NodeContext &ctx) {
   Value self = ctx.tensor("self");
   if (!requireFloatResult(ctx, type, "min"))
     return;
-  Value x = fromFloat(ctx, self, type);
+  Value x = operandAs(ctx, self, type);
   ctx.setResult(view(ctx, minimum(ctx, x, {}, false), {}));
 }
 
 void duet::import::buildSoftplus(NodeContext &ctx) {
   RankedTensorType type;
-  Value x = floatOperand(ctx, type);
+  Value x = unaryOperand(ctx, type);
   double beta = ctx.number("beta"), threshold = ctx.number("threshold");
   if (ctx.ok())
     ctx.setResult(softplus(ctx, x, beta, threshold));
@@ -392,7 +379,7 @@ void duet::import::buildSoftplus(NodeContext &ctx) {
 
 void duet::import::buildMish(NodeContext &ctx) {
   RankedTensorType type;
-  Value x = floatOperand(ctx, type);
+  Value x = unaryOperand(ctx, type);
   if (!ctx.ok())
     return;
   Value soft = softplus(ctx, x, 1, 20);
@@ -403,7 +390,7 @@ void duet::import::buildMish(NodeContext &ctx) {
 /// nor loses the small values.
 void duet::import::buildLogSigmoid(NodeContext &ctx) {
   RankedTensorType type;
-  Value x = floatOperand(ctx, type);
+  Value x = unaryOperand(ctx, type);
   if (!ctx.ok())
     return;
   Type element = type.getElementType();
@@ -421,12 +408,12 @@ void duet::import::buildLogSigmoid(NodeContext &ctx) {
 /// prelu: the weight is per channel (axis 1), or one value.
 void duet::import::buildPrelu(NodeContext &ctx) {
   RankedTensorType type;
-  Value x = floatOperand(ctx, type);
+  Value x = unaryOperand(ctx, type);
   Value weight = ctx.tensor("weight");
   if (!ctx.ok())
     return;
   Type element = type.getElementType();
-  Value w = fromFloat(ctx, weight, type);
+  Value w = operandAs(ctx, weight, type);
   int64_t count = typeOf(w).getNumElements();
   if (typeOf(w).getRank() <= 1 && count > 1) {
     if (type.getRank() < 2 || type.getDimSize(1) != count)
@@ -448,7 +435,7 @@ void duet::import::buildGlu(NodeContext &ctx) {
   int64_t dim = ctx.integer("dim");
   if (!requireFloatResult(ctx, type, "glu"))
     return;
-  Value x = fromFloat(ctx, self, type);
+  Value x = operandAs(ctx, self, type);
   dim = ctx.normalizeDim(dim, typeOf(x).getRank());
   if (!ctx.ok())
     return;
@@ -468,7 +455,7 @@ void duet::import::buildGlu(NodeContext &ctx) {
 
 void duet::import::buildThreshold(NodeContext &ctx) {
   RankedTensorType type;
-  Value x = floatOperand(ctx, type);
+  Value x = unaryOperand(ctx, type);
   double threshold = ctx.number("threshold"), value = ctx.number("value");
   if (!requireFloatResult(ctx, type, "threshold"))
     return;
@@ -481,7 +468,7 @@ void duet::import::buildThreshold(NodeContext &ctx) {
 
 void duet::import::buildSoftshrink(NodeContext &ctx) {
   RankedTensorType type;
-  Value x = floatOperand(ctx, type);
+  Value x = unaryOperand(ctx, type);
   double lambd = ctx.number("lambd");
   if (!requireFloatResult(ctx, type, "softshrink"))
     return;

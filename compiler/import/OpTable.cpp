@@ -37,6 +37,8 @@
 using namespace duet::import;
 using namespace duet::aten;
 using namespace mlir;
+using duet::import::compose::operandAs;
+using duet::import::compose::unaryOperand;
 
 namespace {
 
@@ -101,10 +103,6 @@ SmallVector<int64_t> normalizeDims(NodeContext &ctx, ArrayRef<int64_t> dims,
   return out;
 }
 
-/// `value` as the op's operand for result element type `element`.
-Value operandAs(NodeContext &ctx, Value value, RankedTensorType result) {
-  return ctx.castTo(value, result.getElementType());
-}
 
 void identity(NodeContext &ctx, StringRef name = "self") {
   Value self = ctx.tensor(name);
@@ -351,15 +349,6 @@ void buildLayerNorm(NodeContext &ctx) {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-/// The single tensor operand of an elementwise op, converted to the result's
-/// element type (PyTorch computes integer inputs of float ops as float).
-Value unaryOperand(NodeContext &ctx, RankedTensorType &type) {
-  type = ctx.resultType();
-  Value self = ctx.tensor("self");
-  if (!ctx.ok())
-    return {};
-  return operandAs(ctx, self, type);
-}
 
 /// abs and neg keep an integer input's type (T5's relative positions);
 /// the unary ops compute in float, so on integers they are written with the

@@ -88,7 +88,6 @@ void emitArgExtreme(NodeContext &ctx, bool largest) {
   RankedTensorType type = ctx.resultType();
   Value self = ctx.tensor("self");
   std::optional<int64_t> dim = ctx.optionalInteger("dim");
-  bool keepdim = ctx.boolean("keepdim");
   if (!ctx.ok())
     return;
   Value x = orderedOperand(ctx, self, largest ? "argmax" : "argmin");
@@ -106,7 +105,7 @@ void emitArgExtreme(NodeContext &ctx, bool largest) {
   if (typeOf(x).getDimSize(d) == 0)
     return ctx.fail("argmax/argmin of an empty dim has no answer");
   TopkOp top = emitTopk(ctx, x, d, 1, largest);
-  (void)keepdim; // the recorded result shape says whether dims are kept
+  // The recorded result shape says whether the dim is kept.
   ctx.setResult(view(ctx, top.getIndices(), type.getShape()));
 }
 
