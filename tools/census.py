@@ -21,6 +21,10 @@ Two steps, because the exports need PyTorch and the compiles need duet:
   61 values tiled over it (scaled to its fan-in): the archives then compress
   about a hundredfold, so hundreds of full-width models travel back in one
   file. BatchNorm statistics are calibrated on random batches.
+  --init default keeps PyTorch's own initialization and statistics instead (the
+  archives are then full-size); --models LIB:FAMILY:NAME,... exports those
+  candidates only; --float64 also writes NAME.outputK.f64.npy, the same model
+  and inputs run in float64, for the float64 rule below.
 
   Here:
       python3 tools/census.py compile --census DIR --duet build/bin/duet
@@ -29,7 +33,10 @@ Two steps, because the exports need PyTorch and the compiles need duet:
   plan), runs it on the stored inputs and checks the outputs with
   `duet run --expect` (the fp32 bound of docs/cli.md). It writes
   DIR/results.json and prints the table: exported / compiled / correct per
-  set, and the ops that refuse the most architectures.
+  set, and the ops that refuse the most architectures. An output outside the
+  bound that has a float64 reference is classified by `duet-run bisect
+  --float64` (docs/reliability.md, "The float64 rule"): "wrong" when duet is
+  further from float64 than PyTorch's fp32 is, else "sensitive".
       python3 tools/census.py table --census DIR
   prints that table again from DIR/results.json.
 """
@@ -228,7 +235,19 @@ def build(library, family, name):
     return FirstTensor.wrap(model), args
 
 
-def export_one(candidate, out_dir):
+def float64_outputs(model, args):
+    """The outputs of a float64 copy of `model` on `args` in float64."""
+    import copy
+
+    import torch
+
+    wide = copy.deepcopy(model).double()
+    with torch.no_grad():
+        outputs = wide(*[a.double() if a.dtype.is_floating_point else a for a in args])
+    return outputs if isinstance(outputs, tuple) else (outputs,)
+
+
+def export_one(candidate, out_dir, settings):
     import numpy as np
     import torch
 
@@ -238,11 +257,15 @@ def export_one(candidate, out_dir):
     start = time.time()
     try:
         model, args = build(library, family, name)
-        tile_weights(model)
-        model = calibrate(model, args)
+        if settings["init"] == "tiled":
+            tile_weights(model)
+            model = calibrate(model, args)
+        else:
+            model = model.eval()
         with torch.no_grad():
             outputs = model(*args)
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        wide = float64_outputs(model, args) if settings["float64"] else ()
         entry["built"] = True
     except Exception as error:
         entry.update(built=False, error=f"{type(error).__name__}: {error}"[:400])
@@ -258,6 +281,8 @@ def export_one(candidate, out_dir):
             np.save(os.path.join(out_dir, f"{key}.input{i}.npy"), a.numpy())
         for i, o in enumerate(outputs):
             np.save(os.path.join(out_dir, f"{key}.output{i}.npy"), o.float().numpy())
+        for i, o in enumerate(wide):
+            np.save(os.path.join(out_dir, f"{key}.output{i}.f64.npy"), o.numpy())
         entry.update(exported=True, inputs=len(args), outputs=len(outputs))
     except Exception as error:
         entry.update(exported=False, error=f"{type(error).__name__}: {error}"[:400])
@@ -266,9 +291,9 @@ def export_one(candidate, out_dir):
 
 
 def export_guarded(args):
-    candidate, out_dir = args
+    candidate, out_dir, settings = args
     try:
-        return export_one(candidate, out_dir)
+        return export_one(candidate, out_dir, settings)
     except BaseException as error:  # a crash in one model must not end the census
         return {"name": re.sub(r"[^A-Za-z0-9_.-]", "_", ".".join(candidate)),
                 "library": candidate[0], "family": candidate[1], "model": candidate[2],
@@ -284,10 +309,17 @@ def run_export(options):
     candidates = []
     listing = {"timm": timm_candidates, "torchvision": torchvision_candidates,
                "transformers": transformers_candidates}
-    for library in libraries:
+    for library in libraries if not options.models else []:
         found = listing[library]()
         candidates += found[: options.limit] if options.limit else found
         print(f"{library}: {len(found)} candidates", flush=True)
+    for spec in options.models.split(",") if options.models else []:
+        parts = spec.split(":")
+        if len(parts) != 3 or parts[0] not in listing:
+            sys.exit(f"census: --models takes LIB:FAMILY:NAME (LIB one of {sorted(listing)}); "
+                     f"got '{spec}'")
+        candidates.append(tuple(parts))
+    settings = {"init": options.init, "float64": options.float64}
     import torch
 
     # Entries are written as they finish, so a census cut off by its time
@@ -303,7 +335,7 @@ def run_export(options):
     deadline = time.time() + options.seconds
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(options.jobs, maxtasksperchild=4) as pool:
-        results = pool.imap_unordered(export_guarded, [(c, options.out) for c in candidates])
+        results = pool.imap_unordered(export_guarded, [(c, options.out, settings) for c in candidates])
         while len(entries) < len(candidates):
             try:
                 entry = results.next(timeout=max(deadline - time.time(), 1))
@@ -437,6 +469,13 @@ def main():
     export.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) - 2))
     export.add_argument("--limit", type=int, default=0)
     export.add_argument("--seconds", type=float, default=420)
+    export.add_argument("--models", default="",
+                        help="LIB:FAMILY:NAME,...: these candidates instead of the listing")
+    export.add_argument("--init", choices=("tiled", "default"), default="tiled",
+                        help="tiled: 61-value blocks and calibrated BatchNorm (small archives); "
+                             "default: PyTorch's own initialization, statistics untouched")
+    export.add_argument("--float64", action="store_true",
+                        help="also write NAME.outputK.f64.npy from a float64 copy of the model")
     comp = sub.add_parser("compile")
     comp.add_argument("--census", required=True)
     comp.add_argument("--duet", required=True)

@@ -1027,6 +1027,34 @@ def build_rearrange():
             Rearrange(), (torch.randn(1, 3, 6, 7), torch.randn(1, 3, 6, 7)))
 
 
+class Scatters(nn.Module):
+    """Writes at an index: scatter, scatter_add, scatter_reduce, index_copy, index_add,
+    index_put (plain and accumulating), and meshgrid and prod beside them."""
+    def forward(self, x, idx, v, rows):
+        a = torch.scatter(x, 1, idx, v)
+        b = torch.scatter(x, 1, idx, 2.5)
+        c = torch.scatter_add(x, 1, idx, v)
+        d = torch.scatter_reduce(x, 1, idx, v, reduce="amax", include_self=True)
+        e = torch.scatter_reduce(x, 1, idx, v, reduce="mean", include_self=False)
+        f = x.index_copy(0, rows, v[:2, :6])
+        g = x.index_add(0, rows, v[:2, :6], alpha=2)
+        h = x.index_put((rows,), v[:2, :6], accumulate=True)
+        k = x.clone()
+        k[rows, 1] = 7.0
+        gy, gx = torch.meshgrid(x[0, :3], x[1, :4], indexing="ij")
+        p = torch.prod(x * 0.5 + 1, dim=1, keepdim=True)
+        q = torch.prod(v[:, :3] * 0.5 + 1)
+        return a, b, c, d, e, f, g, h, k, gy, gx, p, q
+
+
+def build_scatters():
+    idx = torch.tensor([[0, 2, 2, 5], [1, 1, 4, 0], [3, 3, 3, 3], [5, 0, 1, 2]])
+    return ("x [4,6], idx [4,4], v [4,6], rows [2]: scatter (src, value), scatter_add, "
+            "scatter_reduce amax with self and mean without, index_copy, index_add, "
+            "index_put accumulating and plain, meshgrid ij, prod over a dim and over all",
+            Scatters(), (torch.randn(4, 6), idx, torch.randn(4, 6), torch.tensor([2, 0])))
+
+
 FIXTURES = {
     "conv_bn_relu": build_conv_bn_relu,
     "mobilenet_block": build_mobilenet_block,
@@ -1073,6 +1101,7 @@ FIXTURES = {
     "math_ops": build_math_ops,
     "activations2": build_activations2,
     "rearrange": build_rearrange,
+    "scatters": build_scatters,
 }
 
 
