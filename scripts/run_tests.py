@@ -4,9 +4,16 @@ ends with one summary line, `N passed, N failed`.
 
 Each runner writes JUnit XML; this script reads those files instead of the
 runners' human output, so the counts are exact.
+
+A skipped test (lit UNSUPPORTED, Catch2 SKIP) fails the run unless
+test/expected-skips.json expects it for this tree ("plain" or "sanitize"), or
+for this CPU ("cpu_lacks": expected only where /proc/cpuinfo lacks the flag).
+Tests left out on purpose (--filter, and the integration tests under
+--sanitize) are not skips.
 """
 import argparse
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -15,19 +22,56 @@ import xml.etree.ElementTree as ET
 LIT = "/usr/lib/llvm-19/build/utils/lit/lit.py"
 
 
-def count_junit(path):
-    """Returns (passed, failed names, skipped) from a JUnit XML file."""
-    passed, failed, skipped = 0, [], 0
+def test_key(case, lit):
+    """A test's name as test/expected-skips.json spells it: its path under
+    test/ for lit (classname "duet.runtime/vulkan", name "fp16.test"), its
+    name for Catch2."""
+    if not lit:
+        return case.get("name", "")
+    folder = case.get("classname", "").partition(".")[2]
+    return f"{folder}/{case.get('name', '')}".strip("/")
+
+
+def count_junit(path, lit):
+    """Returns (passed, failed names, skipped [(key, message)]) from a JUnit
+    XML file. Tests a filter left out are not counted."""
+    passed, failed, skipped = 0, [], []
     root = ET.parse(path).getroot()
     for case in root.iter("testcase"):
         name = f"{case.get('classname', '')}.{case.get('name', '')}".strip(".")
+        skip = case.find("skipped")
         if case.find("failure") is not None or case.find("error") is not None:
             failed.append(name)
-        elif case.find("skipped") is not None:
-            skipped += 1
+        elif skip is not None:
+            message = skip.get("message") or ""
+            if not message.startswith("Test not selected"):
+                skipped.append((test_key(case, lit), message))
         else:
             passed += 1
     return passed, failed, skipped
+
+
+def expected_skips(tree):
+    """{key: why} of the skips test/expected-skips.json expects in `tree` on
+    this machine."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",
+                        "expected-skips.json")
+    with open(path) as f:
+        table = json.load(f)
+    expected = dict(table.get(tree, {}))
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = set(f.read().split())
+    except OSError:
+        flags = set()
+    for key, flag in table.get("cpu_lacks", {}).items():
+        if flag not in flags:
+            expected[key] = f"this CPU lacks {flag}"
+    return expected
+
+
+def is_expected(key, expected):
+    return any(key == k or (k.endswith("/") and key.startswith(k)) for k in expected)
 
 
 def main():
@@ -80,12 +124,12 @@ def main():
         xml = os.path.join(results, f"{name}.xml")
         runs.append((name, [binary, "-r", "junit", "-o", xml], xml))
 
-    passed, failed, skipped = 0, [], 0
+    passed, failed, skipped = 0, [], []
     for name, cmd, xml in runs:
         print(f"== {name}", flush=True)
         proc = subprocess.run(cmd, env=env)
         try:
-            p, f, s = count_junit(xml)
+            p, f, s = count_junit(xml, name == "lit")
         except (OSError, ET.ParseError):
             # The runner died before finishing its report (a sanitizer stops the
             # process at its first finding): that is a failure.
@@ -98,11 +142,23 @@ def main():
         if name != "lit":
             print(f"   {p} passed, {len(f)} failed")
 
+    expected = expected_skips("sanitize" if args.sanitize else "plain")
+    for key, message in skipped:
+        if not is_expected(key, expected):
+            failed.append(f"{key} (skipped, which test/expected-skips.json does not expect: "
+                          f"{message or 'no reason given'})")
+            # The Vulkan tests are unsupported when `duet devices` fails:
+            # show what it said (test/runtime/vulkan/lit.local.cfg keeps it).
+            probe = os.path.join(build, "test", "devices-probe.log")
+            if key.startswith("runtime/vulkan/") and os.path.exists(probe):
+                with open(probe, errors="replace") as f:
+                    failed[-1] += "\n  `duet devices` said:\n  " + f.read().strip().replace("\n", "\n  ")
     for name in failed:
         print(f"FAILED: {name}")
     line = f"{passed} passed, {len(failed)} failed"
     if skipped:
-        line += f", {skipped} skipped"
+        line += f", {len(skipped)} skipped as expected" if len(skipped) == sum(
+            is_expected(k, expected) for k, _ in skipped) else f", {len(skipped)} skipped"
     print(line)
     return 1 if failed or passed == 0 else 0
 

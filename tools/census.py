@@ -363,6 +363,29 @@ def run_export(options):
 REFUSED = re.compile(r"\((torch\.ops\.[A-Za-z0-9_.]+)\): (higher-order )?op not supported")
 
 
+def float64_verdict(duet, census, entry, program, timeout):
+    """The float64 rule's verdicts ("within", "sensitive", "wrong") of a
+    program outside the fp32 bound, from `duet-run bisect --float64`; None when
+    the census has no float64 outputs for it."""
+    name = entry["name"]
+    outputs = range(entry.get("outputs", 1))
+    wide = [os.path.join(census, f"{name}.output{i}.f64.npy") for i in outputs]
+    if not all(os.path.exists(path) for path in wide):
+        return None
+    duet_run = os.path.join(os.path.dirname(duet), "duet-run")
+    command = [duet_run, "bisect", program, "--json"]
+    for i in range(entry.get("inputs", 1)):
+        command += ["--input", os.path.join(census, f"{name}.input{i}.npy")]
+    for i, path in zip(outputs, wide):
+        command += ["--float64", path,
+                    "--expect", os.path.join(census, f"{name}.output{i}.npy")]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        return [v["verdict"] for v in json.loads(done.stdout)["float64"]]
+    except (subprocess.TimeoutExpired, ValueError, KeyError):
+        return None
+
+
 def compile_one(duet, census, entry, backends, timeout, work):
     name = entry["name"]
     pt2 = os.path.join(census, f"{name}.pt2")
@@ -395,6 +418,10 @@ def compile_one(duet, census, entry, backends, timeout, work):
             done = subprocess.run(run, capture_output=True, text=True, timeout=timeout)
             result[backend] = {"compiled": True, "correct": done.returncode == 0,
                                "detail": (done.stdout + done.stderr).strip()[-400:]}
+            if done.returncode != 0:
+                verdict = float64_verdict(duet, census, entry, program, timeout)
+                if verdict:
+                    result[backend]["float64"] = verdict
         except subprocess.TimeoutExpired:
             result[backend] = {"compiled": True, "correct": False,
                                "detail": f"run over {timeout} s"}

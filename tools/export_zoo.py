@@ -893,6 +893,17 @@ ZOO = {
 # ---------------------------------------------------------------------------
 
 
+
+# Zoo entries whose outputs need a looser bound than the fp32 default, each
+# with the reason, per element (test/e2e/fixture_format.py applies it).
+TOLERANCES = {
+    "mnasnet": {"rtol": 1e-4, "atol": 5e-4,
+                "why": ("the float64 rule (docs/reliability.md): MNASNet at alpha 0.1 amplifies rounding; PyTorch's own fp32 " +
+                        "output is 1.23e-4 from its float64 run of the same graph (max|ref| 7.27), duet's 1.37e-4 on portable" +
+                        ", 1.0e-4 on XNNPACK, 1.2e-4 on Vulkan (duet-run bisect --float64), so two correct fp32 results diffe" +
+                        "r by up to their sum, 2.6e-4: atol 5e-4 is twice that, per element")},
+}
+
 def export_onnx(name, model, args, outputs, onnx_dir):
     """Writes the same module, with the same weights, as ONNX_DIR/NAME.onnx (the
     TorchScript exporter, opset 17) and runs it once under ONNX Runtime's CPU provider
@@ -950,6 +961,8 @@ def export_one(name, out_dir, onnx_dir=None):
 
     entry = {"name": name, "category": category, "description": description,
              "source": source, "parameters": params, "inputs": [], "outputs": []}
+    if name in TOLERANCES:
+        entry["tolerance"] = TOLERANCES[name]
     if onnx_dir:
         entry["onnx"] = export_onnx(name, model, args, outputs, onnx_dir)
     for kind, tensors in (("input", args), ("output", outputs)):

@@ -6,6 +6,8 @@
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
 #include "partitioners/common/DelegateEmitter.h"
+#include "runtime/core/Limits.h"
+#include "runtime/core/OpWork.h"
 #include "runtime/core/ProgramBuilder.h"
 #include "runtime/kernels/Kernel.h"
 
@@ -597,6 +599,20 @@ LogicalResult Emitter::run(func::FuncOp func, std::vector<uint8_t> &bytes,
   for (auto [index, id] : llvm::enumerate(planned))
     infos_[id].arenaOffset = static_cast<int64_t>(plan.offsets[index]);
 
+  // The loader bounds a run's work (rt::checkWork); a program it would
+  // refuse is not written.
+  std::vector<const rt::KernelCall *> calls;
+  for (const rt::Instruction &instruction : instructions_)
+    if (const auto *call = std::get_if<rt::KernelCall>(&instruction))
+      calls.push_back(call);
+  for (const rt::DelegateSpec &delegate : delegates_)
+    for (const rt::KernelCall &op : delegate.ops)
+      calls.push_back(&op);
+  rt::Status work = rt::checkWork(
+      rt::programWork(infos_, calls),
+      options_.maxWork > 0 ? options_.maxWork : rt::kDefaultMaxWork);
+  if (!work.isOk())
+    return func.emitError() << work.message();
   rt::ProgramBuilder builder;
   for (auto [id, info] : llvm::enumerate(infos_)) {
     auto constant = constants_.find(id);

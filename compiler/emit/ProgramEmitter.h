@@ -38,6 +38,8 @@ struct EmitOptions {
   /// The target profile's costs as JSON text, kept in the program for
   /// `duet-run tune` (PartitionReport::targetCostsJson); empty: none.
   std::string targetCosts;
+  /// The work limit of one run (CompileOptions::maxWork); 0: the default.
+  double maxWork = 0;
 };
 
 /// Writes `func` as a program into `bytes`. Errors are emitted as diagnostics

@@ -152,6 +152,7 @@ llvm::Expected<CompileResult> compileModel(llvm::StringRef path,
   EmitOptions emit;
   emit.backendOptions = options.partition.backendOptions;
   emit.targetCosts = result.report.targetCostsJson;
+  emit.maxWork = options.maxWork;
   if (mlir::failed(
           emitProgram(*funcs.begin(), result.program, result.emitStats, emit)))
     return makeError(CompileErrorKind::unsupported, errorKind,

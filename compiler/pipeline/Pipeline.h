@@ -33,6 +33,10 @@ struct CompileOptions {
   /// The backends' options (partition.backendOptions) go to partitioning
   /// and to the emitters alike; partition.backends is set from `backends`.
   PartitionOptions partition;
+  /// The most work one run of the program may take (runtime/core/OpWork.h's
+  /// workBound steps); 0: kDefaultMaxWork. A model over it is refused,
+  /// naming the op that takes the most, as the loader would refuse it.
+  double maxWork = 0;
 };
 
 /// Why a compile failed, for distinct exit codes.

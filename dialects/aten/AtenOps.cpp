@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/aten/AtenDialect.h"
+#include "runtime/core/Limits.h"
 
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
@@ -978,6 +979,18 @@ LogicalResult ScaledDotProductAttentionOp::verify() {
                            << " must broadcast to the scores "
                            << formatShape(scores);
   }
+  // The scores [..., L, S] (and a causal mask [L, S]) exist whatever E is:
+  // they must fit one tensor, as the planner will require of them.
+  SmallVector<int64_t> scores(q.drop_back());
+  scores.push_back(k[k.size() - 2]);
+  std::optional<int64_t> count = numElements(scores);
+  unsigned bytes = std::max(getQuery().getType().getElementTypeBitWidth() / 8, 1u);
+  if (!count || static_cast<uint64_t>(*count) > rt::kMaxTensorBytes / bytes)
+    return emitOpError() << "its scores " << formatShape(scores)
+                         << " would take over " << rt::kMaxTensorBytes
+                         << " bytes, the most one tensor may hold "
+                            "(kMaxTensorBytes, 4 GiB); export the model with "
+                            "shorter sequences";
   SmallVector<int64_t> expected(q.drop_back());
   expected.push_back(v.back());
   return checkResultShape(op, expected, getType());

@@ -61,6 +61,7 @@ rt::LoadOptions toInternal(const LoadOptions &options) {
   internal.reference = options.reference;
   internal.vulkan = options.vulkan;
   internal.faults = options.faults;
+  internal.maxWork = options.maxWork;
   return internal;
 }
 

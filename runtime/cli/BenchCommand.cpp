@@ -39,6 +39,7 @@ struct BenchArgs {
   unsigned iterations = 100;
   unsigned warmup = 10;
   unsigned threads = 0;
+  double maxWork = 0;
   bool json = false;
   bool profile = false;
   bool reload = false;
@@ -64,6 +65,7 @@ void printPhases(const char *title, const Phases &phases) {
 int runBench(const BenchArgs &args) {
   rt::LoadOptions options;
   options.threads = args.threads;
+  options.maxWork = args.maxWork;
   options.profile.enabled = args.profile;
   if (int code = parseFaults(args.faults, options.faults.nodes))
     return code;
@@ -157,6 +159,7 @@ Runner addBenchCommand(CLI::App &app) {
   cmd->add_option("--warmup", args->warmup,
                   "runs before timing starts (default 10)");
   addThreadsOption(*cmd, args->threads);
+  addMaxWorkOption(*cmd, args->maxWork);
   addInjectFaultOption(*cmd, args->faults);
   cmd->add_flag("--profile", args->profile,
                 "time each instruction of the timed runs, and each step inside "

@@ -53,4 +53,12 @@ void addThreadsOption(CLI::App &cmd, unsigned &threads) {
       ->check(CLI::Range(0u, 1024u));
 }
 
+void addMaxWorkOption(CLI::App &cmd, double &maxWork) {
+  cmd.add_option("--max-work", maxWork,
+                 "refuse a program whose one run takes more work than this "
+                 "(multiply-adds or elements visited; 0, the default, is "
+                 "1e13)")
+      ->check(CLI::NonNegativeNumber);
+}
+
 } // namespace duet::cli

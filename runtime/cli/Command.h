@@ -44,6 +44,8 @@ CLI::App *addProgramCommand(CLI::App &app, const std::string &name,
 void addInputOption(CLI::App &cmd, std::vector<std::string> &inputs,
                     bool randomDefault);
 void addThreadsOption(CLI::App &cmd, unsigned &threads);
+/// `--max-work N`: LoadOptions::maxWork (0, the default: kDefaultMaxWork).
+void addMaxWorkOption(CLI::App &cmd, double &maxWork);
 
 /// `duet run` and `duet-run run` (RunCommand.cpp).
 Runner addRunCommand(CLI::App &app);

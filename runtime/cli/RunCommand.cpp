@@ -28,6 +28,7 @@ struct RunArgs {
   bool reference = false;
   bool quiet = false;
   unsigned threads = 0;
+  double maxWork = 0;
   std::vector<std::string> faults;
 };
 
@@ -49,6 +50,16 @@ int compareOutput(rt::Runtime &runtime, size_t index, const std::string &path,
                            info.name, rt::formatNpyShape(out.sizes)));
     return kMismatch;
   }
+  // A bfloat16 output's reference is float32 (NumPy has no bfloat16; duet
+  // writes such outputs as float32 too); any other dtype must be the same.
+  bool dtypeMatches = ref.dtype == out.dtype ||
+                      (out.dtype == rt::DType::bf16 && ref.dtype == rt::DType::f32);
+  if (!dtypeMatches) {
+    printError(fmt::format("{}: dtype {} differs from output {} ({}) dtype {}",
+                           path, rt::dtypeName(ref.dtype), index, info.name,
+                           rt::dtypeName(out.dtype)));
+    return kMismatch;
+  }
   Difference diff = difference(out, refView);
   double rtol, atol;
   defaultTolerance(out.dtype, rtol, atol);
@@ -56,12 +67,13 @@ int compareOutput(rt::Runtime &runtime, size_t index, const std::string &path,
     rtol = args.rtol;
   if (args.atol >= 0)
     atol = args.atol;
-  double bound = toleranceBound(diff, rtol, atol);
-  bool ok = withinTolerance(diff, rtol, atol);
-  fmt::print("output {} ({}): max abs diff {:.3g} vs {} (bound {:.3g} = "
-             "{:g}*{:.3g} + {:g}){} {}\n",
-             index, info.name, diff.maxAbs, path, bound, rtol, diff.maxOfSecond,
-             atol, diff.nan ? ", NaN where the reference has none" : "",
+  Closeness close = closeness(out, refView, rtol, atol);
+  bool ok = close.ok();
+  fmt::print("output {} ({}): max abs diff {:.3g} vs {} (per element |diff| "
+             "<= {:g} + {:g}*|ref|: {}){} {}\n",
+             index, info.name, diff.maxAbs, path, atol, rtol,
+             describeCloseness(close, out.sizes),
+             diff.nan ? ", NaN where the reference has none" : "",
              ok ? "ok" : "MISMATCH");
   return ok ? kOk : kMismatch;
 }
@@ -70,6 +82,7 @@ int runRun(const RunArgs &args) {
   rt::LoadOptions options;
   options.reference = args.reference;
   options.threads = args.threads;
+  options.maxWork = args.maxWork;
   if (int code = parseFaults(args.faults, options.faults.nodes))
     return code;
   std::unique_ptr<rt::Runtime> runtime;
@@ -175,6 +188,7 @@ Runner addRunCommand(CLI::App &app) {
   cmd->add_flag("--reference", args->reference,
                 "run every op, delegated ones too, on the portable kernels");
   addThreadsOption(*cmd, args->threads);
+  addMaxWorkOption(*cmd, args->maxWork);
   addInjectFaultOption(*cmd, args->faults);
   cmd->add_flag("-q,--quiet", args->quiet, "print only errors and comparisons");
   return [args] { return runRun(*args); };

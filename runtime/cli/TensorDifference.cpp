@@ -2,6 +2,8 @@
 
 #include "runtime/cli/TensorDifference.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -55,6 +57,58 @@ Difference difference(const rt::TensorView &a, const rt::TensorView &b) {
       out.maxAbs = std::max(out.maxAbs, d);
   }
   return out;
+}
+
+Closeness closeness(const rt::TensorView &a, const rt::TensorView &b,
+                    double rtol, double atol) {
+  Closeness out;
+  out.rtol = rtol;
+  out.atol = atol;
+  out.elements = a.numel();
+  double worstExcess = -1;
+  for (int64_t i = 0; i < out.elements; ++i) {
+    double x = elementAt(a, i), y = elementAt(b, i);
+    if (x == y || (std::isnan(x) && std::isnan(y)))
+      continue;
+    double bound = atol + rtol * std::fabs(y);
+    double excess = std::fabs(x - y) - bound;
+    // A NaN or infinite difference (NaN against a number, a finite value
+    // against an infinity) is outside whatever the bound.
+    if (std::isnan(excess))
+      excess = std::numeric_limits<double>::infinity();
+    if (!(excess > 0))
+      continue;
+    ++out.outside;
+    if (excess > worstExcess) {
+      worstExcess = excess;
+      out.worst = i;
+      out.worstGot = x;
+      out.worstRef = y;
+      out.worstBound = bound;
+    }
+  }
+  return out;
+}
+
+std::string describeCloseness(const Closeness &c,
+                              const std::vector<int64_t> &sizes) {
+  if (c.ok())
+    return fmt::format("all {} within", c.elements);
+  // The flat index as one index per dimension, the last fastest.
+  std::vector<int64_t> index(sizes.size());
+  int64_t rest = c.worst;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    int64_t extent = std::max<int64_t>(sizes[d], 1);
+    index[d] = rest % extent;
+    rest /= extent;
+  }
+  std::string where;
+  for (size_t d = 0; d < index.size(); ++d)
+    where += (d ? ", " : "") + std::to_string(index[d]);
+  return fmt::format("{} of {} outside, the worst at [{}]: {:.6g} for {:.6g} "
+                     "(bound {:.3g})",
+                     c.outside, c.elements, where, c.worstGot, c.worstRef,
+                     c.worstBound);
 }
 
 void defaultTolerance(rt::DType dtype, double &rtol, double &atol) {

@@ -10,6 +10,9 @@
 
 #include "runtime/core/DType.h"
 
+#include <string>
+#include <vector>
+
 namespace duet::cli {
 
 struct Difference {
@@ -32,14 +35,49 @@ Difference difference(const rt::TensorView &a, const rt::TensorView &b);
 /// 1e-5.
 void defaultTolerance(rt::DType dtype, double &rtol, double &atol);
 
-/// The tolerance rule of `run --expect` and `bisect`: no NaN where the
-/// reference has a number, and max |a - b| <= rtol * max|b| + atol.
+/// The rule `bisect` compares each op's result with its portable twin by,
+/// over the whole tensor: no NaN where the reference has a number, and
+/// max |a - b| <= rtol * max|b| + atol. An op's result is compared with
+/// another run of duet, not with PyTorch, and a sum that cancels leaves
+/// elements near 0 whose error scales with its terms, not with the element
+/// (docs/debugging.md).
 inline double toleranceBound(const Difference &diff, double rtol, double atol) {
   return rtol * diff.maxOfSecond + atol;
 }
 inline bool withinTolerance(const Difference &diff, double rtol, double atol) {
   return !diff.nan && diff.maxAbs <= toleranceBound(diff, rtol, atol);
 }
+
+/// How two tensors compare under the per-element rule of `run --expect` and
+/// `bisect` (NumPy's allclose): element i is within when
+/// |a[i] - b[i]| <= atol + rtol * |b[i]|, where `b` is the reference. Equal
+/// values (the same infinity, NaN and NaN) are within; a NaN against a
+/// number, or a finite value against an infinity, is outside.
+struct Closeness {
+  double rtol = 0;
+  double atol = 0;
+  /// The number of elements, and how many are outside the rule.
+  int64_t elements = 0;
+  int64_t outside = 0;
+  /// The element furthest outside (the largest |a - b| - bound, a NaN or
+  /// infinite difference first), -1 when none is; its two values and bound.
+  int64_t worst = -1;
+  double worstGot = 0;
+  double worstRef = 0;
+  double worstBound = 0;
+  bool ok() const { return outside == 0; }
+};
+
+/// `a` (computed) against `b` (the reference), which have the same number
+/// of elements.
+Closeness closeness(const rt::TensorView &a, const rt::TensorView &b,
+                    double rtol, double atol);
+
+/// "all 12 within" or "3 of 12 outside, the worst at [0, 2]: 1.5 for 1
+/// (bound 0.0001)": the figures of `c` for a message; `sizes` gives the
+/// worst element's index.
+std::string describeCloseness(const Closeness &c,
+                              const std::vector<int64_t> &sizes);
 
 /// The finite range of a tensor's elements and how many are NaN or
 /// infinite; min > max when none is finite.

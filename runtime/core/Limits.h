@@ -26,6 +26,19 @@ inline constexpr uint64_t kMaxArenaBytes = uint64_t(1) << 34;
 /// The most dimensions a tensor may have.
 inline constexpr unsigned kMaxTensorRank = 16;
 
+/// The arena alignment of every planned tensor: the compiler's memory plan
+/// starts each at a multiple of it and rounds its bytes up to one, so the
+/// arena is exactly as large as its last tensor's end rounded up.
+inline constexpr uint64_t kArenaAlignment = 64;
+
+/// The most work one run of a program may take by default, in the steps of
+/// OpWork.h's workBound (multiply-adds, or elements visited): 10^13, a few
+/// seconds to minutes of a CPU's time, and above any model duet's tests and
+/// benchmarks compile by over a hundredfold. A window, mask or product that
+/// would take longer is refused at compile time and at load, naming the op;
+/// callers with larger models raise it (`--max-work`, LoadOptions::maxWork).
+inline constexpr double kDefaultMaxWork = 1e13;
+
 /// a * b, or nothing when the product does not fit in 64 bits.
 inline std::optional<uint64_t> checkedMul(uint64_t a, uint64_t b) {
   uint64_t product;

@@ -44,6 +44,10 @@ struct LoadOptions {
   /// that ask this runtime for kernels and backends. Such a program cannot
   /// be executed.
   bool inspectOnly = false;
+  /// The most work one run may take, in OpWork.h's workBound steps; 0:
+  /// kDefaultMaxWork (Limits.h). A program over it is refused at load,
+  /// naming the op that takes the most. Tools: --max-work.
+  double maxWork = 0;
   /// Threads a CPU delegate (XNNPACK) may use; 0: one per CPU this process
   /// may run on (usableCpuCount).
   unsigned threads = 0;

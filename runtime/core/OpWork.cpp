@@ -2,6 +2,10 @@
 
 #include "runtime/core/OpWork.h"
 
+#include "runtime/core/Escape.h"
+
+#include <fmt/core.h>
+
 #include <algorithm>
 
 namespace duet::rt {
@@ -110,6 +114,66 @@ OpWork estimateWork(std::string_view op,
     if (isIn(classes[size_t(cls)], op))
       return {cls, largest(inputs, outputs)};
   return {WorkClass::elementwise, largest(inputs, outputs)};
+}
+
+double workBound(std::string_view op,
+                 const std::vector<std::vector<int64_t>> &inputs,
+                 const std::vector<std::vector<int64_t>> &outputs,
+                 bool transposed, double window) {
+  double units = estimateWork(op, inputs, outputs, transposed).units;
+  units = std::max(units, elements(nth(outputs, 0)) * std::max(window, 1.0));
+  if (op == "aten.scaled_dot_product_attention") {
+    // The query's leading dims times S: the scores, however short E is.
+    std::vector<int64_t> q = nth(inputs, 0);
+    if (!q.empty())
+      q.back() = 1;
+    units = std::max(units, elements(q) * dimOf(nth(inputs, 1), -2));
+  }
+  return units;
+}
+
+ProgramWork programWork(const std::vector<TensorInfo> &tensors,
+                        const std::vector<const KernelCall *> &calls) {
+  ProgramWork work;
+  auto sizesOf = [&](int32_t id) {
+    return id >= 0 && static_cast<size_t>(id) < tensors.size()
+               ? tensors[id].sizes
+               : std::vector<int64_t>{};
+  };
+  for (const KernelCall *call : calls) {
+    std::vector<std::vector<int64_t>> inputs, outputs;
+    for (int32_t id : call->inputs)
+      inputs.push_back(sizesOf(id));
+    for (int32_t id : call->outputs)
+      outputs.push_back(sizesOf(id));
+    AttrMap attrs = attributeMap(*call);
+    double window = 1;
+    if (std::optional<std::vector<int64_t>> kernel = attrs.getInts("kernel_size"))
+      for (int64_t size : *kernel)
+        window *= static_cast<double>(std::max<int64_t>(size, 1));
+    double units = workBound(call->op, inputs, outputs,
+                             attrs.getBool("transposed").value_or(false), window);
+    work.total += units;
+    if (!work.largestCall || units > work.largest) {
+      work.largest = units;
+      work.largestCall = call;
+    }
+  }
+  return work;
+}
+
+Status checkWork(const ProgramWork &work, double limit) {
+  if (work.total <= limit)
+    return Status::ok();
+  const KernelCall &call = *work.largestCall;
+  std::string node =
+      call.node.empty() ? "" : fmt::format("node '{}' ", escaped(call.node));
+  return Status::error(
+      "one run's work estimate is {:.3g} steps, over the limit of {:.3g} "
+      "(kDefaultMaxWork; raise it with --max-work or LoadOptions::maxWork); "
+      "{}({}) alone takes {:.3g}: its shapes or attributes are absurd, or "
+      "the model is larger than the limit allows",
+      work.total, limit, node, escaped(call.op), work.largest);
 }
 
 double estimateOpUs(const BackendCosts &costs, const OpWork &work) {

@@ -12,6 +12,9 @@
 #ifndef DUET_RUNTIME_CORE_OPWORK_H
 #define DUET_RUNTIME_CORE_OPWORK_H
 
+#include "runtime/core/ProgramTypes.h"
+#include "runtime/core/Status.h"
+
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -70,6 +73,32 @@ struct BackendCosts {
   /// Units of work per microsecond, by WorkClass.
   std::array<double, kWorkClasses> unitsPerUs = {1, 1, 1, 1};
 };
+
+/// An upper bound of the steps the portable kernel of `op` takes: the units
+/// of estimateWork, where a windowed op (a pooling op's `kernel_size`, of
+/// `window` elements; 1 for other ops) visits its whole window for each
+/// output element, and attention builds its `[L, S]` scores (and mask) even
+/// where its query is empty. Bounds the work of a program (kDefaultMaxWork).
+double workBound(std::string_view op,
+                 const std::vector<std::vector<int64_t>> &inputs,
+                 const std::vector<std::vector<int64_t>> &outputs,
+                 bool transposed, double window);
+
+/// The work of one run of a program: the sum of workBound over its kernel
+/// calls and its delegates' ops, and the op that takes the most.
+struct ProgramWork {
+  double total = 0;
+  double largest = 0;
+  const KernelCall *largestCall = nullptr;
+};
+
+/// The work of `calls`, whose operands are ids into `tensors`.
+ProgramWork programWork(const std::vector<TensorInfo> &tensors,
+                        const std::vector<const KernelCall *> &calls);
+
+/// An error when `work` is over `limit`, naming the op that takes the most
+/// and the option that raises the limit.
+Status checkWork(const ProgramWork &work, double limit);
 
 /// Estimated microseconds of an op of `work` on `costs`' backend.
 double estimateOpUs(const BackendCosts &costs, const OpWork &work);

@@ -14,6 +14,7 @@
 
 #include "runtime/core/Escape.h"
 #include "runtime/core/Limits.h"
+#include "runtime/core/OpWork.h"
 #include "runtime/core/Program.h"
 
 #include <fmt/ranges.h>
@@ -432,7 +433,33 @@ Status Program::check() const {
       return Status::error("program output {} is {}, which no instruction "
                            "writes",
                            k, describeTensor(outputs_[k]));
-  return Status::ok();
+
+  // The compiler's plan is exactly as large as its tensors need (the last
+  // one's end, rounded up to kArenaAlignment): a larger arena is memory
+  // nothing uses, allocated at load on the file's word.
+  uint64_t needed = 0;
+  for (const TensorInfo &t : tensors_)
+    if (isArenaKind(t.kind))
+      needed = std::max(needed, static_cast<uint64_t>(t.arenaOffset) +
+                                    std::max<uint64_t>(t.nbytes, 1));
+  needed = (needed + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+  if (plan_.arenaBytes > needed)
+    return Status::error("the memory plan asks for an arena of {} bytes, but "
+                         "its tensors need {}; the plan is corrupt",
+                         plan_.arenaBytes, needed);
+
+  // Every loop of a run is bounded by the shapes and attributes checked
+  // above; their product is bounded here. A delegate's recorded ops stand
+  // for its work.
+  std::vector<const KernelCall *> calls;
+  for (const Instruction &instruction : instructions_)
+    if (const auto *call = std::get_if<KernelCall>(&instruction))
+      calls.push_back(call);
+  for (const DelegateInfo &delegate : delegates_)
+    for (const KernelCall &op : delegate.ops)
+      calls.push_back(&op);
+  return checkWork(programWork(tensors_, calls),
+                   options_.maxWork > 0 ? options_.maxWork : kDefaultMaxWork);
 }
 
 } // namespace duet::rt

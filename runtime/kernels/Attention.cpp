@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/core/Limits.h"
 #include "runtime/kernels/Gemm.h"
 #include "runtime/kernels/Ops.h"
 
@@ -59,8 +60,14 @@ Status scaledDotProductAttention(const KernelContext &ctx) {
                        formatShape(mask.sizes), formatShape(scoreShape));
     maskStrides = broadcastStrides(mask.sizes, scoreShape);
   }
+  CheckedInt scoreCount = CheckedInt(L) * S;
   DUET_RETURN_IF_ERROR(
-      ctx.requireNoOverflow(CheckedInt(L) * S, "the score matrix's size"));
+      ctx.requireNoOverflow(scoreCount, "the score matrix's size"));
+  // The scores of one batch entry are scratch memory, bounded as a tensor.
+  if (static_cast<uint64_t>(scoreCount.value()) > kMaxTensorBytes / sizeof(float))
+    return ctx.error("its [{}, {}] scores would take over {} bytes, the most "
+                     "one tensor may hold (kMaxTensorBytes)",
+                     L, S, kMaxTensorBytes);
   if (ctx.checking())
     return Status::ok();
   const float scale = scaleAttr ? static_cast<float>(*scaleAttr)

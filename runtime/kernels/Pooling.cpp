@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace duet::rt::portable {
 namespace {
@@ -82,6 +83,17 @@ Status readWindow(const KernelContext &ctx, AttrReader &attrs, bool hasDilation,
   return ctx.requireShape(y, "output", expected);
 }
 
+/// The steps [begin, end) of a window of `kernel` positions `dilation`
+/// apart, starting at `start` (negative in the padding), whose positions lie
+/// in [0, size).
+std::pair<int64_t, int64_t> insideSteps(int64_t start, int64_t dilation,
+                                        int64_t kernel, int64_t size) {
+  int64_t begin = start < 0 ? (-start + dilation - 1) / dilation : 0;
+  int64_t end = start >= size ? 0 : (size - 1 - start) / dilation + 1;
+  end = std::min(end, kernel);
+  return {begin, std::max(begin, end)};
+}
+
 } // namespace
 
 Status avgPool2d(const KernelContext &ctx) {
@@ -147,16 +159,18 @@ Status maxPool2d(const KernelContext &ctx) {
     const float *plane = in + p * inH * inW;
     for (int64_t oh = 0; oh < outH; ++oh) {
       for (int64_t ow = 0; ow < outW; ++ow) {
-        // Padding is -infinity: positions outside the input are skipped.
+        // Padding is -infinity: only window positions inside the input
+        // are visited, so a window far larger than the input costs no more
+        // than the input.
         float best = -std::numeric_limits<float>::infinity();
-        for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
-          int64_t ih = oh * w.stride[0] - w.padding[0] + kh * w.dilation[0];
-          if (ih < 0 || ih >= inH)
-            continue;
-          for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
-            int64_t iw = ow * w.stride[1] - w.padding[1] + kw * w.dilation[1];
-            if (iw < 0 || iw >= inW)
-              continue;
+        int64_t h0 = oh * w.stride[0] - w.padding[0];
+        int64_t w0 = ow * w.stride[1] - w.padding[1];
+        auto [khBegin, khEnd] = insideSteps(h0, w.dilation[0], w.kernel[0], inH);
+        auto [kwBegin, kwEnd] = insideSteps(w0, w.dilation[1], w.kernel[1], inW);
+        for (int64_t kh = khBegin; kh < khEnd; ++kh) {
+          int64_t ih = h0 + kh * w.dilation[0];
+          for (int64_t kw = kwBegin; kw < kwEnd; ++kw) {
+            int64_t iw = w0 + kw * w.dilation[1];
             float v = plane[ih * inW + iw];
             // NaN wins, as in PyTorch.
             if (v > best || std::isnan(v))

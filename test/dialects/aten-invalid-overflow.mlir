@@ -71,3 +71,14 @@ func.func @pool_window(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x1x1xf32> {
   %0 = aten.max_pool2d %x {ceil_mode = false, dilation = array<i64: 4, 1>, kernel_size = array<i64: 4611686018427387904, 1>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : tensor<1x1x8x8xf32> -> tensor<1x1x1x1xf32>
   return %0 : tensor<1x1x1x1xf32>
 }
+
+// -----
+
+// Queries and keys of 2^31 positions with E = 0 hold no bytes, but their
+// scores (and a causal mask, which the decomposition builds as a constant)
+// are 2^31 x 2^31: refused before any pass allocates them.
+func.func @attention_scores(%q: tensor<1x2147483648x0xf32>, %v: tensor<1x2147483648x4xf32>) -> tensor<1x2147483648x4xf32> {
+  // expected-error @+1 {{its scores [1, 2147483648, 2147483648] would take over 4294967296 bytes, the most one tensor may hold (kMaxTensorBytes, 4 GiB); export the model with shorter sequences}}
+  %0 = aten.scaled_dot_product_attention %q, %q, %v {is_causal = true} : (tensor<1x2147483648x0xf32>, tensor<1x2147483648x0xf32>, tensor<1x2147483648x4xf32>) -> tensor<1x2147483648x4xf32>
+  return %0 : tensor<1x2147483648x4xf32>
+}

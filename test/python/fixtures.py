@@ -17,13 +17,18 @@ def npy(name):
 
 
 def check_close(test, out, ref, rtol=1e-4, atol=1e-5):
-    """The suites' tolerance, fp32 by default: max|out-ref| <= rtol*max|ref| +
-    atol (bfloat16: 2e-2, 1e-2; test/e2e/lit.local.cfg)."""
+    """The suites' tolerance, fp32 by default, per element as `duet run
+    --expect` checks it: |out-ref| <= atol + rtol*|ref| (bfloat16: 2e-2, 1e-2;
+    test/e2e/lit.local.cfg). NaN matches NaN."""
     test.assertEqual(out.shape, ref.shape)
     out, ref = out.astype(numpy.float64), ref.astype(numpy.float64)
-    error = float(numpy.max(numpy.abs(out - ref))) if ref.size else 0.0
-    bound = rtol * (float(numpy.max(numpy.abs(ref))) if ref.size else 0.0) + atol
-    test.assertLessEqual(error, bound, "max|out-ref| = %g > %g" % (error, bound))
+    close = numpy.isclose(out, ref, rtol=rtol, atol=atol, equal_nan=True)
+    if not close.all():
+        worst = numpy.unravel_index(numpy.argmax(numpy.abs(out - ref) - rtol * numpy.abs(ref)),
+                                    ref.shape)
+        test.fail("%d of %d elements outside |out-ref| <= %g + %g*|ref|; the worst at %s: "
+                  "%g for %g" % (close.size - int(close.sum()), close.size, atol, rtol,
+                                 tuple(int(i) for i in worst), out[worst], ref[worst]))
 
 
 def main():

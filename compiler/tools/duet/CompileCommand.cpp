@@ -36,6 +36,7 @@ struct CompileArgs {
   bool explain = false;
   bool strict = false;
   bool quiet = false;
+  double maxWork = 0;
 };
 
 /// The target profile option every backend set shares (Vulkan's): the
@@ -99,6 +100,7 @@ MachineTarget thisMachine() {
 int runCompile(const CompileArgs &args) {
   CompileOptions options;
   options.backends = args.backends;
+  options.maxWork = args.maxWork;
   // Placed by cost unless the backends are named, which keeps their order.
   options.partition.placement = args.backends.empty() ? Placement::cost
                                                       : Placement::priority;
@@ -238,6 +240,11 @@ Runner addCompileCommand(CLI::App &app) {
   cmd->add_flag("--strict", args->strict,
                 "fail (exit 4) when any op falls to the portable kernels");
   cmd->add_flag("-q,--quiet", args->quiet, "print nothing on success");
+  cmd->add_option("--max-work", args->maxWork,
+                  "refuse a model whose one run takes more work than this "
+                  "(multiply-adds or elements visited; 0, the default, is "
+                  "1e13); the runtime's --max-work must then allow it too")
+      ->check(CLI::NonNegativeNumber);
   return [args] { return runCompile(*args); };
 }
 

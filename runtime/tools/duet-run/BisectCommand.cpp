@@ -44,7 +44,78 @@ struct BisectArgs {
   std::string dump;
   std::vector<std::string> faults;
   unsigned threads = 0;
+  /// The float64 rule: PyTorch's outputs of the same graph in float64 and
+  /// in fp32, one file per output each.
+  std::vector<std::string> float64;
+  std::vector<std::string> expect;
 };
+
+/// How far the program's output `index` is from PyTorch's float64 one,
+/// against how far PyTorch's own fp32 output is.
+struct Float64Verdict {
+  size_t output = 0;
+  double duetError = 0;
+  double pytorchError = 0;
+  /// "within": inside the fp32 bound of PyTorch's fp32 output; "sensitive":
+  /// outside it, but no further from float64 than kFloat64Margin times
+  /// PyTorch's fp32 is (the network amplifies rounding); "wrong": further.
+  std::string verdict;
+};
+
+/// How much further from float64 than PyTorch's fp32 a correct program may
+/// be: two fp32 computations of one graph round differently, and neither is
+/// the closer by design, so only a clear factor says "wrong".
+constexpr double kFloat64Margin = 2;
+
+/// The float64 rule over every output; kOk or prints one error.
+int classifyFloat64(const BisectArgs &args, rt::Runtime &runtime,
+                    std::vector<Float64Verdict> &verdicts) {
+  size_t outputs = runtime.outputCount();
+  if (args.float64.size() != outputs || args.expect.size() != outputs) {
+    printError(fmt::format("{} has {} output(s): the float64 rule takes one "
+                           "--float64 and one --expect file per output, got "
+                           "{} and {}",
+                           printableName(args.program), outputs,
+                           args.float64.size(), args.expect.size()));
+    return kBadInput;
+  }
+  for (size_t k = 0; k < outputs; ++k) {
+    rt::NpyArray wide, narrow;
+    for (auto [path, array] : {std::pair{&args.float64[k], &wide},
+                               std::pair{&args.expect[k], &narrow}}) {
+      rt::Status status = rt::readNpy(*path, *array);
+      if (!status.isOk()) {
+        printError(status.message());
+        return kBadInput;
+      }
+    }
+    rt::TensorView out = runtime.output(k);
+    if (wide.sizes != out.sizes || narrow.sizes != out.sizes) {
+      printError(fmt::format("output {}: {} is {} and {} is {}, but the "
+                             "program's output is {}",
+                             k, printableName(args.float64[k]),
+                             rt::formatNpyShape(wide.sizes),
+                             printableName(args.expect[k]),
+                             rt::formatNpyShape(narrow.sizes),
+                             rt::formatNpyShape(out.sizes)));
+      return kBadInput;
+    }
+    rt::TensorView wideView{wide.dtype, wide.sizes, wide.data.data()};
+    rt::TensorView narrowView{narrow.dtype, narrow.sizes, narrow.data.data()};
+    Float64Verdict v;
+    v.output = k;
+    v.duetError = difference(out, wideView).worst();
+    v.pytorchError = difference(narrowView, wideView).worst();
+    double rtol, atol;
+    defaultTolerance(out.dtype, rtol, atol);
+    v.verdict = closeness(out, narrowView, rtol, atol).ok() ? "within"
+                : v.duetError <= kFloat64Margin * v.pytorchError + atol
+                    ? "sensitive"
+                    : "wrong";
+    verdicts.push_back(v);
+  }
+  return kOk;
+}
 
 /// "rtol,atol" into `tolerance`; kOk or prints one error.
 int parseTolerance(const std::string &text, Tolerance &tolerance) {
@@ -293,15 +364,46 @@ int runBisect(const BisectArgs &args) {
   Bisection b;
   if (int code = runBoth(args, b))
     return code;
+  std::vector<Float64Verdict> verdicts;
+  if (!args.float64.empty() || !args.expect.empty())
+    if (int code = classifyFloat64(args, *b.runtime, verdicts))
+      return code;
+  bool wrong = false;
+  for (const Float64Verdict &v : verdicts)
+    wrong |= v.verdict == "wrong";
   BisectResult result = bisect(*b.runtime, b.programRecord, b.referenceRecord,
                                tolerance, args.nan);
-  if (args.json)
-    fmt::print("{}\n",
-               dumpJson(resultJson(args, b.runtime->program(), result), 2));
-  else
+  if (args.json) {
+    ordered_json out = resultJson(args, b.runtime->program(), result);
+    if (!verdicts.empty()) {
+      ordered_json rule = ordered_json::array();
+      for (const Float64Verdict &v : verdicts)
+        rule.push_back({{"output", v.output},
+                        {"duet_error", number(v.duetError)},
+                        {"pytorch_error", number(v.pytorchError)},
+                        {"verdict", v.verdict}});
+      out["float64"] = rule;
+    }
+    fmt::print("{}\n", dumpJson(out, 2));
+  } else {
+    for (const Float64Verdict &v : verdicts)
+      fmt::print("float64 rule, output {}: duet is {:.3g} from float64, "
+                 "PyTorch's fp32 {:.3g}: {}\n",
+                 v.output, v.duetError, v.pytorchError,
+                 v.verdict == "within"
+                     ? "within the fp32 bound of PyTorch's fp32 output"
+                 : v.verdict == "sensitive"
+                     ? fmt::format("sensitive (outside the fp32 bound, but no "
+                                   "further from float64 than {:g}x PyTorch's "
+                                   "own fp32: the network amplifies rounding)",
+                                   kFloat64Margin)
+                     : fmt::format("wrong (further from float64 than {:g}x "
+                                   "PyTorch's own fp32: a bug)",
+                                   kFloat64Margin));
     printResult(args, b.runtime->program(), result);
+  }
   if (!result.first)
-    return kOk;
+    return wrong ? kMismatch : kOk;
   if (!args.dump.empty())
     if (int code = dumpFirst(args, b, result))
       return code;
@@ -334,6 +436,14 @@ Runner addBisectCommand(CLI::App &app) {
                   "write the first divergent op's result as "
                   "DIR/first_divergent.program.npy and "
                   "DIR/first_divergent.reference.npy (DIR must exist)");
+  cmd->add_option("--float64", args->float64,
+                  "the float64 rule (with --expect): PyTorch's output of the "
+                  "same graph in float64 (tools/float64_reference.py), one "
+                  "file per output; each output is classified within, "
+                  "sensitive or wrong, and a wrong one exits 6");
+  cmd->add_option("--expect", args->expect,
+                  "the float64 rule: PyTorch's fp32 output of the same graph "
+                  "and inputs, one file per output");
   addInjectFaultOption(*cmd, args->faults);
   addThreadsOption(*cmd, args->threads);
   return [args] { return runBisect(*args); };

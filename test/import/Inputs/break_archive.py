@@ -181,6 +181,18 @@ def main():
                 if arg["name"] == "groups":
                     arg["arg"] = {"as_int": 4611686018427387904}
         edit_json(files, "models/model.json", edit)
+    elif kind == "huge-window":
+        # A max-pool window of 2^40 + 1 padded by 2^39: it fits its padded
+        # 15x15 input and gives the same 8x8 output (pooling fixture), but
+        # each output element would visit 2^80 window positions.
+        def edit(d):
+            node = first_node(d, "torch.ops.aten.max_pool2d_with_indices.default")
+            for arg in node["inputs"]:
+                if arg["name"] == "kernel_size":
+                    arg["arg"] = {"as_ints": [2**40 + 1, 2**40 + 1]}
+                if arg["name"] == "padding":
+                    arg["arg"] = {"as_ints": [2**39, 2**39]}
+        edit_json(files, "models/model.json", edit)
     elif kind == "huge-upsample":
         # An upsampled H of 2^32 rows: a 618 GB tensor (upsample fixture).
         edit_json(files, "models/model.json",

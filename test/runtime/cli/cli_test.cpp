@@ -121,6 +121,39 @@ TEST_CASE("differences of tensors", "[cli][difference]") {
   }
 }
 
+// The per-element rule bounds each element by its own reference value: the
+// 0.01 next to a 100 is outside, though the whole-output bound
+// (1e-4 * 100 + 1e-5) would have let it pass.
+TEST_CASE("closeness is per element", "[cli][difference]") {
+  std::vector<float> ref = {100, 0.01f, -3}, got = {100.005f, 0.0109f, -3};
+  Closeness c = closeness(floats(got), floats(ref), 1e-4, 1e-5);
+  CHECK(c.elements == 3);
+  CHECK(c.outside == 1);
+  CHECK(c.worst == 1);
+  CHECK_FALSE(c.ok());
+  CHECK(describeCloseness(c, {3}).find("1 of 3 outside, the worst at [1]") == 0);
+  // Loosened to 1e-3 absolute, the same values are within.
+  CHECK(closeness(floats(got), floats(ref), 1e-4, 1e-3).ok());
+  CHECK(describeCloseness(closeness(floats(got), floats(ref), 1e-4, 1e-3), {3}) ==
+        "all 3 within");
+
+  SECTION("a NaN or a finite value against an infinity is outside") {
+    float inf = std::numeric_limits<float>::infinity();
+    float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> x = {nan, 1, inf, nan}, y = {1, inf, inf, nan};
+    Closeness apart = closeness(floats(x), floats(y), 1, 1);
+    CHECK(apart.outside == 2);
+    CHECK(apart.worst == 0);
+  }
+  SECTION("the worst element's index has one entry per dimension") {
+    std::vector<float> x(6, 0), y(6, 0);
+    x[4] = 1;
+    Closeness c = closeness(floats(x), floats(y), 0, 0.5);
+    CHECK(describeCloseness(c, {2, 3}).find("the worst at [1, 1]: 1 for 0") !=
+          std::string::npos);
+  }
+}
+
 // The test vectors of the FNV reference (fnv_test.c: "", "a", "foobar").
 TEST_CASE("FNV-1a 64 matches the reference vectors", "[cli][hash]") {
   CHECK(rt::fnv1a("", 0) == 0xcbf29ce484222325ull);

@@ -101,8 +101,10 @@ private:
 using Ints = std::vector<int64_t>;
 
 /// conv -> relu -> max_pool2d -> view -> linear -> softmax.
-std::vector<uint8_t> convProgram(Ints padding = {1, 1},
-                                 int64_t inChannels = 2) {
+std::vector<uint8_t> convProgram(Ints padding = {1, 1}, int64_t inChannels = 2,
+                                 Ints poolKernel = {2, 2},
+                                 Ints poolStride = {2, 2},
+                                 Ints poolPadding = {0, 0}) {
   ArenaProgram l;
   int32_t x = l.input("x", {1, inChannels, 6, 6});
   int32_t w = l.constant("conv.weight", {3, 2, 3, 3});
@@ -125,9 +127,9 @@ std::vector<uint8_t> convProgram(Ints padding = {1, 1},
          {x, w, b}, {c});
   l.call("aten.relu", {}, {c}, {r});
   l.call("aten.max_pool2d",
-         {{"kernel_size", Ints{2, 2}},
-          {"stride", Ints{2, 2}},
-          {"padding", Ints{0, 0}},
+         {{"kernel_size", std::move(poolKernel)},
+          {"stride", std::move(poolStride)},
+          {"padding", std::move(poolPadding)},
           {"dilation", Ints{1, 1}},
           {"ceil_mode", false}},
          {r}, {m});
@@ -350,6 +352,69 @@ TEST_CASE("an arena or tensor over the limits is refused with the limit",
   CHECK(loadError(serialize(deeper)) ==
         "test.duet: tensor 4 (deep): rank 17 is over the limit of 16 dims "
         "(kMaxTensorRank); the file is corrupt");
+}
+
+// Mutating only memory_plan.arena_bytes of a valid program made the loader
+// allocate it (4 GiB for tensors of 192 bytes): the arena is what the
+// planned tensors need, rounded up to kArenaAlignment, and no more.
+TEST_CASE("an arena larger than its tensors need is refused", "[load-checks]") {
+  for (uint64_t arena : {uint64_t{256}, uint64_t{1} << 32}) {
+    INFO(arena);
+    ProgramBuilder builder = addReluProgram();
+    builder.setMemoryPlan({arena, 192});
+    auto start = std::chrono::steady_clock::now();
+    CHECK(loadError(serialize(builder)) ==
+          fmt::format("test.duet: the memory plan asks for an arena of {} "
+                      "bytes, but its tensors need 192; the plan is corrupt",
+                      arena));
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
+  }
+  // Exactly what they need loads.
+  ProgramBuilder builder = addReluProgram();
+  builder.setMemoryPlan({192, 192});
+  std::unique_ptr<Program> program;
+  CHECK(loadBytes(serialize(builder), LoadOptions(), program).isOk());
+}
+
+// A max_pool2d window of 2^40 (padded by 2^39, so it fits its padded input
+// as PyTorch requires) visited every window position for each output, which
+// ran for hours. Its work is bounded at load, and the kernel now visits only
+// the positions inside the input.
+TEST_CASE("a run's work is bounded at load, naming the op", "[load-checks]") {
+  const int64_t huge = int64_t{1} << 40, half = int64_t{1} << 39;
+  std::vector<uint8_t> bytes =
+      convProgram({1, 1}, 2, {huge, huge}, {3, 3}, {half, half});
+  auto start = std::chrono::steady_clock::now();
+  std::string error = loadError(bytes);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
+  INFO(error);
+  CHECK(error.rfind("test.duet: one run's work estimate is 3.26e+25 steps, "
+                    "over the limit of 1e+13 (kDefaultMaxWork; raise it with "
+                    "--max-work or LoadOptions::maxWork); (aten.max_pool2d) "
+                    "alone takes 3.26e+25",
+                    0) == 0);
+
+  SECTION("raised, the limit lets it load, and it runs at once") {
+    LoadOptions options;
+    options.maxWork = 1e30;
+    std::unique_ptr<Runtime> runtime;
+    REQUIRE(Runtime::loadFromBytes(bytes.data(), bytes.size(), "test.duet",
+                                   options, runtime)
+                .isOk());
+    start = std::chrono::steady_clock::now();
+    CHECK(runtime->run().isOk());
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
+  }
+  SECTION("a lower limit refuses a small program, naming its largest op") {
+    LoadOptions options;
+    options.maxWork = 1000;
+    CHECK(loadError(convProgram(), options) ==
+          "test.duet: one run's work estimate is 2.3e+03 steps, over the "
+          "limit of 1e+03 (kDefaultMaxWork; raise it with --max-work or "
+          "LoadOptions::maxWork); (aten.convolution) alone takes 1.94e+03: "
+          "its shapes or attributes are absurd, or the model is larger than "
+          "the limit allows");
+  }
 }
 
 // Two refusals quoted raw NUL and control bytes of the file.
