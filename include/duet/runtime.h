@@ -138,7 +138,11 @@ public:
   TensorView output(size_t index) const;
   /// Output `index` converted to float32 values.
   Status outputAsFloat32(size_t index, std::vector<float> &values) const;
-  /// Writes output `index` to a .npy file (bfloat16 as float32).
+  /// Writes output `index` to a .npy file (bfloat16 as float32) whole or not
+  /// at all: under a temporary name in `path`'s folder, flushed to the disk,
+  /// renamed over `path`, the folder flushed. On a failure (a full disk, the
+  /// file size limit) `path` keeps its old bytes and the error,
+  /// ErrorCode::ioError, names `path` and the reason.
   Status writeOutputNpy(size_t index, const std::string &path) const;
 
 private:

@@ -3,11 +3,13 @@
 #include "duet/compiler.h"
 #include "duet/runtime.h"
 
+#include <WriteFailures.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -257,6 +259,66 @@ TEST_CASE("runtime misuse is an error value, never a crash", "[api][runtime]") {
   CHECK(!model->setInputFromNpy(0, kModels + "/no-such.npy").isOk());
   CHECK(model->writeOutputNpy(0, "/no-such-folder/out.npy").code() ==
         duet::ErrorCode::ioError);
+}
+
+TEST_CASE("writeOutputNpy replaces the file whole or leaves it as it was",
+          "[api][runtime][files]") {
+  duet::compiler::Result compiled = compilePortable();
+  std::unique_ptr<duet::runtime::Model> model;
+  REQUIRE(duet::runtime::Model::loadFromBytes(compiled.program.data(),
+                                              compiled.program.size(), model)
+              .isOk());
+  REQUIRE(
+      model->setInputFromNpy(0, kModels + "/conv_bn_relu.input0.npy").isOk());
+  REQUIRE(model->run().isOk());
+
+  duet::test::TempFolder folder;
+  std::string path = folder.file("y.npy");
+  const std::string old = "old bytes\n";
+  duet::test::writeFile(path, old);
+  duet::Status status;
+  {
+    // The output is 2 KiB of data: 1 KiB cuts it midway.
+    duet::test::FileSizeLimit limit(1024);
+    status = model->writeOutputNpy(0, path);
+  }
+  CHECK(status.code() == duet::ErrorCode::ioError);
+  CHECK(status.message() == "cannot write '" + path + "': File too large");
+  CHECK(duet::test::readFile(path) == old);
+  CHECK(folder.entries() == std::vector<std::string>{"y.npy"});
+
+  status = model->writeOutputNpy(0, "/dev/full");
+  CHECK(status.code() == duet::ErrorCode::ioError);
+  CHECK(status.message() ==
+        "cannot write '/dev/full': No space left on device");
+
+  REQUIRE(model->writeOutputNpy(0, path).isOk());
+  duet::runtime::Tensor written;
+  REQUIRE(duet::runtime::readNpy(path, written).isOk());
+  std::vector<float> values, expected;
+  REQUIRE(duet::runtime::toFloat32(written.view(), values).isOk());
+  REQUIRE(model->outputAsFloat32(0, expected).isOk());
+  CHECK(values == expected);
+  CHECK(folder.entries() == std::vector<std::string>{"y.npy"});
+}
+
+// Run by output-full-disk.test, with DUET_FULL_DISK_FILE an old file on a
+// full tmpfs: hidden otherwise.
+TEST_CASE("writeOutputNpy on a full disk leaves the old file", "[.full-disk]") {
+  const char *path = std::getenv("DUET_FULL_DISK_FILE");
+  REQUIRE(path);
+  duet::compiler::Result compiled = compilePortable();
+  std::unique_ptr<duet::runtime::Model> model;
+  REQUIRE(duet::runtime::Model::loadFromBytes(compiled.program.data(),
+                                              compiled.program.size(), model)
+              .isOk());
+  REQUIRE(
+      model->setInputFromNpy(0, kModels + "/conv_bn_relu.input0.npy").isOk());
+  REQUIRE(model->run().isOk());
+  duet::Status status = model->writeOutputNpy(0, path);
+  CHECK(status.code() == duet::ErrorCode::ioError);
+  CHECK(status.message() ==
+        "cannot write '" + std::string(path) + "': No space left on device");
 }
 
 TEST_CASE("the op support table lists every dialect op once, sorted",
