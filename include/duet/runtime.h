@@ -88,8 +88,20 @@ struct LoadOptions {
   FaultOptions faults;
 };
 
-/// A loaded program, ready to run. Not safe to use from two threads at once;
-/// load one Model per thread instead.
+/// A loaded program, ready to run.
+///
+/// Threads (docs/api.md, "Threads"): a Model serves one thread at a time.
+/// run(), setInput(), setInputFromNpy(), outputAsFloat32() and
+/// writeOutputNpy() called while another thread is inside one of them on the
+/// same Model do nothing and return ErrorCode::failure, "this Model is
+/// already running on another thread; load one Model per thread, or
+/// serialize calls". Only overlapping calls are seen: two threads that
+/// interleave whole setInput / run / output sequences on one Model read each
+/// other's results, so hold a mutex around each sequence or load one Model
+/// per thread. name(), inputs(), outputs() and the counts never change after
+/// loading and may be read from any thread; a view from output() must not be
+/// read while another thread runs the Model. Separate Models run at the same
+/// time.
 class Model {
 public:
   /// Loads, verifies and prepares the program file at `path`. A damaged or

@@ -158,8 +158,10 @@ class Program:
 
 
 class Model:
-    """A loaded program. run() may be called from several threads; calls on
-    one Model take turns, separate Models run at the same time."""
+    """A loaded program. run() may be called from several threads: calls on
+    one Model take turns (the C++ Model serves one thread at a time and
+    refuses overlapping calls; docs/api.md), separate Models run at the same
+    time."""
 
     def __init__(self, native):
         self._native = native

@@ -8,10 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <thread>
 
 namespace {
 
@@ -319,6 +323,79 @@ TEST_CASE("writeOutputNpy on a full disk leaves the old file", "[.full-disk]") {
   CHECK(status.code() == duet::ErrorCode::ioError);
   CHECK(status.message() ==
         "cannot write '" + std::string(path) + "': No space left on device");
+}
+
+// The contract of runtime.h and docs/api.md, "Threads": a call that overlaps
+// another thread's on the same Model is refused with one message; every
+// other call does its work as if alone.
+TEST_CASE("two threads hammering run on one Model", "[api][runtime][threads]") {
+  duet::compiler::Result compiled = compilePortable();
+  std::unique_ptr<duet::runtime::Model> model;
+  REQUIRE(duet::runtime::Model::loadFromBytes(compiled.program.data(),
+                                              compiled.program.size(), model,
+                                              {}, "shared.duet")
+              .isOk());
+  REQUIRE(
+      model->setInputFromNpy(0, kModels + "/conv_bn_relu.input0.npy").isOk());
+  REQUIRE(model->run().isOk());
+  std::vector<float> alone;
+  REQUIRE(model->outputAsFloat32(0, alone).isOk());
+
+  const std::string refused =
+      "shared.duet: run: this Model is already running on another thread; "
+      "load one Model per thread, or serialize calls";
+  constexpr int kRounds = 2000;
+  std::atomic<int> refusals{0};
+  std::mutex problemsMutex;
+  std::vector<std::string> problems;
+  auto note = [&](std::string problem) {
+    std::lock_guard<std::mutex> lock(problemsMutex);
+    if (problems.size() < 10)
+      problems.push_back(std::move(problem));
+  };
+  auto hammer = [&] {
+    // Rounds until both threads did kRounds and a call was refused, which
+    // two threads on one program do within milliseconds; 30 s at most.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    std::vector<float> values;
+    for (int round = 0;; ++round) {
+      if (round >= kRounds &&
+          (refusals > 0 || std::chrono::steady_clock::now() > deadline))
+        break;
+      duet::Status status = model->run();
+      if (!status) {
+        if (status.code() != duet::ErrorCode::failure ||
+            status.message() != refused)
+          note("run: " + status.message());
+        ++refusals;
+        continue;
+      }
+      status = model->outputAsFloat32(0, values);
+      if (!status) {
+        std::string expected = refused;
+        expected.replace(expected.find("run:"), 4, "outputAsFloat32:");
+        if (status.message() != expected)
+          note("outputAsFloat32: " + status.message());
+        ++refusals;
+        continue;
+      }
+      if (values != alone)
+        note("round " + std::to_string(round) + ": a wrong output");
+    }
+  };
+  std::thread first(hammer), second(hammer);
+  first.join();
+  second.join();
+  INFO("refused calls: " << refusals.load());
+  for (const std::string &problem : problems)
+    FAIL_CHECK(problem);
+  CHECK(refusals > 0);
+
+  // The Model is whole after all of it.
+  REQUIRE(model->run().isOk());
+  std::vector<float> after;
+  REQUIRE(model->outputAsFloat32(0, after).isOk());
+  CHECK(after == alone);
 }
 
 TEST_CASE("the op support table lists every dialect op once, sorted",
