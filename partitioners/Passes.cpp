@@ -7,13 +7,13 @@
 #include "partitioners/common/FusionDialect.h"
 
 #include "dialects/duet/DuetDialect.h"
+#include "runtime/core/AtomicFile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace duet {
@@ -33,12 +33,11 @@ LogicalResult writeText(ModuleOp module, StringRef path, StringRef text) {
     llvm::outs() << text;
     return success();
   }
-  std::error_code error;
-  llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_Text);
-  if (error)
-    return module.emitError() << "cannot write the partition report to " << path
-                              << ": " << error.message();
-  os << text;
+  if (rt::Status status =
+          rt::writeFileAtomically(path.str(), text.data(), text.size());
+      !status)
+    return module.emitError()
+           << "cannot write the partition report: " << status.message();
   return success();
 }
 

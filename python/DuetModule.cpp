@@ -10,6 +10,7 @@
 
 #include "duet/compiler.h"
 #include "duet/runtime.h"
+#include "runtime/core/AtomicFile.h"
 #include "runtime/core/DType.h"
 
 #include <pybind11/numpy.h>
@@ -169,6 +170,19 @@ compile(const py::object &source, bool isPath,
       result.reportJson);
 }
 
+/// Writes `data` to `path` as every duet tool writes its files
+/// (runtime/core/AtomicFile.h): whole, or not at all.
+void writeFile(const std::string &path, const py::bytes &data) {
+  std::string_view bytes = data;
+  duet::rt::Status status;
+  {
+    py::gil_scoped_release release;
+    status = duet::rt::writeFileAtomically(path, bytes.data(), bytes.size());
+  }
+  if (!status)
+    check(duet::Status(duet::ErrorCode::ioError, status.message()));
+}
+
 } // namespace
 
 PYBIND11_MODULE(_duet, m) {
@@ -178,6 +192,7 @@ PYBIND11_MODULE(_duet, m) {
         py::arg("strict"), py::arg("name"));
   m.def("load", &load, py::arg("source"), py::arg("is_path"), py::arg("name"),
         py::arg("reference"));
+  m.def("write_file", &writeFile, py::arg("path"), py::arg("data"));
   m.def("compiler_backends", &duet::compiler::availableBackends);
   m.def("runtime_backends", &duet::runtime::availableBackends);
   py::class_<PyModel>(m, "Model")

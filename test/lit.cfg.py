@@ -1,5 +1,9 @@
 # lit configuration for duet's FileCheck tests (.mlir, .test).
 import os
+import shutil
+import subprocess
+import tempfile
+
 import lit.formats
 
 config.name = "duet"
@@ -40,3 +44,21 @@ if config.duet_python.upper() in ("ON", "TRUE", "1", "YES"):
     config.environment["PYTHONPATH"] = os.path.join(config.duet_obj_root, "python")
     config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
     config.substitutions.append(("%python", config.python_executable))
+
+# A small full disk for the tests of duet's file writers: a tmpfs mounted in a
+# user namespace of its own (`unshare -rm`), which needs no privileges where
+# the kernel allows unprivileged user namespaces. Where it does not, the
+# full-disk tests are unsupported and the /dev/full and `ulimit -f` cases of
+# output-atomic.test and the Catch2 tests stand for them.
+if shutil.which("unshare"):
+    probe_dir = tempfile.mkdtemp(prefix="duet-lit-probe-")
+    try:
+        probe = subprocess.run(
+            ["unshare", "-rm", "mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", probe_dir],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if probe.returncode == 0:
+            config.available_features.add("tmpfs-mount")
+    except OSError:
+        pass
+    finally:
+        os.rmdir(probe_dir)

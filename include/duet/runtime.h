@@ -92,8 +92,20 @@ struct LoadOptions {
   double maxWork = 0;
 };
 
-/// A loaded program, ready to run. Not safe to use from two threads at once;
-/// load one Model per thread instead.
+/// A loaded program, ready to run.
+///
+/// Threads (docs/api.md, "Threads"): a Model serves one thread at a time.
+/// run(), setInput(), setInputFromNpy(), outputAsFloat32() and
+/// writeOutputNpy() called while another thread is inside one of them on the
+/// same Model do nothing and return ErrorCode::failure, "this Model is
+/// already running on another thread; load one Model per thread, or
+/// serialize calls". Only overlapping calls are seen: two threads that
+/// interleave whole setInput / run / output sequences on one Model read each
+/// other's results, so hold a mutex around each sequence or load one Model
+/// per thread. name(), inputs(), outputs() and the counts never change after
+/// loading and may be read from any thread; a view from output() must not be
+/// read while another thread runs the Model. Separate Models run at the same
+/// time.
 class Model {
 public:
   /// Loads, verifies and prepares the program file at `path`. A damaged or
@@ -142,7 +154,11 @@ public:
   TensorView output(size_t index) const;
   /// Output `index` converted to float32 values.
   Status outputAsFloat32(size_t index, std::vector<float> &values) const;
-  /// Writes output `index` to a .npy file (bfloat16 as float32).
+  /// Writes output `index` to a .npy file (bfloat16 as float32) whole or not
+  /// at all: under a temporary name in `path`'s folder, flushed to the disk,
+  /// renamed over `path`, the folder flushed. On a failure (a full disk, the
+  /// file size limit) `path` keeps its old bytes and the error,
+  /// ErrorCode::ioError, names `path` and the reason.
   Status writeOutputNpy(size_t index, const std::string &path) const;
 
 private:

@@ -3,7 +3,6 @@ them on NumPy arrays (docs/python.md)."""
 
 import json
 import os
-import tempfile
 import threading
 
 import numpy
@@ -110,23 +109,6 @@ def compile(model, backends=None, target_profile=None, texture_limits=None,
     return Program(program, json.loads(report), source if is_path else None)
 
 
-def _write_atomically(path, data):
-    """Writes `data` under a temporary name beside `path`, then renames it
-    over `path`: a failed write leaves `path` as it was."""
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, temporary = tempfile.mkstemp(prefix=".duet-", dir=folder)
-    except OSError as e:
-        raise IOError("cannot write '%s': %s" % (path, e.strerror)) from e
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(temporary, path)
-    except OSError as e:
-        os.unlink(temporary)
-        raise IOError("cannot write '%s': %s" % (path, e.strerror)) from e
-
-
 class Program:
     """A compiled .duet program: its bytes and its placement report."""
 
@@ -164,19 +146,22 @@ class Program:
         return self._loaded().outputs
 
     def save(self, path):
-        """Writes the program to `path` atomically; never over the model it
-        was compiled from."""
+        """Writes the program to `path` whole or not at all, flushed to the
+        disk, as duet's tools write files; never over the model it was
+        compiled from."""
         path = os.fspath(path)
         if self._source_path is not None and os.path.exists(path) and \
                 os.path.samefile(path, self._source_path):
             raise BadInputError("'%s' is the model this program was compiled "
                                  "from; choose another output path" % path)
-        _write_atomically(path, self._bytes)
+        _duet.write_file(os.fsdecode(path), self._bytes)
 
 
 class Model:
-    """A loaded program. run() may be called from several threads; calls on
-    one Model take turns, separate Models run at the same time."""
+    """A loaded program. run() may be called from several threads: calls on
+    one Model take turns (the C++ Model serves one thread at a time and
+    refuses overlapping calls; docs/api.md), separate Models run at the same
+    time."""
 
     def __init__(self, native):
         self._native = native

@@ -12,6 +12,8 @@
 #include "runtime/core/Npy.h"
 #include "runtime/core/Runtime.h"
 
+#include <atomic>
+
 namespace duet::runtime {
 namespace {
 
@@ -97,6 +99,24 @@ struct Model::Impl {
   std::unique_ptr<rt::Runtime> runtime;
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
+  /// Set while a call that reads or writes the model's memory is under way.
+  /// A Model serves one thread at a time (runtime.h); a call that overlaps
+  /// another thread's is refused instead of corrupting the memory both use.
+  mutable std::atomic<bool> busy{false};
+
+  /// `call()`, or the error of an overlapping call; `what` names the call.
+  template <typename Call>
+  Status exclusive(const char *what, Call &&call) const {
+    bool idle = false;
+    if (!busy.compare_exchange_strong(idle, true, std::memory_order_acquire))
+      return Status(ErrorCode::failure,
+                    runtime->program().name() + ": " + what +
+                        ": this Model is already running on another thread; "
+                        "load one Model per thread, or serialize calls");
+    Status status = call();
+    busy.store(false, std::memory_order_release);
+    return status;
+  }
 
   /// Hands a loaded runtime to a new Model, or passes the load error on.
   static Status finish(const rt::Status &status,
@@ -157,7 +177,9 @@ Status Model::setInput(size_t index, const TensorView &value) {
   view.dtype = toInternal(value.dtype);
   view.sizes = value.shape;
   view.data = const_cast<void *>(value.data);
-  return fromInternal(impl_->runtime->setInput(index, view));
+  return impl_->exclusive("setInput", [&] {
+    return fromInternal(impl_->runtime->setInput(index, view));
+  });
 }
 
 Status Model::setInput(size_t index, const void *data, size_t bytes) {
@@ -176,15 +198,19 @@ Status Model::setInput(size_t index, const void *data, size_t bytes) {
 
 Status Model::setInputFromNpy(size_t index, const std::string &path,
                               std::string *notice) {
-  std::string text;
-  rt::Status status = impl_->runtime->setInputFromNpy(index, path, text);
-  if (notice)
-    *notice = text;
-  return fromInternal(status);
+  return impl_->exclusive("setInputFromNpy", [&] {
+    std::string text;
+    rt::Status status = impl_->runtime->setInputFromNpy(index, path, text);
+    if (notice)
+      *notice = text;
+    return fromInternal(status);
+  });
 }
 
 Status Model::run() {
-  return fromInternal(impl_->runtime->run(), ErrorCode::failure);
+  return impl_->exclusive("run", [&] {
+    return fromInternal(impl_->runtime->run(), ErrorCode::failure);
+  });
 }
 
 TensorView Model::output(size_t index) const {
@@ -199,15 +225,18 @@ Status Model::outputAsFloat32(size_t index, std::vector<float> &values) const {
     return Status(ErrorCode::badInput,
                   name() + ": there is no output " + std::to_string(index) +
                       "; the program has " + std::to_string(outputCount()));
-  return toFloat32(output(index), values);
+  return impl_->exclusive("outputAsFloat32",
+                          [&] { return toFloat32(output(index), values); });
 }
 
 Status Model::writeOutputNpy(size_t index, const std::string &path) const {
-  std::string notice;
-  rt::Status status = impl_->runtime->writeOutputNpy(index, path, notice);
-  if (!status.isOk() && index < outputCount())
-    return Status(ErrorCode::ioError, status.message());
-  return fromInternal(status);
+  return impl_->exclusive("writeOutputNpy", [&] {
+    std::string notice;
+    rt::Status status = impl_->runtime->writeOutputNpy(index, path, notice);
+    if (!status.isOk() && index < outputCount())
+      return Status(ErrorCode::ioError, status.message());
+    return fromInternal(status);
+  });
 }
 
 Status readNpy(const std::string &path, Tensor &tensor) {

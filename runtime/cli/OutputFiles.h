@@ -3,14 +3,18 @@
 // Two rules for every output of every command (docs/cli.md, "Files"):
 //  - no output is one of the command's inputs or another of its outputs,
 //    checked before the command does any work (CommandFiles);
-//  - an output is written under a temporary name in its destination's folder
-//    and renamed over the destination once complete (PendingOutput), so a
-//    command that fails or is killed leaves the destination as it was.
+//  - an output is written under a temporary name in its destination's folder,
+//    flushed to the disk and renamed over the destination once complete
+//    (PendingOutput over rt::AtomicFile, runtime/core/AtomicFile.h), so a
+//    command that fails or is killed, or a power cut, leaves the destination
+//    as it was or whole.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef DUET_RUNTIME_CLI_OUTPUTFILES_H
 #define DUET_RUNTIME_CLI_OUTPUTFILES_H
+
+#include "runtime/core/AtomicFile.h"
 
 #include <memory>
 #include <string>
@@ -47,11 +51,9 @@ private:
   std::vector<File> outputs_;
 };
 
-/// An output being written: a temporary file beside the destination that
-/// commit() renames over it, and that is removed when the object is
-/// destroyed uncommitted or the process is killed by a signal. A destination
-/// that exists but is not a regular file (/dev/null, a pipe) is written
-/// directly.
+/// An output being written: an rt::AtomicFile that commit() puts in place of
+/// the destination, and that is removed when the object is destroyed
+/// uncommitted or the process is killed by a signal. Errors are printed.
 class PendingOutput {
 public:
   /// Creates the temporary file for `path`. Returns kOk and sets `out`, or
@@ -64,29 +66,26 @@ public:
 
   /// The path the bytes go to: the temporary file, for a tool that writes
   /// the file itself (Graphviz `dot -o`).
-  const std::string &writePath() const { return writePath_; }
+  const std::string &writePath() const { return file_->writePath(); }
   /// The open file, for a writer that streams into it (the compiler's IR
   /// printer); it reports a failure with failed().
-  int fd() const { return fd_; }
+  int fd() const { return file_->fd(); }
   /// Appends `bytes`; kOk, or prints one error and returns kIoError.
   int write(std::string_view bytes);
   /// Prints "cannot write '<path>': <reason>" and returns kIoError.
   int failed(const std::string &reason) const;
-  /// Puts the file in place of the destination; kOk, or prints one error,
-  /// removes the temporary file and returns kIoError.
+  /// Puts the file in place of the destination (AtomicFile::commit); kOk,
+  /// or prints one error and returns kIoError.
   int commit();
 
 private:
   PendingOutput() = default;
-  void discard();
+  /// Drops the file (removing it unless committed) and its signal handling.
+  void finish();
+  /// kOk, or prints the error and returns kIoError.
+  int report(const rt::Status &status) const;
 
-  /// The path as the command was given it, for messages.
-  std::string path_;
-  std::string destination_;
-  std::string writePath_;
-  int fd_ = -1;
-  bool temporary_ = false;
-  bool done_ = false;
+  std::unique_ptr<rt::AtomicFile> file_;
 };
 
 /// One output of writeOutputs().

@@ -10,6 +10,8 @@
 
 #include "runtime/core/Npy.h"
 
+#include "runtime/core/AtomicFile.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -410,14 +412,7 @@ Status writeNpy(const std::string &path, const TensorView &tensor,
                 std::string &notice) {
   std::vector<uint8_t> bytes;
   DUET_RETURN_IF_ERROR(encodeNpy(tensor, bytes, notice).withContext(path));
-  std::FILE *file = std::fopen(path.c_str(), "wb");
-  if (!file)
-    return Status::error("{}: cannot create: {}", path, std::strerror(errno));
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
-  int error = errno;
-  ok = std::fclose(file) == 0 && ok;
-  if (!ok)
-    return Status::error("{}: cannot write: {}", path, std::strerror(error));
+  DUET_RETURN_IF_ERROR(writeFileAtomically(path, bytes.data(), bytes.size()));
   if (!notice.empty())
     notice = path + ": " + notice;
   return Status::ok();

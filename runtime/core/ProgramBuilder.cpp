@@ -2,10 +2,10 @@
 
 #include "runtime/core/ProgramBuilder.h"
 
+#include "runtime/core/AtomicFile.h"
 #include "runtime/schema/program_generated.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -251,32 +251,18 @@ Status ProgramBuilder::serialize(std::vector<uint8_t> &bytes) const {
 }
 
 Status ProgramBuilder::writeFile(const std::string &path) const {
-  std::string temporary = path + ".tmp";
-  std::FILE *file = std::fopen(temporary.c_str(), "wb");
-  if (!file)
-    return Status::error("{}: cannot create the file: {}", temporary,
-                         std::strerror(errno));
-  int writeErrno = 0;
+  std::unique_ptr<AtomicFile> file;
+  DUET_RETURN_IF_ERROR(AtomicFile::create(path, file));
+  Status written;
   Status status = emit([&](const void *data, size_t size) {
-    if (std::fwrite(data, 1, size, file) == size)
-      return true;
-    writeErrno = errno;
-    return false;
+    written = file->write(data, size);
+    return written.isOk();
   });
-  if (!status.isOk() && writeErrno)
-    status =
-        Status::error("{}: {}", status.message(), std::strerror(writeErrno));
-  if (std::fclose(file) != 0 && status.isOk())
-    status = Status::error("cannot finish writing {}: {}", temporary,
-                           std::strerror(errno));
-  if (status.isOk() && std::rename(temporary.c_str(), path.c_str()) != 0)
-    status = Status::error("cannot rename {} to {}: {}", temporary, path,
-                           std::strerror(errno));
-  if (!status.isOk()) {
-    std::remove(temporary.c_str());
+  if (!written)
+    return written;
+  if (!status)
     return status.withContext(path);
-  }
-  return Status::ok();
+  return file->commit();
 }
 
 } // namespace duet::rt

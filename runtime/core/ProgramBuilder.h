@@ -61,8 +61,8 @@ public:
 
   /// The whole file in memory.
   Status serialize(std::vector<uint8_t> &bytes) const;
-  /// Writes the file through a temporary beside `path` that is renamed at
-  /// the end, so a failed write never leaves a half program behind.
+  /// Writes the file to `path` through an AtomicFile (AtomicFile.h), so a
+  /// failed write never leaves a half program behind.
   Status writeFile(const std::string &path) const;
 
 private:

@@ -3,13 +3,19 @@
 #include "duet/compiler.h"
 #include "duet/runtime.h"
 
+#include <WriteFailures.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <thread>
 
 namespace {
 
@@ -257,6 +263,139 @@ TEST_CASE("runtime misuse is an error value, never a crash", "[api][runtime]") {
   CHECK(!model->setInputFromNpy(0, kModels + "/no-such.npy").isOk());
   CHECK(model->writeOutputNpy(0, "/no-such-folder/out.npy").code() ==
         duet::ErrorCode::ioError);
+}
+
+TEST_CASE("writeOutputNpy replaces the file whole or leaves it as it was",
+          "[api][runtime][files]") {
+  duet::compiler::Result compiled = compilePortable();
+  std::unique_ptr<duet::runtime::Model> model;
+  REQUIRE(duet::runtime::Model::loadFromBytes(compiled.program.data(),
+                                              compiled.program.size(), model)
+              .isOk());
+  REQUIRE(
+      model->setInputFromNpy(0, kModels + "/conv_bn_relu.input0.npy").isOk());
+  REQUIRE(model->run().isOk());
+
+  duet::test::TempFolder folder;
+  std::string path = folder.file("y.npy");
+  const std::string old = "old bytes\n";
+  duet::test::writeFile(path, old);
+  duet::Status status;
+  {
+    // The output is 2 KiB of data: 1 KiB cuts it midway.
+    duet::test::FileSizeLimit limit(1024);
+    status = model->writeOutputNpy(0, path);
+  }
+  CHECK(status.code() == duet::ErrorCode::ioError);
+  CHECK(status.message() == "cannot write '" + path + "': File too large");
+  CHECK(duet::test::readFile(path) == old);
+  CHECK(folder.entries() == std::vector<std::string>{"y.npy"});
+
+  status = model->writeOutputNpy(0, "/dev/full");
+  CHECK(status.code() == duet::ErrorCode::ioError);
+  CHECK(status.message() ==
+        "cannot write '/dev/full': No space left on device");
+
+  REQUIRE(model->writeOutputNpy(0, path).isOk());
+  duet::runtime::Tensor written;
+  REQUIRE(duet::runtime::readNpy(path, written).isOk());
+  std::vector<float> values, expected;
+  REQUIRE(duet::runtime::toFloat32(written.view(), values).isOk());
+  REQUIRE(model->outputAsFloat32(0, expected).isOk());
+  CHECK(values == expected);
+  CHECK(folder.entries() == std::vector<std::string>{"y.npy"});
+}
+
+// Run by output-full-disk.test, with DUET_FULL_DISK_FILE an old file on a
+// full tmpfs: hidden otherwise.
+TEST_CASE("writeOutputNpy on a full disk leaves the old file", "[.full-disk]") {
+  const char *path = std::getenv("DUET_FULL_DISK_FILE");
+  REQUIRE(path);
+  duet::compiler::Result compiled = compilePortable();
+  std::unique_ptr<duet::runtime::Model> model;
+  REQUIRE(duet::runtime::Model::loadFromBytes(compiled.program.data(),
+                                              compiled.program.size(), model)
+              .isOk());
+  REQUIRE(
+      model->setInputFromNpy(0, kModels + "/conv_bn_relu.input0.npy").isOk());
+  REQUIRE(model->run().isOk());
+  duet::Status status = model->writeOutputNpy(0, path);
+  CHECK(status.code() == duet::ErrorCode::ioError);
+  CHECK(status.message() ==
+        "cannot write '" + std::string(path) + "': No space left on device");
+}
+
+// The contract of runtime.h and docs/api.md, "Threads": a call that overlaps
+// another thread's on the same Model is refused with one message; every
+// other call does its work as if alone.
+TEST_CASE("two threads hammering run on one Model", "[api][runtime][threads]") {
+  duet::compiler::Result compiled = compilePortable();
+  std::unique_ptr<duet::runtime::Model> model;
+  REQUIRE(duet::runtime::Model::loadFromBytes(compiled.program.data(),
+                                              compiled.program.size(), model,
+                                              {}, "shared.duet")
+              .isOk());
+  REQUIRE(
+      model->setInputFromNpy(0, kModels + "/conv_bn_relu.input0.npy").isOk());
+  REQUIRE(model->run().isOk());
+  std::vector<float> alone;
+  REQUIRE(model->outputAsFloat32(0, alone).isOk());
+
+  const std::string refused =
+      "shared.duet: run: this Model is already running on another thread; "
+      "load one Model per thread, or serialize calls";
+  constexpr int kRounds = 2000;
+  std::atomic<int> refusals{0};
+  std::mutex problemsMutex;
+  std::vector<std::string> problems;
+  auto note = [&](std::string problem) {
+    std::lock_guard<std::mutex> lock(problemsMutex);
+    if (problems.size() < 10)
+      problems.push_back(std::move(problem));
+  };
+  auto hammer = [&] {
+    // Rounds until both threads did kRounds and a call was refused, which
+    // two threads on one program do within milliseconds; 30 s at most.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    std::vector<float> values;
+    for (int round = 0;; ++round) {
+      if (round >= kRounds &&
+          (refusals > 0 || std::chrono::steady_clock::now() > deadline))
+        break;
+      duet::Status status = model->run();
+      if (!status) {
+        if (status.code() != duet::ErrorCode::failure ||
+            status.message() != refused)
+          note("run: " + status.message());
+        ++refusals;
+        continue;
+      }
+      status = model->outputAsFloat32(0, values);
+      if (!status) {
+        std::string expected = refused;
+        expected.replace(expected.find("run:"), 4, "outputAsFloat32:");
+        if (status.message() != expected)
+          note("outputAsFloat32: " + status.message());
+        ++refusals;
+        continue;
+      }
+      if (values != alone)
+        note("round " + std::to_string(round) + ": a wrong output");
+    }
+  };
+  std::thread first(hammer), second(hammer);
+  first.join();
+  second.join();
+  INFO("refused calls: " << refusals.load());
+  for (const std::string &problem : problems)
+    FAIL_CHECK(problem);
+  CHECK(refusals > 0);
+
+  // The Model is whole after all of it.
+  REQUIRE(model->run().isOk());
+  std::vector<float> after;
+  REQUIRE(model->outputAsFloat32(0, after).isOk());
+  CHECK(after == alone);
 }
 
 TEST_CASE("the op support table lists every dialect op once, sorted",

@@ -27,7 +27,7 @@
 // FLAG: error: enable-bf16 takes true or false, got 'maybe'
 // BACKEND: error: unknown backend "metal"; backends are vulkan and xnnpack, in priority order
 // TWICE: error: backend "xnnpack" is listed twice
-// REPORT: error: cannot write the partition report to {{.*}}no-such-dir/r.json: No such file or directory
+// REPORT: error: cannot write the partition report: cannot write '{{.*}}no-such-dir/r.json': its folder does not exist{{.*}}
 
 // strict lists each op that fell to portable with its reasons.
 // STRICT: error: strict: 1 op(s) fell to portable

@@ -60,6 +60,32 @@ class ErrorsTest(unittest.TestCase):
         self.assertDuetError(duet.IOError, 5,
                              lambda: program.save("/nonexistent/folder/m.duet"))
 
+    def test_save_that_cannot_finish_keeps_the_old_file(self):
+        # The file size limit (`ulimit -f`, SIGXFSZ ignored) stops the write
+        # midway: the old file keeps its bytes, no temporary file is left, and
+        # the IOError names the path.
+        import resource
+        import signal
+        program = duet.compile(PT2, backends=["portable"])
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "m.duet")
+            with open(path, "wb") as f:
+                f.write(b"old bytes\n")
+            saved_limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+            saved_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE,
+                               (len(program.bytes) // 2, saved_limit[1]))
+            try:
+                e = self.assertDuetError(duet.IOError, 5,
+                                         lambda: program.save(path))
+            finally:
+                resource.setrlimit(resource.RLIMIT_FSIZE, saved_limit)
+                signal.signal(signal.SIGXFSZ, saved_handler)
+            self.assertEqual(str(e), "cannot write '%s': File too large" % path)
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(), b"old bytes\n")
+            self.assertEqual(os.listdir(folder), ["m.duet"])
+
     def test_damaged_program_is_bad_input(self):
         data = duet.compile(PT2, backends=["portable"]).bytes
         self.assertDuetError(duet.BadInputError, 2,

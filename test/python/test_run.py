@@ -1,5 +1,6 @@
 """Model.run on the portable kernels and on XNNPACK against the eager outputs;
-two threads running two models at once."""
+two threads running two models at once, and two threads sharing one model
+(docs/api.md, "Threads")."""
 import threading
 import unittest
 
@@ -76,6 +77,35 @@ class RunTest(unittest.TestCase):
         self.assertEqual(errors, [])
         for name in cases:
             check_close(self, results[name][0], npy(name + ".output0.npy"))
+
+    def test_two_threads_one_model_take_turns(self):
+        # Each thread runs its own input; calls on one Model take turns, so
+        # each gets the output of its own input, bit for bit, every time.
+        m = duet.load(duet.compile(model("conv_bn_relu.training.pt2"),
+                                   backends=["portable"]).bytes)
+        x = npy("conv_bn_relu.input0.npy")
+        inputs = [x, (x * -0.5).astype(numpy.float32)]
+        alone = [m.run(array)[0] for array in inputs]
+        self.assertFalse(numpy.array_equal(alone[0], alone[1]))
+        errors = []
+
+        def work(index):
+            try:
+                for round in range(300):
+                    (out,) = m.run(inputs[index])
+                    if not numpy.array_equal(out, alone[index]):
+                        errors.append("thread %d, round %d: another input's "
+                                      "output" % (index, round))
+                        return
+            except Exception as e:  # reported by the main thread
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
 
 
 if __name__ == "__main__":

@@ -19,8 +19,8 @@
 #include "compiler/import/OpTable.h"
 #include "duet/compiler.h"
 #include "partitioners/common/DelegateBackend.h"
+#include "runtime/core/AtomicFile.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -178,13 +178,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   text.replace(from, to - from, section);
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec);
-  if (ec) {
-    llvm::errs() << "error: cannot write " << path << ": " << ec.message()
-                 << "\n";
+  if (rt::Status status = rt::writeFileAtomically(path, text.data(),
+                                                  text.size());
+      !status) {
+    llvm::errs() << "error: " << status.message() << "\n";
     return 1;
   }
-  out << text;
   return 0;
 }

@@ -284,6 +284,7 @@ TEST_CASE("builder errors", "[program]") {
     ProgramBuilder builder;
     Status status = builder.writeFile("/nonexistent-dir/x.duet");
     CHECK_THAT(status.message(),
-               Catch::StartsWith("/nonexistent-dir/x.duet.tmp: cannot create"));
+               Catch::StartsWith("cannot write '/nonexistent-dir/x.duet': its "
+                                 "folder does not exist"));
   }
 }
