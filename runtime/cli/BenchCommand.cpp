@@ -44,6 +44,7 @@ struct BenchArgs {
   bool reload = false;
   bool loadPhases = false;
   std::vector<std::string> faults;
+  std::vector<std::string> failCalls;
 };
 
 using Phases = std::vector<std::pair<std::string, double>>;
@@ -66,6 +67,8 @@ int runBench(const BenchArgs &args) {
   options.threads = args.threads;
   options.profile.enabled = args.profile;
   if (int code = parseFaults(args.faults, options.faults.nodes))
+    return code;
+  if (int code = parseFailCalls(args.failCalls, options.faults.calls))
     return code;
   Phases loadPhases, reloadPhases;
   Phases *phases = &loadPhases;
@@ -90,7 +93,7 @@ int runBench(const BenchArgs &args) {
     double ms = rt::msSince(start);
     if (!status.isOk()) {
       printError(status.message());
-      return kFailure;
+      return static_cast<int>(status.codeOr(ErrorCode::failure));
     }
     if (i < args.warmup)
       continue;
@@ -158,6 +161,7 @@ Runner addBenchCommand(CLI::App &app) {
                   "runs before timing starts (default 10)");
   addThreadsOption(*cmd, args->threads);
   addInjectFaultOption(*cmd, args->faults);
+  addFailCallOption(*cmd, args->failCalls);
   cmd->add_flag("--profile", args->profile,
                 "time each instruction of the timed runs, and each step inside "
                 "XNNPACK delegates, and print where the time goes (median per "

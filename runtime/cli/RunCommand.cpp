@@ -29,6 +29,7 @@ struct RunArgs {
   bool quiet = false;
   unsigned threads = 0;
   std::vector<std::string> faults;
+  std::vector<std::string> failCalls;
 };
 
 /// Compares output `index` with the reference file; prints one line.
@@ -71,6 +72,8 @@ int runRun(const RunArgs &args) {
   options.reference = args.reference;
   options.threads = args.threads;
   if (int code = parseFaults(args.faults, options.faults.nodes))
+    return code;
+  if (int code = parseFailCalls(args.failCalls, options.faults.calls))
     return code;
   std::unique_ptr<rt::Runtime> runtime;
   if (int code = loadProgram(args.program, options, runtime))
@@ -115,7 +118,7 @@ int runRun(const RunArgs &args) {
                   .count();
   if (!status.isOk()) {
     printError(status.message());
-    return kFailure;
+    return static_cast<int>(status.codeOr(ErrorCode::failure));
   }
   if (!args.quiet)
     fmt::print(stderr, "duet: ran {} in {:.2f} ms{}\n", args.program, ms,
@@ -176,6 +179,7 @@ Runner addRunCommand(CLI::App &app) {
                 "run every op, delegated ones too, on the portable kernels");
   addThreadsOption(*cmd, args->threads);
   addInjectFaultOption(*cmd, args->faults);
+  addFailCallOption(*cmd, args->failCalls);
   cmd->add_flag("-q,--quiet", args->quiet, "print only errors and comparisons");
   return [args] { return runRun(*args); };
 }
