@@ -2,10 +2,10 @@
 
 #include "runtime/cli/FaultOption.h"
 
+#include "runtime/backends/CallFaults.h"
 #include "runtime/cli/ExitCodes.h"
 #include "runtime/cli/Messages.h"
 #include "runtime/cli/PrintableText.h"
-#include "runtime/backends/CallFaults.h"
 #include "runtime/core/Faults.h"
 
 #include <fmt/core.h>

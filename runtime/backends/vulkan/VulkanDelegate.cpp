@@ -438,11 +438,11 @@ Status VulkanDelegate::bindArena(
     info.memoryTypeIndex = static_cast<uint32_t>(type);
     Arena arena;
     std::string note;
-    VkResult allocated = faultable(
-        runtime::BackendCall::vulkanAllocate, VK_ERROR_OUT_OF_DEVICE_MEMORY,
-        note, [&] {
-          return vk.vkAllocateMemory(device, &info, nullptr, &arena.memory);
-        });
+    VkResult allocated = faultable(runtime::BackendCall::vulkanAllocate,
+                                   VK_ERROR_OUT_OF_DEVICE_MEMORY, note, [&] {
+                                     return vk.vkAllocateMemory(
+                                         device, &info, nullptr, &arena.memory);
+                                   });
     if (allocated != VK_SUCCESS)
       return callFailed(
           fmt::format("vkAllocateMemory of {} bytes for the {} of delegate {}",
@@ -813,13 +813,12 @@ Status VulkanDelegate::createPipelines() {
         info.stage.pSpecializationInfo = &specialization;
         info.layout = layouts.pipeline;
         std::string note;
-        VkResult created = faultable(
-            runtime::BackendCall::vulkanPipeline, VK_ERROR_OUT_OF_HOST_MEMORY,
-            note, [&] {
-              return vk.vkCreateComputePipelines(
-                  device, device_->pipelineCache(), 1, &info, nullptr,
-                  &pipeline);
-            });
+        VkResult created = faultable(runtime::BackendCall::vulkanPipeline,
+                                     VK_ERROR_OUT_OF_HOST_MEMORY, note, [&] {
+                                       return vk.vkCreateComputePipelines(
+                                           device, device_->pipelineCache(), 1,
+                                           &info, nullptr, &pipeline);
+                                     });
         if (created != VK_SUCCESS)
           return callFailed(
               fmt::format("vkCreateComputePipelines for the {} pipeline of {} "

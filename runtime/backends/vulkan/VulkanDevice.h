@@ -99,8 +99,8 @@ public:
   /// (NVIDIA's refused new ones after a few dozen in one process), and
   /// destroying a device during static destruction races the driver's own
   /// exit handlers. A device marked lost is replaced the same way: the next
-  /// use opens the device anew. An open reports its steps to `phases` (the Vulkan
-  /// loader, the instance, the physical devices, the device), for
+  /// use opens the device anew. An open reports its steps to `phases` (the
+  /// Vulkan loader, the instance, the physical devices, the device), for
   /// `--load-phases`; null: to nobody.
   static Status shared(const std::string &wanted,
                        std::shared_ptr<Device> &device,

@@ -98,9 +98,9 @@ Status callFailed(const std::string &what, xnn_status status,
     advice = "XNNPACK is in a state duet did not expect: load the program "
              "again, and report it if it recurs";
   }
-  Status error = Status::error("{} failed: {}{}{}; {}", what,
-                               statusName(status), note.empty() ? "" : " ",
-                               note, advice);
+  Status error =
+      Status::error("{} failed: {}{}{}; {}", what, statusName(status),
+                    note.empty() ? "" : " ", note, advice);
   return code == ErrorCode::ok ? error : error.withCode(code);
 }
 
