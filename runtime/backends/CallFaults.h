@@ -64,8 +64,10 @@ inline bool parseBackendCall(std::string_view name,
 class CallFaults {
 public:
   explicit CallFaults(const runtime::FaultOptions &faults) {
+    // A value outside the enum (an API caller's cast) names no call.
     for (const runtime::BackendCallFault &fault : faults.calls)
-      failing_[index(fault.call)].push_back(fault.occurrence);
+      if (index(fault.call) < kCalls)
+        failing_[index(fault.call)].push_back(fault.occurrence);
   }
 
   /// Counts one call of `call`; true when this one must fail.
