@@ -132,9 +132,47 @@ struct NodeFault {
   double value = 0;
 };
 
+/// A call at a backend's edge that a load makes fail on purpose
+/// (BackendCallFault), with the result a failing driver or library gives
+/// (docs/reliability.md, "Faults at the backend's edge").
+enum class BackendCall : uint8_t {
+  /// A Vulkan delegate's memory allocations at load (vkAllocateMemory of its
+  /// arenas): VK_ERROR_OUT_OF_DEVICE_MEMORY.
+  vulkanAllocate,
+  /// A Vulkan delegate's pipeline creations at load
+  /// (vkCreateComputePipelines): VK_ERROR_OUT_OF_HOST_MEMORY.
+  vulkanPipeline,
+  /// A Vulkan delegate's submissions of its run commands, one per run
+  /// (vkQueueSubmit): VK_ERROR_OUT_OF_HOST_MEMORY. The run fails; the next
+  /// one may succeed.
+  vulkanSubmit,
+  /// The wait for a Vulkan delegate's run commands, one per run
+  /// (vkWaitForFences, after the commands ran): VK_ERROR_DEVICE_LOST. The
+  /// device is then treated as lost: every delegate on it fails its runs,
+  /// and the next load opens the device anew.
+  vulkanDeviceLost,
+  /// An XNNPACK delegate's runtime creations at load, one per subgraph
+  /// (xnn_create_runtime_v2, after the subgraph is defined):
+  /// xnn_status_out_of_memory.
+  xnnpackCreate,
+  /// An XNNPACK delegate's runtime setups in runs (xnn_setup_runtime, made
+  /// in a run whose memory addresses changed: the first):
+  /// xnn_status_out_of_memory. The run fails; the next one sets up again.
+  xnnpackSetup,
+};
+
+/// One call made to fail: the `occurrence`-th call of its kind of each
+/// delegate of its backend (counting from 1), counted from the delegate's
+/// load. A call made fewer times fails nothing.
+struct BackendCallFault {
+  BackendCall call = BackendCall::vulkanAllocate;
+  uint32_t occurrence = 1;
+};
+
 /// Faults planted on purpose, to show that a checking tool catches them
 /// (`duet-run replay --inject-nondeterminism`, `duet-run bisect
-/// --inject-fault`). All off by default.
+/// --inject-fault`), or that a failing backend call is reported cleanly
+/// (`--fail-call`). All off by default.
 struct FaultOptions {
   /// When K > 0, every K-th successful run of a loaded program (the runs
   /// numbered K-1, 2K-1, 3K-1, ... counting from 0) adds 1 to the first
@@ -147,6 +185,10 @@ struct FaultOptions {
   /// node, when no op of the program computes it or when its delegate keeps
   /// no value of its own for it (an op fused into the node after it).
   std::vector<NodeFault> nodes;
+  /// Backend calls that fail (BackendCallFault), each reported as the
+  /// failing call would be: an error naming the backend, the call, its
+  /// result and what to do.
+  std::vector<BackendCallFault> calls;
 };
 
 } // namespace duet::runtime

@@ -9,27 +9,12 @@
 #ifndef DUET_STATUS_H
 #define DUET_STATUS_H
 
+#include "duet/error_code.h"
+
 #include <string>
 #include <utility>
 
 namespace duet {
-
-/// What kind of failure a Status carries. The numbers are those of the
-/// `duet` command line's exit codes (docs/cli.md), so a tool built on the
-/// API can exit with `static_cast<int>(status.code())`.
-enum class ErrorCode : int {
-  ok = 0,
-  /// Anything not listed below, including an internal error.
-  failure = 1,
-  /// The model, program or input is malformed or does not fit the call.
-  badInput = 2,
-  /// The model uses an op, dtype or backend this build cannot handle.
-  unsupported = 3,
-  /// Strict compilation and some op fell to the portable kernels.
-  strictFallback = 4,
-  /// A file could not be read or written.
-  ioError = 5,
-};
 
 class [[nodiscard]] Status {
 public:

@@ -49,13 +49,14 @@ bool isKnown(DType dtype) {
   return false;
 }
 
-/// Runtime errors are about the program or the values given to it; the
-/// ones about files say so themselves.
+/// Runtime errors are about the program or the values given to it, unless
+/// the error says what it is (a device out of memory or lost: failure; an
+/// unsupported CPU: unsupported), as the tools' exit codes do.
 Status fromInternal(const rt::Status &status,
                     ErrorCode code = ErrorCode::badInput) {
   if (status.isOk())
     return Status::ok();
-  return Status(code, status.message());
+  return Status(status.codeOr(code), status.message());
 }
 
 rt::LoadOptions toInternal(const LoadOptions &options) {

@@ -45,6 +45,7 @@ struct BenchArgs {
   bool reload = false;
   bool loadPhases = false;
   std::vector<std::string> faults;
+  std::vector<std::string> failCalls;
 };
 
 using Phases = std::vector<std::pair<std::string, double>>;
@@ -69,6 +70,8 @@ int runBench(const BenchArgs &args) {
   options.profile.enabled = args.profile;
   if (int code = parseFaults(args.faults, options.faults.nodes))
     return code;
+  if (int code = parseFailCalls(args.failCalls, options.faults.calls))
+    return code;
   Phases loadPhases, reloadPhases;
   Phases *phases = &loadPhases;
   if (args.loadPhases)
@@ -92,7 +95,7 @@ int runBench(const BenchArgs &args) {
     double ms = rt::msSince(start);
     if (!status.isOk()) {
       printError(status.message());
-      return kFailure;
+      return static_cast<int>(status.codeOr(ErrorCode::failure));
     }
     if (i < args.warmup)
       continue;
@@ -161,6 +164,7 @@ Runner addBenchCommand(CLI::App &app) {
   addThreadsOption(*cmd, args->threads);
   addMaxWorkOption(*cmd, args->maxWork);
   addInjectFaultOption(*cmd, args->faults);
+  addFailCallOption(*cmd, args->failCalls);
   cmd->add_flag("--profile", args->profile,
                 "time each instruction of the timed runs, and each step inside "
                 "XNNPACK delegates, and print where the time goes (median per "

@@ -1,15 +1,18 @@
-//===- FaultOption.cpp - --inject-fault NODE:KIND[:VALUE] -----------------===//
+//===- FaultOption.cpp - --inject-fault and --fail-call -------------------===//
 
 #include "runtime/cli/FaultOption.h"
 
+#include "runtime/backends/CallFaults.h"
 #include "runtime/cli/ExitCodes.h"
 #include "runtime/cli/Messages.h"
 #include "runtime/cli/PrintableText.h"
 #include "runtime/core/Faults.h"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 
 namespace duet::cli {
@@ -59,6 +62,57 @@ int parseFaults(const std::vector<std::string> &specs,
                              printableName(kind)));
     }
     faults.push_back(std::move(fault));
+  }
+  return kOk;
+}
+
+namespace {
+
+/// "vulkan.allocate, vulkan.pipeline, ...".
+std::string callNames() {
+  std::vector<std::string> names;
+  for (const rt::BackendCallName &entry : rt::kBackendCallNames)
+    names.push_back(entry.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+} // namespace
+
+void addFailCallOption(CLI::App &cmd, std::vector<std::string> &specs) {
+  cmd.add_option("--fail-call", specs,
+                 "fault injection, for trying failure handling: CALL[:N] "
+                 "makes the N-th call (default 1) of CALL of each delegate "
+                 "of its backend fail as a failing device or library would (" +
+                     callNames() +
+                     "; LoadOptions::faults.calls, docs/reliability.md); "
+                     "repeatable");
+}
+
+int parseFailCalls(const std::vector<std::string> &specs,
+                   std::vector<runtime::BackendCallFault> &calls) {
+  for (const std::string &spec : specs) {
+    auto bad = [&](const std::string &why) {
+      printError(fmt::format("--fail-call '{}': {}; give CALL or CALL:N, "
+                             "CALL one of {}",
+                             printableName(spec), why, callNames()));
+      return kBadInput;
+    };
+    size_t colon = spec.find(':');
+    std::string name = spec.substr(0, colon);
+    runtime::BackendCallFault fault;
+    if (!rt::parseBackendCall(name, fault.call))
+      return bad(fmt::format("unknown call '{}'", printableName(name)));
+    if (colon != std::string::npos) {
+      std::string count = spec.substr(colon + 1);
+      char *end = nullptr;
+      unsigned long n = std::strtoul(count.c_str(), &end, 10);
+      if (count.empty() || *end != '\0' || count[0] == '-' || n == 0 ||
+          n > UINT32_MAX)
+        return bad(fmt::format("N must be a whole number from 1, got '{}'",
+                               printableName(count)));
+      fault.occurrence = static_cast<uint32_t>(n);
+    }
+    calls.push_back(fault);
   }
   return kOk;
 }

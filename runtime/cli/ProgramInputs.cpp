@@ -84,7 +84,7 @@ int loadProgram(const std::string &path, rt::LoadOptions options,
     return kOk;
   }
   printError(status.message());
-  return kBadInput;
+  return static_cast<int>(status.codeOr(ErrorCode::badInput));
 }
 
 std::string describeInputs(const rt::Runtime &runtime) {

@@ -19,8 +19,10 @@
 namespace duet::cli {
 
 /// Loads `path` with `options` and the environment's Vulkan options; kOk,
-/// or prints one error and returns kBadInput. `loadMs`, when given, is the
-/// time the load took.
+/// or prints one error and returns its code: kBadInput unless the error
+/// says otherwise (a device or library failing a call: kFailure; a CPU
+/// XNNPACK cannot use: kUnsupported). `loadMs`, when given, is the time the
+/// load took.
 int loadProgram(const std::string &path, rt::LoadOptions options,
                 std::unique_ptr<rt::Runtime> &runtime,
                 double *loadMs = nullptr);

@@ -30,6 +30,7 @@ struct RunArgs {
   unsigned threads = 0;
   double maxWork = 0;
   std::vector<std::string> faults;
+  std::vector<std::string> failCalls;
 };
 
 /// Compares output `index` with the reference file; prints one line.
@@ -85,6 +86,8 @@ int runRun(const RunArgs &args) {
   options.maxWork = args.maxWork;
   if (int code = parseFaults(args.faults, options.faults.nodes))
     return code;
+  if (int code = parseFailCalls(args.failCalls, options.faults.calls))
+    return code;
   std::unique_ptr<rt::Runtime> runtime;
   if (int code = loadProgram(args.program, options, runtime))
     return code;
@@ -128,7 +131,7 @@ int runRun(const RunArgs &args) {
                   .count();
   if (!status.isOk()) {
     printError(status.message());
-    return kFailure;
+    return static_cast<int>(status.codeOr(ErrorCode::failure));
   }
   if (!args.quiet)
     fmt::print(stderr, "duet: ran {} in {:.2f} ms{}\n", args.program, ms,
@@ -190,6 +193,7 @@ Runner addRunCommand(CLI::App &app) {
   addThreadsOption(*cmd, args->threads);
   addMaxWorkOption(*cmd, args->maxWork);
   addInjectFaultOption(*cmd, args->faults);
+  addFailCallOption(*cmd, args->failCalls);
   cmd->add_flag("-q,--quiet", args->quiet, "print only errors and comparisons");
   return [args] { return runRun(*args); };
 }

@@ -8,6 +8,8 @@
 #ifndef DUET_RUNTIME_CORE_STATUS_H
 #define DUET_RUNTIME_CORE_STATUS_H
 
+#include "duet/error_code.h"
+
 #include <fmt/format.h>
 
 #include <string>
@@ -33,6 +35,21 @@ public:
   explicit operator bool() const { return !failed_; }
   const std::string &message() const { return message_; }
 
+  /// The kind of failure its maker said it is (withCode), else `fallback`:
+  /// the caller's view, which knows what it was doing (a load's errors are
+  /// mostly about the program). A device or library that fails a call is
+  /// ErrorCode::failure whatever the program, which only the backend knows.
+  ErrorCode codeOr(ErrorCode fallback) const {
+    return code_ == ErrorCode::ok ? fallback : code_;
+  }
+  /// The same error, of kind `code`.
+  Status withCode(ErrorCode code) const {
+    Status s = *this;
+    if (failed_)
+      s.code_ = code;
+    return s;
+  }
+
   /// The same error with `context` put in front ("loading x.duet: ...").
   Status withContext(const std::string &context) const {
     if (!failed_)
@@ -44,6 +61,8 @@ public:
 
 private:
   bool failed_ = false;
+  /// ok: not said (codeOr).
+  ErrorCode code_ = ErrorCode::ok;
   std::string message_;
 };
 

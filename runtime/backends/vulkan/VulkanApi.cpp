@@ -2,6 +2,8 @@
 
 #include "runtime/backends/vulkan/VulkanApi.h"
 
+#include "runtime/core/LoadOptions.h"
+
 #include <dlfcn.h>
 #include <mutex>
 
@@ -89,6 +91,43 @@ const char *resultName(VkResult result) {
   default:
     return "an unknown VkResult";
   }
+}
+
+Status callFailed(const std::string &what, VkResult result,
+                  const std::string &note) {
+  std::string advice;
+  switch (result) {
+  case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+    advice = fmt::format("the device is out of memory: close other programs "
+                         "using it, load fewer programs at once, or run on a "
+                         "device with more memory ({}=<index or part of its "
+                         "name>)",
+                         kVulkanDeviceVariable);
+    break;
+  case VK_ERROR_OUT_OF_HOST_MEMORY:
+  case VK_ERROR_OUT_OF_POOL_MEMORY:
+    advice = "the driver ran out of host memory: free memory (load fewer "
+             "programs at once) and try again";
+    break;
+  case VK_ERROR_DEVICE_LOST:
+    advice = fmt::format(
+        "the device was lost (a driver reset, a GPU fault or hang): what was "
+        "loaded on it cannot run again; load the program again, which opens "
+        "the device anew, and if it recurs update the driver or pick another "
+        "device with {}=<index or part of its name>",
+        kVulkanDeviceVariable);
+    break;
+  default:
+    advice = fmt::format("the Vulkan driver failed the call: update the "
+                         "driver, pick another device with {}=<index or part "
+                         "of its name>, or compile the model without Vulkan "
+                         "(--backends xnnpack)",
+                         kVulkanDeviceVariable);
+  }
+  return Status::error("vulkan: {} failed: {}{}{}; {}", what,
+                       resultName(result), note.empty() ? "" : " ", note,
+                       advice)
+      .withCode(ErrorCode::failure);
 }
 
 } // namespace duet::rt::vulkan

@@ -17,6 +17,8 @@
 
 #include "runtime/core/Status.h"
 
+#include <string>
+
 namespace duet::rt::vulkan {
 
 // Entry points resolved through vkGetInstanceProcAddr once an instance
@@ -118,16 +120,21 @@ Status loadVulkanApi(const VulkanApi *&api);
 /// "VK_ERROR_OUT_OF_DEVICE_MEMORY" for a VkResult.
 const char *resultName(VkResult result);
 
+/// The error of a Vulkan call `what` that returned `result`: "vulkan: WHAT
+/// failed: RESULT NOTE; " and what to do about that result. It is the
+/// device failing, not the program (ErrorCode::failure). `note` (may be
+/// empty) says more about the failure.
+Status callFailed(const std::string &what, VkResult result,
+                  const std::string &note = {});
+
 } // namespace duet::rt::vulkan
 
-/// Returns an error naming the call and its VkResult when it failed.
+/// Returns callFailed's error when the call failed.
 #define DUET_VK_CHECK(call, what)                                              \
   do {                                                                         \
     VkResult duetResult_ = (call);                                             \
     if (duetResult_ != VK_SUCCESS)                                             \
-      return ::duet::rt::Status::error(                                        \
-          "vulkan: {} failed: {}", what,                                       \
-          ::duet::rt::vulkan::resultName(duetResult_));                        \
+      return ::duet::rt::vulkan::callFailed(what, duetResult_);                \
   } while (0)
 
 #endif // DUET_RUNTIME_BACKENDS_VULKAN_VULKANAPI_H

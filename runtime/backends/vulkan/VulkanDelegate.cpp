@@ -437,8 +437,17 @@ Status VulkanDelegate::bindArena(
     info.allocationSize = std::max<VkDeviceSize>(size, 16);
     info.memoryTypeIndex = static_cast<uint32_t>(type);
     Arena arena;
-    DUET_VK_CHECK(vk.vkAllocateMemory(device, &info, nullptr, &arena.memory),
-                  fmt::format("allocating {} bytes for the {}", size, what));
+    std::string note;
+    VkResult allocated = faultable(runtime::BackendCall::vulkanAllocate,
+                                   VK_ERROR_OUT_OF_DEVICE_MEMORY, note, [&] {
+                                     return vk.vkAllocateMemory(
+                                         device, &info, nullptr, &arena.memory);
+                                   });
+    if (allocated != VK_SUCCESS)
+      return callFailed(
+          fmt::format("vkAllocateMemory of {} bytes for the {} of delegate {}",
+                      info.allocationSize, what, index_),
+          allocated, note);
     arenas_.push_back(arena);
     Arena &kept = arenas_.back();
     if (required & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
@@ -803,11 +812,19 @@ Status VulkanDelegate::createPipelines() {
         info.stage.pName = "main";
         info.stage.pSpecializationInfo = &specialization;
         info.layout = layouts.pipeline;
-        DUET_VK_CHECK(vk.vkCreateComputePipelines(device,
-                                                  device_->pipelineCache(), 1,
-                                                  &info, nullptr, &pipeline),
-                      fmt::format("creating the {} pipeline for {}",
-                                  shaderName(dispatch.family), dispatch.op));
+        std::string note;
+        VkResult created = faultable(runtime::BackendCall::vulkanPipeline,
+                                     VK_ERROR_OUT_OF_HOST_MEMORY, note, [&] {
+                                       return vk.vkCreateComputePipelines(
+                                           device, device_->pipelineCache(), 1,
+                                           &info, nullptr, &pipeline);
+                                     });
+        if (created != VK_SUCCESS)
+          return callFailed(
+              fmt::format("vkCreateComputePipelines for the {} pipeline of {} "
+                          "(delegate {})",
+                          shaderName(dispatch.family), dispatch.op, index_),
+              created, note);
       }
       bound_.push_back({pipeline, layouts.pipeline});
     }
@@ -1022,18 +1039,52 @@ size_t VulkanDelegate::recordDispatches(VkCommandBuffer commands,
 
 Status VulkanDelegate::submit(VkCommandBuffer commands, const char *what) {
   const VulkanApi &vk = device_->api();
+  if (device_->lost())
+    return Status::error("vulkan: delegate {} cannot submit {}: device '{}' "
+                         "was lost before (VK_ERROR_DEVICE_LOST), and what "
+                         "was loaded on it cannot run again; load the "
+                         "program again, which opens the device anew",
+                         index_, what, device_->info().name)
+        .withCode(ErrorCode::failure);
+  // A run's submission and wait may fail on purpose
+  // (LoadOptions::faults.calls); the load's never do.
+  const bool run = commands == runCommands_;
+  auto failed = [&](const std::string &call, VkResult result,
+                    const std::string &note) {
+    if (result == VK_ERROR_DEVICE_LOST)
+      device_->markLost();
+    return callFailed(fmt::format("{} of {} (delegate {}, device '{}')", call,
+                                  what, index_, device_->info().name),
+                      result, note);
+  };
   VkSubmitInfo info{};
   info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   info.commandBufferCount = 1;
   info.pCommandBuffers = &commands;
+  std::string note;
   {
     std::lock_guard<std::mutex> lock(device_->queueMutex());
-    DUET_VK_CHECK(vk.vkQueueSubmit(device_->queue(), 1, &info, fence_),
-                  fmt::format("submitting {}", what));
+    auto make = [&] {
+      return vk.vkQueueSubmit(device_->queue(), 1, &info, fence_);
+    };
+    VkResult submitted =
+        run ? faultable(runtime::BackendCall::vulkanSubmit,
+                        VK_ERROR_OUT_OF_HOST_MEMORY, note, make)
+            : make();
+    if (submitted != VK_SUCCESS)
+      return failed("vkQueueSubmit", submitted, note);
   }
-  DUET_VK_CHECK(
-      vk.vkWaitForFences(device_->handle(), 1, &fence_, VK_TRUE, UINT64_MAX),
-      fmt::format("waiting for {}", what));
+  // A device lost on purpose is lost once the commands ran, as a real loss
+  // is reported by the wait: nothing of the delegate is in use after it.
+  VkResult waited =
+      vk.vkWaitForFences(device_->handle(), 1, &fence_, VK_TRUE, UINT64_MAX);
+  if (waited == VK_SUCCESS && run &&
+      faults_.fails(runtime::BackendCall::vulkanDeviceLost)) {
+    waited = VK_ERROR_DEVICE_LOST;
+    note = faults_.injected(runtime::BackendCall::vulkanDeviceLost);
+  }
+  if (waited != VK_SUCCESS)
+    return failed("vkWaitForFences", waited, note);
   DUET_VK_CHECK(vk.vkResetFences(device_->handle(), 1, &fence_),
                 "vkResetFences");
   return Status::ok();

@@ -13,6 +13,7 @@
 #ifndef DUET_RUNTIME_BACKENDS_VULKAN_VULKANDELEGATE_H
 #define DUET_RUNTIME_BACKENDS_VULKAN_VULKANDELEGATE_H
 
+#include "runtime/backends/CallFaults.h"
 #include "runtime/backends/vulkan/DispatchPlan.h"
 #include "runtime/core/Backend.h"
 
@@ -78,7 +79,8 @@ private:
 
   VulkanDelegate(std::shared_ptr<Device> device, const Program &program,
                  uint32_t index)
-      : device_(std::move(device)), program_(program), index_(index) {}
+      : device_(std::move(device)), program_(program), index_(index),
+        faults_(program.options().faults) {}
 
   /// `io`: the host tensors every run is given (Backend::init).
   Status load(ByteSpan blob, const DelegateIo &io);
@@ -126,8 +128,19 @@ private:
   Status prepareProfile();
   /// Reads the latest run's timestamps into dispatchTimes_.
   Status readTimestamps();
-  /// Submits `commands` and waits for them.
+  /// Submits `commands` and waits for them. A device lost then, or before,
+  /// is marked so (Device::markLost) and fails every later submission.
   Status submit(VkCommandBuffer commands, const char *what);
+  /// Makes the Vulkan call `make` unless LoadOptions::faults.calls fails
+  /// this one of `call`: then `injected` is its result, and `note` says so.
+  template <typename Make>
+  VkResult faultable(runtime::BackendCall call, VkResult injected,
+                     std::string &note, Make &&make) {
+    if (!faults_.fails(call))
+      return make();
+    note = faults_.injected(call);
+    return injected;
+  }
   Resource &resourceOf(Ref ref);
   /// Records `dispatches` with the barriers between them they need;
   /// returns how many dispatches wait for the ones before them.
@@ -138,6 +151,8 @@ private:
   std::shared_ptr<Device> device_;
   const Program &program_;
   uint32_t index_;
+  /// Its calls, counted against LoadOptions::faults.calls.
+  CallFaults faults_;
   DispatchPlan plan_;
 
   std::vector<Resource> tensors_, weights_, staging_;

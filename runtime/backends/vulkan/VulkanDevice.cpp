@@ -313,18 +313,20 @@ Status Device::shared(const std::string &wanted,
   // Never destroyed (see the declaration).
   static std::mutex mutex;
   static auto *kept = new std::map<std::string, std::shared_ptr<Device>>();
+  // Failed opens and lost devices, kept too: destroying an instance would
+  // unload the driver, whose kept allocations would then show as leaks of
+  // an unknown module (LeakSanitizer), and some drivers refuse new
+  // instances after create/destroy cycles. Each costs one instance.
+  static auto *retired = new std::vector<std::shared_ptr<Device>>();
   std::lock_guard<std::mutex> lock(mutex);
   std::shared_ptr<Device> &slot = (*kept)[wanted];
+  if (slot && slot->lost())
+    retired->push_back(std::move(slot));
   if (!slot) {
     std::shared_ptr<Device> opened(new Device());
     Status status = opened->open(wanted, phases);
     if (!status.isOk()) {
-      // Kept too: destroying its instance would unload the driver, whose
-      // kept allocations would then show as leaks of an unknown module
-      // (LeakSanitizer), and some drivers refuse new instances after
-      // create/destroy cycles. A failed open costs one instance.
-      static auto *failed = new std::vector<std::shared_ptr<Device>>();
-      failed->push_back(std::move(opened));
+      retired->push_back(std::move(opened));
       return status;
     }
     slot = std::move(opened);

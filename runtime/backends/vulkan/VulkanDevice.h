@@ -16,6 +16,7 @@
 #include "runtime/core/Profile.h"
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -97,8 +98,9 @@ public:
   /// next use. Drivers differ in how well they take repeated instances
   /// (NVIDIA's refused new ones after a few dozen in one process), and
   /// destroying a device during static destruction races the driver's own
-  /// exit handlers. An open reports its steps to `phases` (the Vulkan
-  /// loader, the instance, the physical devices, the device), for
+  /// exit handlers. A device marked lost is replaced the same way: the next
+  /// use opens the device anew. An open reports its steps to `phases` (the
+  /// Vulkan loader, the instance, the physical devices, the device), for
   /// `--load-phases`; null: to nobody.
   static Status shared(const std::string &wanted,
                        std::shared_ptr<Device> &device,
@@ -134,6 +136,11 @@ public:
   uint32_t hostMemoryTypes(void *pointer) const;
   /// Held while submitting to the queue.
   std::mutex &queueMutex() { return queueMutex_; }
+  /// Marks the device lost (a call returned VK_ERROR_DEVICE_LOST, for good
+  /// on this VkDevice): the delegates on it submit nothing more, and
+  /// shared() opens a new device for the next load.
+  void markLost() { lost_ = true; }
+  bool lost() const { return lost_; }
 
   /// Merges this device's pipeline cache file in `dir`
   /// (PipelineCache.cpp) into pipelineCache(), once per folder. A file that
@@ -184,6 +191,7 @@ private:
   PFN_vkGetMemoryHostPointerPropertiesEXT hostPointerProperties_ = nullptr;
   DeviceInfo info_;
   std::mutex queueMutex_;
+  std::atomic<bool> lost_{false};
   /// Guards pipelineCache_'s merges and reads, and the sizes below.
   std::mutex cacheMutex_;
   /// Per cache folder: the bytes of cache data read or last written.

@@ -29,7 +29,8 @@ public:
       return Status::error("xnn_initialize failed ({}): XNNPACK does not "
                            "support this CPU; compile with --backends "
                            "portable",
-                           static_cast<int>(initialized));
+                           static_cast<int>(initialized))
+          .withCode(ErrorCode::unsupported);
     std::shared_ptr<pthreadpool> pool;
     DUET_RETURN_IF_ERROR(threadpool(program.threads(), pool));
     return xnnpack::XnnpackDelegate::create(program, index, blob,

@@ -69,6 +69,41 @@ const char *statusName(xnn_status status) {
   return "unknown status";
 }
 
+/// The error of an XNNPACK call `what` that returned `status`: "WHAT failed:
+/// STATUS NOTE; " and what to do. Out of memory and a broken state are the
+/// library failing (ErrorCode::failure); a parameter or CPU it does not
+/// support, a program this build cannot run (ErrorCode::unsupported); an
+/// invalid parameter, a damaged program (the caller's code).
+Status callFailed(const std::string &what, xnn_status status,
+                  const std::string &note = {}) {
+  std::string advice;
+  ErrorCode code = ErrorCode::failure;
+  switch (status) {
+  case xnn_status_out_of_memory:
+    advice = "the host is out of memory: free memory (load fewer programs "
+             "at once) and try again";
+    break;
+  case xnn_status_unsupported_parameter:
+  case xnn_status_unsupported_hardware:
+    advice = "this XNNPACK cannot run it on this CPU: compile the model "
+             "without XNNPACK (--backends vulkan or portable)";
+    code = ErrorCode::unsupported;
+    break;
+  case xnn_status_invalid_parameter:
+    advice = "the program's XNNPACK blob is wrong: recompile the model with "
+             "this version of duet";
+    code = ErrorCode::ok;
+    break;
+  default:
+    advice = "XNNPACK is in a state duet did not expect: load the program "
+             "again, and report it if it recurs";
+  }
+  Status error =
+      Status::error("{} failed: {}{}{}; {}", what, statusName(status),
+                    note.empty() ? "" : " ", note, advice);
+  return code == ErrorCode::ok ? error : error.withCode(code);
+}
+
 const char *typeName(HostType type) {
   switch (type) {
   case HostType::f32:
@@ -389,7 +424,8 @@ Status XnnpackDelegate::create(const Program &program, uint32_t index,
                                ByteSpan blob,
                                std::shared_ptr<pthreadpool> poolOwner,
                                std::unique_ptr<PreparedDelegate> &prepared) {
-  std::unique_ptr<XnnpackDelegate> delegate(new XnnpackDelegate());
+  std::unique_ptr<XnnpackDelegate> delegate(
+      new XnnpackDelegate(program.options().faults));
   delegate->pool_ = std::move(poolOwner);
   DUET_RETURN_IF_ERROR(delegate->load(program, index, blob));
   prepared = std::move(delegate);
@@ -1062,8 +1098,7 @@ Status XnnpackDelegate::createSubgraph(
   xnn_status status = xnn_create_subgraph(
       static_cast<uint32_t>(run.externals.size()), 0, &subgraph);
   if (status != xnn_status_success)
-    return Status::error("{}: xnn_create_subgraph: {}", where,
-                         statusName(status));
+    return callFailed(where + ": xnn_create_subgraph", status);
   std::unique_ptr<xnn_subgraph, xnn_status (*)(xnn_subgraph_t)> owner(
       subgraph, xnn_delete_subgraph);
   SubgraphBuilder builder(subgraph, run.externals);
@@ -1119,11 +1154,16 @@ Status XnnpackDelegate::createSubgraph(
   xnn_runtime_t runtime = nullptr;
   pthreadpool *pool = threaded ? pool_.get() : nullptr;
   run.threaded = threaded;
-  status = xnn_create_runtime_v2(subgraph, pool, yield ? kRuntimeFlags : 0,
-                                 &runtime);
+  std::string note;
+  if (faults_.fails(runtime::BackendCall::xnnpackCreate)) {
+    status = xnn_status_out_of_memory;
+    note = faults_.injected(runtime::BackendCall::xnnpackCreate);
+  } else {
+    status = xnn_create_runtime_v2(subgraph, pool, yield ? kRuntimeFlags : 0,
+                                   &runtime);
+  }
   if (status != xnn_status_success)
-    return Status::error("{}: xnn_create_runtime_v2: {}", where,
-                         statusName(status));
+    return callFailed(where + ": xnn_create_runtime_v2", status, note);
   run.runtime = runtime;
   run.bound.assign(run.externals.size(), nullptr);
   steps_.emplace_back(std::move(run));
@@ -1398,18 +1438,22 @@ Status XnnpackDelegate::runStep(size_t s, const std::vector<TensorView> &inputs,
     std::vector<xnn_external_value> external(run.externals.size());
     for (size_t e = 0; e < external.size(); ++e)
       external[e] = {static_cast<uint32_t>(e), run.bound[e]};
-    xnn_status status =
-        xnn_setup_runtime(run.runtime, external.size(), external.data());
+    std::string note;
+    xnn_status status = xnn_status_out_of_memory;
+    if (faults_.fails(runtime::BackendCall::xnnpackSetup))
+      note = faults_.injected(runtime::BackendCall::xnnpackSetup);
+    else
+      status = xnn_setup_runtime(run.runtime, external.size(), external.data());
     if (status != xnn_status_success) {
+      // The next run sets it up again.
       std::fill(run.bound.begin(), run.bound.end(), nullptr);
-      return Status::error("step {}: xnn_setup_runtime: {}", s,
-                           statusName(status));
+      return callFailed(fmt::format("step {}: xnn_setup_runtime", s), status,
+                        note);
     }
   }
   xnn_status status = xnn_invoke_runtime(run.runtime);
   if (status != xnn_status_success)
-    return Status::error("step {}: xnn_invoke_runtime: {}", s,
-                         statusName(status));
+    return callFailed(fmt::format("step {}: xnn_invoke_runtime", s), status);
   return Status::ok();
 }
 

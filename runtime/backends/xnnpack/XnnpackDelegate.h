@@ -15,6 +15,7 @@
 #ifndef DUET_RUNTIME_BACKENDS_XNNPACK_XNNPACKDELEGATE_H
 #define DUET_RUNTIME_BACKENDS_XNNPACK_XNNPACKDELEGATE_H
 
+#include "runtime/backends/CallFaults.h"
 #include "runtime/backends/xnnpack/HostCopy.h"
 #include "runtime/backends/xnnpack/Qs8Convolution.h"
 #include "runtime/core/Backend.h"
@@ -134,7 +135,8 @@ private:
     std::vector<uint8_t> constant;
   };
 
-  XnnpackDelegate() = default;
+  explicit XnnpackDelegate(const runtime::FaultOptions &faults)
+      : faults_(faults) {}
   /// Reads the nodes' program tensors, gives the observed ones host memory
   /// (`hostMemory`) and plans the faults of LoadOptions::faults that are
   /// this delegate's; an error names a fault it cannot plant.
@@ -217,6 +219,8 @@ private:
   std::vector<NodeTensor> nodeTensors_;
   std::vector<int32_t> observable_;
   std::vector<PlantedFault> planted_;
+  /// Its calls, counted against LoadOptions::faults.calls.
+  CallFaults faults_;
 };
 
 } // namespace duet::rt::xnnpack

@@ -70,10 +70,10 @@ def main():
                     errors.append(f"{tool} {sub}: {kind[:-1].lower()} {name} is not in "
                                   f"the section of {doc_path}")
 
-    # ExitCodes.h spells the library's codes as ErrorCode values (status.h,
+    # ExitCodes.h spells the library's codes as ErrorCode values (error_code.h,
     # in include/duet/ of the same tree) and its own as numbers.
     status_h = os.path.join(os.path.dirname(commands_h), "..", "..", "include", "duet",
-                            "status.h")
+                            "error_code.h")
     error_codes = dict(re.findall(r"^\s*(\w+) = (\d+),", open(status_h).read(), re.M))
     codes = set()
     for value in re.findall(r"^\s*k\w+ = ([^,]+),", open(commands_h).read(), re.M):

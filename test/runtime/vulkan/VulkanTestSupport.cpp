@@ -7,6 +7,7 @@
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
 #include "runtime/core/DType.h"
+#include "runtime/core/Npy.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -154,6 +155,28 @@ rt::Status load(const std::vector<uint8_t> &program,
   return rt::Runtime::loadFromBytes(program.data(), program.size(),
                                     options.reference ? "reference" : "vulkan",
                                     options, runtime);
+}
+
+void expectFixtureOutput(rt::Runtime &runtime, const std::string &name) {
+  std::string notice;
+  rt::Status status =
+      runtime.setInputFromNpy(0, modelPath(name + ".input0.npy"), notice);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  status = runtime.run();
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  rt::NpyArray expected;
+  REQUIRE(rt::readNpy(modelPath(name + ".output0.npy"), expected).isOk());
+  std::vector<float> reference(
+      reinterpret_cast<const float *>(expected.data.data()),
+      reinterpret_cast<const float *>(expected.data.data()) +
+          expected.data.size() / sizeof(float));
+  std::string why;
+  bool close =
+      closeEnough(outputFloats(runtime, 0), reference, 1e-4, 1e-5, why);
+  INFO(why);
+  CHECK(close);
 }
 
 void setRandomInputs(rt::Runtime &runtime, uint32_t seed) {

@@ -64,6 +64,11 @@ void setRandomInputs(rt::Runtime &runtime, uint32_t seed);
 /// Output `index` as floats.
 std::vector<float> outputFloats(const rt::Runtime &runtime, size_t index);
 
+/// Runs `runtime` on fixture `name`'s stored input and compares output 0
+/// with the stored eager PyTorch output (fp32 tolerance of `duet run
+/// --expect`).
+void expectFixtureOutput(rt::Runtime &runtime, const std::string &name);
+
 /// Whether `actual` matches `expected` within the fp32 tolerance of `duet
 /// run --expect` (max |a - e| <= rtol * max |e| + atol); non-finite values
 /// must match exactly. `why` says what differs.

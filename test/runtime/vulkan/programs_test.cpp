@@ -18,34 +18,6 @@
 using namespace duet;
 using namespace duet::test;
 
-namespace {
-
-/// Runs `runtime` on the fixture's stored input and compares with the stored
-/// eager PyTorch output (fp32 tolerance of `duet run --expect`).
-void expectFixtureOutput(rt::Runtime &runtime, const std::string &name) {
-  std::string notice;
-  rt::Status status =
-      runtime.setInputFromNpy(0, modelPath(name + ".input0.npy"), notice);
-  INFO(status.message());
-  REQUIRE(status.isOk());
-  status = runtime.run();
-  INFO(status.message());
-  REQUIRE(status.isOk());
-  rt::NpyArray expected;
-  REQUIRE(rt::readNpy(modelPath(name + ".output0.npy"), expected).isOk());
-  std::vector<float> reference(
-      reinterpret_cast<const float *>(expected.data.data()),
-      reinterpret_cast<const float *>(expected.data.data()) +
-          expected.data.size() / sizeof(float));
-  std::string why;
-  bool close =
-      closeEnough(outputFloats(runtime, 0), reference, 1e-4, 1e-5, why);
-  INFO(why);
-  CHECK(close);
-}
-
-} // namespace
-
 TEST_CASE("yolo_head compiled for 2048-texel textures runs, and fails to "
           "load under a lower device limit",
           "[vulkan][limits]") {

@@ -185,6 +185,70 @@ TEST_CASE("a transpose between two subgraphs runs", "[xnnpack]") {
         std::vector<float>{1, 2, 3, 14, 25, 36});
 }
 
+// XNNPACK calls failing on purpose (LoadOptions::faults.calls): the failure
+// is one error naming the call, its status and what to do, of kind
+// ErrorCode::failure (the tools' exit 1), and the program loads and runs
+// again in the same process.
+TEST_CASE("a failing XNNPACK call is reported, and the program loads and "
+          "runs again",
+          "[xnnpack][faults]") {
+  // Two subgraphs: the second's creation fails after the first's runtime
+  // was made.
+  const std::vector<uint8_t> file = program(addBlob(transposeTwice));
+  std::vector<float> x = {-11, -22, -33, 4, 5, 6};
+  auto loadFailing = [&](runtime::BackendCall call, uint32_t occurrence,
+                         std::unique_ptr<Runtime> &runtime) {
+    LoadOptions options;
+    options.threads = 1;
+    options.faults.calls = {{call, occurrence}};
+    return Runtime::loadFromBytes(file.data(), file.size(), "blob.duet",
+                                  options, runtime);
+  };
+  auto run = [&](Runtime &runtime) {
+    REQUIRE(runtime.setInput(0, {DType::f32, {2, 3}, x.data()}).isOk());
+    return runtime.run();
+  };
+  auto expectOutput = [](const Runtime &runtime) {
+    const float *y = runtime.output(0).as<float>();
+    CHECK(std::vector<float>(y, y + 6) ==
+          std::vector<float>{1, 2, 3, 14, 25, 36});
+  };
+  auto expectFailure = [](const Status &status, const std::string &part) {
+    REQUIRE_FALSE(status.isOk());
+    INFO(status.message());
+    CHECK(status.message().find(part) != std::string::npos);
+    CHECK(status.message().find("; the host is out of memory: free memory") !=
+          std::string::npos);
+    CHECK(status.codeOr(ErrorCode::badInput) == ErrorCode::failure);
+  };
+
+  SECTION("the second runtime creation fails the load") {
+    std::unique_ptr<Runtime> runtime;
+    expectFailure(
+        loadFailing(runtime::BackendCall::xnnpackCreate, 2, runtime),
+        "initializing delegate 0 on xnnpack: step 2: xnn_create_runtime_v2 "
+        "failed: out of memory (injected on purpose: xnnpack.create:2)");
+  }
+  SECTION("the first setup fails the first run; the next run sets up "
+          "again") {
+    std::unique_ptr<Runtime> runtime;
+    Status status = loadFailing(runtime::BackendCall::xnnpackSetup, 1, runtime);
+    INFO(status.message());
+    REQUIRE(status.isOk());
+    expectFailure(run(*runtime),
+                  "delegate 0 on xnnpack: step 0: xnn_setup_runtime failed: "
+                  "out of memory (injected on purpose: xnnpack.setup:1)");
+    REQUIRE(run(*runtime).isOk());
+    expectOutput(*runtime);
+  }
+  std::unique_ptr<Runtime> clean;
+  Status status = load(file, clean);
+  INFO(status.message());
+  REQUIRE(status.isOk());
+  REQUIRE(run(*clean).isOk());
+  expectOutput(*clean);
+}
+
 TEST_CASE("damaged XNNPACK blobs are refused with a reason", "[xnnpack]") {
   // Each case proves one check of the loader.
   using Damage = std::function<void(BlobSpec &)>;
