@@ -1013,8 +1013,8 @@ class Rearrange(nn.Module):
         nan = torch.isnan(torch.log(x)) | torch.isinf(1 / torch.round(x))
         mask = (x > 0) & True
         ratio = torch.addcdiv(x, y, y.abs() + 1, value=0.5)
-        score = torch.baddbmm(y.flatten(0, 1), x.flatten(0, 1), y.flatten(0, 1).transpose(1, 2),
-                              beta=0.0, alpha=2.0)
+        score = torch.baddbmm(y.flatten(0, 1)[..., :6], x.flatten(0, 1),
+                              y.flatten(0, 1).transpose(1, 2), beta=0.0, alpha=2.0)
         return (flipped, reflect, replicate, circular, narrow, z, diag, order, top, low,
                 nan, mask, ratio, score)
 

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/backends/vulkan/VulkanDevice.h"
+#include "runtime/core/AtomicFile.h"
 #include "runtime/core/Fnv1a.h"
 
 #include <fmt/format.h>
@@ -197,23 +198,11 @@ void Device::savePipelineCache(
   std::filesystem::create_directories(dir, error);
   if (error)
     return failed(fmt::format("cannot make the folder: {}", error.message()));
-  std::string temporary = fmt::format("{}.{}.tmp", path, ::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char *>(file.data()),
-              static_cast<std::streamsize>(file.size()));
-    out.close();
-    if (!out) {
-      std::remove(temporary.c_str());
-      return failed(fmt::format("cannot write {}: {}", temporary,
-                                std::strerror(errno)));
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::string why = std::strerror(errno);
-    std::remove(temporary.c_str());
-    return failed("cannot rename the written file into place: " + why);
-  }
+  // Whole or not at all, and durable (rt::AtomicFile): a reader never sees
+  // half of a cache, and a crash leaves the old one.
+  Status written = writeFileAtomically(path, file.data(), file.size());
+  if (!written.isOk())
+    return failed(written.message());
   cacheBytes_[dir] = size;
 }
 

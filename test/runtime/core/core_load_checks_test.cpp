@@ -417,6 +417,30 @@ TEST_CASE("a run's work is bounded at load, naming the op", "[load-checks]") {
   }
 }
 
+// Queries and keys of 2^31 positions with E = 0 hold no bytes, but the
+// portable kernel's scores would be 2^31 x 2^31: refused at load, naming the
+// op, before a run could allocate them.
+TEST_CASE("attention whose scores pass the tensor limit is refused at load",
+          "[load-checks]") {
+  const int64_t n = int64_t{1} << 31;
+  ArenaProgram l;
+  int32_t q = l.input("q", {1, n, 0});
+  int32_t v = l.input("v", {1, n, 0});
+  int32_t y = l.output("attention", {1, n, 0});
+  l.call("aten.scaled_dot_product_attention",
+         {{"is_causal", true}}, {q, q, v, -1},
+         {y});
+  auto start = std::chrono::steady_clock::now();
+  std::string error = loadError(l.finish());
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
+  INFO(error);
+  CHECK(error.find("instruction 0: aten.scaled_dot_product_attention: ") !=
+        std::string::npos);
+  CHECK(error.find("its [2147483648, 2147483648] scores would take over "
+                   "4294967296 bytes, the most one tensor may hold "
+                   "(kMaxTensorBytes)") != std::string::npos);
+}
+
 // Two refusals quoted raw NUL and control bytes of the file.
 TEST_CASE("names from the file are escaped in messages", "[load-checks]") {
   CHECK(escaped(std::string("a\0b\n\x1b[2J\\\x7f\xc3\xa9", 12)) ==
