@@ -120,9 +120,10 @@ private:
 /// Loads a program given as a path or as bytes (`name` stands for them in
 /// messages).
 PyModel load(const py::object &source, bool isPath, const std::string &name,
-             bool reference) {
+             bool reference, double maxWork) {
   duet::runtime::LoadOptions options;
   options.reference = reference;
+  options.maxWork = maxWork;
   std::unique_ptr<duet::runtime::Model> model;
   duet::Status status;
   if (isPath) {
@@ -145,8 +146,10 @@ py::tuple
 compile(const py::object &source, bool isPath,
         const std::vector<std::string> &backends,
         const std::vector<std::pair<std::string, std::string>> &backendOptions,
-        const std::string &placement, bool strict, const std::string &name) {
+        const std::string &placement, bool strict, const std::string &name,
+        double maxWork) {
   duet::compiler::Options options;
+  options.maxWork = maxWork;
   options.backends = backends;
   options.placement = placement;
   options.backendOptions = backendOptions;
@@ -189,9 +192,9 @@ PYBIND11_MODULE(_duet, m) {
   m.doc() = "duet's C++ API (include/duet/); use the duet package instead.";
   m.def("compile", &compile, py::arg("source"), py::arg("is_path"),
         py::arg("backends"), py::arg("backend_options"), py::arg("placement"),
-        py::arg("strict"), py::arg("name"));
+        py::arg("strict"), py::arg("name"), py::arg("max_work"));
   m.def("load", &load, py::arg("source"), py::arg("is_path"), py::arg("name"),
-        py::arg("reference"));
+        py::arg("reference"), py::arg("max_work"));
   m.def("write_file", &writeFile, py::arg("path"), py::arg("data"));
   m.def("compiler_backends", &duet::compiler::availableBackends);
   m.def("runtime_backends", &duet::runtime::availableBackends);

@@ -7,7 +7,9 @@ runners' human output, so the counts are exact.
 
 A skipped test (lit UNSUPPORTED, Catch2 SKIP) fails the run unless
 test/expected-skips.json expects it for this tree ("plain" or "sanitize"), or
-for this CPU ("cpu_lacks": expected only where /proc/cpuinfo lacks the flag).
+for this CPU ("cpu_lacks": expected only where /proc/cpuinfo lacks the flag),
+or for this machine ("unless_command": expected only where the command fails,
+as the mount of a small tmpfs does without user namespaces).
 Tests left out on purpose (--filter, and the integration tests under
 --sanitize) are not skips.
 """
@@ -67,6 +69,14 @@ def expected_skips(tree):
     for key, flag in table.get("cpu_lacks", {}).items():
         if flag not in flags:
             expected[key] = f"this CPU lacks {flag}"
+    for key, command in table.get("unless_command", {}).items():
+        try:
+            works = subprocess.run(["sh", "-c", command], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, timeout=30).returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            works = False
+        if not works:
+            expected[key] = f"`{command}` fails here"
     return expected
 
 

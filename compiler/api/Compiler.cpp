@@ -51,6 +51,7 @@ Status compilePath(const std::string &path, const std::string &shownAs,
   result = Result();
   CompileOptions pipeline;
   pipeline.backends = options.backends;
+  pipeline.maxWork = options.maxWork;
   for (const auto &[name, value] : options.backendOptions)
     pipeline.partition.backendOptions.set(name, value);
   std::optional<Placement> placement = parsePlacement(options.placement);

@@ -594,7 +594,7 @@ LogicalResult Emitter::run(func::FuncOp func, std::vector<uint8_t> &bytes,
   }
   MemoryPlan plan;
   if (std::optional<std::string> error =
-          planMemoryWithinLimits(requests, rt::kConstantAlignment, plan))
+          planMemoryWithinLimits(requests, rt::kArenaAlignment, plan))
     return func.emitError() << *error;
   for (auto [index, id] : llvm::enumerate(planned))
     infos_[id].arenaOffset = static_cast<int64_t>(plan.offsets[index]);

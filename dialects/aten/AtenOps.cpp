@@ -979,15 +979,15 @@ LogicalResult ScaledDotProductAttentionOp::verify() {
                            << " must broadcast to the scores "
                            << formatShape(scores);
   }
-  // The scores [..., L, S] (and a causal mask [L, S]) exist whatever E is:
-  // they must fit one tensor, as the planner will require of them.
-  SmallVector<int64_t> scores(q.drop_back());
-  scores.push_back(k[k.size() - 2]);
-  std::optional<int64_t> count = numElements(scores);
-  unsigned bytes = std::max(getQuery().getType().getElementTypeBitWidth() / 8, 1u);
-  if (!count || static_cast<uint64_t>(*count) > rt::kMaxTensorBytes / bytes)
-    return emitOpError() << "its scores " << formatShape(scores)
-                         << " would take over " << rt::kMaxTensorBytes
+  // One batch entry's scores [L, S] (the portable kernel's scratch, and a
+  // causal mask's constant where attention is decomposed) exist whatever E
+  // is: in float32 they must fit one tensor. The decomposition's whole
+  // [..., L, S] scores are a tensor the memory planner bounds in turn.
+  int64_t length = q[q.size() - 2], keys = k[k.size() - 2];
+  std::optional<int64_t> count = llvm::checkedMul(length, keys);
+  if (!count || static_cast<uint64_t>(*count) > rt::kMaxTensorBytes / 4)
+    return emitOpError() << "its [" << length << ", " << keys
+                         << "] scores would take over " << rt::kMaxTensorBytes
                          << " bytes, the most one tensor may hold "
                             "(kMaxTensorBytes, 4 GiB); export the model with "
                             "shorter sequences";

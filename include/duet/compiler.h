@@ -57,6 +57,11 @@ struct Options {
   /// Fail with ErrorCode::strictFallback when any op falls to the portable
   /// kernels. The Result is filled all the same, so the report says why.
   bool strict = false;
+  /// The most work one run of the program may take (multiply-adds, or
+  /// elements visited; docs/reliability.md, "Limits"); 0: the default,
+  /// 10^15. A model over it is ErrorCode::unsupported, naming its largest
+  /// op; the runtime's LoadOptions::maxWork must then allow it too.
+  double maxWork = 0;
 };
 
 /// What a compilation produced.

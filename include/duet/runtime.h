@@ -87,7 +87,7 @@ struct LoadOptions {
   /// Faults planted on purpose, off by default (runtime_options.h).
   FaultOptions faults;
   /// The most work one run may take (multiply-adds or elements visited, as
-  /// docs/reliability.md counts them); 0: the default, 10^13. A program
+  /// docs/reliability.md counts them); 0: the default, 10^15. A program
   /// over it is refused at load, naming the op that takes the most.
   double maxWork = 0;
 };

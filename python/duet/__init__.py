@@ -89,7 +89,8 @@ def _backend_options(target_profile, texture_limits, enable_bf16, force_fp16):
 
 
 def compile(model, backends=None, target_profile=None, texture_limits=None,
-            enable_bf16=False, force_fp16=False, strict=False, placement="priority"):
+            enable_bf16=False, force_fp16=False, strict=False, placement="priority",
+            max_work=0):
     """Compiles a .pt2 archive (a path, bytes, a binary file object, or a
     torch.export.ExportedProgram when torch is installed) into a Program.
 
@@ -98,14 +99,15 @@ def compile(model, backends=None, target_profile=None, texture_limits=None,
     first backend in that order that can run an op takes it) or "cost" (the
     least estimated time under the target profile's costs; docs/partitioning.md).
     Unlike `duet compile` without --backends, it never probes the machine. The
-    other arguments are the `duet compile` flags of the same names (docs/cli.md)."""
+    other arguments are the `duet compile` flags of the same names (docs/cli.md);
+    max_work is --max-work (0: the default limit, 1e15)."""
     source, is_path, name = _model_source(model)
     if isinstance(backends, str):
         backends = backends.split(",")
     program, report = _duet.compile(
         source, is_path, list(backends or []),
         _backend_options(target_profile, texture_limits, enable_bf16, force_fp16),
-        str(placement), bool(strict), name)
+        str(placement), bool(strict), name, float(max_work))
     return Program(program, json.loads(report), source if is_path else None)
 
 
@@ -202,15 +204,17 @@ class Model:
             return self._native.run(checked)
 
 
-def load(program, reference=False):
+def load(program, reference=False, max_work=0):
     """Loads a .duet program from a path or from bytes. reference=True runs
-    every op on the portable kernels (the numeric reference)."""
+    every op on the portable kernels (the numeric reference). max_work: the
+    most work one run may take, as `duet run --max-work` (0: the default, 1e15)."""
     if isinstance(program, (str, os.PathLike)):
         path = os.fsdecode(os.fspath(program))
-        return Model(_duet.load(path, True, path, reference))
+        return Model(_duet.load(path, True, path, reference, float(max_work)))
     if isinstance(program, Program):
         program = program.bytes
     if isinstance(program, (bytes, bytearray, memoryview)):
-        return Model(_duet.load(bytes(program), False, "<bytes>", reference))
+        return Model(_duet.load(bytes(program), False, "<bytes>", reference,
+                                float(max_work)))
     raise TypeError("duet.load: program must be a path or bytes, not %s"
                     % type(program).__name__)

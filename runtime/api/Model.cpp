@@ -114,9 +114,12 @@ struct Model::Impl {
                     runtime->program().name() + ": " + what +
                         ": this Model is already running on another thread; "
                         "load one Model per thread, or serialize calls");
-    Status status = call();
-    busy.store(false, std::memory_order_release);
-    return status;
+    // Released however the call ends, an exception (bad_alloc) included.
+    struct Release {
+      std::atomic<bool> &flag;
+      ~Release() { flag.store(false, std::memory_order_release); }
+    } release{busy};
+    return call();
   }
 
   /// Hands a loaded runtime to a new Model, or passes the load error on.

@@ -57,7 +57,7 @@ void addMaxWorkOption(CLI::App &cmd, double &maxWork) {
   cmd.add_option("--max-work", maxWork,
                  "refuse a program whose one run takes more work than this "
                  "(multiply-adds or elements visited; 0, the default, is "
-                 "1e13)")
+                 "1e15)")
       ->check(CLI::NonNegativeNumber);
 }
 

@@ -49,7 +49,7 @@ inline bool withinTolerance(const Difference &diff, double rtol, double atol) {
 }
 
 /// How two tensors compare under the per-element rule of `run --expect` and
-/// `bisect` (NumPy's allclose): element i is within when
+/// of bisect's float64 rule (NumPy's allclose): element i is within when
 /// |a[i] - b[i]| <= atol + rtol * |b[i]|, where `b` is the reference. Equal
 /// values (the same infinity, NaN and NaN) are within; a NaN against a
 /// number, or a finite value against an infinity, is outside.

@@ -32,12 +32,13 @@ inline constexpr unsigned kMaxTensorRank = 16;
 inline constexpr uint64_t kArenaAlignment = 64;
 
 /// The most work one run of a program may take by default, in the steps of
-/// OpWork.h's workBound (multiply-adds, or elements visited): 10^13, a few
-/// seconds to minutes of a CPU's time, and above any model duet's tests and
-/// benchmarks compile by over a hundredfold. A window, mask or product that
-/// would take longer is refused at compile time and at load, naming the op;
-/// callers with larger models raise it (`--max-work`, LoadOptions::maxWork).
-inline constexpr double kDefaultMaxWork = 1e13;
+/// OpWork.h's workBound (multiply-adds, or elements visited): 10^15, about
+/// a 70B-parameter decoder's prefill of 10k tokens, and minutes of a GPU's
+/// time; a hostile or damaged file asks for 10^20 and more (a max-pool
+/// window of 2^40 is 10^26). A window, mask or product over it is refused at
+/// compile time and at load, naming the op; callers raise it with
+/// `--max-work` or LoadOptions::maxWork.
+inline constexpr double kDefaultMaxWork = 1e15;
 
 /// a * b, or nothing when the product does not fit in 64 bits.
 inline std::optional<uint64_t> checkedMul(uint64_t a, uint64_t b) {

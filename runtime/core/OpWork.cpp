@@ -169,11 +169,13 @@ Status checkWork(const ProgramWork &work, double limit) {
   std::string node =
       call.node.empty() ? "" : fmt::format("node '{}' ", escaped(call.node));
   return Status::error(
-      "one run's work estimate is {:.3g} steps, over the limit of {:.3g} "
-      "(kDefaultMaxWork; raise it with --max-work or LoadOptions::maxWork); "
-      "{}({}) alone takes {:.3g}: its shapes or attributes are absurd, or "
-      "the model is larger than the limit allows",
-      work.total, limit, node, escaped(call.op), work.largest);
+             "one run's work estimate is {:.3g} steps, over the limit of "
+             "{:.3g} (kDefaultMaxWork; raise it with --max-work or "
+             "LoadOptions::maxWork); {}({}) alone takes {:.3g}: its shapes or "
+             "attributes are absurd, or the model is larger than the limit "
+             "allows",
+             work.total, limit, node, escaped(call.op), work.largest)
+      .withCode(ErrorCode::unsupported);
 }
 
 double estimateOpUs(const BackendCosts &costs, const OpWork &work) {

@@ -458,6 +458,9 @@ Status Program::check() const {
   for (const DelegateInfo &delegate : delegates_)
     for (const KernelCall &op : delegate.ops)
       calls.push_back(&op);
+  // A program loaded only to look at it never runs.
+  if (options_.inspectOnly)
+    return Status::ok();
   return checkWork(programWork(tensors_, calls),
                    options_.maxWork > 0 ? options_.maxWork : kDefaultMaxWork);
 }

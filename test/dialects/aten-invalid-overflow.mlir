@@ -78,7 +78,7 @@ func.func @pool_window(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x1x1xf32> {
 // scores (and a causal mask, which the decomposition builds as a constant)
 // are 2^31 x 2^31: refused before any pass allocates them.
 func.func @attention_scores(%q: tensor<1x2147483648x0xf32>, %v: tensor<1x2147483648x4xf32>) -> tensor<1x2147483648x4xf32> {
-  // expected-error @+1 {{its scores [1, 2147483648, 2147483648] would take over 4294967296 bytes, the most one tensor may hold (kMaxTensorBytes, 4 GiB); export the model with shorter sequences}}
+  // expected-error @+1 {{its [2147483648, 2147483648] scores would take over 4294967296 bytes, the most one tensor may hold (kMaxTensorBytes, 4 GiB); export the model with shorter sequences}}
   %0 = aten.scaled_dot_product_attention %q, %q, %v {is_causal = true} : (tensor<1x2147483648x0xf32>, tensor<1x2147483648x0xf32>, tensor<1x2147483648x4xf32>) -> tensor<1x2147483648x4xf32>
   return %0 : tensor<1x2147483648x4xf32>
 }

@@ -243,7 +243,7 @@ Runner addCompileCommand(CLI::App &app) {
   cmd->add_option("--max-work", args->maxWork,
                   "refuse a model whose one run takes more work than this "
                   "(multiply-adds or elements visited; 0, the default, is "
-                  "1e13); the runtime's --max-work must then allow it too")
+                  "1e15); the runtime's --max-work must then allow it too")
       ->check(CLI::NonNegativeNumber);
   return [args] { return runCompile(*args); };
 }

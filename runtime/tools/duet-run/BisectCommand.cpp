@@ -44,6 +44,7 @@ struct BisectArgs {
   std::string dump;
   std::vector<std::string> faults;
   unsigned threads = 0;
+  double maxWork = 0;
   /// The float64 rule: PyTorch's outputs of the same graph in float64 and
   /// in fp32, one file per output each.
   std::vector<std::string> float64;
@@ -100,6 +101,18 @@ int classifyFloat64(const BisectArgs &args, rt::Runtime &runtime,
                              rt::formatNpyShape(out.sizes)));
       return kBadInput;
     }
+    bool narrowMatches = narrow.dtype == out.dtype ||
+                         (out.dtype == rt::DType::bf16 &&
+                          narrow.dtype == rt::DType::f32);
+    if (wide.dtype != rt::DType::f64 || !narrowMatches) {
+      printError(fmt::format(
+          "output {}: {} is {} and {} is {}; the float64 rule takes a "
+          "float64 file and one of the output's dtype, {}",
+          k, printableName(args.float64[k]), rt::dtypeName(wide.dtype),
+          printableName(args.expect[k]), rt::dtypeName(narrow.dtype),
+          rt::dtypeName(out.dtype)));
+      return kBadInput;
+    }
     rt::TensorView wideView{wide.dtype, wide.sizes, wide.data.data()};
     rt::TensorView narrowView{narrow.dtype, narrow.sizes, narrow.data.data()};
     Float64Verdict v;
@@ -151,6 +164,7 @@ struct Bisection {
 int runBoth(const BisectArgs &args, Bisection &b) {
   rt::LoadOptions options;
   options.threads = args.threads;
+  options.maxWork = args.maxWork;
   if (int code = parseFaults(args.faults, options.faults.nodes))
     return code;
   options.observer = b.programRecord.observer();
@@ -158,6 +172,7 @@ int runBoth(const BisectArgs &args, Bisection &b) {
     return code;
   rt::LoadOptions referenceOptions;
   referenceOptions.reference = true;
+  referenceOptions.maxWork = args.maxWork;
   referenceOptions.observer = b.referenceRecord.observer();
   if (int code = loadProgram(args.program, referenceOptions, b.reference))
     return code;
@@ -446,6 +461,7 @@ Runner addBisectCommand(CLI::App &app) {
                   "and inputs, one file per output");
   addInjectFaultOption(*cmd, args->faults);
   addThreadsOption(*cmd, args->threads);
+  addMaxWorkOption(*cmd, args->maxWork);
   return [args] { return runBisect(*args); };
 }
 

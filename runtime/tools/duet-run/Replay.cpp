@@ -100,6 +100,7 @@ int ReplayedProgram::load(const std::string &path,
     return code;
   rt::LoadOptions reference;
   reference.reference = true;
+  reference.maxWork = options.maxWork;
   if (int code = loadProgram(path, reference, loaded->referenceRuntime_))
     return code;
   program = std::move(loaded);

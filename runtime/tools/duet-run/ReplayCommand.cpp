@@ -43,6 +43,7 @@ struct ReplayArgs {
   unsigned injectPeriod = 0;
   std::vector<std::string> faults;
   unsigned threads = 0;
+  double maxWork = 0;
 };
 
 /// Where `--dump-each` puts output `output` of run `run`; the --vs
@@ -211,6 +212,7 @@ struct Replay {
 int prepare(const ReplayArgs &args, Replay &replay) {
   rt::LoadOptions options;
   options.threads = args.threads;
+  options.maxWork = args.maxWork;
   options.faults.nondeterminismPeriod = args.injectPeriod;
   if (int code = parseFaults(args.faults, options.faults.nodes))
     return code;
@@ -390,6 +392,7 @@ Runner addReplayCommand(CLI::App &app) {
       ->check(CLI::Range(1u, 10000000u));
   addInjectFaultOption(*cmd, args->faults);
   addThreadsOption(*cmd, args->threads);
+  addMaxWorkOption(*cmd, args->maxWork);
   return [args] { return runReplay(*args); };
 }
 

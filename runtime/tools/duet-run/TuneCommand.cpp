@@ -47,6 +47,7 @@ struct TuneArgs {
   unsigned iterations = 20;
   unsigned warmup = 3;
   unsigned threads = 0;
+  double maxWork = 0;
 };
 
 using Costs = rt::BackendCosts;
@@ -129,6 +130,7 @@ int measure(const TuneArgs &args, const std::string &path,
             Gathered &gathered) {
   rt::LoadOptions options;
   options.threads = args.threads;
+  options.maxWork = args.maxWork;
   options.profile.enabled = true;
   std::unique_ptr<rt::Runtime> runtime;
   if (int code = loadProgram(path, options, runtime))
@@ -348,6 +350,7 @@ Runner addTuneCommand(CLI::App &app) {
   cmd->add_option("--warmup", args->warmup,
                   "runs of each program before timing (default 3)");
   addThreadsOption(*cmd, args->threads);
+  addMaxWorkOption(*cmd, args->maxWork);
   return [args] { return runTune(*args); };
 }
 

@@ -389,7 +389,7 @@ TEST_CASE("a run's work is bounded at load, naming the op", "[load-checks]") {
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
   INFO(error);
   CHECK(error.rfind("test.duet: one run's work estimate is 3.26e+25 steps, "
-                    "over the limit of 1e+13 (kDefaultMaxWork; raise it with "
+                    "over the limit of 1e+15 (kDefaultMaxWork; raise it with "
                     "--max-work or LoadOptions::maxWork); (aten.max_pool2d) "
                     "alone takes 3.26e+25",
                     0) == 0);
