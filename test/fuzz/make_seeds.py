@@ -4,7 +4,10 @@
 
 fuzz-import   test/models/*.pt2 as they are.
 fuzz-program  each test/models/*.aten.pt2 compiled by `duet compile` for the
-              backend sets xnnpack, vulkan, vulkan,xnnpack and portable.
+              backend sets xnnpack, vulkan, vulkan,xnnpack and portable, and
+              each *.training.pt2 for portable: the TRAINING graphs keep ops
+              that run_decompositions() rewrites (upsample_bicubic2d, topk),
+              so their portable kernels are reached too.
 fuzz-npy      test/runtime/core/Inputs/*.npy and test/models/*.npy.
 
 Nothing binary is committed: the seeds are made where the fuzzers run. A
@@ -69,6 +72,10 @@ def program_seeds(duet, out):
         for backends in BACKEND_SETS:
             target = os.path.join(out, f"{stem}.{backends.replace(',', '+')}.duet")
             jobs.append((duet, model, backends, target))
+    for model in files(MODELS, ".training.pt2"):
+        stem = os.path.basename(model)[: -len(".training.pt2")]
+        target = os.path.join(out, f"{stem}.training.portable.duet")
+        jobs.append((duet, model, "portable", target))
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         done = list(pool.map(lambda job: compile_one(*job), jobs))
     return sum(done)
