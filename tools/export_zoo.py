@@ -939,6 +939,7 @@ def export_one(name, out_dir, onnx_dir=None):
     import numpy as np
     import torch
 
+    import deflate_archive
     import export_fixtures as fx
 
     torch.set_num_threads(1)
@@ -972,8 +973,13 @@ def export_one(name, out_dir, onnx_dir=None):
             entry[kind + "s"].append({"file": file, **fx.tensor_info(t),
                                       "npy_dtype": str(fx.to_numpy(t).dtype),
                                       "max_abs": float(t.float().abs().max())})
-    entry["flavours"] = {
-        "aten": fx.save_flavour(aten, os.path.join(out_dir, f"{name}.aten.pt2"), args, outputs)}
+    archive = os.path.join(out_dir, f"{name}.aten.pt2")
+    entry["flavours"] = {"aten": fx.save_flavour(aten, archive, args, outputs)}
+    # Deflated, entries byte for byte the same: about 11% smaller, which keeps
+    # the tracked tree within what travels to the device machine.
+    stored = os.path.getsize(archive)
+    deflate_archive.deflate(archive)
+    entry["flavours"]["aten"].update(bytes=os.path.getsize(archive), stored_bytes=stored)
     entry["bytes"] = sum(os.path.getsize(os.path.join(out_dir, f["file"]))
                          for f in entry["inputs"] + entry["outputs"]) \
         + entry["flavours"]["aten"]["bytes"]
