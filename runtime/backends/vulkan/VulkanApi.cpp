@@ -9,6 +9,15 @@
 
 namespace duet::rt::vulkan {
 
+std::atomic<int64_t> &detail::liveObjectCounter() {
+  static std::atomic<int64_t> live{0};
+  return live;
+}
+
+int64_t liveVulkanObjects() {
+  return detail::liveObjectCounter().load(std::memory_order_relaxed);
+}
+
 Status VulkanApi::loadInstanceFunctions(VkInstance instance) {
 #define DUET_LOAD(name)                                                        \
   name = reinterpret_cast<PFN_##name>(vkGetInstanceProcAddr(instance, #name)); \
