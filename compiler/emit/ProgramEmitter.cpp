@@ -601,16 +601,8 @@ LogicalResult Emitter::run(func::FuncOp func, std::vector<uint8_t> &bytes,
 
   // The loader bounds a run's work (rt::checkWork); a program it would
   // refuse is not written.
-  std::vector<const rt::KernelCall *> calls;
-  for (const rt::Instruction &instruction : instructions_)
-    if (const auto *call = std::get_if<rt::KernelCall>(&instruction))
-      calls.push_back(call);
-  for (const rt::DelegateSpec &delegate : delegates_)
-    for (const rt::KernelCall &op : delegate.ops)
-      calls.push_back(&op);
   rt::Status work = rt::checkWork(
-      rt::programWork(infos_, calls),
-      options_.maxWork > 0 ? options_.maxWork : rt::kDefaultMaxWork);
+      rt::programWork(infos_, instructions_, delegates_), options_.maxWork);
   if (!work.isOk())
     return func.emitError() << work.message();
   rt::ProgramBuilder builder;

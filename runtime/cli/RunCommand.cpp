@@ -51,17 +51,12 @@ int compareOutput(rt::Runtime &runtime, size_t index, const std::string &path,
                            info.name, rt::formatNpyShape(out.sizes)));
     return kMismatch;
   }
-  // A bfloat16 output's reference is float32 (NumPy has no bfloat16; duet
-  // writes such outputs as float32 too); any other dtype must be the same.
-  bool dtypeMatches = ref.dtype == out.dtype ||
-                      (out.dtype == rt::DType::bf16 && ref.dtype == rt::DType::f32);
-  if (!dtypeMatches) {
+  if (!referenceDtypeMatches(out.dtype, ref.dtype)) {
     printError(fmt::format("{}: dtype {} differs from output {} ({}) dtype {}",
                            path, rt::dtypeName(ref.dtype), index, info.name,
                            rt::dtypeName(out.dtype)));
     return kMismatch;
   }
-  Difference diff = difference(out, refView);
   double rtol, atol;
   defaultTolerance(out.dtype, rtol, atol);
   if (args.rtol >= 0)
@@ -69,6 +64,7 @@ int compareOutput(rt::Runtime &runtime, size_t index, const std::string &path,
   if (args.atol >= 0)
     atol = args.atol;
   Closeness close = closeness(out, refView, rtol, atol);
+  const Difference &diff = close.difference;
   bool ok = close.ok();
   fmt::print("output {} ({}): max abs diff {:.3g} vs {} (per element |diff| "
              "<= {:g} + {:g}*|ref|: {}){} {}\n",

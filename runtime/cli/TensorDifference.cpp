@@ -44,19 +44,7 @@ double Difference::worst() const {
 }
 
 Difference difference(const rt::TensorView &a, const rt::TensorView &b) {
-  Difference out;
-  for (int64_t i = 0, n = a.numel(); i < n; ++i) {
-    double x = elementAt(a, i), y = elementAt(b, i);
-    out.maxOfSecond = std::max(out.maxOfSecond, std::fabs(y));
-    if (x == y || (std::isnan(x) && std::isnan(y)))
-      continue;
-    double d = std::fabs(x - y);
-    if (std::isnan(d))
-      out.nan = true;
-    else
-      out.maxAbs = std::max(out.maxAbs, d);
-  }
-  return out;
+  return closeness(a, b, 0, 0).difference;
 }
 
 Closeness closeness(const rt::TensorView &a, const rt::TensorView &b,
@@ -65,13 +53,20 @@ Closeness closeness(const rt::TensorView &a, const rt::TensorView &b,
   out.rtol = rtol;
   out.atol = atol;
   out.elements = a.numel();
+  Difference &diff = out.difference;
   double worstExcess = -1;
   for (int64_t i = 0; i < out.elements; ++i) {
     double x = elementAt(a, i), y = elementAt(b, i);
+    diff.maxOfSecond = std::max(diff.maxOfSecond, std::fabs(y));
     if (x == y || (std::isnan(x) && std::isnan(y)))
       continue;
+    double d = std::fabs(x - y);
+    if (std::isnan(d))
+      diff.nan = true;
+    else
+      diff.maxAbs = std::max(diff.maxAbs, d);
     double bound = atol + rtol * std::fabs(y);
-    double excess = std::fabs(x - y) - bound;
+    double excess = d - bound;
     // A NaN or infinite difference (NaN against a number, a finite value
     // against an infinity) is outside whatever the bound.
     if (std::isnan(excess))

@@ -56,6 +56,8 @@ inline bool withinTolerance(const Difference &diff, double rtol, double atol) {
 struct Closeness {
   double rtol = 0;
   double atol = 0;
+  /// The Difference of the two, from the same pass.
+  Difference difference;
   /// The number of elements, and how many are outside the rule.
   int64_t elements = 0;
   int64_t outside = 0;
@@ -67,6 +69,14 @@ struct Closeness {
   double worstBound = 0;
   bool ok() const { return outside == 0; }
 };
+
+/// Whether a reference of dtype `reference` may stand for an output of
+/// dtype `output`: the same dtype, or float32 for bfloat16 (NumPy has no
+/// bfloat16, and duet writes such outputs as float32).
+inline bool referenceDtypeMatches(rt::DType output, rt::DType reference) {
+  return reference == output ||
+         (output == rt::DType::bf16 && reference == rt::DType::f32);
+}
 
 /// `a` (computed) against `b` (the reference), which have the same number
 /// of elements.

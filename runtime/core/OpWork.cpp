@@ -3,6 +3,7 @@
 #include "runtime/core/OpWork.h"
 
 #include "runtime/core/Escape.h"
+#include "runtime/core/Limits.h"
 
 #include <fmt/core.h>
 
@@ -163,6 +164,8 @@ ProgramWork programWork(const std::vector<TensorInfo> &tensors,
 }
 
 Status checkWork(const ProgramWork &work, double limit) {
+  if (limit <= 0)
+    limit = kDefaultMaxWork;
   if (work.total <= limit)
     return Status::ok();
   const KernelCall &call = *work.largestCall;

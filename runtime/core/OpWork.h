@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace duet::rt {
@@ -96,8 +97,25 @@ struct ProgramWork {
 ProgramWork programWork(const std::vector<TensorInfo> &tensors,
                         const std::vector<const KernelCall *> &calls);
 
-/// An error when `work` is over `limit`, naming the op that takes the most
-/// and the option that raises the limit.
+/// The work of a program's kernel calls among `instructions` and the
+/// recorded ops of `delegates` (DelegateSpec as the compiler writes them,
+/// DelegateInfo as the loader reads them).
+template <typename Delegate>
+ProgramWork programWork(const std::vector<TensorInfo> &tensors,
+                        const std::vector<Instruction> &instructions,
+                        const std::vector<Delegate> &delegates) {
+  std::vector<const KernelCall *> calls;
+  for (const Instruction &instruction : instructions)
+    if (const auto *call = std::get_if<KernelCall>(&instruction))
+      calls.push_back(call);
+  for (const Delegate &delegate : delegates)
+    for (const KernelCall &op : delegate.ops)
+      calls.push_back(&op);
+  return programWork(tensors, calls);
+}
+
+/// An error when `work` is over `limit` (0: kDefaultMaxWork), naming the op
+/// that takes the most and the option that raises the limit.
 Status checkWork(const ProgramWork &work, double limit);
 
 /// Estimated microseconds of an op of `work` on `costs`' backend.

@@ -450,19 +450,11 @@ Status Program::check() const {
 
   // Every loop of a run is bounded by the shapes and attributes checked
   // above; their product is bounded here. A delegate's recorded ops stand
-  // for its work.
-  std::vector<const KernelCall *> calls;
-  for (const Instruction &instruction : instructions_)
-    if (const auto *call = std::get_if<KernelCall>(&instruction))
-      calls.push_back(call);
-  for (const DelegateInfo &delegate : delegates_)
-    for (const KernelCall &op : delegate.ops)
-      calls.push_back(&op);
-  // A program loaded only to look at it never runs.
+  // for its work. A program loaded only to look at it never runs.
   if (options_.inspectOnly)
     return Status::ok();
-  return checkWork(programWork(tensors_, calls),
-                   options_.maxWork > 0 ? options_.maxWork : kDefaultMaxWork);
+  return checkWork(programWork(tensors_, instructions_, delegates_),
+                   options_.maxWork);
 }
 
 } // namespace duet::rt

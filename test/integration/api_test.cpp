@@ -39,6 +39,20 @@ duet::compiler::Result compilePortable() {
   return result;
 }
 
+/// The small fixture, compiled for portable, loaded and run once on its
+/// stored input.
+std::unique_ptr<duet::runtime::Model> ranModel() {
+  duet::compiler::Result compiled = compilePortable();
+  std::unique_ptr<duet::runtime::Model> model;
+  REQUIRE(duet::runtime::Model::loadFromBytes(compiled.program.data(),
+                                              compiled.program.size(), model)
+              .isOk());
+  REQUIRE(
+      model->setInputFromNpy(0, kModels + "/conv_bn_relu.input0.npy").isOk());
+  REQUIRE(model->run().isOk());
+  return model;
+}
+
 } // namespace
 
 TEST_CASE("compileFile returns the program and a report that adds up",
@@ -267,14 +281,7 @@ TEST_CASE("runtime misuse is an error value, never a crash", "[api][runtime]") {
 
 TEST_CASE("writeOutputNpy replaces the file whole or leaves it as it was",
           "[api][runtime][files]") {
-  duet::compiler::Result compiled = compilePortable();
-  std::unique_ptr<duet::runtime::Model> model;
-  REQUIRE(duet::runtime::Model::loadFromBytes(compiled.program.data(),
-                                              compiled.program.size(), model)
-              .isOk());
-  REQUIRE(
-      model->setInputFromNpy(0, kModels + "/conv_bn_relu.input0.npy").isOk());
-  REQUIRE(model->run().isOk());
+  std::unique_ptr<duet::runtime::Model> model = ranModel();
 
   duet::test::TempFolder folder;
   std::string path = folder.file("y.npy");
@@ -311,14 +318,7 @@ TEST_CASE("writeOutputNpy replaces the file whole or leaves it as it was",
 TEST_CASE("writeOutputNpy on a full disk leaves the old file", "[.full-disk]") {
   const char *path = std::getenv("DUET_FULL_DISK_FILE");
   REQUIRE(path);
-  duet::compiler::Result compiled = compilePortable();
-  std::unique_ptr<duet::runtime::Model> model;
-  REQUIRE(duet::runtime::Model::loadFromBytes(compiled.program.data(),
-                                              compiled.program.size(), model)
-              .isOk());
-  REQUIRE(
-      model->setInputFromNpy(0, kModels + "/conv_bn_relu.input0.npy").isOk());
-  REQUIRE(model->run().isOk());
+  std::unique_ptr<duet::runtime::Model> model = ranModel();
   duet::Status status = model->writeOutputNpy(0, path);
   CHECK(status.code() == duet::ErrorCode::ioError);
   CHECK(status.message() ==

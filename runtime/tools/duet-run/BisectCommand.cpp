@@ -101,10 +101,8 @@ int classifyFloat64(const BisectArgs &args, rt::Runtime &runtime,
                              rt::formatNpyShape(out.sizes)));
       return kBadInput;
     }
-    bool narrowMatches = narrow.dtype == out.dtype ||
-                         (out.dtype == rt::DType::bf16 &&
-                          narrow.dtype == rt::DType::f32);
-    if (wide.dtype != rt::DType::f64 || !narrowMatches) {
+    if (wide.dtype != rt::DType::f64 ||
+        !referenceDtypeMatches(out.dtype, narrow.dtype)) {
       printError(fmt::format(
           "output {}: {} is {} and {} is {}; the float64 rule takes a "
           "float64 file and one of the output's dtype, {}",
