@@ -24,6 +24,7 @@ config.environment["PATH"] = os.pathsep.join(
     [config.duet_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 config.substitutions.append(("%models", os.path.join(config.duet_src_root, "test", "models")))
 config.substitutions.append(("%zoo", os.path.join(config.duet_src_root, "test", "zoo")))
+config.substitutions.append(("%census", os.path.join(config.duet_src_root, "test", "census")))
 config.substitutions.append(("%fuzz_regressions", os.path.join(config.duet_src_root, "test", "fuzz", "regressions")))
 config.substitutions.append(("%examples", os.path.join(config.duet_src_root, "examples")))
 

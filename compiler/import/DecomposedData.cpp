@@ -550,13 +550,11 @@ void duet::import::buildNarrow(NodeContext &ctx) {
   ctx.setResult(slice(ctx, self, dim, start, start + length));
 }
 
-namespace {
-
-/// `self` with the positions `start, start + step, ...` (count of them as
-/// `src` holds along dim) replaced by `src`: one gather from cat(self, src).
-void emitSliceScatter(NodeContext &ctx, Value self, Value src, int64_t dim,
-                      int64_t start, int64_t step) {
+void duet::import::emitSliceScatter(NodeContext &ctx, Value self, Value src,
+                                    int64_t dim, int64_t start, int64_t step) {
   RankedTensorType type = ctx.resultType();
+  if (!ctx.ok())
+    return;
   Type element = type.getElementType();
   self = ctx.castTo(self, element);
   src = ctx.castTo(src, element);
@@ -583,8 +581,6 @@ void emitSliceScatter(NodeContext &ctx, Value self, Value src, int64_t dim,
     index[start + j * step] = n + j;
   ctx.setResult(selectIndices(ctx, both, dim, index));
 }
-
-} // namespace
 
 void duet::import::buildSliceScatter(NodeContext &ctx) {
   Value self = ctx.tensor("self"), src = ctx.tensor("src");

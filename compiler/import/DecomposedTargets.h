@@ -98,6 +98,11 @@ void buildNarrow(NodeContext &ctx);
 /// slice_scatter and select_scatter: self with a slice replaced by src, one
 /// gather from cat(self, src).
 void buildSliceScatter(NodeContext &ctx);
+/// Sets the node's result to `self` with the positions `start, start + step,
+/// ...` along `dim` (as many as `src` holds there) replaced by `src`: one
+/// gather from cat(self, src). `start` is non-negative.
+void emitSliceScatter(NodeContext &ctx, mlir::Value self, mlir::Value src,
+                      int64_t dim, int64_t start, int64_t step);
 void buildSelectScatter(NodeContext &ctx);
 /// diagonal(offset, dim1, dim2): the two dims flattened last and gathered.
 void buildDiagonal(NodeContext &ctx);

@@ -2,6 +2,8 @@
 
 #include "compiler/import/GraphImporter.h"
 
+#include "compiler/import/Compose.h"
+#include "compiler/import/DecomposedTargets.h"
 #include "compiler/import/GraphScan.h"
 #include "compiler/import/HigherOrderOps.h"
 #include "compiler/import/ImportError.h"
@@ -114,7 +116,41 @@ struct Binding {
   /// For a view (slice, select, permute, ...): the name of the tensor whose
   /// memory it shares, at the root of its chain of views.
   std::string viewOf;
+  /// For a view: the tensor it views directly and the node that made it
+  /// (output `viewOutput` of it, the node's recorded types `viewTypes`), so
+  /// that the view can be made again after a write into the memory it
+  /// shares, and a write into it carried back to its root. The output of
+  /// an in-place op is the tensor it wrote: `parent` without a node.
+  std::string parent;
+  std::optional<JsonView> viewNode;
+  unsigned viewOutput = 0;
+  std::vector<RankedTensorType> viewTypes;
+  /// For a root: how many writes it has taken. For a view: that count when
+  /// the view's value was made; a view whose count is behind is made again
+  /// when it is next used.
+  unsigned writes = 0;
 };
+
+/// A node's arguments by schema name, and the name of the first.
+struct NodeArgs {
+  llvm::StringMap<JsonView> byName;
+  std::string first;
+};
+
+Expected<NodeArgs> readNodeArgs(const JsonView &node) {
+  DUET_TRY(inputsField, node.field("inputs"));
+  DUET_TRY(inputs, inputsField.elements());
+  NodeArgs args;
+  for (const JsonView &input : inputs) {
+    DUET_TRY(argNameField, input.field("name"));
+    DUET_TRY(argName, argNameField.string());
+    DUET_TRY(arg, input.field("arg"));
+    if (args.first.empty())
+      args.first = argName.str();
+    args.byName.try_emplace(argName, arg);
+  }
+  return args;
+}
 
 /// Whether the ATen op `op` (without overload) returns a view of its first
 /// argument, or may (reshape and flatten alias when they can): an in-place
@@ -178,13 +214,30 @@ private:
   Error importNode(const JsonView &node, size_t index, unsigned depth);
   Error importRegion(const JsonView &node, StringRef name, StringRef target,
                      ArrayRef<std::string> outputNames, unsigned depth);
-  Expected<SmallVector<std::pair<std::string, Binding>>>
+  Expected<SmallVector<std::pair<std::string, Binding>, 4>>
   regionOperands(const NodeRef &at, const RegionCall &call);
-  Expected<SmallVector<std::pair<Binding, RankedTensorType>>>
+  Expected<SmallVector<std::pair<Binding, RankedTensorType>, 4>>
   importRegionGraph(const NodeRef &at, const RegionCall &call,
                     ArrayRef<std::pair<std::string, Binding>> operands,
                     unsigned depth);
   Expected<Value> use(StringRef name);
+  /// Runs `build` on `nodeCtx` at the insertion point and verifies the ops
+  /// it made.
+  Error buildOps(NodeContext &nodeCtx, void (*build)(NodeContext &));
+  /// Makes the view `name` again, and the views between it and the first
+  /// current one, from the values its chain shares now.
+  Error refresh(StringRef name);
+  Error remakeView(StringRef name);
+  /// Carries a write of `value` into `written` back through its chain of
+  /// views to the root. False (with `refusal` saying why) when a view of
+  /// the chain has no inverse duet writes.
+  Expected<bool> carryWrite(StringRef written, Value value,
+                            std::string &refusal);
+  /// The view `child` (a binding with a view node) of `parent` after its
+  /// value became `value`: `parent` with `value` written back; a null value
+  /// (with `refusal`) for a view duet cannot write through.
+  Expected<Value> unview(const Binding &child, Value parent, Value value,
+                         std::string &refusal);
   Expected<Value> materializeWeight(StringRef name, Binding &binding);
   Expected<JsonView> payloadOf(StringRef stateName, bool &isConstant);
   Location nodeLocation(const JsonView &node, StringRef name);
@@ -500,12 +553,220 @@ Expected<Value> GraphImporter::use(StringRef name) {
   auto it = values.find(name);
   if (it == values.end())
     return importError("'" + name + "' is not defined by any earlier node");
-  Binding &binding = it->second;
+  if (!it->second.unavailable.empty())
+    return importError("'" + name + "' " + it->second.unavailable);
+  if (Error err = refresh(name))
+    return std::move(err);
+  Binding &binding = values.find(name)->second;
   if (!binding.unavailable.empty())
     return importError("'" + name + "' " + binding.unavailable);
   if (binding.value)
     return binding.value;
   return materializeWeight(name, binding);
+}
+
+Error GraphImporter::buildOps(NodeContext &nodeCtx,
+                              void (*build)(NodeContext &)) {
+  Block *body = builder.getInsertionBlock();
+  Operation *before = body->empty() ? nullptr : &body->back();
+  build(nodeCtx);
+  if (Error err = nodeCtx.finish())
+    return err;
+  // The verifiers recompute every result shape from the operands and
+  // attributes; a mismatch with what torch.export recorded is caught here,
+  // at the node that caused it.
+  Operation *first = before ? before->getNextNode()
+                            : (body->empty() ? nullptr : &body->front());
+  for (Operation *op = first; op; op = op->getNextNode()) {
+    lastDiagnostic.clear();
+    if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
+      return importError("the imported op does not verify: " + lastDiagnostic);
+  }
+  return Error::success();
+}
+
+Error GraphImporter::refresh(StringRef name) {
+  // The views behind their root's writes, from `name` up to the first
+  // current one; made again top down. Names are unique in a graph, but a
+  // hostile one may make views of each other: the walk is bounded.
+  SmallVector<std::string> stale;
+  std::string at = name.str();
+  while (true) {
+    auto it = values.find(at);
+    if (it == values.end() || it->second.parent.empty() ||
+        !it->second.unavailable.empty())
+      break;
+    auto root = values.find(it->second.viewOf);
+    if (root == values.end() || it->second.writes == root->second.writes)
+      break;
+    if (stale.size() > values.size())
+      return importError("'" + name + "' is a view in a cycle of views");
+    stale.push_back(at);
+    at = it->second.parent;
+  }
+  for (const std::string &view : llvm::reverse(stale))
+    if (Error err = remakeView(view))
+      return err;
+  return Error::success();
+}
+
+Error GraphImporter::remakeView(StringRef name) {
+  Binding &binding = values.find(name)->second;
+  unsigned writes = values.find(binding.viewOf)->second.writes;
+  Value value;
+  if (!binding.viewNode) {
+    DUET_TRY(parent, use(binding.parent));
+    value = parent;
+  } else {
+    JsonView node = *binding.viewNode;
+    SmallVector<RankedTensorType> types(binding.viewTypes.begin(),
+                                        binding.viewTypes.end());
+    unsigned output = binding.viewOutput;
+    DUET_TRY(targetField, node.field("target"));
+    DUET_TRY(target, targetField.string());
+    const OpEntry *entry = lookupOp(target);
+    DUET_TRY(args, readNodeArgs(node));
+    if (!entry || output >= types.size())
+      return importError("view '" + name + "' cannot be made again");
+    NodeContext nodeCtx(
+        builder, nodeLocation(node, name), std::move(args.byName),
+        entry->defaults, [&](StringRef n) { return use(n); }, types);
+    if (Error err = buildOps(nodeCtx, entry->build))
+      return importError("view '" + name + "' (" + target +
+                         "), made again after a write into the tensor it "
+                         "views: " + toString(std::move(err)));
+    value = nodeCtx.results()[output];
+  }
+  // `use` above may have grown the map: look the binding up again.
+  Binding &again = values.find(name)->second;
+  again.value = value;
+  again.writes = writes;
+  if (!value)
+    again.unavailable = "is a view that duet could not make again after a "
+                        "write into the tensor it views";
+  return Error::success();
+}
+
+Expected<Value> GraphImporter::unview(const Binding &child, Value parent,
+                                      Value value, std::string &refusal) {
+  JsonView node = *child.viewNode;
+  DUET_TRY(targetField, node.field("target"));
+  DUET_TRY(target, targetField.string());
+  StringRef op = target.rsplit('.').first.rsplit('.').second;
+  const OpEntry *entry = lookupOp(target);
+  DUET_TRY(args, readNodeArgs(node));
+  if (!entry)
+    return importError("a view by " + target + " has no import");
+  RankedTensorType type = NodeContext::typeOf(parent);
+  NodeContext nodeCtx(
+      builder, value.getLoc(), std::move(args.byName), entry->defaults,
+      [&](StringRef n) { return use(n); }, {type});
+  int64_t rank = type.getRank();
+  auto dimArg = [&](StringRef what) {
+    return nodeCtx.normalizeDim(nodeCtx.integer(what), std::max<int64_t>(rank, 1),
+                                what);
+  };
+  // Each case sets the result to `parent` with `value` written where the
+  // view reads it; PyTorch's functionalization writes the same.
+  static constexpr StringRef kReshapes[] = {
+      "view",    "reshape",    "_unsafe_view", "flatten", "unflatten",
+      "squeeze", "unsqueeze",  "view_as",      "reshape_as", "alias",
+      "detach"};
+  if (llvm::is_contained(kReshapes, op)) {
+    nodeCtx.setResult(compose::view(nodeCtx, value, type.getShape()));
+  } else if (op == "slice" || op == "narrow") {
+    int64_t dim = dimArg("dim");
+    std::optional<int64_t> start = nodeCtx.optionalInteger("start");
+    int64_t step = op == "slice" ? nodeCtx.integer("step") : 1;
+    if (nodeCtx.ok()) {
+      int64_t n = type.getDimSize(dim);
+      int64_t first = start.value_or(0);
+      if (first < 0)
+        first = std::max<int64_t>(first + n, 0);
+      emitSliceScatter(nodeCtx, parent, value, dim, std::min(first, n), step);
+    }
+  } else if (op == "select") {
+    int64_t dim = dimArg("dim");
+    int64_t index = nodeCtx.integer("index");
+    if (nodeCtx.ok()) {
+      int64_t n = type.getDimSize(dim);
+      SmallVector<int64_t> shape(type.getShape());
+      shape[dim] = 1;
+      emitSliceScatter(nodeCtx, parent, compose::view(nodeCtx, value, shape),
+                       dim,
+                       index < 0 ? index + n : index, 1);
+    }
+  } else if (op == "permute" || op == "transpose" || op == "t") {
+    SmallVector<int64_t> order;
+    for (int64_t d = 0; d < rank; ++d)
+      order.push_back(d);
+    if (op == "permute") {
+      SmallVector<int64_t> dims = nodeCtx.integers("dims");
+      if (nodeCtx.ok() && dims.size() != order.size())
+        nodeCtx.fail("permute of " + Twine(dims.size()) + " dims on rank " +
+                     Twine(rank));
+      for (auto [i, d] : llvm::enumerate(dims))
+        if (nodeCtx.ok())
+          order[nodeCtx.normalizeDim(d, rank)] = i;
+    } else if (op == "transpose" || rank == 2) {
+      int64_t a = op == "t" ? 0 : dimArg("dim0");
+      int64_t b = op == "t" ? 1 : dimArg("dim1");
+      if (nodeCtx.ok())
+        std::swap(order[a], order[b]);
+    }
+    if (nodeCtx.ok())
+      nodeCtx.setResult(compose::permute(nodeCtx, value, order));
+  } else {
+    refusal = ("duet carries writes back through slice, select, narrow, "
+               "permute, transpose and the reshaping views, not through " +
+               op)
+                  .str();
+    return Value();
+  }
+  if (Error err = buildOps(nodeCtx, [](NodeContext &) {}))
+    return importError("the write back through " + target + ": " +
+                       toString(std::move(err)));
+  return nodeCtx.results()[0];
+}
+
+Expected<bool> GraphImporter::carryWrite(StringRef written, Value value,
+                                         std::string &refusal) {
+  SmallVector<std::pair<std::string, Value>> path{{written.str(), value}};
+  while (true) {
+    auto it = values.find(path.back().first);
+    if (it == values.end())
+      return false;
+    const Binding &child = it->second;
+    if (child.viewOf.empty())
+      break; // The root.
+    if (child.parent.empty()) {
+      refusal = "duet does not know which tensor '" + path.back().first +
+                "' views";
+      return false;
+    }
+    if (path.size() > values.size())
+      return importError("'" + written + "' is a view in a cycle of views");
+    std::string parentName = child.parent;
+    Binding childCopy = child;
+    DUET_TRY(parent, use(parentName));
+    Value up = path.back().second;
+    if (childCopy.viewNode) {
+      DUET_TRY(carried, unview(childCopy, parent, up, refusal));
+      if (!carried)
+        return false;
+      up = carried;
+    }
+    path.emplace_back(parentName, up);
+  }
+  Binding &root = values.find(path.back().first)->second;
+  ++root.writes;
+  unsigned writes = root.writes;
+  for (auto &[name, carried] : path) {
+    Binding &binding = values.find(name)->second;
+    binding.value = carried;
+    binding.writes = writes;
+  }
+  return true;
 }
 
 Location GraphImporter::nodeLocation(const JsonView &node, StringRef name) {
@@ -531,19 +792,9 @@ Error GraphImporter::importNode(const JsonView &node, size_t index,
     return importRegion(node, name, target, outputNames, depth);
   if (isHigherOrder(target))
     return unsupportedTargetError(name, target, unsupported);
-  DUET_TRY(inputsField, node.field("inputs"));
-  DUET_TRY(inputs, inputsField.elements());
-
-  llvm::StringMap<JsonView> args;
-  std::string firstArg;
-  for (const JsonView &input : inputs) {
-    DUET_TRY(argNameField, input.field("name"));
-    DUET_TRY(argName, argNameField.string());
-    DUET_TRY(arg, input.field("arg"));
-    if (firstArg.empty())
-      firstArg = argName.str();
-    args.try_emplace(argName, arg);
-  }
+  DUET_TRY(nodeArgs, readNodeArgs(node));
+  llvm::StringMap<JsonView> &args = nodeArgs.byName;
+  const std::string &firstArg = nodeArgs.first;
 
   // An in-place op (`relu_`, `add_.Tensor`) writes into its first argument.
   StringRef opName = target.rsplit('.').first.rsplit('.').second;
@@ -561,15 +812,17 @@ Error GraphImporter::importNode(const JsonView &node, size_t index,
       writtenName = tensorName->str();
     }
   }
-  // The root of the tensor a view op's result shares memory with.
-  std::string viewedRoot;
+  // The tensor a view op's result views, and the root of its chain.
+  std::string viewedBase, viewedRoot;
   if (!opName.ends_with("_copy") && returnsView(opName) && !firstArg.empty()) {
     auto kase = args.find(firstArg)->second.tryUnionCase();
     if (kase && kase->first == "as_tensor") {
       std::string base = kase->second.stringField("name").value_or("").str();
       auto it = values.find(base);
-      if (it != values.end())
+      if (it != values.end()) {
+        viewedBase = base;
         viewedRoot = it->second.viewOf.empty() ? base : it->second.viewOf;
+      }
     }
   }
   const OpEntry *entry = lookupOp(target);
@@ -578,11 +831,13 @@ Error GraphImporter::importNode(const JsonView &node, size_t index,
   std::string root = written && !written->viewOf.empty() ? written->viewOf
                                                          : writtenName;
   if (inPlace && written && root != writtenName) {
-    Binding &base = values.find(root)->second;
-    if (base.kind != InputKind::None) {
-      std::string which = base.stateName.empty() ? root : base.stateName;
-      return nodeError("changes the model's " + describe(base.kind) + " '" +
-                       which + "' in place, through its view '" + writtenName +
+    auto base = values.find(root);
+    if (base != values.end() && base->second.kind != InputKind::None) {
+      std::string which =
+          base->second.stateName.empty() ? root : base->second.stateName;
+      return nodeError("changes the model's " + describe(base->second.kind) +
+                       " '" + which + "' in place, through its view '" +
+                       writtenName +
                        "'; duet compiles inference graphs that leave their "
                        "inputs and state unchanged: remove the in-place "
                        "update from forward()");
@@ -612,45 +867,57 @@ Error GraphImporter::importNode(const JsonView &node, size_t index,
     resultTypes.push_back(type);
   }
 
-  Block *body = builder.getInsertionBlock();
-  Operation *before = body->empty() ? nullptr : &body->back();
   NodeContext nodeCtx(
       builder, nodeLocation(node, name), std::move(args), entry->defaults,
       [&](StringRef n) { return use(n); }, resultTypes);
-  entry->build(nodeCtx);
-  if (Error err = nodeCtx.finish())
+  if (Error err = buildOps(nodeCtx, entry->build))
     return nodeError(toString(std::move(err)));
 
-  // The verifiers recompute every result shape from the operands and
-  // attributes; a mismatch with what torch.export recorded is caught here,
-  // at the node that caused it.
-  Operation *first = before ? before->getNextNode()
-                            : (body->empty() ? nullptr : &body->front());
-  for (Operation *op = first; op; op = op->getNextNode()) {
-    lastDiagnostic.clear();
-    if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
-      return nodeError("the imported op does not verify: " + lastDiagnostic);
+  // An in-place op's new value is written into the tensor it changed, and
+  // carried back through the views between it and the root (PyTorch's
+  // functionalization: slice_scatter, select_scatter, inverse permutes and
+  // reshapes); every other view of the root is made again when next used.
+  std::string refusal;
+  bool carried = false;
+  if (inPlace && written && !nodeCtx.results().empty() &&
+      nodeCtx.results()[0] && values.count(root)) {
+    DUET_TRY(ok, carryWrite(writtenName, nodeCtx.results()[0], refusal));
+    carried = ok;
   }
 
-  // The outputs of a view, and of an in-place op (which returns the tensor
-  // it wrote), share the memory of the first argument's root.
+  // The outputs of a view share the memory of the tensor it views; the
+  // output of an in-place op is the tensor it wrote.
   std::string viewRoot = inPlace && written ? root : viewedRoot;
+  unsigned rootWrites = 0;
+  if (auto it = values.find(viewRoot); it != values.end())
+    rootWrites = it->second.writes;
   for (auto [i, out] : llvm::enumerate(outputNames)) {
     if (out.empty())
       continue;
     Binding binding;
     binding.viewOf = viewRoot;
     binding.value = nodeCtx.results()[i];
+    binding.writes = rootWrites;
+    if (inPlace && written && carried) {
+      binding.parent = writtenName;
+    } else if (!viewedBase.empty()) {
+      binding.parent = viewedBase;
+      binding.viewNode = node;
+      binding.viewOutput = i;
+      binding.viewTypes.assign(resultTypes.begin(), resultTypes.end());
+    }
     if (!binding.value)
       binding.unavailable = "is output " + std::to_string(i) + " of node '" +
                             name + "': " + nodeCtx.unavailableReasons()[i];
     values[out] = std::move(binding);
   }
-  // The value the in-place op wrote into is stale from now on, and so is
-  // every other tensor sharing its memory: duet does not carry a write
-  // through a view back to the tensor viewed, so it refuses their use
-  // instead of computing with the old values.
-  if (inPlace && written) {
+  // A write duet could not carry back: the value written into is stale from
+  // now on, and so is every other tensor sharing its memory; duet refuses
+  // their use instead of computing with the old values.
+  if (inPlace && written && !carried) {
+    if (refusal.empty())
+      refusal = "duet does not carry this write through views";
+    written = &values.find(writtenName)->second;
     written->value = Value();
     written->unavailable = "was overwritten in place by node '" + name +
                            "', so its old value is not available";
@@ -665,9 +932,9 @@ Error GraphImporter::importNode(const JsonView &node, size_t index,
       binding.value = Value();
       binding.unavailable =
           "shares its memory with '" + writtenName + "', which node '" +
-          name + "' changed in place; duet does not carry writes through "
-          "views: export the model, call ep.run_decompositions() (which "
-          "writes them functionally) and compile that program";
+          name + "' changed in place; " + refusal +
+          ": export the model, call ep.run_decompositions() (which writes "
+          "them functionally) and compile that program";
     }
   }
   return Error::success();
@@ -705,9 +972,9 @@ Error GraphImporter::importRegion(const JsonView &node, StringRef name,
 
 /// The region's operands as the enclosing graph binds them; a weight is made
 /// here, so that the region and the graph share its constant.
-Expected<SmallVector<std::pair<std::string, Binding>>>
+Expected<SmallVector<std::pair<std::string, Binding>, 4>>
 GraphImporter::regionOperands(const NodeRef &at, const RegionCall &call) {
-  SmallVector<std::pair<std::string, Binding>> operands;
+  SmallVector<std::pair<std::string, Binding>, 4> operands;
   for (const JsonView &operand : call.operands) {
     DUET_TRY(name, at.tensorName(operand, "operand"));
     auto it = values.find(name);
@@ -725,7 +992,7 @@ GraphImporter::regionOperands(const NodeRef &at, const RegionCall &call) {
 /// Imports the region's graph in a scope of its own (it names its values
 /// itself), its inputs bound to `operands`; returns what it yields with the
 /// recorded types.
-Expected<SmallVector<std::pair<Binding, RankedTensorType>>>
+Expected<SmallVector<std::pair<Binding, RankedTensorType>, 4>>
 GraphImporter::importRegionGraph(
     const NodeRef &at, const RegionCall &call,
     ArrayRef<std::pair<std::string, Binding>> operands, unsigned depth) {
@@ -771,7 +1038,7 @@ GraphImporter::importRegionGraph(
 
   DUET_TRY(resultsField, call.graph.field("outputs"));
   DUET_TRY(resultList, resultsField.elements());
-  SmallVector<std::pair<Binding, RankedTensorType>> results;
+  SmallVector<std::pair<Binding, RankedTensorType>, 4> results;
   for (const JsonView &result : resultList) {
     DUET_TRY(name, at.tensorName(result, "output"));
     auto it = values.find(name);

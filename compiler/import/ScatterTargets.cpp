@@ -84,7 +84,10 @@ void emitIndexRows(NodeContext &ctx, ScatterReduce how, double alpha) {
     return;
   if (typeOf(index).getRank() > 1)
     return ctx.fail("argument 'index' must be 0-d or 1-D");
-  Type element = ctx.resultType().getElementType();
+  RankedTensorType type = ctx.resultType();
+  if (!ctx.ok())
+    return;
+  Type element = type.getElementType();
   Value src = ctx.castTo(source, element);
   if (typeOf(src).getRank() == 0)
     src = view(ctx, src, {1});
@@ -103,9 +106,10 @@ void duet::import::buildScatter(NodeContext &ctx) {
   Value self = ctx.tensor("self"), index = ctx.tensor("index");
   int64_t dim = ctx.integer("dim");
   std::optional<std::string> reduce = ctx.optionalString("reduce");
+  RankedTensorType type = ctx.resultType();
   if (!ctx.ok())
     return;
-  Type element = ctx.resultType().getElementType();
+  Type element = type.getElementType();
   Value src;
   if (ctx.isScalar("value")) {
     Scalar value = ctx.scalar("value");

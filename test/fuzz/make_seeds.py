@@ -2,7 +2,7 @@
 """Writes the seed corpus of one fuzz target from the repository's fixtures:
 `make_seeds.py TARGET OUT_DIR [--duet PATH]`.
 
-fuzz-import   test/models/*.pt2 as they are.
+fuzz-import   test/models/*.pt2 and test/census/*.pt2 as they are.
 fuzz-program  each test/models/*.aten.pt2 compiled by `duet compile` for the
               backend sets xnnpack, vulkan, vulkan,xnnpack and portable, and
               each *.training.pt2 for portable: the TRAINING graphs keep ops
@@ -23,6 +23,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODELS = os.path.join(ROOT, "test", "models")
+CENSUS = os.path.join(ROOT, "test", "census")
 BACKEND_SETS = ["xnnpack", "vulkan", "vulkan,xnnpack", "portable"]
 
 
@@ -89,7 +90,7 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     if args.target == "fuzz-import":
-        count = copy_all(files(MODELS, ".pt2"), args.out)
+        count = copy_all(files(MODELS, ".pt2") + files(CENSUS, ".pt2"), args.out)
     elif args.target == "fuzz-npy":
         count = copy_all(files(os.path.join(ROOT, "test", "runtime", "core", "Inputs"), ".npy")
                          + files(MODELS, ".npy"), args.out)

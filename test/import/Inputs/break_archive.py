@@ -135,9 +135,13 @@ def main():
             relu = first_node(d, "torch.ops.aten.relu.default")
             relu["target"] = "torch.ops.aten.randn_like.default"
         edit_json(files, "models/model.json", edit)
-    elif kind == "inplace-view":
-        # relu_ applied to a view of the first convolution's output, which the
-        # batch norm after it then reads: a write through a view.
+    elif kind in ("inplace-view", "inplace-expand-view"):
+        # relu_ applied to a view (or an expand, which has no inverse) of the
+        # first convolution's output, which the batch norm after it then
+        # reads: a write through a view.
+        view_target = ("torch.ops.aten.view.default" if kind == "inplace-view"
+                       else "torch.ops.aten.expand.default")
+
         def edit(d):
             graph = d["graph_module"]["graph"]
             conv = first_node(d, "torch.ops.aten.conv2d.default")
@@ -146,7 +150,7 @@ def main():
             graph["tensor_values"]["conv_view"] = meta
             graph["tensor_values"]["conv_view_relu"] = meta
             sizes = [s["as_int"] for s in meta["sizes"]]
-            view = {"target": "torch.ops.aten.view.default",
+            view = {"target": view_target,
                     "inputs": [{"name": "self", "arg": {"as_tensor": {"name": out}}, "kind": 1},
                                {"name": "size", "arg": {"as_ints": sizes}, "kind": 1}],
                     "outputs": [{"as_tensor": {"name": "conv_view"}}], "metadata": {}}
