@@ -255,6 +255,8 @@ private:
   llvm::StringMap<Binding> values;
   /// Every target of the program duet lacks, for the error at the first.
   std::vector<UnsupportedTarget> unsupported;
+  /// The tensor names the program reads (namesRead).
+  std::optional<llvm::StringSet<>> read;
   std::string lastDiagnostic;
 };
 
@@ -792,6 +794,9 @@ Error GraphImporter::importNode(const JsonView &node, size_t index,
     return importRegion(node, name, target, outputNames, depth);
   if (isHigherOrder(target))
     return unsupportedTargetError(name, target, unsupported);
+  // What an op duet lacks computes is left out when nothing reads it.
+  if (isUnreadUnsupported(node, read))
+    return Error::success();
   DUET_TRY(nodeArgs, readNodeArgs(node));
   llvm::StringMap<JsonView> &args = nodeArgs.byName;
   const std::string &firstArg = nodeArgs.first;
@@ -1095,7 +1100,8 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::build() {
   });
   DUET_TRY(nodesField, graph.field("nodes"));
   DUET_TRY(nodes, nodesField.elements());
-  unsupported = unsupportedTargets(graph);
+  read = namesRead(graph);
+  unsupported = unsupportedTargets(graph, read);
   for (auto [i, node] : llvm::enumerate(nodes))
     if (Error err = importNode(node, i, 0))
       return err;

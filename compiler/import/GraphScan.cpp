@@ -41,7 +41,38 @@ std::vector<JsonView> subgraphs(const JsonView &node) {
   return out;
 }
 
+/// Adds the names of the `{"as_tensor": {"name": ...}}` objects under
+/// `value`, skipping the outputs of nodes; false when it nests deeper than
+/// `depthLeft`.
+bool collectRead(const nlohmann::json &value, unsigned depthLeft,
+                 llvm::StringSet<> &out) {
+  if (depthLeft == 0)
+    return false;
+  if (value.is_array()) {
+    for (const nlohmann::json &element : value)
+      if (!collectRead(element, depthLeft - 1, out))
+        return false;
+    return true;
+  }
+  if (!value.is_object())
+    return true;
+  bool isNode = value.contains("target") && value.contains("outputs");
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    if (isNode && it.key() == "outputs")
+      continue;
+    if (it.key() == "as_tensor" && it.value().is_object()) {
+      auto name = it.value().find("name");
+      if (name != it.value().end() && name->is_string())
+        out.insert(name->get<std::string>());
+    }
+    if (!collectRead(it.value(), depthLeft - 1, out))
+      return false;
+  }
+  return true;
+}
+
 void collectUnsupported(const JsonView &graph, unsigned depth,
+                        const std::optional<llvm::StringSet<>> &read,
                         std::vector<UnsupportedTarget> &out) {
   if (depth > kMaxRegionDepth)
     return;
@@ -51,10 +82,10 @@ void collectUnsupported(const JsonView &graph, unsigned depth,
       continue;
     if (isInlinedHigherOrder(*target)) {
       for (const JsonView &body : subgraphs(node))
-        collectUnsupported(body, depth + 1, out);
+        collectUnsupported(body, depth + 1, read, out);
       continue;
     }
-    if (lookupOp(*target))
+    if (lookupOp(*target) || isUnreadUnsupported(node, read))
       continue;
     Expected<llvm::SmallVector<std::string>> outputs = nodeOutputNames(node);
     std::string name = nodeName(
@@ -156,10 +187,41 @@ std::string duet::import::nodeName(const JsonView &node,
 }
 
 std::vector<UnsupportedTarget>
-duet::import::unsupportedTargets(const JsonView &graph) {
+duet::import::unsupportedTargets(const JsonView &graph,
+                                 const std::optional<llvm::StringSet<>> &read) {
   std::vector<UnsupportedTarget> out;
-  collectUnsupported(graph, 0, out);
+  collectUnsupported(graph, 0, read, out);
   return out;
+}
+
+std::optional<llvm::StringSet<>>
+duet::import::namesRead(const JsonView &graph) {
+  llvm::StringSet<> read;
+  // Deep enough for any graph torch.export writes (node, inputs, argument,
+  // union, list, optional tensor), with submodule graphs nested to the
+  // importer's limit.
+  constexpr unsigned kMaxDepth = 16 * (kMaxRegionDepth + 2);
+  if (!collectRead(graph.raw(), kMaxDepth, read))
+    return std::nullopt;
+  return read;
+}
+
+bool duet::import::isUnreadUnsupported(
+    const JsonView &node, const std::optional<llvm::StringSet<>> &read) {
+  std::optional<StringRef> target = node.stringField("target");
+  if (!read || !target || lookupOp(*target) || isHigherOrder(*target))
+    return false;
+  StringRef op = target->rsplit('.').first.rsplit('.').second;
+  if (op.ends_with("_") && !op.ends_with("__"))
+    return false;
+  Expected<llvm::SmallVector<std::string>> outputs = nodeOutputNames(node);
+  if (!outputs) {
+    llvm::consumeError(outputs.takeError());
+    return false;
+  }
+  return llvm::none_of(*outputs, [&](const std::string &name) {
+    return !name.empty() && read->contains(name);
+  });
 }
 
 std::vector<std::string> duet::import::shapeSymbols(const JsonView &graph) {

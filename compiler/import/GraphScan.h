@@ -13,6 +13,9 @@
 
 #include "compiler/import/JsonView.h"
 
+#include "llvm/ADT/StringSet.h"
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +32,18 @@ std::string nodeName(const JsonView &node, llvm::ArrayRef<std::string> outputs,
                      size_t index);
 
 /// A target duet does not import and the nodes that use it, in graph order.
+/// The tensor names a graph reads: node arguments and graph outputs, in its
+/// submodule graphs too (a union of their scopes, so a name counts as read
+/// when any scope reads it). Nothing when the JSON nests too deep to walk:
+/// then every name may be read.
+std::optional<llvm::StringSet<>> namesRead(const JsonView &graph);
+
+/// Whether `node` is one duet may leave out: a target it does not import
+/// (`rand` for a LayerDrop draw in eval mode), which writes nothing in place,
+/// and none of whose outputs is read.
+bool isUnreadUnsupported(const JsonView &node,
+                         const std::optional<llvm::StringSet<>> &read);
+
 struct UnsupportedTarget {
   std::string target;
   std::vector<std::string> nodes;
@@ -37,7 +52,11 @@ struct UnsupportedTarget {
 /// Every target of `graph` and of the graphs duet inlines (wrap_with_autocast,
 /// ...) that is neither in the op table nor an inlined higher-order op, in
 /// order of first use. Malformed nodes are skipped: the import reports them.
-std::vector<UnsupportedTarget> unsupportedTargets(const JsonView &graph);
+/// The targets duet does not import, with their nodes, leaving out the
+/// nodes `isUnreadUnsupported` says may be left out.
+std::vector<UnsupportedTarget>
+unsupportedTargets(const JsonView &graph,
+                   const std::optional<llvm::StringSet<>> &read);
 
 /// The error for node `name`, whose `target` duet does not import (an op
 /// outside the table or a higher-order op it does not inline), in a model

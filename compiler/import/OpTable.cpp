@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Traits.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
@@ -822,12 +823,9 @@ template <typename OpT> void buildReductionAll(NodeContext &ctx) {
   emitReduction<OpT>(ctx, std::nullopt, false);
 }
 
-/// prod over one dim or every element; the product op computes in float,
-/// so an integer product (int64 in PyTorch) is refused by name.
+/// prod over one dim or every element; an integer or boolean product is
+/// int64, as PyTorch computes it.
 void emitProd(NodeContext &ctx, std::optional<int64_t> dim, bool keepdim) {
-  if (ctx.ok() && !isa<FloatType>(ctx.resultType().getElementType()))
-    return ctx.fail("the product of an integer tensor is not supported; "
-                    "convert it to float first");
   if (dim)
     emitReduction<ProdOp>(ctx, SmallVector<int64_t>{*dim}, keepdim);
   else
@@ -1359,6 +1357,63 @@ void emitArange(NodeContext &ctx, Scalar start, Scalar step) {
 }
 
 /// The element count comes from the recorded type, so `end` is not read.
+/// linspace(start, end, steps): PyTorch's values, from the start for the
+/// first half and from the end for the rest, in the result's precision
+/// (float32 arithmetic for a float32 result); integers truncated.
+void buildLinspace(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  double start = ctx.number("start"), end = ctx.number("end");
+  int64_t steps = ctx.integer("steps");
+  if (!ctx.ok())
+    return;
+  if (type.getRank() != 1 || type.getDimSize(0) != steps || steps < 0)
+    return ctx.fail("linspace of " + Twine(steps) +
+                    " steps must produce a 1-D tensor of that many elements");
+  if (steps > (int64_t(1) << 24))
+    return ctx.fail("linspace of " + Twine(steps) +
+                    " elements is too long to become a constant");
+  auto value = [&](int64_t i) -> double {
+    auto at = [&](auto first, auto last) {
+      using T = decltype(first);
+      T step = steps > 1 ? (last - first) / static_cast<T>(steps - 1) : T(0);
+      return i < steps / 2 ? first + step * static_cast<T>(i)
+                           : last - step * static_cast<T>(steps - i - 1);
+    };
+    if (type.getElementType().isF32())
+      return at(static_cast<float>(start), static_cast<float>(end));
+    return at(start, end);
+  };
+  Type element = type.getElementType();
+  Attribute attr;
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    SmallVector<APFloat> values;
+    for (int64_t i = 0; i < steps; ++i) {
+      APFloat v(value(i));
+      bool lost;
+      v.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &lost);
+      values.push_back(v);
+    }
+    attr = DenseElementsAttr::get(type, values);
+  } else if (auto intType = dyn_cast<IntegerType>(element)) {
+    SmallVector<APInt> values;
+    for (int64_t i = 0; i < steps; ++i) {
+      double v = std::trunc(value(i));
+      if (!(std::fabs(v) < 9.2e18))
+        return ctx.fail("linspace value " + std::to_string(v) +
+                        " does not fit int64");
+      values.emplace_back(intType.getWidth(),
+                          static_cast<uint64_t>(static_cast<int64_t>(v)),
+                          /*isSigned=*/true);
+    }
+    attr = DenseElementsAttr::get(type, values);
+  } else {
+    return ctx.fail("linspace of an unsupported element type");
+  }
+  ctx.setResult(
+      ctx.create<arith::ConstantOp>(cast<TypedAttr>(attr)).getResult());
+}
+
 void buildArange(NodeContext &ctx) {
   emitArange(ctx, Scalar{true, 0, 0}, Scalar{true, 1, 0});
 }
@@ -1841,6 +1896,7 @@ std::vector<OpEntry> makeTable() {
   for (const char *ones :
        {"ones.default", "ones_like.default", "new_ones.default"})
     t.add(ones, buildOnes);
+  t.add("linspace.default", buildLinspace);
   t.add("arange.default", buildArange);
   t.add("arange.start", buildArangeStart);
   t.add("arange.start_step", buildArangeStartStep, {{"step", integer(1)}});
@@ -2032,11 +2088,69 @@ std::vector<OpEntry> makeTable() {
                                e.build, e.defaults, Effect::Functional});
   }
   llvm::append_range(t.entries, copies);
+
+  // PyTorch's aliases (native_functions.yaml: `multiply` is `mul`, `clip` is
+  // `clamp`, ...) import as the op they name, in every overload and in-place
+  // variant the table has for it.
+  static constexpr std::pair<StringRef, StringRef> kAliases[] = {
+      {"absolute", "abs"},          {"arccos", "acos"},
+      {"arccosh", "acosh"},         {"arcsin", "asin"},
+      {"arcsinh", "asinh"},         {"arctan", "atan"},
+      {"arctanh", "atanh"},         {"arctan2", "atan2"},
+      {"clip", "clamp"},            {"concat", "cat"},
+      {"concatenate", "cat"},       {"divide", "div"},
+      {"true_divide", "div"},       {"fix", "trunc"},
+      {"greater", "gt"},            {"greater_equal", "ge"},
+      {"less", "lt"},               {"less_equal", "le"},
+      {"not_equal", "ne"},          {"multiply", "mul"},
+      {"negative", "neg"},          {"subtract", "sub"},
+      {"special_expit", "sigmoid"}, {"special_exp2", "exp2"},
+      {"special_expm1", "expm1"},   {"special_log1p", "log1p"},
+      {"special_erf", "erf"},       {"special_erfc", "erfc"},
+      {"special_erfinv", "erfinv"}, {"special_round", "round"},
+      {"special_sinc", "sinc"},     {"special_logit", "logit"},
+      {"special_xlogy", "xlogy"},   {"special_logsumexp", "logsumexp"},
+      {"moveaxis", "movedim"},      {"ger", "outer"},
+      {"linalg_matmul", "matmul"},  {"row_stack", "vstack"}};
+  std::vector<OpEntry> aliases;
+  for (const OpEntry &e : t.entries) {
+    auto [qualified, overload] = StringRef(e.target).rsplit('.');
+    auto [ns, op] = qualified.rsplit('.');
+    bool inPlace = e.effect == Effect::InPlace && op.ends_with("_");
+    StringRef base = inPlace ? op.drop_back() : op;
+    for (auto [alias, canonical] : kAliases)
+      if (ns == "torch.ops.aten" && base == canonical)
+        aliases.push_back(OpEntry{(ns + "." + alias + (inPlace ? "_" : "") +
+                                   "." + overload)
+                                      .str(),
+                                  e.build, e.defaults, e.effect});
+  }
+  llvm::append_range(t.entries, aliases);
   return std::move(t.entries);
+}
+
+/// The ops whose in-place variant changes the shape or strides of `self`
+/// (`squeeze_`, `t_`, ...) rather than its values: none is derived.
+bool changesLayoutInPlace(StringRef op) {
+  static constexpr StringRef kLayouts[] = {
+      "view",       "reshape",   "_unsafe_view", "slice",     "select",
+      "permute",    "transpose", "t",            "expand",    "expand_as",
+      "squeeze",    "unsqueeze", "flatten",      "unflatten", "view_as",
+      "reshape_as", "alias",     "detach",       "narrow",    "diagonal",
+      "unfold",     "as_strided", "split",       "split_with_sizes",
+      "chunk",      "unbind",    "movedim",      "swapaxes",  "swapdims",
+      "resize",     "resize_as", "set"};
+  return llvm::is_contained(kLayouts, op);
 }
 
 struct Table {
   std::vector<OpEntry> entries = makeTable();
+  /// The in-place variant of each functional op that has none in `entries`
+  /// (`floor_divide_.Tensor` of `floor_divide.default`, `logical_not_`, ...):
+  /// PyTorch writes the functional op's result into `self`, which keeps its
+  /// dtype, so the recorded result type is what the functional op gives.
+  /// Found by target, not listed among the supported targets.
+  std::vector<OpEntry> inPlace;
   llvm::StringMap<const OpEntry *> byTarget;
   std::vector<std::string> names;
 
@@ -2046,6 +2160,25 @@ struct Table {
       names.push_back(e.target);
     }
     std::sort(names.begin(), names.end());
+    llvm::StringSet<> derived;
+    for (const OpEntry &e : entries) {
+      auto [qualified, overload] = StringRef(e.target).rsplit('.');
+      auto [ns, op] = qualified.rsplit('.');
+      if (ns != "torch.ops.aten" || e.effect != Effect::Functional ||
+          op.ends_with("_") || op.ends_with("_copy") ||
+          changesLayoutInPlace(op))
+        continue;
+      SmallVector<std::string, 2> variants{(ns + "." + op + "_." + overload).str()};
+      // `floor_divide.default` is written `floor_divide_.Tensor` in place.
+      if (overload == "default")
+        variants.push_back((ns + "." + op + "_.Tensor").str());
+      for (const std::string &variant : variants)
+        if (!byTarget.count(variant) && derived.insert(variant).second)
+          inPlace.push_back(OpEntry{variant, e.build, e.defaults,
+                                    Effect::InPlace});
+    }
+    for (const OpEntry &e : inPlace)
+      byTarget[e.target] = &e;
   }
 };
 

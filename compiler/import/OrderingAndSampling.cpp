@@ -24,18 +24,14 @@ using namespace mlir;
 
 namespace {
 
-/// `self` in float for an ordering op: 16-bit integers convert exactly;
-/// wider integers would not, and are refused.
-Value orderedOperand(NodeContext &ctx, Value self, StringRef what) {
+/// `self` as an ordering op compares it: floats and int32/int64 as they
+/// are; booleans and narrower integers in float, which holds them exactly.
+Value orderedOperand(NodeContext &ctx, Value self) {
   Type element = typeOf(self).getElementType();
-  if (isa<FloatType>(element))
+  if (isa<FloatType>(element) || element.isInteger(32) ||
+      element.isInteger(64))
     return self;
-  if (element.getIntOrFloatBitWidth() <= 16)
-    return ctx.castTo(self, ctx.builder.getF32Type());
-  ctx.fail(what + " of a " + Twine(element.getIntOrFloatBitWidth()) +
-           "-bit integer tensor is not supported (its values need not be "
-           "exact in float); convert it to float first");
-  return {};
+  return ctx.castTo(self, ctx.builder.getF32Type());
 }
 
 /// One topk of `x` along `dim`; its values in `values` element type.
@@ -62,7 +58,7 @@ void emitOrdered(NodeContext &ctx, int64_t dim, std::optional<int64_t> k,
   if (rank == 0)
     x = view(ctx, x, {1});
   dim = ctx.normalizeDim(dim, std::max<int64_t>(rank, 1));
-  Value input = orderedOperand(ctx, x, "sort");
+  Value input = orderedOperand(ctx, x);
   if (!ctx.ok())
     return;
   int64_t size = typeOf(input).getDimSize(dim);
@@ -90,7 +86,7 @@ void emitArgExtreme(NodeContext &ctx, bool largest) {
   std::optional<int64_t> dim = ctx.optionalInteger("dim");
   if (!ctx.ok())
     return;
-  Value x = orderedOperand(ctx, self, largest ? "argmax" : "argmin");
+  Value x = orderedOperand(ctx, self);
   if (!ctx.ok())
     return;
   int64_t d = 0;
@@ -141,7 +137,7 @@ void duet::import::buildExtremeIndices(NodeContext &ctx, bool largest) {
   int64_t dim = ctx.integer("dim");
   if (!ctx.ok())
     return;
-  Value x = orderedOperand(ctx, self, largest ? "max" : "min");
+  Value x = orderedOperand(ctx, self);
   if (!ctx.ok())
     return;
   if (typeOf(x).getRank() == 0)

@@ -43,6 +43,12 @@ def Aten_Element : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, UI8, I16, I32, I64]>;
 def Aten_Tensor : StaticShapeTensorOf<[Aten_Element]>;
 def Aten_FloatTensor : StaticShapeTensorOf<[Aten_FloatElement]>;
 def Aten_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
+/// What a sum or product takes: floats, and int64 (PyTorch sums and
+/// multiplies every integer and boolean tensor in int64, wrapping around).
+def Aten_SumTensor : StaticShapeTensorOf<[Aten_FloatElement, I64]>;
+/// What an ordering op (topk) compares: floats, and the integers too wide to
+/// be exact in float.
+def Aten_OrderedTensor : StaticShapeTensorOf<[Aten_FloatElement, I32, I64]>;
 
 //===----------------------------------------------------------------------===//
 // Enums
@@ -148,7 +154,8 @@ class Aten_BinaryOp<string mnemonic, string formula, dag extra = (ins)>
 
 // A reduction over `dim` (empty: every dim), keeping reduced dims as size 1
 // when `keepdim` is set.
-class Aten_ReductionOp<string mnemonic, string what>
+class Aten_ReductionOp<string mnemonic, string what,
+                       Type tensor = Aten_FloatTensor>
     : Aten_Op<mnemonic> {
   let summary = what # " over the given dimensions";
   let description = [{
@@ -159,10 +166,10 @@ class Aten_ReductionOp<string mnemonic, string what>
         : tensor<1x16x8x8xf32> -> tensor<1x16x1x1xf32>
     ```
   }];
-  let arguments = (ins Aten_FloatTensor:$self,
+  let arguments = (ins tensor:$self,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dim,
                        DefaultValuedAttr<BoolAttr, "false">:$keepdim);
-  let results = (outs Aten_FloatTensor:$result);
+  let results = (outs tensor:$result);
   let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
   let hasVerifier = 1;
 }

@@ -350,9 +350,9 @@ def Aten_AnyOp : Aten_Op<"any"> {
 //===----------------------------------------------------------------------===//
 
 def Aten_MeanOp : Aten_ReductionOp<"mean", "the arithmetic mean">;
-def Aten_SumOp : Aten_ReductionOp<"sum", "the sum">;
+def Aten_SumOp : Aten_ReductionOp<"sum", "the sum", Aten_SumTensor>;
 def Aten_AmaxOp : Aten_ReductionOp<"amax", "the maximum">;
-def Aten_ProdOp : Aten_ReductionOp<"prod", "the product">;
+def Aten_ProdOp : Aten_ReductionOp<"prod", "the product", Aten_SumTensor>;
 
 def Aten_AdaptiveAvgPool2dOp : Aten_Op<"adaptive_avg_pool2d"> {
   let summary = "average pooling to a fixed output size";
@@ -651,7 +651,8 @@ def Aten_TopkOp : Aten_Op<"topk"> {
   let summary = "the `k` largest (or smallest) elements along `dim`, sorted, and their indices";
   let description = [{
     Along `dim`, the `k` largest elements in descending order (`largest`), or
-    the `k` smallest in ascending order, with their int64 indices. NaN ranks
+    the `k` smallest in ascending order, with their int64 indices; float, or
+    int32 and int64 compared exactly. NaN ranks
     above every number, as in PyTorch; equal elements keep their index order,
     so `sort` (k = the dim's size) is stable and `argmax` (k = 1) picks the
     first maximum.
@@ -661,9 +662,9 @@ def Aten_TopkOp : Aten_Op<"topk"> {
         : tensor<5x6xf32> -> tensor<5x2xf32>, tensor<5x2xi64>
     ```
   }];
-  let arguments = (ins Aten_FloatTensor:$self, I64Attr:$k, I64Attr:$dim,
+  let arguments = (ins Aten_OrderedTensor:$self, I64Attr:$k, I64Attr:$dim,
                        BoolAttr:$largest);
-  let results = (outs Aten_FloatTensor:$values, StaticShapeTensorOf<[I64]>:$indices);
+  let results = (outs Aten_OrderedTensor:$values, StaticShapeTensorOf<[I64]>:$indices);
   let assemblyFormat = "$self attr-dict `:` type($self) `->` type($values) `,` type($indices)";
   let hasVerifier = 1;
 }

@@ -199,6 +199,43 @@ uint32_t readLittleEndian(const uint8_t *bytes, size_t count) {
   return value;
 }
 
+/// The elements of an array stored in Fortran order (the first index
+/// varies fastest: what np.asfortranarray and a transposed view save), in C
+/// order.
+std::vector<uint8_t> fromFortranOrder(const uint8_t *body,
+                                      const std::vector<int64_t> &sizes,
+                                      size_t elementBytes) {
+  size_t count = 1;
+  for (int64_t size : sizes)
+    count *= static_cast<size_t>(size);
+  std::vector<uint8_t> out(count * elementBytes);
+  if (count == 0)
+    return out;
+  size_t rank = sizes.size();
+  std::vector<int64_t> strides(rank), index(rank, 0);
+  int64_t stride = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    strides[d] = stride;
+    stride *= sizes[d];
+  }
+  // Walk the C-order positions (last index fastest), keeping the Fortran
+  // offset of each.
+  int64_t from = 0;
+  for (size_t i = 0; i < count; ++i) {
+    std::memcpy(out.data() + i * elementBytes, body + from * elementBytes,
+                elementBytes);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < sizes[d]) {
+        from += strides[d];
+        break;
+      }
+      from -= strides[d] * (sizes[d] - 1);
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 std::string formatNpyShape(const std::vector<int64_t> &sizes) {
@@ -279,11 +316,6 @@ Status parseNpy(const uint8_t *data, size_t size, const std::string &name,
                          "<f2 <f8 <i8 <i4 <i2 |i1 |u1 |b1)",
                          name, descr->text);
   }
-  if (fortran->flag)
-    return Status::error("{}: the array is in Fortran order; save a C-order "
-                         "array (np.ascontiguousarray)",
-                         name);
-
   uint64_t bodyBytes = 0;
   if (!tensorBytes(*dtype, shape->ints, bodyBytes))
     return Status::error("{}: shape {} is too large", name,
@@ -308,7 +340,10 @@ Status parseNpy(const uint8_t *data, size_t size, const std::string &name,
                            name, *bad, body[*bad]);
   array.dtype = *dtype;
   array.sizes = shape->ints;
-  array.data.assign(body, body + bodyBytes);
+  if (fortran->flag)
+    array.data = fromFortranOrder(body, shape->ints, dtypeSize(*dtype));
+  else
+    array.data.assign(body, body + bodyBytes);
   return Status::ok();
 }
 

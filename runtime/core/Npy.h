@@ -1,7 +1,8 @@
 //===- Npy.h - NumPy .npy arrays in and out ---------------------*- C++ -*-===//
 //
 // Inputs and outputs of `duet run` are .npy files: NumPy format versions 1.0,
-// 2.0 and 3.0, little-endian, C order, of the dtypes <f4 <f2 <f8 <i8 <i4 <i2
+// 2.0 and 3.0, little-endian, C order (Fortran-order files are reordered on
+// reading), of the dtypes <f4 <f2 <f8 <i8 <i4 <i2
 // |i1 |u1 |b1. NumPy has no bfloat16: a bfloat16 tensor is read from and
 // written to float32 files, with a notice for the caller to show.
 //

@@ -2,7 +2,8 @@
 //
 // Float sums accumulate in double: the reference should be at least as exact
 // as what it checks (and PyTorch's CPU cumsum accumulates float in double
-// too). Integer running sums wrap around in int64, as the binary ops do.
+// too). Integer running sums, sums and products wrap around in int64, as the
+// binary ops do.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,8 +57,39 @@ Status reductionLayout(const KernelContext &ctx, const TensorView &x,
   return Status::ok();
 }
 
+/// An int64 sum or product: exact, wrapping around past 64 bits as PyTorch's
+/// integer arithmetic does.
+Status reduceInt64(const KernelContext &ctx, Reduction kind) {
+  const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  DUET_RETURN_IF_ERROR(ctx.requireSameDType({&x, &y}));
+  Shape toOutput;
+  int64_t count;
+  DUET_RETURN_IF_ERROR(reductionLayout(ctx, x, y, toOutput, count));
+  if (ctx.checking())
+    return Status::ok();
+  const bool product = kind == Reduction::prod;
+  const int64_t *in = x.as<const int64_t>();
+  std::vector<uint64_t> acc(y.numel(), product ? 1 : 0);
+  forEachRow<2>(x.sizes, {contiguousStrides(x.sizes), toOutput},
+                [&](const std::array<int64_t, 2> &off, int64_t n,
+                    const std::array<int64_t, 2> &inner) {
+                  for (int64_t i = 0; i < n; ++i) {
+                    uint64_t v = static_cast<uint64_t>(in[off[0] + i]);
+                    uint64_t &a = acc[off[1] + i * inner[1]];
+                    a = product ? a * v : a + v;
+                  }
+                });
+  int64_t *out = y.as<int64_t>();
+  for (size_t i = 0; i < acc.size(); ++i)
+    out[i] = static_cast<int64_t>(acc[i]);
+  return Status::ok();
+}
+
 Status reduce(const KernelContext &ctx, Reduction kind) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);
+  if (x.dtype == DType::i64 &&
+      (kind == Reduction::sum || kind == Reduction::prod))
+    return reduceInt64(ctx, kind);
   DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
   DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
   Shape toOutput;

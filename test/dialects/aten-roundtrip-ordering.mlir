@@ -15,3 +15,13 @@ func.func @ordering_sampling(%x: tensor<5x6xf32>, %img: tensor<1x3x6x7xf32>, %g:
   %p = aten.pow_tensor %x, %x : tensor<5x6xf32>, tensor<5x6xf32> -> tensor<5x6xf32>
   return %v, %i, %s, %u, %p : tensor<5x2xf32>, tensor<5x2xi64>, tensor<1x3x4x5xf32>, tensor<1x3x12x14xf32>, tensor<5x6xf32>
 }
+
+// topk orders int32 and int64 as they are.
+// CHECK-LABEL: func @topk_integers
+func.func @topk_integers(%a: tensor<3x4xi64>, %b: tensor<4xi32>) -> (tensor<3x4xi64>, tensor<3x4xi64>, tensor<1xi32>, tensor<1xi64>) {
+  // CHECK: aten.topk %{{.*}} : tensor<3x4xi64> -> tensor<3x4xi64>, tensor<3x4xi64>
+  %v, %i = aten.topk %a {k = 4 : i64, dim = 1 : i64, largest = false} : tensor<3x4xi64> -> tensor<3x4xi64>, tensor<3x4xi64>
+  // CHECK: aten.topk %{{.*}} : tensor<4xi32> -> tensor<1xi32>, tensor<1xi64>
+  %w, %j = aten.topk %b {k = 1 : i64, dim = 0 : i64, largest = true} : tensor<4xi32> -> tensor<1xi32>, tensor<1xi64>
+  return %v, %i, %w, %j : tensor<3x4xi64>, tensor<3x4xi64>, tensor<1xi32>, tensor<1xi64>
+}

@@ -531,3 +531,36 @@ TEST_CASE("scaled_dot_product_attention against its definition",
               .find("do not match") != std::string::npos);
   }
 }
+
+TEST_CASE("topk orders int32 and int64 exactly, past float's integers",
+          "[ordering]") {
+  // 2^24 + 1 and 2^40 + 1 round to their neighbours in float: only an
+  // integer comparison orders them (and 2^40 is past int32).
+  const double big32 = 16777216, big64 = 1099511627776;
+  for (auto [dtype, base] :
+       {std::pair{DType::i32, big32}, std::pair{DType::i64, big64}}) {
+    INFO(dtypeName(dtype));
+    Tensor x = Tensor::of({1, 4}, {base + 1, base, base + 2, -3}, dtype);
+    std::vector<Tensor> out = {Tensor(dtype, {1, 4}), Tensor(DType::i64, {1, 4})};
+    REQUIRE(runOp("aten.topk",
+                  AttrMap().setInt("k", 4).setInt("dim", 1).setBool("largest",
+                                                                    false),
+                  {x}, out)
+                .isOk());
+    CHECK(out[1].values() == std::vector<double>{3, 1, 0, 2});
+    std::vector<Tensor> top = {Tensor(dtype, {1, 1}), Tensor(DType::i64, {1, 1})};
+    REQUIRE(runOp("aten.topk",
+                  AttrMap().setInt("k", 1).setInt("dim", 1).setBool("largest",
+                                                                    true),
+                  {x}, top)
+                .isOk());
+    CHECK(top[1].values() == std::vector<double>{2});
+  }
+  std::vector<Tensor> mixed = {Tensor(DType::f32, {1, 1}),
+                               Tensor(DType::i64, {1, 1})};
+  CHECK(runOp("aten.topk",
+              AttrMap().setInt("k", 1).setInt("dim", 1).setBool("largest", true),
+              {Tensor::of({1, 2}, {1, 2}, DType::i64)}, mixed)
+            .message() ==
+        "aten.topk: operands must share one dtype, got int64 and float32");
+}

@@ -49,6 +49,28 @@ AttrMap avgWindow(Shape kernel, Shape stride, Shape padding) {
 
 } // namespace
 
+TEST_CASE("int64 sums and products are exact and wrap around", "[reduce]") {
+  // 2^40 + 1 is not a float; 2^62 * 4 wraps to 0 in int64, as in PyTorch.
+  const double big = 1099511627776;
+  Tensor x = Tensor::of({2, 2}, {big, 1, 3, -2}, DType::i64);
+  CHECK(run1("aten.sum", AttrMap().setInts("dim", {1}).setBool("keepdim", false),
+             {x}, {2}, DType::i64)
+            .values() == std::vector<double>{big + 1, 1});
+  CHECK(run1("aten.prod",
+             AttrMap().setInts("dim", {0}).setBool("keepdim", true), {x},
+             {1, 2}, DType::i64)
+            .values() == std::vector<double>{3 * big, -2});
+  Tensor wraps = Tensor::of({2}, {4611686018427387904.0, 4}, DType::i64);
+  CHECK(run1("aten.prod", AttrMap().setInts("dim", {}).setBool("keepdim", false),
+             {wraps}, {}, DType::i64)
+            .values() == std::vector<double>{0});
+  std::vector<Tensor> floatOut = {Tensor(DType::f32, {2})};
+  CHECK(runOp("aten.sum", AttrMap().setInts("dim", {1}).setBool("keepdim", false),
+              {x}, floatOut)
+            .message() ==
+        "aten.sum: operands must share one dtype, got int64 and float32");
+}
+
 TEST_CASE("sum, mean and amax over dim lists", "[reduce]") {
   Tensor x = Tensor::of({2, 3}, {1, 2, 3, 4, 5, 6});
   requireClose(run1("aten.sum",

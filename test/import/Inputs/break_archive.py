@@ -135,6 +135,19 @@ def main():
             relu = first_node(d, "torch.ops.aten.relu.default")
             relu["target"] = "torch.ops.aten.randn_like.default"
         edit_json(files, "models/model.json", edit)
+    elif kind == "unread-random-op":
+        # A `rand([])` draw nothing reads, as transformers' LayerDrop leaves
+        # in an eval-mode export (the draw is only compared in training).
+        def edit(d):
+            graph = d["graph_module"]["graph"]
+            graph["tensor_values"]["layerdrop_draw"] = {
+                "dtype": 7, "sizes": [], "requires_grad": False, "device": {"type": "cpu", "index": None},
+                "strides": [], "storage_offset": {"as_int": 0}, "layout": 7}
+            draw = {"target": "torch.ops.aten.rand.default",
+                    "inputs": [{"name": "size", "arg": {"as_ints": []}, "kind": 1}],
+                    "outputs": [{"as_tensor": {"name": "layerdrop_draw"}}], "metadata": {}}
+            graph["nodes"].insert(0, draw)
+        edit_json(files, "models/model.json", edit)
     elif kind in ("inplace-view", "inplace-expand-view"):
         # relu_ applied to a view (or an expand, which has no inverse) of the
         # first convolution's output, which the batch norm after it then
