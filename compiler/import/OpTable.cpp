@@ -691,43 +691,65 @@ void buildMaskedFill(NodeContext &ctx) {
 }
 
 /// The bitwise ops of boolean tensors (`~mask`, `a & b`) are the logical
-/// ops; on integers they have no aten op.
-bool checkBoolean(NodeContext &ctx, ArrayRef<Value> operands) {
+/// ops; of integer tensors, the bitwise ops in the result's type (PyTorch's
+/// promotion). Float operands are an error, as in PyTorch.
+bool checkBitwiseOperands(NodeContext &ctx, ArrayRef<Value> operands) {
   for (Value v : operands)
-    if (ctx.ok() && !NodeContext::typeOf(v).getElementType().isInteger(1))
-      ctx.fail("bitwise ops are supported on boolean tensors only");
+    if (Type element = NodeContext::typeOf(v).getElementType();
+        ctx.ok() && !isa<IntegerType>(element)) {
+      std::string name;
+      llvm::raw_string_ostream(name) << element;
+      ctx.fail("bitwise ops take boolean and integer tensors, not " + name);
+    }
   return ctx.ok();
 }
 
+/// `~x`: logical_not of a boolean, x ^ -1 of an integer.
 void buildBitwiseNot(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value self = ctx.tensor("self");
-  if (ctx.ok() && checkBoolean(ctx, {self}))
-    ctx.setResult(ctx.create<LogicalNotOp>(type, self));
+  if (!ctx.ok() || !checkBitwiseOperands(ctx, {self}))
+    return;
+  if (type.getElementType().isInteger(1))
+    return ctx.setResult(ctx.create<LogicalNotOp>(type, self));
+  Value ones = ctx.splat(RankedTensorType::get({}, type.getElementType()),
+                         Scalar{true, -1, 0});
+  ctx.setResult(ctx.create<BitwiseXorOp>(type, operandAs(ctx, self, type), ones));
 }
 
 /// `other` of a bitwise op: a tensor, or a Python bool/int of the `.Scalar`
-/// overload as a 0-d boolean.
-Value bitwiseOther(NodeContext &ctx) {
+/// overload as a 0-d tensor of the result's type.
+Value bitwiseOther(NodeContext &ctx, Type element) {
   if (ctx.isScalar("other"))
-    return ctx.tensorOrScalar("other", ctx.builder.getI1Type());
+    return ctx.tensorOrScalar("other", element);
   return ctx.tensor("other");
 }
 
-template <typename OpT> void buildBitwiseBinary(NodeContext &ctx) {
+template <typename LogicalT, typename IntegerT>
+void buildBitwiseBinary(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
-  Value self = ctx.tensor("self"), other = bitwiseOther(ctx);
-  if (ctx.ok() && checkBoolean(ctx, {self, other}))
-    ctx.setResult(ctx.create<OpT>(type, self, other));
+  if (!ctx.ok())
+    return;
+  Value self = ctx.tensor("self"),
+        other = bitwiseOther(ctx, type.getElementType());
+  if (!ctx.ok() || !checkBitwiseOperands(ctx, {self, other}))
+    return;
+  if (type.getElementType().isInteger(1))
+    return ctx.setResult(ctx.create<LogicalT>(type, self, other));
+  ctx.setResult(ctx.create<IntegerT>(type, operandAs(ctx, self, type),
+                                     operandAs(ctx, other, type)));
 }
 
-/// a ^ b of boolean tensors is a != b; logical_xor reads any type as
-/// non-zero.
-void buildBitwiseXor(NodeContext &ctx) {
+/// atan2(self, other), float: integers promote to the result's float type.
+void buildAtan2(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
-  Value self = ctx.tensor("self"), other = bitwiseOther(ctx);
-  if (ctx.ok() && checkBoolean(ctx, {self, other}))
-    ctx.setResult(ctx.create<NeOp>(type, self, other));
+  Value self = ctx.tensor("self"), other = ctx.tensor("other");
+  if (!ctx.ok())
+    return;
+  if (!isa<FloatType>(type.getElementType()))
+    return ctx.fail("atan2 of a non-float result type");
+  ctx.setResult(ctx.create<Atan2Op>(type, operandAs(ctx, self, type),
+                                    operandAs(ctx, other, type)));
 }
 
 /// isnan(x) = x != x; isinf(x) = |x| == inf. Integers are never either.
@@ -1793,13 +1815,14 @@ std::vector<OpEntry> makeTable() {
   // The Python operators are aliases of the bitwise ops.
   for (const char *spelling : {"bitwise_and.Tensor", "__and__.Tensor",
                                 "bitwise_and.Scalar", "__and__.Scalar"})
-    t.add(spelling, buildBitwiseBinary<LogicalAndOp>);
+    t.add(spelling, buildBitwiseBinary<LogicalAndOp, BitwiseAndOp>);
   for (const char *spelling : {"bitwise_or.Tensor", "__or__.Tensor",
                                 "bitwise_or.Scalar", "__or__.Scalar"})
-    t.add(spelling, buildBitwiseBinary<LogicalOrOp>);
+    t.add(spelling, buildBitwiseBinary<LogicalOrOp, BitwiseOrOp>);
   for (const char *spelling : {"bitwise_xor.Tensor", "__xor__.Tensor",
                                 "bitwise_xor.Scalar", "__xor__.Scalar"})
-    t.add(spelling, buildBitwiseXor);
+    t.add(spelling, buildBitwiseBinary<NeOp, BitwiseXorOp>);
+  t.addWithInPlace("atan2", "default", buildAtan2);
   t.add("logical_xor.default", buildLogicalXor);
   t.add("any.dim", buildAnyDims, {{"keepdim", boolean(false)}});
   t.add("any.dims", buildAnyDims,

@@ -536,6 +536,10 @@ LogicalResult MaximumOp::verify() { return verifyBinary(*this); }
 LogicalResult MinimumOp::verify() { return verifyBinary(*this); }
 LogicalResult RemainderOp::verify() { return verifyBinary(*this); }
 LogicalResult PowTensorOp::verify() { return verifyBinary(*this); }
+LogicalResult Atan2Op::verify() { return verifyBinary(*this); }
+LogicalResult BitwiseAndOp::verify() { return verifyBinary(*this); }
+LogicalResult BitwiseOrOp::verify() { return verifyBinary(*this); }
+LogicalResult BitwiseXorOp::verify() { return verifyBinary(*this); }
 
 //===----------------------------------------------------------------------===//
 // Reductions, pooling, softmax

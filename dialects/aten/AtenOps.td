@@ -243,6 +243,14 @@ def Aten_PowTensorOp : Aten_BinaryOp<"pow_tensor",
     "self ^ other, the exponent a tensor (`pow.Tensor_Tensor`)">;
 def Aten_RemainderOp : Aten_BinaryOp<"remainder",
     "self - floor(self / other) * other, which has the sign of `other`">;
+def Aten_Atan2Op : Aten_BinaryOp<"atan2",
+    "the angle of the point (other, self) in (-pi, pi], atan2(self, other) (float)">;
+def Aten_BitwiseAndOp : Aten_BinaryOp<"bitwise_and",
+    "self & other, of integer tensors (boolean ones are aten.logical_and)">;
+def Aten_BitwiseOrOp : Aten_BinaryOp<"bitwise_or",
+    "self | other, of integer tensors (boolean ones are aten.logical_or)">;
+def Aten_BitwiseXorOp : Aten_BinaryOp<"bitwise_xor",
+    "self ^ other, of integer tensors (boolean ones are aten.ne)">;
 
 //===----------------------------------------------------------------------===//
 // Comparisons, logic and selection

@@ -16,8 +16,9 @@
 namespace duet::rt::portable {
 namespace {
 
-/// Which integer dtypes an op accepts besides float.
-enum class Integers { none, withoutBool, withBool };
+/// Which integer dtypes an op accepts besides float (`only`: integers and
+/// bool, no float).
+enum class Integers { none, withoutBool, withBool, only };
 
 int64_t wrappingAdd(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) +
@@ -39,9 +40,14 @@ Status binary(const KernelContext &ctx, Integers integers, FloatFn floatFn,
                    a.dtype == DType::i16 || a.dtype == DType::i8 ||
                    a.dtype == DType::u8;
   bool isBool = a.dtype == DType::boolean;
-  bool supported = a.dtype == DType::f32 ||
-                   (isInteger && integers != Integers::none) ||
-                   (isBool && integers == Integers::withBool);
+  bool supported =
+      (a.dtype == DType::f32 && integers != Integers::only) ||
+      (isInteger && integers != Integers::none) ||
+      (isBool && (integers == Integers::withBool || integers == Integers::only));
+  if (!supported && integers == Integers::only)
+    return ctx.error("dtype {} is not supported (supported: integer types, "
+                     "bool)",
+                     dtypeName(a.dtype));
   if (!supported)
     return ctx.error("dtype {} is not supported (supported: float32, float16, "
                      "bfloat16{})",
@@ -231,6 +237,31 @@ Status remainder(const KernelContext &ctx) {
           mod = wrappingAdd(mod, b);
         return mod;
       });
+}
+
+/// std::atan2, with its quadrants, signed zeros and infinities.
+Status atan2(const KernelContext &ctx) {
+  return binary(
+      ctx, Integers::none, [](float y, float x) { return std::atan2(y, x); },
+      [](int64_t, int64_t) -> int64_t { return 0; });
+}
+
+Status bitwiseAnd(const KernelContext &ctx) {
+  return binary(
+      ctx, Integers::only, [](float, float) { return 0.f; },
+      [](int64_t a, int64_t b) { return a & b; });
+}
+
+Status bitwiseOr(const KernelContext &ctx) {
+  return binary(
+      ctx, Integers::only, [](float, float) { return 0.f; },
+      [](int64_t a, int64_t b) { return a | b; });
+}
+
+Status bitwiseXor(const KernelContext &ctx) {
+  return binary(
+      ctx, Integers::only, [](float, float) { return 0.f; },
+      [](int64_t a, int64_t b) { return a ^ b; });
 }
 
 /// std::pow on floats; on integers, repeated squaring with wrap-around, and

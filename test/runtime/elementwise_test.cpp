@@ -453,6 +453,35 @@ TEST_CASE("remainder has the sign of the divisor", "[binary]") {
   }
 }
 
+TEST_CASE("atan2 keeps quadrants, signed zeros and infinities", "[binary]") {
+  const double inf = std::numeric_limits<double>::infinity(), pi = M_PI;
+  Tensor y = Tensor::of({7}, {1, 1, -1, -1, 0, -0.0, inf});
+  Tensor x = Tensor::of({7}, {1, -1, -1, 1, -1, -1, inf});
+  requireClose(run1("aten.atan2", AttrMap(), {y, x}, {7}),
+               {pi / 4, 3 * pi / 4, -3 * pi / 4, -pi / 4, pi, -pi, pi / 4});
+  std::vector<Tensor> out = {Tensor(DType::i64, {2})};
+  Tensor ints = Tensor::of({2}, {1, 2}, DType::i64);
+  CHECK(runOp("aten.atan2", AttrMap(), {ints, ints}, out).message() ==
+        "aten.atan2: dtype int64 is not supported (supported: float32, "
+        "float16, bfloat16)");
+}
+
+TEST_CASE("bitwise ops of integers, broadcast; float refused", "[binary][int]") {
+  Tensor a = Tensor::of({2, 2}, {12, -1, 5, 0}, DType::i32);
+  Tensor b = Tensor::of({2}, {10, 6}, DType::i32);
+  CHECK(run1("aten.bitwise_and", AttrMap(), {a, b}, {2, 2}, DType::i32)
+            .values() == std::vector<double>{8, 6, 0, 0});
+  CHECK(run1("aten.bitwise_or", AttrMap(), {a, b}, {2, 2}, DType::i32)
+            .values() == std::vector<double>{14, -1, 15, 6});
+  CHECK(run1("aten.bitwise_xor", AttrMap(), {a, b}, {2, 2}, DType::i32)
+            .values() == std::vector<double>{6, -7, 15, 6});
+  std::vector<Tensor> out = {Tensor(DType::f32, {2})};
+  Tensor f = Tensor::of({2}, {1, 2});
+  CHECK(runOp("aten.bitwise_or", AttrMap(), {f, f}, out).message() ==
+        "aten.bitwise_or: dtype float32 is not supported (supported: integer "
+        "types, bool)");
+}
+
 TEST_CASE("integer arithmetic wraps and honours alpha", "[binary][int]") {
   Tensor a = Tensor::of({2}, {1, 2}, DType::i32),
          b = Tensor::of({2}, {3, 4}, DType::i32);

@@ -141,6 +141,15 @@ std::vector<SmokeCase> smokeCases() {
                {{4}},
                DType::boolean,
                false});
+  for (std::string op : {"bitwise_and", "bitwise_or", "bitwise_xor"})
+    c.push_back({"aten." + op,
+                 {},
+                 {Tensor::of({2, 3}, {5, -1, 12, 0, 7, 3}, DType::i64),
+                  Tensor::of({3}, {3, 6, -8}, DType::i64)},
+                 {{2, 3}},
+                 DType::i64,
+                 false});
+  c.push_back({"aten.atan2", {}, {rnd({2, 3}, 70), rnd({3}, 71)}, {{2, 3}}});
   c.push_back({"aten.where",
                {},
                {Tensor::of({2, 1}, {1, 0}, DType::boolean), rnd({2, 3}, 49),
