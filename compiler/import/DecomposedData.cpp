@@ -17,6 +17,7 @@
 #include "llvm/ADT/Twine.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <numeric>
 
@@ -462,6 +463,130 @@ void duet::import::buildMaxPool1d(NodeContext &ctx) {
                           "compute");
 }
 
+namespace {
+
+/// A 3-D pooling argument of 1 or 3 values, as 3 (`empty` when absent and
+/// allowed: stride defaults to the kernel).
+std::optional<std::array<int64_t, 3>>
+triple(NodeContext &ctx, StringRef name, ArrayRef<int64_t> values,
+       std::optional<std::array<int64_t, 3>> empty = std::nullopt) {
+  if (values.empty() && empty)
+    return empty;
+  if (values.size() == 1)
+    return std::array<int64_t, 3>{values[0], values[0], values[0]};
+  if (values.size() == 3)
+    return std::array<int64_t, 3>{values[0], values[1], values[2]};
+  ctx.fail("argument '" + name + "' needs 1 or 3 values, got " +
+           Twine(values.size()));
+  return std::nullopt;
+}
+
+/// A 3-D pooling as two 2-D ones, which is exact for a maximum and for an
+/// average (its window and divisor are products over the three dims): over
+/// (H, W) on [N, C·D, H, W], then over D on [N, C, D, H'·W'] with a window
+/// one wide along the flattened plane. `pool(input, type, dimsOf)` makes one
+/// 2-D pooling with the window's dims `dims` (0: depth, 1-2: height, width).
+template <typename PoolFn>
+void emitSeparablePool3d(NodeContext &ctx, RankedTensorType type, Value self,
+                         PoolFn pool) {
+  int64_t rank = typeOf(self).getRank();
+  if (rank != 4 && rank != 5)
+    return ctx.fail("input has rank " + Twine(rank) +
+                    "; expected [C, D, H, W] or [N, C, D, H, W]");
+  ArrayRef<int64_t> in = typeOf(self).getShape(), out = type.getShape();
+  int64_t n = rank == 5 ? in[0] : 1, c = in[rank - 4], d = in[rank - 3],
+          h = in[rank - 2], w = in[rank - 1];
+  int64_t od = out[rank - 3], oh = out[rank - 2], ow = out[rank - 1];
+  Type element = type.getElementType();
+  Value planes = view(ctx, ctx.castTo(self, element), {n, c * d, h, w});
+  Value first = pool(planes, RankedTensorType::get({n, c * d, oh, ow}, element),
+                     /*depth=*/false);
+  if (!ctx.ok())
+    return;
+  Value rows = view(ctx, first, {n, c, d, oh * ow});
+  Value second = pool(rows, RankedTensorType::get({n, c, od, oh * ow}, element),
+                      /*depth=*/true);
+  if (ctx.ok())
+    ctx.setResult(view(ctx, second, out));
+}
+
+} // namespace
+
+void duet::import::buildAvgPool3d(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  auto kernel = triple(ctx, "kernel_size", ctx.integers("kernel_size"));
+  SmallVector<int64_t> strideArg = ctx.integers("stride");
+  auto padding = triple(ctx, "padding", ctx.integers("padding"));
+  bool ceil = ctx.boolean("ceil_mode");
+  bool countPad = ctx.boolean("count_include_pad");
+  std::optional<int64_t> divisor = ctx.optionalInteger("divisor_override");
+  if (!ctx.ok())
+    return;
+  auto stride = triple(ctx, "stride", strideArg, kernel);
+  if (!ctx.ok())
+    return;
+  if (divisor)
+    return ctx.fail("avg_pool3d with divisor_override is not supported");
+  emitSeparablePool3d(ctx, type, self, [&](Value x, RankedTensorType t,
+                                           bool depth) -> Value {
+    auto pick = [&](const std::array<int64_t, 3> &v, int64_t one) {
+      return ctx.builder.getDenseI64ArrayAttr(
+          depth ? ArrayRef<int64_t>{v[0], one} : ArrayRef<int64_t>{v[1], v[2]});
+    };
+    return ctx.create<AvgPool2dOp>(t, x, pick(*kernel, 1), pick(*stride, 1),
+                                   pick(*padding, 0),
+                                   ctx.builder.getBoolAttr(ceil),
+                                   ctx.builder.getBoolAttr(countPad),
+                                   IntegerAttr());
+  });
+}
+
+void duet::import::buildMaxPool3d(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType(0);
+  Value self = ctx.tensor("self");
+  auto kernel = triple(ctx, "kernel_size", ctx.integers("kernel_size"));
+  SmallVector<int64_t> strideArg = ctx.integers("stride");
+  auto padding = triple(ctx, "padding", ctx.integers("padding"));
+  auto dilation = triple(ctx, "dilation", ctx.integers("dilation"));
+  bool ceil = ctx.boolean("ceil_mode");
+  if (!ctx.ok())
+    return;
+  auto stride = triple(ctx, "stride", strideArg, kernel);
+  if (!ctx.ok())
+    return;
+  emitSeparablePool3d(ctx, type, self, [&](Value x, RankedTensorType t,
+                                           bool depth) -> Value {
+    auto pick = [&](const std::array<int64_t, 3> &v, int64_t one) {
+      return ctx.builder.getDenseI64ArrayAttr(
+          depth ? ArrayRef<int64_t>{v[0], one} : ArrayRef<int64_t>{v[1], v[2]});
+    };
+    return ctx.create<MaxPool2dOp>(t, x, pick(*kernel, 1), pick(*stride, 1),
+                                   pick(*padding, 0), pick(*dilation, 1),
+                                   ctx.builder.getBoolAttr(ceil));
+  });
+  if (ctx.numResults() > 1)
+    ctx.setUnavailable(1, "the indices of max pooling, which duet does not "
+                          "compute");
+}
+
+void duet::import::buildAdaptiveAvgPool3d(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  auto size = triple(ctx, "output_size", ctx.integers("output_size"));
+  if (!ctx.ok())
+    return;
+  ArrayRef<int64_t> out = type.getShape();
+  if (out.size() < 3 ||
+      ArrayRef<int64_t>(*size) != out.take_back(3))
+    return ctx.fail("argument 'output_size' does not match the recorded "
+                    "output shape");
+  emitSeparablePool3d(ctx, type, self,
+                      [&](Value x, RankedTensorType t, bool) -> Value {
+                        return ctx.create<AdaptiveAvgPool2dOp>(t, x);
+                      });
+}
+
 void duet::import::buildAdaptiveMaxPool2d(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value self = ctx.tensor("self");
@@ -615,6 +740,43 @@ void duet::import::buildSelectScatter(NodeContext &ctx) {
   shape.insert(shape.begin() + d, 1);
   emitSliceScatter(ctx, self, view(ctx, src, shape), d,
                    index < 0 ? index + n : index, 1);
+}
+
+void duet::import::buildMaskedScatter(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self"), mask = ctx.tensor("mask"),
+        source = ctx.tensor("source");
+  if (!ctx.ok())
+    return;
+  if (!typeOf(mask).getElementType().isInteger(1))
+    return ctx.fail("argument 'mask' must be a boolean tensor");
+  int64_t n = type.getNumElements(), available = typeOf(source).getNumElements();
+  if (n == 0)
+    return ctx.setResult(operandAs(ctx, self, type));
+  if (available == 0)
+    return ctx.fail("argument 'source' is empty; masked_scatter reads one "
+                    "element of it per true element of the mask");
+  // The k-th true element of the mask (in row-major order) takes source's
+  // k-th element: k is the running count of true elements, less one.
+  Value full = ctx.create<ExpandOp>(type.clone(ctx.builder.getI1Type()), mask);
+  Value flat = view(ctx, full, {n});
+  Type i64 = ctx.builder.getI64Type();
+  Value counts = ctx.create<CumsumOp>(RankedTensorType::get({n}, i64),
+                                      ctx.castTo(flat, i64),
+                                      ctx.builder.getI64IntegerAttr(0));
+  Value positions = ctx.create<MaximumOp>(
+      RankedTensorType::get({n}, i64), sub(ctx, counts, integerOf(ctx, i64, 1)),
+      integerOf(ctx, i64, 0));
+  Value values = ctx.castTo(view(ctx, source, {available}),
+                            type.getElementType());
+  // A mask with more true elements than source holds reads past its end:
+  // the gather's bounds check refuses that run, as PyTorch does.
+  Value gathered = ctx.create<IndexSelectOp>(
+      RankedTensorType::get({n}, type.getElementType()), values, positions,
+      ctx.builder.getI64IntegerAttr(0));
+  ctx.setResult(ctx.create<WhereOp>(type, full,
+                                    view(ctx, gathered, type.getShape()),
+                                    operandAs(ctx, self, type)));
 }
 
 void duet::import::buildDiagonal(NodeContext &ctx) {

@@ -104,6 +104,16 @@ void buildSliceScatter(NodeContext &ctx);
 void emitSliceScatter(NodeContext &ctx, mlir::Value self, mlir::Value src,
                       int64_t dim, int64_t start, int64_t step);
 void buildSelectScatter(NodeContext &ctx);
+/// avg_pool3d, max_pool3d_with_indices (values only) and
+/// _adaptive_avg_pool3d: a 2-D pooling over each depth's plane, then one
+/// over depth, exact for maxima and averages (their windows and divisors
+/// are products over the dims).
+void buildAvgPool3d(NodeContext &ctx);
+void buildMaxPool3d(NodeContext &ctx);
+void buildAdaptiveAvgPool3d(NodeContext &ctx);
+/// masked_scatter: the mask's k-th true element (row-major) takes source's
+/// k-th element, found by a running count of the mask and one gather.
+void buildMaskedScatter(NodeContext &ctx);
 /// diagonal(offset, dim1, dim2): the two dims flattened last and gathered.
 void buildDiagonal(NodeContext &ctx);
 /// meshgrid (ij or xy indexing): each operand viewed along its axis of the

@@ -230,11 +230,7 @@ std::vector<std::string> duet::import::shapeSymbols(const JsonView &graph) {
   return out;
 }
 
-namespace {
-
-/// Why a whole class of ATen ops has no place in a static inference
-/// program, or "" for an op duet simply does not implement.
-std::string classReason(StringRef target) {
+std::string duet::import::outsideStaticInference(StringRef target) {
   if (!target.consume_front("torch.ops.aten."))
     return "";
   StringRef op = target.split('.').first;
@@ -257,7 +253,6 @@ std::string classReason(StringRef target) {
   return "";
 }
 
-} // namespace
 
 llvm::Error
 duet::import::unsupportedTargetError(StringRef name, StringRef target,
@@ -268,8 +263,8 @@ duet::import::unsupportedTargetError(StringRef name, StringRef target,
              inlinedHigherOrderOps() +
              " only: express the control flow without it in forward()")
                 .str()
-          : !classReason(target).empty()
-              ? "op not supported by duet: " + classReason(target)
+          : !outsideStaticInference(target).empty()
+              ? "op not supported by duet: " + outsideStaticInference(target)
           : decomposedByExport(target)
               ? "op not supported by duet; ep.run_decompositions() rewrites "
                 "it into core ATen ops: export with it and compile that "

@@ -44,6 +44,11 @@ std::optional<llvm::StringSet<>> namesRead(const JsonView &graph);
 bool isUnreadUnsupported(const JsonView &node,
                          const std::optional<llvm::StringSet<>> &read);
 
+/// Why the ATen target `target` has no place in a static inference program
+/// (a gradient, a random draw, a symbolic size, a data-dependent shape), or
+/// "" for an op duet simply does not implement.
+std::string outsideStaticInference(llvm::StringRef target);
+
 struct UnsupportedTarget {
   std::string target;
   std::vector<std::string> nodes;

@@ -1920,6 +1920,7 @@ std::vector<OpEntry> makeTable() {
        {"ones.default", "ones_like.default", "new_ones.default"})
     t.add(ones, buildOnes);
   t.add("linspace.default", buildLinspace);
+  t.addWithInPlace("masked_scatter", "default", buildMaskedScatter);
   t.add("arange.default", buildArange);
   t.add("arange.start", buildArangeStart);
   t.add("arange.start_step", buildArangeStartStep, {{"step", integer(1)}});
@@ -2033,6 +2034,16 @@ std::vector<OpEntry> makeTable() {
   t.add("max_pool1d.default", buildMaxPool1d, maxPool1dDefaults);
   t.add("max_pool1d_with_indices.default", buildMaxPool1d, maxPool1dDefaults);
   t.add("adaptive_max_pool2d.default", buildAdaptiveMaxPool2d);
+  t.add("avg_pool3d.default", buildAvgPool3d,
+        {{"stride", ints({})},
+         {"padding", ints({0})},
+         {"ceil_mode", boolean(false)},
+         {"count_include_pad", boolean(true)},
+         {"divisor_override", none()}});
+  t.add("max_pool3d.default", buildMaxPool3d, maxPool1dDefaults);
+  t.add("max_pool3d_with_indices.default", buildMaxPool3d, maxPool1dDefaults);
+  t.add("adaptive_avg_pool3d.default", buildAdaptiveAvgPool3d);
+  t.add("_adaptive_avg_pool3d.default", buildAdaptiveAvgPool3d);
   t.add("repeat_interleave.self_int", buildRepeatInterleave,
         {{"dim", none()}, {"output_size", none()}});
   t.add("tile.default", buildTile);

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/CoreAten.h"
+#include "compiler/import/GraphScan.h"
 #include "compiler/import/OpTable.h"
 #include "duet/compiler.h"
 #include "partitioners/common/DelegateBackend.h"
@@ -97,9 +98,27 @@ std::string coreSection() {
       " ATen targets import in all.";
   if (missing.empty())
     return text + "\n";
-  text += " The core overloads that do not:\n\n";
-  for (llvm::StringRef op : missing)
-    text += "- `" + op.str() + "`\n";
+  // Those no static inference program holds, apart, with the reason.
+  std::vector<llvm::StringRef> notYet;
+  std::vector<std::pair<llvm::StringRef, std::string>> byDesign;
+  for (llvm::StringRef op : missing) {
+    std::string why = import::outsideStaticInference(("torch.ops.aten." + op).str());
+    if (why.empty())
+      notYet.push_back(op);
+    else
+      byDesign.emplace_back(op, why);
+  }
+  if (!notYet.empty()) {
+    text += " The core overloads that do not yet:\n\n";
+    for (llvm::StringRef op : notYet)
+      text += "- `" + op.str() + "`\n";
+  }
+  if (!byDesign.empty()) {
+    text += std::string(notYet.empty() ? " " : "\n") +
+            "Refused by design, each with its reason in the error:\n\n";
+    for (auto &[op, why] : byDesign)
+      text += "- `" + op.str() + "`: " + why + "\n";
+  }
   return text;
 }
 
