@@ -742,6 +742,79 @@ void duet::import::buildSelectScatter(NodeContext &ctx) {
                    index < 0 ? index + n : index, 1);
 }
 
+void duet::import::buildCol2im(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  SmallVector<int64_t> size = ctx.integers("output_size");
+  SmallVector<int64_t> kernel = ctx.integers("kernel_size");
+  SmallVector<int64_t> dilation = ctx.integers("dilation");
+  SmallVector<int64_t> padding = ctx.integers("padding");
+  SmallVector<int64_t> stride = ctx.integers("stride");
+  if (!ctx.ok())
+    return;
+  for (auto [name, list] :
+       {std::pair<StringRef, SmallVector<int64_t> *>{"output_size", &size},
+        {"kernel_size", &kernel},
+        {"dilation", &dilation},
+        {"padding", &padding},
+        {"stride", &stride}}) {
+    if (list->size() == 1)
+      list->push_back(list->front());
+    if (list->size() != 2)
+      return ctx.fail("argument '" + name + "' has " + Twine(list->size()) +
+                      " entries; expected 2");
+  }
+  if (padding[0] < 0 || padding[1] < 0 || stride[0] < 1 || stride[1] < 1 ||
+      dilation[0] < 1 || dilation[1] < 1 || kernel[0] < 1 || kernel[1] < 1 ||
+      size[0] < 1 || size[1] < 1)
+    return ctx.fail("col2im needs positive sizes, kernel, stride and "
+                    "dilation and non-negative padding");
+  int64_t rank = typeOf(self).getRank();
+  if (rank != 2 && rank != 3)
+    return ctx.fail("input has rank " + Twine(rank) +
+                    "; expected [C·kh·kw, L] or [N, C·kh·kw, L]");
+  ArrayRef<int64_t> in = typeOf(self).getShape();
+  int64_t n = rank == 3 ? in[0] : 1, rows = in[rank - 2], blocks = in[rank - 1];
+  int64_t taps = kernel[0] * kernel[1];
+  int64_t height = size[0] + 2 * padding[0], width = size[1] + 2 * padding[1];
+  int64_t outH = (height - (dilation[0] * (kernel[0] - 1) + 1)) / stride[0] + 1;
+  int64_t outW = (width - (dilation[1] * (kernel[1] - 1) + 1)) / stride[1] + 1;
+  if (rows % taps != 0 || outH < 1 || outW < 1 || outH * outW != blocks)
+    return ctx.fail("col2im's input [" + Twine(rows) + ", " + Twine(blocks) +
+                    "] does not hold " + Twine(taps) + " kernel taps by " +
+                    Twine(std::max<int64_t>(outH, 0) * std::max<int64_t>(outW, 0)) +
+                    " blocks of the padded output");
+  int64_t c = rows / taps;
+  if (!checkIndexCount(ctx, taps * blocks, "col2im"))
+    return;
+  // F.fold sums each column's taps into the padded output where im2col read
+  // them: one scatter-add along the flattened plane, then the padding cut.
+  SmallVector<int64_t> index;
+  for (int64_t ki = 0; ki < kernel[0]; ++ki)
+    for (int64_t kj = 0; kj < kernel[1]; ++kj)
+      for (int64_t oh = 0; oh < outH; ++oh)
+        for (int64_t ow = 0; ow < outW; ++ow)
+          index.push_back((oh * stride[0] + ki * dilation[0]) * width +
+                          ow * stride[1] + kj * dilation[1]);
+  Type element = type.getElementType();
+  Value columns = view(ctx, ctx.castTo(self, element), {n, c, taps * blocks});
+  Value line = view(ctx, indexConstant(ctx, index), {1, 1, taps * blocks});
+  Value where = ctx.create<ExpandOp>(typeOf(line).clone({n, c, taps * blocks}),
+                                     line);
+  Value zeros = ctx.splat(RankedTensorType::get({n, c, height * width}, element),
+                          Scalar{true, 0, 0});
+  Value summed = ctx.create<ScatterOp>(
+      typeOf(zeros), zeros, where, columns, ctx.builder.getI64IntegerAttr(2),
+      ScatterReduceAttr::get(ctx.builder.getContext(), ScatterReduce::sum),
+      ctx.builder.getBoolAttr(true));
+  Value plane = view(ctx, summed, {n, c, height, width});
+  if (padding[0])
+    plane = slice(ctx, plane, 2, padding[0], padding[0] + size[0]);
+  if (padding[1])
+    plane = slice(ctx, plane, 3, padding[1], padding[1] + size[1]);
+  ctx.setResult(view(ctx, plane, type.getShape()));
+}
+
 void duet::import::buildMaskedScatter(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value self = ctx.tensor("self"), mask = ctx.tensor("mask"),

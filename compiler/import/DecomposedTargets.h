@@ -111,6 +111,9 @@ void buildSelectScatter(NodeContext &ctx);
 void buildAvgPool3d(NodeContext &ctx);
 void buildMaxPool3d(NodeContext &ctx);
 void buildAdaptiveAvgPool3d(NodeContext &ctx);
+/// col2im (F.fold): each column's kernel taps summed into the padded output
+/// where im2col reads them, one scatter-add, then the padding cut.
+void buildCol2im(NodeContext &ctx);
 /// masked_scatter: the mask's k-th true element (row-major) takes source's
 /// k-th element, found by a running count of the mask and one gather.
 void buildMaskedScatter(NodeContext &ctx);

@@ -2012,6 +2012,7 @@ std::vector<OpEntry> makeTable() {
   t.add("flip.default", buildFlip);
   t.add("unfold.default", buildUnfold);
   t.add("im2col.default", buildIm2col);
+  t.add("col2im.default", buildCol2im);
   for (const char *pad :
        {"reflection_pad1d.default", "reflection_pad2d.default",
         "reflection_pad3d.default"})
