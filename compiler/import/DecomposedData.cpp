@@ -15,6 +15,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <algorithm>
 #include <array>
@@ -31,6 +32,21 @@ namespace {
 /// The largest index tensor a builder writes as a constant: beyond it the
 /// shape is not a model's but a corrupt one.
 constexpr int64_t kMaxIndexConstant = int64_t(1) << 24;
+
+/// Window arguments (sizes, kernel, dilation, padding, stride) beyond 2^31
+/// in magnitude are no model's; refusing them keeps the arithmetic on them
+/// within int64.
+bool checkWindowArguments(NodeContext &ctx,
+                          std::initializer_list<ArrayRef<int64_t>> lists) {
+  constexpr int64_t kLimit = int64_t(1) << 31;
+  for (ArrayRef<int64_t> list : lists)
+    for (int64_t v : list)
+      if (v > kLimit || v < -kLimit) {
+        ctx.fail("a window argument of " + Twine(v) + " is beyond 2^31");
+        return false;
+      }
+  return true;
+}
 
 bool checkIndexCount(NodeContext &ctx, int64_t count, StringRef what) {
   if (count > kMaxIndexConstant)
@@ -333,6 +349,8 @@ void duet::import::buildIm2col(NodeContext &ctx) {
       return ctx.fail("argument '" + name + "' has " + Twine(list->size()) +
                       " entries; expected 2");
   }
+  if (!checkWindowArguments(ctx, {kernel, dilation, padding, stride}))
+    return;
   int64_t rank = typeOf(self).getRank();
   if (rank != 3 && rank != 4)
     return ctx.fail("input has rank " + Twine(rank) +
@@ -764,6 +782,8 @@ void duet::import::buildCol2im(NodeContext &ctx) {
       return ctx.fail("argument '" + name + "' has " + Twine(list->size()) +
                       " entries; expected 2");
   }
+  if (!checkWindowArguments(ctx, {size, kernel, dilation, padding, stride}))
+    return;
   if (padding[0] < 0 || padding[1] < 0 || stride[0] < 1 || stride[1] < 1 ||
       dilation[0] < 1 || dilation[1] < 1 || kernel[0] < 1 || kernel[1] < 1 ||
       size[0] < 1 || size[1] < 1)
@@ -779,12 +799,16 @@ void duet::import::buildCol2im(NodeContext &ctx) {
   int64_t height = size[0] + 2 * padding[0], width = size[1] + 2 * padding[1];
   int64_t outH = (height - (dilation[0] * (kernel[0] - 1) + 1)) / stride[0] + 1;
   int64_t outW = (width - (dilation[1] * (kernel[1] - 1) + 1)) / stride[1] + 1;
-  if (rows % taps != 0 || outH < 1 || outW < 1 || outH * outW != blocks)
+  std::optional<int64_t> planeBlocks = llvm::checkedMul(outH, outW);
+  if (rows % taps != 0 || outH < 1 || outW < 1 || planeBlocks != blocks)
     return ctx.fail("col2im's input [" + Twine(rows) + ", " + Twine(blocks) +
                     "] does not hold " + Twine(taps) + " kernel taps by " +
                     Twine(std::max<int64_t>(outH, 0) * std::max<int64_t>(outW, 0)) +
                     " blocks of the padded output");
   int64_t c = rows / taps;
+  if (c == 0 || n == 0)
+    return ctx.setResult(ctx.splat(type, Scalar{true, 0, 0}));
+  // taps <= rows, and rows x blocks elements are the input's.
   if (!checkIndexCount(ctx, taps * blocks, "col2im"))
     return;
   // F.fold sums each column's taps into the padded output where im2col read

@@ -499,6 +499,89 @@ void duet::import::buildCelu(NodeContext &ctx) {
   emitElu(ctx, alpha, 1.0, 1.0 / alpha);
 }
 
+namespace {
+
+/// The p-norm distance of every row of `x1` ([*, P, M]) to every row of `x2`
+/// ([*, R, M]), batch dims broadcast: [*, P, R]. Computed from the
+/// differences, as PyTorch's cdist does for small inputs (its matrix-product
+/// form for p = 2 on larger ones rounds differently, within the fp32 bound).
+Value pairwiseDistances(NodeContext &ctx, Value x1, Value x2, double p,
+                        Type element) {
+  int64_t r1 = typeOf(x1).getRank(), r2 = typeOf(x2).getRank();
+  if (r1 < 2 || r2 < 2 ||
+      typeOf(x1).getShape().back() != typeOf(x2).getShape().back()) {
+    ctx.fail("cdist needs [*, P, M] and [*, R, M] operands");
+    return {};
+  }
+  if (!(p >= 0) || p == 0) {
+    ctx.fail("cdist with p = " + std::to_string(p) +
+             " is not supported (p must be positive)");
+    return {};
+  }
+  SmallVector<int64_t> s1(typeOf(x1).getShape()), s2(typeOf(x2).getShape());
+  s1.insert(s1.end() - 1, 1);
+  s2.insert(s2.end() - 2, 1);
+  Value a = view(ctx, ctx.castTo(x1, element), s1);
+  Value b = view(ctx, ctx.castTo(x2, element), s2);
+  Value diff = sub(ctx, a, b);
+  if (!ctx.ok())
+    return {};
+  int64_t last = typeOf(diff).getRank() - 1;
+  if (p == 2) {
+    Value squares = reduce<SumOp>(ctx, mul(ctx, diff, diff), {last}, false);
+    return ctx.create<SqrtOp>(typeOf(squares), squares);
+  }
+  Value magnitude = ctx.create<AbsOp>(typeOf(diff), diff);
+  if (p == 1)
+    return reduce<SumOp>(ctx, magnitude, {last}, false);
+  if (std::isinf(p))
+    return reduce<AmaxOp>(ctx, magnitude, {last}, false);
+  Value powered = ctx.create<PowOp>(typeOf(diff), magnitude,
+                                    ctx.builder.getF64FloatAttr(p));
+  Value sum = reduce<SumOp>(ctx, powered, {last}, false);
+  return ctx.create<PowOp>(typeOf(sum), sum,
+                           ctx.builder.getF64FloatAttr(1.0 / p));
+}
+
+} // namespace
+
+void duet::import::buildCdist(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value x1 = ctx.tensor("x1"), x2 = ctx.tensor("x2");
+  double p = ctx.number("p");
+  if (!ctx.ok() || !requireFloatResult(ctx, type, "cdist"))
+    return;
+  Value d = pairwiseDistances(ctx, x1, x2, p, type.getElementType());
+  if (ctx.ok())
+    ctx.setResult(view(ctx, d, type.getShape()));
+}
+
+void duet::import::buildPdist(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  double p = ctx.number("p");
+  if (!ctx.ok() || !requireFloatResult(ctx, type, "pdist"))
+    return;
+  if (typeOf(self).getRank() != 2)
+    return ctx.fail("pdist needs a [N, M] input");
+  int64_t n = typeOf(self).getDimSize(0);
+  // The pairs become a constant index: a corrupt row count must not make
+  // one of billions (the importer's other index constants stop at 2^24).
+  if (n > 4096)
+    return ctx.fail("pdist of " + Twine(n) + " rows makes more than 2^23 "
+                    "pairs, more than duet writes as a constant index");
+  // The distances of rows i < j, in row-major order of (i, j).
+  SmallVector<int64_t> pairs;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = i + 1; j < n; ++j)
+      pairs.push_back(i * n + j);
+  if (pairs.empty())
+    return ctx.setResult(ctx.splat(type, Scalar{true, 0, 0}));
+  Value d = pairwiseDistances(ctx, self, self, p, type.getElementType());
+  if (ctx.ok())
+    ctx.setResult(selectIndices(ctx, view(ctx, d, {n * n}), 0, pairs));
+}
+
 void duet::import::buildEye(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   if (!ctx.ok())

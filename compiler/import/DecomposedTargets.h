@@ -111,6 +111,10 @@ void buildSelectScatter(NodeContext &ctx);
 void buildAvgPool3d(NodeContext &ctx);
 void buildMaxPool3d(NodeContext &ctx);
 void buildAdaptiveAvgPool3d(NodeContext &ctx);
+/// _cdist_forward and _pdist_forward: p-norm distances from the rows'
+/// differences (p = 1, 2, inf and any positive p).
+void buildCdist(NodeContext &ctx);
+void buildPdist(NodeContext &ctx);
 /// col2im (F.fold): each column's kernel taps summed into the padded output
 /// where im2col reads them, one scatter-add, then the padding cut.
 void buildCol2im(NodeContext &ctx);

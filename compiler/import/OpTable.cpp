@@ -2013,6 +2013,10 @@ std::vector<OpEntry> makeTable() {
   t.add("unfold.default", buildUnfold);
   t.add("im2col.default", buildIm2col);
   t.add("col2im.default", buildCol2im);
+  t.add("_cdist_forward.default", buildCdist);
+  t.add("cdist.default", buildCdist, {{"p", real(2)}, {"compute_mode", none()}});
+  t.add("_pdist_forward.default", buildPdist, {{"p", real(2)}});
+  t.add("pdist.default", buildPdist, {{"p", real(2)}});
   for (const char *pad :
        {"reflection_pad1d.default", "reflection_pad2d.default",
         "reflection_pad3d.default"})
