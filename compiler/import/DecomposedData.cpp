@@ -511,6 +511,9 @@ void emitSeparablePool3d(NodeContext &ctx, RankedTensorType type, Value self,
   if (rank != 4 && rank != 5)
     return ctx.fail("input has rank " + Twine(rank) +
                     "; expected [C, D, H, W] or [N, C, D, H, W]");
+  if (type.getRank() != rank)
+    return ctx.fail("the recorded output has rank " + Twine(type.getRank()) +
+                    "; expected " + Twine(rank) + " as the input");
   ArrayRef<int64_t> in = typeOf(self).getShape(), out = type.getShape();
   int64_t n = rank == 5 ? in[0] : 1, c = in[rank - 4], d = in[rank - 3],
           h = in[rank - 2], w = in[rank - 1];
@@ -784,6 +787,9 @@ void duet::import::buildCol2im(NodeContext &ctx) {
   }
   if (!checkWindowArguments(ctx, {size, kernel, dilation, padding, stride}))
     return;
+  if (type.getRank() < 2 || type.getShape().take_back(2) != ArrayRef(size))
+    return ctx.fail("argument 'output_size' does not match the recorded "
+                    "output shape");
   if (padding[0] < 0 || padding[1] < 0 || stride[0] < 1 || stride[1] < 1 ||
       dilation[0] < 1 || dilation[1] < 1 || kernel[0] < 1 || kernel[1] < 1 ||
       size[0] < 1 || size[1] < 1)

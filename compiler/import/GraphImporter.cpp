@@ -131,6 +131,18 @@ struct Binding {
   unsigned writes = 0;
 };
 
+/// `binding` as a tensor of its own: what a region sees of an operand and
+/// the enclosing graph of a region's result, which share no names with
+/// each other's views.
+Binding asRoot(Binding binding) {
+  binding.viewOf.clear();
+  binding.parent.clear();
+  binding.viewNode.reset();
+  binding.viewTypes.clear();
+  binding.writes = 0;
+  return binding;
+}
+
 /// A node's arguments by schema name, and the name of the first.
 struct NodeArgs {
   llvm::StringMap<JsonView> byName;
@@ -223,7 +235,8 @@ private:
   Expected<Value> use(StringRef name);
   /// Runs `build` on `nodeCtx` at the insertion point and verifies the ops
   /// it made.
-  Error buildOps(NodeContext &nodeCtx, void (*build)(NodeContext &));
+  Error buildOps(NodeContext &nodeCtx,
+                 llvm::function_ref<void(NodeContext &)> build);
   /// Makes the view `name` again, and the views between it and the first
   /// current one, from the values its chain shares now.
   Error refresh(StringRef name);
@@ -257,6 +270,8 @@ private:
   std::vector<UnsupportedTarget> unsupported;
   /// The tensor names the program reads (namesRead).
   std::optional<llvm::StringSet<>> read;
+  /// The views being made again, innermost last (remakeView).
+  SmallVector<std::string> remaking;
   std::string lastDiagnostic;
 };
 
@@ -568,7 +583,7 @@ Expected<Value> GraphImporter::use(StringRef name) {
 }
 
 Error GraphImporter::buildOps(NodeContext &nodeCtx,
-                              void (*build)(NodeContext &)) {
+                              llvm::function_ref<void(NodeContext &)> build) {
   Block *body = builder.getInsertionBlock();
   Operation *before = body->empty() ? nullptr : &body->back();
   build(nodeCtx);
@@ -612,10 +627,36 @@ Error GraphImporter::refresh(StringRef name) {
   return Error::success();
 }
 
+/// Whether the view op `op` may copy instead (`reshape` of a tensor whose
+/// layout it cannot view): PyTorch's result then shares no memory with its
+/// input, so a write on either side is neither carried nor seen.
+bool mayCopy(StringRef op) {
+  return op == "reshape" || op == "flatten" || op == "reshape_as";
+}
+
 Error GraphImporter::remakeView(StringRef name) {
   Binding &binding = values.find(name)->second;
   unsigned writes = values.find(binding.viewOf)->second.writes;
+  // A hostile graph may make views of each other by reusing names.
+  if (llvm::is_contained(remaking, name.str()))
+    return importError("'" + name + "' is a view in a cycle of views");
+  remaking.push_back(name.str());
+  auto done = llvm::make_scope_exit([&] { remaking.pop_back(); });
   Value value;
+  if (binding.viewNode) {
+    StringRef target =
+        binding.viewNode->stringField("target").value_or("");
+    if (mayCopy(target.rsplit('.').first.rsplit('.').second)) {
+      binding.value = Value();
+      binding.unavailable =
+          "is a " + target.rsplit('.').first.rsplit('.').second.str() +
+          " of a tensor written in place since: PyTorch may have copied or "
+          "viewed it, which duet cannot tell; export the model, call "
+          "ep.run_decompositions() (which writes them functionally) and "
+          "compile that program";
+      return Error::success();
+    }
+  }
   if (!binding.viewNode) {
     DUET_TRY(parent, use(binding.parent));
     value = parent;
@@ -671,61 +712,68 @@ Expected<Value> GraphImporter::unview(const Binding &child, Value parent,
   // Each case sets the result to `parent` with `value` written where the
   // view reads it; PyTorch's functionalization writes the same.
   static constexpr StringRef kReshapes[] = {
-      "view",    "reshape",    "_unsafe_view", "flatten", "unflatten",
-      "squeeze", "unsqueeze",  "view_as",      "reshape_as", "alias",
-      "detach"};
-  if (llvm::is_contained(kReshapes, op)) {
-    nodeCtx.setResult(compose::view(nodeCtx, value, type.getShape()));
-  } else if (op == "slice" || op == "narrow") {
-    int64_t dim = dimArg("dim");
-    std::optional<int64_t> start = nodeCtx.optionalInteger("start");
-    int64_t step = op == "slice" ? nodeCtx.integer("step") : 1;
-    if (nodeCtx.ok()) {
-      int64_t n = type.getDimSize(dim);
-      int64_t first = start.value_or(0);
-      if (first < 0)
-        first = std::max<int64_t>(first + n, 0);
-      emitSliceScatter(nodeCtx, parent, value, dim, std::min(first, n), step);
-    }
-  } else if (op == "select") {
-    int64_t dim = dimArg("dim");
-    int64_t index = nodeCtx.integer("index");
-    if (nodeCtx.ok()) {
-      int64_t n = type.getDimSize(dim);
-      SmallVector<int64_t> shape(type.getShape());
-      shape[dim] = 1;
-      emitSliceScatter(nodeCtx, parent, compose::view(nodeCtx, value, shape),
-                       dim,
-                       index < 0 ? index + n : index, 1);
-    }
-  } else if (op == "permute" || op == "transpose" || op == "t") {
-    SmallVector<int64_t> order;
-    for (int64_t d = 0; d < rank; ++d)
-      order.push_back(d);
-    if (op == "permute") {
-      SmallVector<int64_t> dims = nodeCtx.integers("dims");
-      if (nodeCtx.ok() && dims.size() != order.size())
-        nodeCtx.fail("permute of " + Twine(dims.size()) + " dims on rank " +
-                     Twine(rank));
-      for (auto [i, d] : llvm::enumerate(dims))
-        if (nodeCtx.ok())
-          order[nodeCtx.normalizeDim(d, rank)] = i;
-    } else if (op == "transpose" || rank == 2) {
-      int64_t a = op == "t" ? 0 : dimArg("dim0");
-      int64_t b = op == "t" ? 1 : dimArg("dim1");
-      if (nodeCtx.ok())
-        std::swap(order[a], order[b]);
-    }
-    if (nodeCtx.ok())
-      nodeCtx.setResult(compose::permute(nodeCtx, value, order));
-  } else {
+      "view",      "_unsafe_view", "unflatten", "squeeze",
+      "unsqueeze", "view_as",      "alias",     "detach"};
+  bool known = llvm::is_contained(kReshapes, op) || op == "slice" ||
+               op == "narrow" || op == "select" || op == "permute" ||
+               op == "transpose" || op == "t";
+  if (!known) {
     refusal = ("duet carries writes back through slice, select, narrow, "
-               "permute, transpose and the reshaping views, not through " +
-               op)
+               "permute, transpose and the views that only reshape, not "
+               "through " +
+               op + (mayCopy(op) ? ", which may copy" : ""))
                   .str();
     return Value();
   }
-  if (Error err = buildOps(nodeCtx, [](NodeContext &) {}))
+  auto inverse = [&](NodeContext &) {
+    if (llvm::is_contained(kReshapes, op)) {
+      nodeCtx.setResult(compose::view(nodeCtx, value, type.getShape()));
+    } else if (op == "slice" || op == "narrow") {
+      int64_t dim = dimArg("dim");
+      std::optional<int64_t> start = nodeCtx.optionalInteger("start");
+      int64_t step = op == "slice" ? nodeCtx.integer("step") : 1;
+      if (nodeCtx.ok()) {
+        int64_t n = type.getDimSize(dim);
+        int64_t first = start.value_or(0);
+        if (first < 0)
+          first = std::max<int64_t>(first + n, 0);
+        emitSliceScatter(nodeCtx, parent, value, dim, std::min(first, n),
+                         step);
+      }
+    } else if (op == "select") {
+      int64_t dim = dimArg("dim");
+      int64_t index = nodeCtx.integer("index");
+      if (nodeCtx.ok()) {
+        int64_t n = type.getDimSize(dim);
+        SmallVector<int64_t> shape(type.getShape());
+        shape[dim] = 1;
+        emitSliceScatter(nodeCtx, parent,
+                         compose::view(nodeCtx, value, shape), dim,
+                         index < 0 ? index + n : index, 1);
+      }
+    } else {
+      SmallVector<int64_t> order;
+      for (int64_t d = 0; d < rank; ++d)
+        order.push_back(d);
+      if (op == "permute") {
+        SmallVector<int64_t> dims = nodeCtx.integers("dims");
+        if (nodeCtx.ok() && dims.size() != order.size())
+          nodeCtx.fail("permute of " + Twine(dims.size()) + " dims on rank " +
+                       Twine(rank));
+        for (auto [i, d] : llvm::enumerate(dims))
+          if (nodeCtx.ok())
+            order[nodeCtx.normalizeDim(d, rank)] = i;
+      } else if (rank >= 2 && (op == "transpose" || rank == 2)) {
+        int64_t a = op == "t" ? 0 : dimArg("dim0");
+        int64_t b = op == "t" ? 1 : dimArg("dim1");
+        if (nodeCtx.ok())
+          std::swap(order[a], order[b]);
+      }
+      if (nodeCtx.ok())
+        nodeCtx.setResult(compose::permute(nodeCtx, value, order));
+    }
+  };
+  if (Error err = buildOps(nodeCtx, inverse))
     return importError("the write back through " + target + ": " +
                        toString(std::move(err)));
   return nodeCtx.results()[0];
@@ -985,11 +1033,13 @@ GraphImporter::regionOperands(const NodeRef &at, const RegionCall &call) {
     auto it = values.find(name);
     if (it == values.end())
       return at.error("'" + name + "' is not defined by any earlier node");
-    Binding &outer = it->second;
+    if (Error err = refresh(name))
+      return err;
+    Binding &outer = values.find(name)->second;
     if (!outer.value && outer.unavailable.empty())
       if (Expected<Value> made = materializeWeight(name, outer); !made)
         return made.takeError();
-    operands.emplace_back(name.str(), outer);
+    operands.emplace_back(name.str(), asRoot(outer));
   }
   return operands;
 }
@@ -1050,13 +1100,32 @@ GraphImporter::importRegionGraph(
     if (it == values.end())
       return at.error("its graph returns '" + name +
                       "', which nothing in it defines");
-    results.emplace_back(it->second, tensorTypes.lookup(name));
+    if (Error err = refresh(name))
+      return err;
+    results.emplace_back(asRoot(values.find(name)->second),
+                         tensorTypes.lookup(name));
   }
-  // An operand the region overwrote in place is stale outside it too.
-  for (auto [innerName, operand] : llvm::zip(innerNames, operands))
-    if (!values[innerName].unavailable.empty())
-      outerValues[operand.first].unavailable =
-          "was overwritten in place inside node '" + at.name.str() + "'";
+  // An operand the region wrote in place is stale outside it, and so is
+  // every tensor sharing its memory there: duet does not carry a write out
+  // of a region, so it refuses their use.
+  for (auto [innerName, operand] : llvm::zip(innerNames, operands)) {
+    const Binding &inner = values[innerName];
+    if (inner.unavailable.empty() && inner.writes == 0)
+      continue;
+    auto outer = outerValues.find(operand.first);
+    if (outer == outerValues.end())
+      continue;
+    std::string root = outer->second.viewOf.empty() ? operand.first
+                                                    : outer->second.viewOf;
+    std::string reason =
+        "was overwritten in place inside node '" + at.name.str() +
+        (operand.first == root ? "'" : "' (through '" + operand.first + "')");
+    for (auto &entry : outerValues)
+      if (entry.getKey() == root || entry.getValue().viewOf == root) {
+        entry.getValue().value = Value();
+        entry.getValue().unavailable = reason;
+      }
+  }
   return results;
 }
 

@@ -65,6 +65,13 @@ bool collectRead(const nlohmann::json &value, unsigned depthLeft,
       if (name != it.value().end() && name->is_string())
         out.insert(name->get<std::string>());
     }
+    // A list of tensors (cat's, stack's) holds bare {"name": ...} objects.
+    if (it.key() == "as_tensors" && it.value().is_array())
+      for (const nlohmann::json &element : it.value())
+        if (element.is_object())
+          if (auto name = element.find("name");
+              name != element.end() && name->is_string())
+            out.insert(name->get<std::string>());
     if (!collectRead(it.value(), depthLeft - 1, out))
       return false;
   }
@@ -211,8 +218,12 @@ bool duet::import::isUnreadUnsupported(
   std::optional<StringRef> target = node.stringField("target");
   if (!read || !target || lookupOp(*target) || isHigherOrder(*target))
     return false;
+  // Only the ops no static program holds (a random draw, a symbolic size),
+  // which write nothing: another op duet lacks may write into an argument
+  // (`__ior__`, an `.out` overload) even when nothing reads its result.
   StringRef op = target->rsplit('.').first.rsplit('.').second;
-  if (op.ends_with("_") && !op.ends_with("__"))
+  if (outsideStaticInference(*target).empty() || op.ends_with("_") ||
+      target->ends_with(".out"))
     return false;
   Expected<llvm::SmallVector<std::string>> outputs = nodeOutputNames(node);
   if (!outputs) {

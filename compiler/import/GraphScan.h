@@ -38,9 +38,9 @@ std::string nodeName(const JsonView &node, llvm::ArrayRef<std::string> outputs,
 /// then every name may be read.
 std::optional<llvm::StringSet<>> namesRead(const JsonView &graph);
 
-/// Whether `node` is one duet may leave out: a target it does not import
-/// (`rand` for a LayerDrop draw in eval mode), which writes nothing in place,
-/// and none of whose outputs is read.
+/// Whether `node` is one duet may leave out: a target no static program
+/// holds that writes nothing (`rand` for a LayerDrop draw in eval mode), none
+/// of whose outputs is read.
 bool isUnreadUnsupported(const JsonView &node,
                          const std::optional<llvm::StringSet<>> &read);
 

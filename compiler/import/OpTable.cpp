@@ -1380,8 +1380,8 @@ void emitArange(NodeContext &ctx, Scalar start, Scalar step) {
 
 /// The element count comes from the recorded type, so `end` is not read.
 /// linspace(start, end, steps): PyTorch's values, from the start for the
-/// first half and from the end for the rest, in the result's precision
-/// (float32 arithmetic for a float32 result); integers truncated.
+/// first half and from the end for the rest, in float (double for a float64
+/// or integer result); one step is `start`; integers truncated.
 void buildLinspace(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   double start = ctx.number("start"), end = ctx.number("end");
@@ -1394,18 +1394,26 @@ void buildLinspace(NodeContext &ctx) {
   if (steps > (int64_t(1) << 24))
     return ctx.fail("linspace of " + Twine(steps) +
                     " elements is too long to become a constant");
+  Type element = type.getElementType();
+  // An integer result takes start and end in its type first, as PyTorch's
+  // kernel converts them, and steps in double.
+  if (isa<IntegerType>(element)) {
+    start = std::trunc(start);
+    end = std::trunc(end);
+  }
   auto value = [&](int64_t i) -> double {
     auto at = [&](auto first, auto last) {
       using T = decltype(first);
-      T step = steps > 1 ? (last - first) / static_cast<T>(steps - 1) : T(0);
+      if (steps == 1)
+        return first;
+      T step = (last - first) / static_cast<T>(steps - 1);
       return i < steps / 2 ? first + step * static_cast<T>(i)
                            : last - step * static_cast<T>(steps - i - 1);
     };
-    if (type.getElementType().isF32())
-      return at(static_cast<float>(start), static_cast<float>(end));
-    return at(start, end);
+    if (element.isF64() || isa<IntegerType>(element))
+      return at(start, end);
+    return at(static_cast<float>(start), static_cast<float>(end));
   };
-  Type element = type.getElementType();
   Attribute attr;
   if (auto floatType = dyn_cast<FloatType>(element)) {
     SmallVector<APFloat> values;
@@ -2146,7 +2154,7 @@ std::vector<OpEntry> makeTable() {
       {"special_expit", "sigmoid"}, {"special_exp2", "exp2"},
       {"special_expm1", "expm1"},   {"special_log1p", "log1p"},
       {"special_erf", "erf"},       {"special_erfc", "erfc"},
-      {"special_erfinv", "erfinv"}, {"special_round", "round"},
+      {"special_erfinv", "erfinv"},
       {"special_sinc", "sinc"},     {"special_logit", "logit"},
       {"special_xlogy", "xlogy"},   {"special_logsumexp", "logsumexp"},
       {"moveaxis", "movedim"},      {"ger", "outer"},

@@ -156,12 +156,13 @@ def main():
                     "outputs": [{"as_tensor": {"name": "layerdrop_draw"}}], "metadata": {}}
             graph["nodes"].insert(0, draw)
         edit_json(files, "models/model.json", edit)
-    elif kind in ("inplace-view", "inplace-expand-view"):
+    elif kind in ("inplace-view", "inplace-expand-view", "inplace-reshape-view"):
         # relu_ applied to a view (or an expand, which has no inverse) of the
         # first convolution's output, which the batch norm after it then
         # reads: a write through a view.
-        view_target = ("torch.ops.aten.view.default" if kind == "inplace-view"
-                       else "torch.ops.aten.expand.default")
+        view_target = {"inplace-view": "torch.ops.aten.view.default",
+                       "inplace-expand-view": "torch.ops.aten.expand.default",
+                       "inplace-reshape-view": "torch.ops.aten.reshape.default"}[kind]
 
         def edit(d):
             graph = d["graph_module"]["graph"]
