@@ -11,9 +11,12 @@
 # target crashed or a fixed finding is back.
 #
 # Environment: FUZZ_TARGETS (default: fuzz-import fuzz-program fuzz-npy),
-# FUZZ_ARGS (more libFuzzer flags, e.g. -fork=16 on a bigger machine).
+# FUZZ_ARGS (more libFuzzer flags, e.g. -fork=16 on a bigger machine),
+# FUZZ_KEEP_SEEDS (set: a target's seeds already in BUILD_DIR/fuzz/<target>/
+# seeds are used as they are, as scripts/fuzz-bundle.sh carries them).
 # Only bash and python3 are needed, so the built binaries can be copied to
-# another machine and run there with a copy of the source tree.
+# another machine and run there with a copy of the source tree
+# (scripts/fuzz-bundle.sh packs them).
 set -uo pipefail
 
 if [ $# -ne 2 ]; then
@@ -43,7 +46,9 @@ for target in $targets; do
     continue
   fi
   mkdir -p "$work/seeds" "$work/corpus" "$work/artifacts"
-  if ! python3 "$root/test/fuzz/make_seeds.py" "$target" "$work/seeds" \
+  if [ -n "${FUZZ_KEEP_SEEDS:-}" ] && [ -n "$(ls -A "$work/seeds")" ]; then
+    echo "$target: $(ls "$work/seeds" | wc -l) seeds kept in $work/seeds"
+  elif ! python3 "$root/test/fuzz/make_seeds.py" "$target" "$work/seeds" \
        --duet "$build/bin/duet"; then
     failed=1
     continue

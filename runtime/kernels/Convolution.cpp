@@ -349,8 +349,9 @@ Status convolution3d(const KernelContext &ctx) {
   DUET_RETURN_IF_ERROR(ctx.requireRank(w, "weight", {5}));
   if (transposed)
     return ctx.error("a 3-D transposed convolution is not supported");
-  if (groups < 1 || x.sizes[1] != w.sizes[1] * groups ||
-      w.sizes[0] % groups != 0)
+  // Divided rather than multiplied: a hostile `groups` overflows a product.
+  if (groups < 1 || x.sizes[1] % groups != 0 ||
+      x.sizes[1] / groups != w.sizes[1] || w.sizes[0] % groups != 0)
     return ctx.error("input {} and weight {} do not fit {} groups",
                      formatShape(x.sizes), formatShape(w.sizes), groups);
   Shape expected = {x.sizes[0], w.sizes[0]};
