@@ -31,6 +31,7 @@
 #include "llvm/Support/CheckedArithmetic.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <type_traits>
@@ -419,7 +420,28 @@ void emitClamp(NodeContext &ctx, std::optional<double> low,
   // (relative-position indices) are its maximum and minimum.
   Type element = type.getElementType();
   if (isa<IntegerType>(element)) {
+    if ((low && std::isnan(*low)) || (high && std::isnan(*high)))
+      return ctx.fail("a NaN bound clamps no integer tensor");
+    // A bound past the element type's range is that range's end: it clamps
+    // nothing (and a cast of it would wrap, or be undefined past int64).
+    auto intType = cast<IntegerType>(element);
+    unsigned width = intType.getWidth();
+    double lowest = intType.isUnsigned() || width == 1
+                        ? 0.0
+                        : -std::ldexp(1.0, static_cast<int>(width) - 1);
+    double highest = std::ldexp(1.0, static_cast<int>(width) -
+                                         (intType.isUnsigned() || width == 1
+                                              ? 0
+                                              : 1)) -
+                     1;
     auto bound = [&](double v) {
+      if (v >= highest)
+        return compose::integerOf(
+            ctx, element,
+            width == 64 ? std::numeric_limits<int64_t>::max()
+                        : static_cast<int64_t>(highest));
+      if (v <= lowest)
+        return compose::integerOf(ctx, element, static_cast<int64_t>(lowest));
       return compose::integerOf(ctx, element, static_cast<int64_t>(v));
     };
     Value x = self;
