@@ -48,6 +48,38 @@ bool checkWindowArguments(NodeContext &ctx,
   return true;
 }
 
+/// Each 2-D window argument as two values (one given stands for both).
+bool asPairs(NodeContext &ctx,
+             std::initializer_list<std::pair<StringRef, SmallVector<int64_t> *>>
+                 lists) {
+  for (auto [name, list] : lists) {
+    if (list->size() == 1)
+      list->push_back(list->front());
+    if (list->size() != 2) {
+      ctx.fail("argument '" + name + "' has " + Twine(list->size()) +
+               " entries; expected 2");
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Where im2col reads, and col2im writes, each kernel tap (ki, kj) of each
+/// block (oh, ow) in the padded plane of width `width`, taps outermost.
+SmallVector<int64_t> tapPositions(ArrayRef<int64_t> kernel,
+                                  ArrayRef<int64_t> dilation,
+                                  ArrayRef<int64_t> stride, int64_t outH,
+                                  int64_t outW, int64_t width) {
+  SmallVector<int64_t> index;
+  for (int64_t ki = 0; ki < kernel[0]; ++ki)
+    for (int64_t kj = 0; kj < kernel[1]; ++kj)
+      for (int64_t oh = 0; oh < outH; ++oh)
+        for (int64_t ow = 0; ow < outW; ++ow)
+          index.push_back((oh * stride[0] + ki * dilation[0]) * width +
+                          ow * stride[1] + kj * dilation[1]);
+  return index;
+}
+
 bool checkIndexCount(NodeContext &ctx, int64_t count, StringRef what) {
   if (count > kMaxIndexConstant)
     ctx.fail(what + " moves " + Twine(count) +
@@ -338,17 +370,11 @@ void duet::import::buildIm2col(NodeContext &ctx) {
   SmallVector<int64_t> stride = ctx.integers("stride");
   if (!ctx.ok())
     return;
-  for (auto [name, list] :
-       {std::pair<StringRef, SmallVector<int64_t> *>{"kernel_size", &kernel},
-        {"dilation", &dilation},
-        {"padding", &padding},
-        {"stride", &stride}}) {
-    if (list->size() == 1)
-      list->push_back(list->front());
-    if (list->size() != 2)
-      return ctx.fail("argument '" + name + "' has " + Twine(list->size()) +
-                      " entries; expected 2");
-  }
+  if (!asPairs(ctx, {{"kernel_size", &kernel},
+                    {"dilation", &dilation},
+                    {"padding", &padding},
+                    {"stride", &stride}}))
+    return;
   if (!checkWindowArguments(ctx, {kernel, dilation, padding, stride}))
     return;
   int64_t rank = typeOf(self).getRank();
@@ -381,13 +407,8 @@ void duet::import::buildIm2col(NodeContext &ctx) {
     return;
   // Row (ki·kw + kj) of each channel holds, for every block, the element
   // that the kernel's tap (ki, kj) covers there.
-  SmallVector<int64_t> index;
-  for (int64_t ki = 0; ki < kernel[0]; ++ki)
-    for (int64_t kj = 0; kj < kernel[1]; ++kj)
-      for (int64_t oh = 0; oh < outH; ++oh)
-        for (int64_t ow = 0; ow < outW; ++ow)
-          index.push_back((oh * stride[0] + ki * dilation[0]) * width +
-                          ow * stride[1] + kj * dilation[1]);
+  SmallVector<int64_t> index =
+      tapPositions(kernel, dilation, stride, outH, outW, width);
   Value flat = view(ctx, x, {n, c, height * width});
   Value picked = selectIndices(ctx, flat, 2, index);
   Value columns = view(ctx, picked, {n, c * kernel[0] * kernel[1], blocks});
@@ -773,18 +794,12 @@ void duet::import::buildCol2im(NodeContext &ctx) {
   SmallVector<int64_t> stride = ctx.integers("stride");
   if (!ctx.ok())
     return;
-  for (auto [name, list] :
-       {std::pair<StringRef, SmallVector<int64_t> *>{"output_size", &size},
-        {"kernel_size", &kernel},
-        {"dilation", &dilation},
-        {"padding", &padding},
-        {"stride", &stride}}) {
-    if (list->size() == 1)
-      list->push_back(list->front());
-    if (list->size() != 2)
-      return ctx.fail("argument '" + name + "' has " + Twine(list->size()) +
-                      " entries; expected 2");
-  }
+  if (!asPairs(ctx, {{"output_size", &size},
+                    {"kernel_size", &kernel},
+                    {"dilation", &dilation},
+                    {"padding", &padding},
+                    {"stride", &stride}}))
+    return;
   if (!checkWindowArguments(ctx, {size, kernel, dilation, padding, stride}))
     return;
   if (type.getRank() < 2 || type.getShape().take_back(2) != ArrayRef(size))
@@ -819,13 +834,8 @@ void duet::import::buildCol2im(NodeContext &ctx) {
     return;
   // F.fold sums each column's taps into the padded output where im2col read
   // them: one scatter-add along the flattened plane, then the padding cut.
-  SmallVector<int64_t> index;
-  for (int64_t ki = 0; ki < kernel[0]; ++ki)
-    for (int64_t kj = 0; kj < kernel[1]; ++kj)
-      for (int64_t oh = 0; oh < outH; ++oh)
-        for (int64_t ow = 0; ow < outW; ++ow)
-          index.push_back((oh * stride[0] + ki * dilation[0]) * width +
-                          ow * stride[1] + kj * dilation[1]);
+  SmallVector<int64_t> index =
+      tapPositions(kernel, dilation, stride, outH, outW, width);
   Type element = type.getElementType();
   Value columns = view(ctx, ctx.castTo(self, element), {n, c, taps * blocks});
   Value line = view(ctx, indexConstant(ctx, index), {1, 1, taps * blocks});
