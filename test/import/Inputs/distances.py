@@ -9,26 +9,21 @@ a = y.view(16, 32), b = y.view(4, 4, 32); the outputs become y,
 _cdist_forward(a, b, 2) and _cdist_forward(a, b, 1.5) (batch dims broadcast:
 [4, 16, 4]) and _pdist_forward(a, 2) ([120]).
 """
-import json
 import os
 import sys
-import zipfile
 from array import array
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "runtime",
                                 "duet-run", "Inputs"))
 from edit_npy import read, write  # noqa: E402
+from graph_edit import add_output, meta, rewrite_model, tensor  # noqa: E402
 
 
 def dist(u, v, p):
     return sum(abs(x - y) ** p for x, y in zip(u, v)) ** (1 / p)
 
 
-def meta(shape):
-    return {"dtype": 7, "sizes": [{"as_int": s} for s in shape], "requires_grad": False,
-            "device": {"type": "cpu", "index": None},
-            "strides": [{"as_int": 1} for _ in shape], "storage_offset": {"as_int": 0},
-            "layout": 7}
 
 
 def main():
@@ -48,36 +43,29 @@ def main():
                 "inputs": [{"name": k, "arg": v, "kind": 1} for k, v in inputs],
                 "outputs": [{"as_tensor": {"name": out}}], "metadata": {}}
 
-    t = lambda name: {"as_tensor": {"name": name}}
-    with zipfile.ZipFile(fixture) as zin, zipfile.ZipFile(out_pt2, "w") as zout:
-        for info in zin.infolist():
-            data = zin.read(info.filename)
-            if info.filename.endswith("models/model.json"):
-                d = json.loads(data)
-                g = d["graph_module"]["graph"]
-                out = g["outputs"][0]["as_tensor"]["name"]
-                g["tensor_values"].update({"a": meta([16, 32]), "b": meta([4, 4, 32]),
-                                           "d2": meta([4, 16, 4]), "d15": meta([4, 16, 4]),
-                                           "pd": meta([120])})
-                g["nodes"] += [
-                    node("torch.ops.aten.view.default",
-                         [("self", t(out)), ("size", {"as_ints": [16, 32]})], "a"),
-                    node("torch.ops.aten.view.default",
-                         [("self", t(out)), ("size", {"as_ints": [4, 4, 32]})], "b"),
-                    node("torch.ops.aten._cdist_forward.default",
-                         [("x1", t("a")), ("x2", t("b")), ("p", {"as_float": 2.0}),
-                          ("compute_mode", {"as_none": True})], "d2"),
-                    node("torch.ops.aten._cdist_forward.default",
-                         [("x1", t("a")), ("x2", t("b")), ("p", {"as_float": 1.5}),
-                          ("compute_mode", {"as_none": True})], "d15"),
-                    node("torch.ops.aten._pdist_forward.default",
-                         [("self", t("a")), ("p", {"as_float": 2.0})], "pd")]
-                for name in ("d2", "d15", "pd"):
-                    g["outputs"].append(t(name))
-                    d["graph_module"]["signature"]["output_specs"].append(
-                        {"user_output": {"arg": t(name)}})
-                data = json.dumps(d).encode()
-            zout.writestr(info, data)
+    def edit(d):
+        g = d["graph_module"]["graph"]
+        out = g["outputs"][0]["as_tensor"]["name"]
+        g["tensor_values"].update({"a": meta([16, 32]), "b": meta([4, 4, 32]),
+                                   "d2": meta([4, 16, 4]), "d15": meta([4, 16, 4]),
+                                   "pd": meta([120])})
+        g["nodes"] += [
+            node("torch.ops.aten.view.default",
+                 [("self", tensor(out)), ("size", {"as_ints": [16, 32]})], "a"),
+            node("torch.ops.aten.view.default",
+                 [("self", tensor(out)), ("size", {"as_ints": [4, 4, 32]})], "b"),
+            node("torch.ops.aten._cdist_forward.default",
+                 [("x1", tensor("a")), ("x2", tensor("b")), ("p", {"as_float": 2.0}),
+                  ("compute_mode", {"as_none": True})], "d2"),
+            node("torch.ops.aten._cdist_forward.default",
+                 [("x1", tensor("a")), ("x2", tensor("b")), ("p", {"as_float": 1.5}),
+                  ("compute_mode", {"as_none": True})], "d15"),
+            node("torch.ops.aten._pdist_forward.default",
+                 [("self", tensor("a")), ("p", {"as_float": 2.0})], "pd")]
+        for name in ("d2", "d15", "pd"):
+            add_output(d, name)
+
+    rewrite_model(fixture, out_pt2, edit)
 
 
 if __name__ == "__main__":

@@ -7,15 +7,15 @@ NumPy: the test machine has none).
 
 usage: fold_unfold.py FIXTURE.pt2 OUTPUT.npy OUT.pt2 OUT_DIR
 """
-import json
 import os
 import sys
-import zipfile
 from array import array
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "runtime",
                                 "duet-run", "Inputs"))
 from edit_npy import read, write  # noqa: E402
+from graph_edit import add_output, meta, rewrite_model  # noqa: E402
 
 KERNEL, DILATION, PADDING, STRIDE = (3, 2), (1, 2), (1, 0), (2, 1)
 
@@ -36,11 +36,6 @@ def coverage(size):
     return counts, blocks[0] * blocks[1]
 
 
-def meta(shape):
-    return {"dtype": 7, "sizes": [{"as_int": s} for s in shape], "requires_grad": False,
-            "device": {"type": "cpu", "index": None},
-            "strides": [{"as_int": 1} for _ in shape], "storage_offset": {"as_int": 0},
-            "layout": 7}
 
 
 def main():
@@ -54,35 +49,30 @@ def main():
     write(os.path.join(out_dir, "expected0.npy"), shape, array("f", y), "<f4")
     write(os.path.join(out_dir, "expected1.npy"), shape, expected, "<f4")
     ints = lambda v: {"as_ints": list(v)}
-    with zipfile.ZipFile(fixture) as zin, zipfile.ZipFile(out_pt2, "w") as zout:
-        for info in zin.infolist():
-            data = zin.read(info.filename)
-            if info.filename.endswith("models/model.json"):
-                d = json.loads(data)
-                g = d["graph_module"]["graph"]
-                out = g["outputs"][0]["as_tensor"]["name"]
-                g["tensor_values"]["cols"] = meta([n, c * KERNEL[0] * KERNEL[1], blocks])
-                g["tensor_values"]["folded"] = meta(shape)
-                common = [{"name": "kernel_size", "arg": ints(KERNEL), "kind": 1},
-                          {"name": "dilation", "arg": ints(DILATION), "kind": 1},
-                          {"name": "padding", "arg": ints(PADDING), "kind": 1},
-                          {"name": "stride", "arg": ints(STRIDE), "kind": 1}]
-                g["nodes"] += [
-                    {"target": "torch.ops.aten.im2col.default",
-                     "inputs": [{"name": "self", "arg": {"as_tensor": {"name": out}},
-                                 "kind": 1}] + common,
-                     "outputs": [{"as_tensor": {"name": "cols"}}], "metadata": {}},
-                    {"target": "torch.ops.aten.col2im.default",
-                     "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "cols"}},
-                                 "kind": 1},
-                                {"name": "output_size", "arg": ints((h, w)), "kind": 1}]
-                     + common,
-                     "outputs": [{"as_tensor": {"name": "folded"}}], "metadata": {}}]
-                g["outputs"].append({"as_tensor": {"name": "folded"}})
-                d["graph_module"]["signature"]["output_specs"].append(
-                    {"user_output": {"arg": {"as_tensor": {"name": "folded"}}}})
-                data = json.dumps(d).encode()
-            zout.writestr(info, data)
+
+    def edit(d):
+        g = d["graph_module"]["graph"]
+        out = g["outputs"][0]["as_tensor"]["name"]
+        g["tensor_values"]["cols"] = meta([n, c * KERNEL[0] * KERNEL[1], blocks])
+        g["tensor_values"]["folded"] = meta(shape)
+        common = [{"name": "kernel_size", "arg": ints(KERNEL), "kind": 1},
+                  {"name": "dilation", "arg": ints(DILATION), "kind": 1},
+                  {"name": "padding", "arg": ints(PADDING), "kind": 1},
+                  {"name": "stride", "arg": ints(STRIDE), "kind": 1}]
+        g["nodes"] += [
+            {"target": "torch.ops.aten.im2col.default",
+             "inputs": [{"name": "self", "arg": {"as_tensor": {"name": out}},
+                         "kind": 1}] + common,
+             "outputs": [{"as_tensor": {"name": "cols"}}], "metadata": {}},
+            {"target": "torch.ops.aten.col2im.default",
+             "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "cols"}},
+                         "kind": 1},
+                        {"name": "output_size", "arg": ints((h, w)), "kind": 1}]
+             + common,
+             "outputs": [{"as_tensor": {"name": "folded"}}], "metadata": {}}]
+        add_output(d, "folded")
+
+    rewrite_model(fixture, out_pt2, edit)
 
 
 if __name__ == "__main__":

@@ -8,16 +8,16 @@ usage: linspaces.py FIXTURE.pt2 OUTPUT.npy OUT.pt2 OUT_DIR
 Outputs: y, linspace(-1, 2, 7) float32, linspace(0.9, 7.9, 4) int64,
 linspace(3, 9, 1) float32.
 """
-import json
 import math
 import os
 import sys
-import zipfile
 from array import array
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "runtime",
                                 "duet-run", "Inputs"))
 from edit_npy import read, write  # noqa: E402
+from graph_edit import add_output, meta, rewrite_model  # noqa: E402
 
 CASES = [("lin_f", -1.0, 2.0, 7, 7), ("lin_i", 0.9, 7.9, 4, 5), ("lin_one", 3.0, 9.0, 1, 7)]
 
@@ -43,30 +43,21 @@ def main():
             write(os.path.join(out_dir, f"expected{k}.npy"), [steps], array("q", values), "<i8")
         else:
             write(os.path.join(out_dir, f"expected{k}.npy"), [steps], array("f", values), "<f4")
-    with zipfile.ZipFile(fixture) as zin, zipfile.ZipFile(out_pt2, "w") as zout:
-        for info in zin.infolist():
-            data = zin.read(info.filename)
-            if info.filename.endswith("models/model.json"):
-                d = json.loads(data)
-                g = d["graph_module"]["graph"]
-                for name, start, end, steps, dtype in CASES:
-                    g["tensor_values"][name] = {
-                        "dtype": dtype, "sizes": [{"as_int": steps}], "requires_grad": False,
-                        "device": {"type": "cpu", "index": None},
-                        "strides": [{"as_int": 1}], "storage_offset": {"as_int": 0},
-                        "layout": 7}
-                    g["nodes"].append({
-                        "target": "torch.ops.aten.linspace.default",
-                        "inputs": [{"name": "start", "arg": {"as_float": start}, "kind": 1},
-                                   {"name": "end", "arg": {"as_float": end}, "kind": 1},
-                                   {"name": "steps", "arg": {"as_int": steps}, "kind": 1},
-                                   {"name": "dtype", "arg": {"as_scalar_type": dtype}, "kind": 2}],
-                        "outputs": [{"as_tensor": {"name": name}}], "metadata": {}})
-                    g["outputs"].append({"as_tensor": {"name": name}})
-                    d["graph_module"]["signature"]["output_specs"].append(
-                        {"user_output": {"arg": {"as_tensor": {"name": name}}}})
-                data = json.dumps(d).encode()
-            zout.writestr(info, data)
+
+    def edit(d):
+        g = d["graph_module"]["graph"]
+        for name, start, end, steps, dtype in CASES:
+            g["tensor_values"][name] = meta([steps], dtype)
+            g["nodes"].append({
+                "target": "torch.ops.aten.linspace.default",
+                "inputs": [{"name": "start", "arg": {"as_float": start}, "kind": 1},
+                           {"name": "end", "arg": {"as_float": end}, "kind": 1},
+                           {"name": "steps", "arg": {"as_int": steps}, "kind": 1},
+                           {"name": "dtype", "arg": {"as_scalar_type": dtype}, "kind": 2}],
+                "outputs": [{"as_tensor": {"name": name}}], "metadata": {}})
+            add_output(d, name)
+
+    rewrite_model(fixture, out_pt2, edit)
 
 
 if __name__ == "__main__":

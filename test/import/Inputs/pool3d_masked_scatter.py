@@ -11,17 +11,17 @@ stride 2x1x1, padding 1x1x0, ceil_mode, count_include_pad=False),
 _adaptive_avg_pool3d to 3x2x2, and masked_scatter(x, x > 0, x). OUT_DIR gets
 expected0.npy ... expected4.npy.
 """
-import json
 import math
 import os
 import struct
 import sys
-import zipfile
 from array import array
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "runtime",
                                 "duet-run", "Inputs"))
 from edit_npy import read, write  # noqa: E402
+from graph_edit import add_output, meta, rewrite_model, tensor  # noqa: E402
 
 
 def out_size(n, k, s, p, d, ceil):
@@ -77,15 +77,8 @@ def adaptive(x, shape, size):
     return [n, c] + list(size), result
 
 
-def meta(shape, dtype=7):
-    return {"dtype": dtype, "sizes": [{"as_int": s} for s in shape], "requires_grad": False,
-            "device": {"type": "cpu", "index": None},
-            "strides": [{"as_int": 1} for _ in shape], "storage_offset": {"as_int": 0},
-            "layout": 7}
 
 
-def tensor(name):
-    return {"as_tensor": {"name": name}}
 
 
 def arg(name, value):
@@ -111,46 +104,40 @@ def main():
     for i, (s, values) in enumerate(outputs):
         write(os.path.join(out_dir, f"expected{i}.npy"), s, array("f", values), "<f4")
 
-    with zipfile.ZipFile(fixture) as zin, zipfile.ZipFile(out_pt2, "w") as zout:
-        for info in zin.infolist():
-            data = zin.read(info.filename)
-            if info.filename.endswith("models/model.json"):
-                d = json.loads(data)
-                g = d["graph_module"]["graph"]
-                conv = g["outputs"][0]["as_tensor"]["name"]
-                tv = g["tensor_values"]
-                tv.update({"mp": meta(mp_shape), "mpi": meta(mp_shape, 5), "ap": meta(ap_shape),
-                           "aap": meta(aap_shape), "mask": meta(shape, 12), "ms": meta(shape)})
-                ints = lambda v: {"as_ints": list(v)}
-                g["nodes"] += [
-                    {"target": "torch.ops.aten.max_pool3d_with_indices.default",
-                     "inputs": [arg("self", tensor(conv)), arg("kernel_size", ints((3, 2, 2))),
-                                arg("stride", ints((1, 2, 1))), arg("padding", ints((1, 1, 0))),
-                                arg("ceil_mode", {"as_bool": True})],
-                     "outputs": [tensor("mp"), tensor("mpi")], "metadata": {}},
-                    {"target": "torch.ops.aten.avg_pool3d.default",
-                     "inputs": [arg("self", tensor(conv)), arg("kernel_size", ints((2, 2, 2))),
-                                arg("stride", ints((2, 1, 1))), arg("padding", ints((1, 1, 0))),
-                                arg("ceil_mode", {"as_bool": True}),
-                                arg("count_include_pad", {"as_bool": False})],
-                     "outputs": [tensor("ap")], "metadata": {}},
-                    {"target": "torch.ops.aten._adaptive_avg_pool3d.default",
-                     "inputs": [arg("self", tensor(conv)), arg("output_size", ints((3, 2, 2)))],
-                     "outputs": [tensor("aap")], "metadata": {}},
-                    {"target": "torch.ops.aten.gt.Scalar",
-                     "inputs": [arg("self", tensor(conv)), arg("other", {"as_float": 0.0})],
-                     "outputs": [tensor("mask")], "metadata": {}},
-                    {"target": "torch.ops.aten.masked_scatter.default",
-                     "inputs": [arg("self", tensor(conv)), arg("mask", tensor("mask")),
-                                arg("source", tensor(conv))],
-                     "outputs": [tensor("ms")], "metadata": {}},
-                ]
-                for name in ("mp", "ap", "aap", "ms"):
-                    g["outputs"].append(tensor(name))
-                    d["graph_module"]["signature"]["output_specs"].append(
-                        {"user_output": {"arg": tensor(name)}})
-                data = json.dumps(d).encode()
-            zout.writestr(info, data)
+    def edit(d):
+        g = d["graph_module"]["graph"]
+        conv = g["outputs"][0]["as_tensor"]["name"]
+        tv = g["tensor_values"]
+        tv.update({"mp": meta(mp_shape), "mpi": meta(mp_shape, 5), "ap": meta(ap_shape),
+                   "aap": meta(aap_shape), "mask": meta(shape, 12), "ms": meta(shape)})
+        ints = lambda v: {"as_ints": list(v)}
+        g["nodes"] += [
+            {"target": "torch.ops.aten.max_pool3d_with_indices.default",
+             "inputs": [arg("self", tensor(conv)), arg("kernel_size", ints((3, 2, 2))),
+                        arg("stride", ints((1, 2, 1))), arg("padding", ints((1, 1, 0))),
+                        arg("ceil_mode", {"as_bool": True})],
+             "outputs": [tensor("mp"), tensor("mpi")], "metadata": {}},
+            {"target": "torch.ops.aten.avg_pool3d.default",
+             "inputs": [arg("self", tensor(conv)), arg("kernel_size", ints((2, 2, 2))),
+                        arg("stride", ints((2, 1, 1))), arg("padding", ints((1, 1, 0))),
+                        arg("ceil_mode", {"as_bool": True}),
+                        arg("count_include_pad", {"as_bool": False})],
+             "outputs": [tensor("ap")], "metadata": {}},
+            {"target": "torch.ops.aten._adaptive_avg_pool3d.default",
+             "inputs": [arg("self", tensor(conv)), arg("output_size", ints((3, 2, 2)))],
+             "outputs": [tensor("aap")], "metadata": {}},
+            {"target": "torch.ops.aten.gt.Scalar",
+             "inputs": [arg("self", tensor(conv)), arg("other", {"as_float": 0.0})],
+             "outputs": [tensor("mask")], "metadata": {}},
+            {"target": "torch.ops.aten.masked_scatter.default",
+             "inputs": [arg("self", tensor(conv)), arg("mask", tensor("mask")),
+                        arg("source", tensor(conv))],
+             "outputs": [tensor("ms")], "metadata": {}},
+        ]
+        for name in ("mp", "ap", "aap", "ms"):
+            add_output(d, name)
+
+    rewrite_model(fixture, out_pt2, edit)
 
 
 if __name__ == "__main__":
