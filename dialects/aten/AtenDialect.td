@@ -102,6 +102,18 @@ class Aten_Op<string mnemonic, list<Trait> traits = []>
   bit kernelComputesInFloat = 1;
 }
 
+// An op that XNNPACK computes with one node of its own: the same operands,
+// the same result, no attribute. `node` names the node type in
+// runtime/schema/xnnpack.fbs and `define` the `xnn_define_` function the
+// delegate calls for it. gen_op_tables.py writes these ops into
+// AtenXnnpackNodes.inc, from which the XNNPACK rule table, layout planner and
+// emitter take their rows, so such an op is added to XNNPACK here alone.
+// Ops with attributes or several nodes keep hand-written rows.
+class XnnpackNode<string node, string define> {
+  string xnnpackNode = node;
+  string xnnpackDefine = define;
+}
+
 // Elementwise on one float tensor, result of the same type.
 class Aten_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
     : Aten_Op<mnemonic, !listconcat([SameOperandsAndResultType], traits)> {

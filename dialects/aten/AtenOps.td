@@ -150,16 +150,21 @@ def Aten_LayerNormOp : Aten_Op<"layer_norm", [AttrSizedOperandSegments]> {
 //===----------------------------------------------------------------------===//
 
 def Aten_ReluOp : Aten_UnaryOp<"relu", "max(x, 0)">;
-def Aten_HardswishOp : Aten_UnaryOp<"hardswish", "x * min(max(x + 3, 0), 6) / 6">;
+def Aten_HardswishOp : Aten_UnaryOp<"hardswish", "x * min(max(x + 3, 0), 6) / 6">,
+    XnnpackNode<"HardSwish", "hardswish">;
 def Aten_HardsigmoidOp : Aten_UnaryOp<"hardsigmoid", "min(max(x + 3, 0), 6) / 6">;
 def Aten_SiluOp : Aten_UnaryOp<"silu", "x * sigmoid(x)">;
-def Aten_SigmoidOp : Aten_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
+def Aten_SigmoidOp : Aten_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">,
+    XnnpackNode<"Sigmoid", "sigmoid">;
 def Aten_TanhOp : Aten_UnaryOp<"tanh", "tanh(x)">;
-def Aten_AbsOp : Aten_UnaryOp<"abs", "|x|">;
-def Aten_NegOp : Aten_UnaryOp<"neg", "-x">;
+def Aten_AbsOp : Aten_UnaryOp<"abs", "|x|">,
+    XnnpackNode<"Abs", "abs">;
+def Aten_NegOp : Aten_UnaryOp<"neg", "-x">,
+    XnnpackNode<"Negate", "negate">;
 def Aten_ExpOp : Aten_UnaryOp<"exp", "e^x">;
 def Aten_LogOp : Aten_UnaryOp<"log", "ln(x)">;
-def Aten_SqrtOp : Aten_UnaryOp<"sqrt", "sqrt(x)">;
+def Aten_SqrtOp : Aten_UnaryOp<"sqrt", "sqrt(x)">,
+    XnnpackNode<"SquareRoot", "square_root">;
 def Aten_RsqrtOp : Aten_UnaryOp<"rsqrt", "1 / sqrt(x)">;
 def Aten_ErfOp : Aten_UnaryOp<"erf", "erf(x), the Gauss error function">;
 def Aten_SinOp : Aten_UnaryOp<"sin", "sin(x), x in radians">;
@@ -234,11 +239,14 @@ def Aten_AddOp : Aten_BinaryOp<"add", "self + alpha * other",
     (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
 def Aten_SubOp : Aten_BinaryOp<"sub", "self - alpha * other",
     (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
-def Aten_MulOp : Aten_BinaryOp<"mul", "self * other">;
+def Aten_MulOp : Aten_BinaryOp<"mul", "self * other">,
+    XnnpackNode<"Multiply", "multiply2">;
 def Aten_DivOp : Aten_BinaryOp<"div", "self / other, rounded as `rounding_mode` says",
     (ins DefaultValuedAttr<Aten_DivRoundingAttr, "DivRounding::none">:$rounding_mode)>;
-def Aten_MaximumOp : Aten_BinaryOp<"maximum", "max(self, other)">;
-def Aten_MinimumOp : Aten_BinaryOp<"minimum", "min(self, other)">;
+def Aten_MaximumOp : Aten_BinaryOp<"maximum", "max(self, other)">,
+    XnnpackNode<"Maximum", "maximum2">;
+def Aten_MinimumOp : Aten_BinaryOp<"minimum", "min(self, other)">,
+    XnnpackNode<"Minimum", "minimum2">;
 def Aten_PowTensorOp : Aten_BinaryOp<"pow_tensor",
     "self ^ other, the exponent a tensor (`pow.Tensor_Tensor`)">;
 def Aten_RemainderOp : Aten_BinaryOp<"remainder",

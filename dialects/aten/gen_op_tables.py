@@ -14,6 +14,11 @@ The input is the dialect's records as `llvm-tblgen --dump-json` prints them
   AtenUnaryOps.inc    DUET_ATEN_UNARY(Class, Fn, "mnemonic") for every
                       Aten_UnaryOp: the importer registers them, and each
                       backend maps them to its unary function by name.
+  AtenXnnpackNodes.inc
+                      DUET_XNNPACK_NODE(ClassOp, arity, Node, "define") for
+                      every op that is also an XnnpackNode: XNNPACK's rule
+                      table, layout planner and emitter take their rows for
+                      these ops from it (arity 1 or 2: the node's inputs).
 
 The runtime links no MLIR, so the registry gets the ODS facts through these
 fragments instead of the op classes. An op's portable kernel is named after
@@ -81,7 +86,7 @@ def main():
                   if name.startswith("Aten_")),
                  key=lambda record: record["opName"])
 
-    rows, decls, unary = [], [], []
+    rows, decls, unary, xnnpack = [], [], [], []
     for op in ops:
         mnemonic = op["opName"]
         cpp = op["!name"][len("Aten_"):]
@@ -107,12 +112,23 @@ def main():
         decls.append(f"Status {kernel}(const KernelContext &ctx);")
         if "Aten_UnaryOp" in op["!superclasses"]:
             unary.append(f'DUET_ATEN_UNARY({cpp}, {cpp[:-2]}, "{mnemonic}")')
+        if "XnnpackNode" in op["!superclasses"]:
+            # One node, one to one: its operands are the op's, and there is
+            # no attribute the node would have to carry.
+            if attrs or variadic or len(operands) not in (1, 2) or \
+                    "optional" in operands or outputs != "1":
+                sys.exit(f"gen_op_tables.py: aten.{mnemonic} is an XnnpackNode "
+                         "but is not one tensor in (or two) and one out without "
+                         "attributes; give it a hand-written XNNPACK row instead")
+            xnnpack.append(f'DUET_XNNPACK_NODE({cpp}, {len(operands)}, '
+                           f'{op["xnnpackNode"]}, "{op["xnnpackDefine"]}")')
 
     out.mkdir(parents=True, exist_ok=True)
     files = {
         "AtenKernels.inc": rows,
         "AtenKernelDecls.inc": decls,
         "AtenUnaryOps.inc": unary,
+        "AtenXnnpackNodes.inc": xnnpack,
     }
     for name, lines in files.items():
         text = HEADER + "\n".join(lines) + "\n"

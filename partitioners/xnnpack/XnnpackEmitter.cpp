@@ -970,13 +970,15 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
       })
       .Case<AddOp>([&](auto) { return emitBinary(op, T::Add); })
       .Case<SubOp>([&](auto) { return emitBinary(op, T::Subtract); })
-      .Case<MulOp>([&](auto) { return emitBinary(op, T::Multiply); })
       .Case<DivOp>([&](auto) { return emitBinary(op, T::Divide); })
-      .Case<MaximumOp>([&](auto) { return emitBinary(op, T::Maximum); })
-      .Case<MinimumOp>([&](auto) { return emitBinary(op, T::Minimum); })
+  // The ops XNNPACK runs as one node of their own (XnnpackNode in the ODS).
+#define DUET_XNNPACK_NODE(Class, arity, Node, define)                          \
+  .Case<Class>([&](auto) {                                                     \
+    return arity == 2 ? emitBinary(op, T::Node) : emitUnary(op, T::Node);      \
+  })
+#include "dialects/aten/AtenXnnpackNodes.inc"
+#undef DUET_XNNPACK_NODE
       .Case<ReluOp, HardtanhOp, ClampOp>([&](auto) { return emitClamp(op); })
-      .Case<HardswishOp>([&](auto) { return emitUnary(op, T::HardSwish); })
-      .Case<SigmoidOp>([&](auto) { return emitUnary(op, T::Sigmoid); })
       .Case<LeakyReluOp>([&](auto leaky) {
         return emitUnary(op, T::LeakyRelu,
                          float(leaky.getNegativeSlope().convertToDouble()));
@@ -984,9 +986,6 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
       .Case<EluOp>([&](auto elu) {
         return emitUnary(op, T::Elu, float(elu.getAlpha().convertToDouble()));
       })
-      .Case<AbsOp>([&](auto) { return emitUnary(op, T::Abs); })
-      .Case<NegOp>([&](auto) { return emitUnary(op, T::Negate); })
-      .Case<SqrtOp>([&](auto) { return emitUnary(op, T::SquareRoot); })
       .Case<PowOp>([&](auto pow) {
         double exponent = pow.getExponent().convertToDouble();
         if (exponent == 2.0)

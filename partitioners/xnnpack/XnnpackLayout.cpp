@@ -268,8 +268,12 @@ private:
         .Case<MmOp, MatmulOp>([&](auto mm) {
           return node(op, mm.getSelfMutable(), plain, plain);
         })
-        .Case<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp>(
-            [&](auto) { return binary(op); })
+        .Case<AddOp, SubOp, DivOp>([&](auto) { return binary(op); })
+    // A one-node op: a binary one broadcasts, a unary one follows its input.
+#define DUET_XNNPACK_NODE(Class, arity, Node, define)                          \
+  .Case<Class>([&](auto) { return arity == 2 ? binary(op) : follows(op); })
+#include "dialects/aten/AtenXnnpackNodes.inc"
+#undef DUET_XNNPACK_NODE
         .Case<SoftmaxOp>([&](SoftmaxOp softmax) {
           return node(op, softmax.getSelfMutable(), plain, plain);
         })
@@ -285,9 +289,9 @@ private:
             reads = current(input);
           return node(op, view.getSelfMutable(), reads, plain);
         })
-        .Case<ReluOp, HardtanhOp, ClampOp, HardswishOp, SigmoidOp, LeakyReluOp,
-              EluOp, AbsOp, NegOp, SqrtOp, PowOp, CastOp, CloneOp,
-              ConstantPadNdOp, QuantizePerTensorOp, DequantizePerTensorOp>(
+        .Case<ReluOp, HardtanhOp, ClampOp, LeakyReluOp, EluOp, PowOp, CastOp,
+              CloneOp, ConstantPadNdOp, QuantizePerTensorOp,
+              DequantizePerTensorOp>(
             [&](auto) { return follows(op); })
         // Anything else is no XNNPACK node; the emitter reports it.
         .Default([](Operation *) { return success(); });

@@ -6,10 +6,10 @@
 // subgraph API has convolution_2d (with depthwise), deconvolution_2d,
 // fully_connected, add2/multiply2/subtract/divide/maximum2/minimum2, clamp,
 // hardswish, sigmoid, leaky_relu, elu, abs, negate, square, square_root,
-// softmax (last dim), average_pooling_2d, max_pooling_2d,
-// global_average_pooling_2d, static_constant_pad, static_reshape,
-// static_resize_bilinear_2d and convert, and no transpose, concatenate, split
-// or batch matmul.
+// ceiling, floor, bankers_rounding, softmax (last dim), average_pooling_2d,
+// max_pooling_2d, global_average_pooling_2d, static_constant_pad,
+// static_reshape, static_resize_bilinear_2d and convert, and no transpose,
+// concatenate, split or batch matmul.
 //
 //===----------------------------------------------------------------------===//
 
@@ -462,20 +462,16 @@ const XnnpackRule kRules[] = {
     node<MatmulOp>("fully_connected", true, kNoWeights, matmulArgs),
     node<AddOp>("add2", true, kNoWeights, alphaIsOne),
     node<SubOp>("subtract", true, kNoWeights, alphaIsOne),
-    node<MulOp>("multiply2", true),
     node<DivOp>("divide", true, kNoWeights, divArgs),
-    node<MaximumOp>("maximum2", true),
-    node<MinimumOp>("minimum2", true),
+    // The ops XNNPACK runs as one node of their own (XnnpackNode in the ODS).
+#define DUET_XNNPACK_NODE(Class, arity, Node, define) node<Class>(define, true),
+#include "dialects/aten/AtenXnnpackNodes.inc"
+#undef DUET_XNNPACK_NODE
     node<ReluOp>("clamp", true),
     node<HardtanhOp>("clamp", true, kNoWeights, hardtanhArgs),
     node<ClampOp>("clamp", true, kNoWeights, clampArgs),
-    node<HardswishOp>("hardswish", true),
-    node<SigmoidOp>("sigmoid", true),
     node<LeakyReluOp>("leaky_relu", true),
     node<EluOp>("elu", true, kNoWeights, eluArgs),
-    node<AbsOp>("abs", true),
-    node<NegOp>("negate", true),
-    node<SqrtOp>("square_root", true),
     node<PowOp>("square, square_root", true, kNoWeights, powArgs),
     node<SoftmaxOp>("softmax", false, kNoWeights, softmaxArgs),
     node<MeanOp>("global_average_pooling_2d", false, kNoWeights, meanArgs),

@@ -249,6 +249,9 @@ const NodeDefine<UnaryDefine> kUnaryNodes[] = {
     DUET_XNN_NODE(Negate, negate),
     DUET_XNN_NODE(Square, square),
     DUET_XNN_NODE(SquareRoot, square_root),
+    DUET_XNN_NODE(Ceiling, ceiling),
+    DUET_XNN_NODE(Floor, floor),
+    DUET_XNN_NODE(BankersRounding, bankers_rounding),
     DUET_XNN_NODE(Softmax, softmax),
 };
 const NodeDefine<BinaryDefine> kBinaryNodes[] = {
