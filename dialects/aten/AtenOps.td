@@ -182,9 +182,12 @@ def Aten_Log1pOp : Aten_UnaryOp<"log1p", "ln(1 + x), exact for small x">;
 def Aten_Expm1Op : Aten_UnaryOp<"expm1", "e^x - 1, exact for small x">;
 def Aten_Log2Op : Aten_UnaryOp<"log2", "log₂(x)">;
 def Aten_Log10Op : Aten_UnaryOp<"log10", "log₁₀(x)">;
-def Aten_CeilOp : Aten_UnaryOp<"ceil", "the least integer ≥ x">;
-def Aten_FloorOp : Aten_UnaryOp<"floor", "the greatest integer ≤ x">;
-def Aten_RoundOp : Aten_UnaryOp<"round", "x rounded to the nearest integer, halves to even">;
+def Aten_CeilOp : Aten_UnaryOp<"ceil", "the least integer ≥ x">,
+    XnnpackNode<"Ceiling", "ceiling">;
+def Aten_FloorOp : Aten_UnaryOp<"floor", "the greatest integer ≤ x">,
+    XnnpackNode<"Floor", "floor">;
+def Aten_RoundOp : Aten_UnaryOp<"round", "x rounded to the nearest integer, halves to even">,
+    XnnpackNode<"BankersRounding", "bankers_rounding">;
 def Aten_TruncOp : Aten_UnaryOp<"trunc", "x rounded toward zero">;
 def Aten_SignOp : Aten_UnaryOp<"sign", "1, 0 or -1 as x is positive, zero (or NaN) or negative">;
 

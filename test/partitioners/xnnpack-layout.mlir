@@ -212,3 +212,26 @@ func.func @bf16_plain_output(%x: tensor<2x8xbf16>) -> tensor<2x4xbf16> {
   }
   return %r : tensor<2x4xbf16>
 }
+
+// -----
+
+// The rounding ops are one-node ops from the op table (XnnpackNode): each follows its input's NHWC layout, so the chain stays one subgraph.
+// CHECK-LABEL: func.func @rounding_chain
+// CHECK: %[[C0:.*]] = aten.convolution {{.*}}xnn.layout = #xnn.layout<nhwc>, xnn.subgraph = 0 : i64}
+// CHECK-NEXT: %[[CE:.*]] = aten.ceil %[[C0]] {xnn.layout = #xnn.layout<nhwc>, xnn.subgraph = 0 : i64}
+// CHECK-NEXT: %[[FL:.*]] = aten.floor %[[CE]] {xnn.layout = #xnn.layout<nhwc>, xnn.subgraph = 0 : i64}
+// CHECK-NEXT: %[[RO:.*]] = aten.round %[[FL]] {xnn.layout = #xnn.layout<nhwc>, xnn.subgraph = 0 : i64}
+// CHECK-NEXT: aten.convolution %[[RO]], {{.*}}xnn.layout = #xnn.layout<nhwc>, xnn.subgraph = 0 : i64}
+func.func @rounding_chain(%x: tensor<1x3x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %r = duet.delegate <xnnpack> (%a = %x : tensor<1x3x8x8xf32>) -> (tensor<1x8x8x8xf32>) {
+    %w = arith.constant dense<0.5> : tensor<8x3x3x3xf32>
+    %w2 = arith.constant dense<0.5> : tensor<8x8x1x1xf32>
+    %0 = aten.convolution %a, %w {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 1 : i64, transposed = false} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32>
+    %1 = aten.ceil %0 : tensor<1x8x8x8xf32>
+    %2 = aten.floor %1 : tensor<1x8x8x8xf32>
+    %3 = aten.round %2 : tensor<1x8x8x8xf32>
+    %4 = aten.convolution %3, %w2 {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 1 : i64, transposed = false} : (tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x8x8xf32>
+    duet.yield %4 : tensor<1x8x8x8xf32>
+  }
+  return %r : tensor<1x8x8x8xf32>
+}

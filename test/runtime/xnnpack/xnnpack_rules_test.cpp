@@ -204,6 +204,23 @@ const Sample kSamples[] = {
    "func.func @forward(%x: tensor<5x9xf32>) -> tensor<5x9xf32> {\n"
    "  %a = aten.abs %x : tensor<5x9xf32>\n"
    "  %y = aten.sqrt %a : tensor<5x9xf32>\n  return %y : tensor<5x9xf32>\n}"},
+  {"aten.ceil", "after a convolution (NHWC), then a convolution",
+   "func.func @forward(%x: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {\n"
+   "  %w = @const : tensor<4x4x3x3xf32>\n"
+   "  %y = aten.convolution %x, %w {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32>\n"
+   "  %c = aten.ceil %y : tensor<1x4x6x6xf32>\n"
+   "  %z = aten.convolution %c, %w {dilation = array<i64: 1, 1>, groups = 1 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32>\n"
+   "  return %z : tensor<1x4x6x6xf32>\n}"},
+  {"aten.floor", "of a scaled input",
+   "func.func @forward(%x: tensor<5x9xf32>) -> tensor<5x9xf32> {\n"
+   "  %c = @const : tensor<9xf32>\n"
+   "  %m = aten.mul %x, %c : tensor<5x9xf32>, tensor<9xf32> -> tensor<5x9xf32>\n"
+   "  %y = aten.floor %m : tensor<5x9xf32>\n  return %y : tensor<5x9xf32>\n}"},
+  {"aten.round", "of a scaled input",
+   "func.func @forward(%x: tensor<5x9xf32>) -> tensor<5x9xf32> {\n"
+   "  %c = @const : tensor<9xf32>\n"
+   "  %m = aten.mul %x, %c : tensor<5x9xf32>, tensor<9xf32> -> tensor<5x9xf32>\n"
+   "  %y = aten.round %m : tensor<5x9xf32>\n  return %y : tensor<5x9xf32>\n}"},
   {"aten.pow", "exponents 2 and 0.5",
    "func.func @forward(%x: tensor<5x9xf32>) -> tensor<5x9xf32> {\n"
    "  %a = aten.pow %x {exponent = 2.0 : f64} : tensor<5x9xf32>\n"
