@@ -6,14 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "partitioners/common/DelegateBackend.h"
-#include "partitioners/vulkan/VulkanBackend.h"
-#include "partitioners/xnnpack/XnnpackBackend.h"
+#include "partitioners/common/BackendLowering.h"
+#include "partitioners/vulkan/VulkanLowering.h"
+#include "partitioners/xnnpack/XnnpackLowering.h"
 
 namespace duet::partition {
 
-llvm::ArrayRef<const DelegateBackend *> delegateBackends() {
-  static const DelegateBackend *const kBackends[] = {&vulkanBackend(),
+llvm::ArrayRef<const BackendLowering *> backendLowerings() {
+  static const BackendLowering *const kBackends[] = {&vulkanBackend(),
                                                      &xnnpackBackend()};
   return kBackends;
 }

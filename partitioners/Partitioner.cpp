@@ -150,7 +150,7 @@ namespace partition {
 
 std::string backendNames(llvm::StringRef separator, llvm::StringRef last) {
   std::string out;
-  ArrayRef<const DelegateBackend *> backends = delegateBackends();
+  ArrayRef<const BackendLowering *> backends = backendLowerings();
   for (auto [index, backend] : llvm::enumerate(backends)) {
     if (index)
       out += (index + 1 == backends.size() ? last : separator).str();
@@ -163,7 +163,7 @@ llvm::Error checkBackendOptions(const BackendOptions &options) {
   for (const auto &[name, value] : options.values()) {
     const OptionSpec *spec = nullptr;
     std::string known;
-    for (const DelegateBackend *backend : delegateBackends())
+    for (const BackendLowering *backend : backendLowerings())
       for (const OptionSpec &option : backend->options()) {
         if (option.name == name)
           spec = &option;
@@ -183,24 +183,24 @@ llvm::Error checkBackendOptions(const BackendOptions &options) {
 
 } // namespace partition
 
-std::optional<Placement> parsePlacement(llvm::StringRef text) {
+std::optional<PlacementPolicy> parsePlacementPolicy(llvm::StringRef text) {
   if (text == "priority")
-    return Placement::priority;
+    return PlacementPolicy::priority;
   if (text == "cost")
-    return Placement::cost;
+    return PlacementPolicy::cost;
   return std::nullopt;
 }
 
 std::vector<std::string> knownBackends() {
   std::vector<std::string> names;
-  for (const DelegateBackend *backend : delegateBackends())
+  for (const BackendLowering *backend : backendLowerings())
     names.push_back(backend->name().str());
   return names;
 }
 
 PartitionReport portableReport(ModuleOp module) {
   PartitionReport report;
-  for (const DelegateBackend *backend : delegateBackends())
+  for (const BackendLowering *backend : backendLowerings())
     report.sections.push_back(backend->unconfiguredReport());
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal())
@@ -225,7 +225,7 @@ llvm::Expected<std::string>
 targetCostsJson(MLIRContext *context, const BackendOptions &options) {
   if (llvm::Error error = checkBackendOptions(options))
     return std::move(error);
-  for (const DelegateBackend *backend : delegateBackends()) {
+  for (const BackendLowering *backend : backendLowerings()) {
     auto setUp = backend->configure(context, options);
     if (!setUp)
       return setUp.takeError();
@@ -244,7 +244,7 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
   report.backends =
       options.backends.empty() ? knownBackends() : options.backends;
   for (auto [index, name] : llvm::enumerate(report.backends)) {
-    if (!findDelegateBackend(name))
+    if (!findBackendLowering(name))
       return module.emitError()
              << "unknown backend \"" << name << "\"; backends are "
              << backendNames(", ", " and ") << ", in priority order";
@@ -255,8 +255,8 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
     return module.emitError() << llvm::toString(std::move(error));
 
   // Every backend of the build, set up under the options.
-  llvm::StringMap<std::unique_ptr<ConfiguredBackend>> configured;
-  for (const DelegateBackend *backend : delegateBackends()) {
+  llvm::StringMap<std::unique_ptr<ConfiguredLowering>> configured;
+  for (const BackendLowering *backend : backendLowerings()) {
     auto setUp = backend->configure(context, options.backendOptions);
     if (!setUp)
       return module.emitError() << llvm::toString(setUp.takeError());
@@ -264,18 +264,18 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
     configured[backend->name()] = std::move(*setUp);
   }
   // The ones asked, in priority order.
-  SmallVector<ConfiguredBackend *> backends;
-  SmallVector<Backend> kinds;
+  SmallVector<ConfiguredLowering *> backends;
+  SmallVector<DelegateKind> kinds;
   for (const std::string &name : report.backends) {
     backends.push_back(configured[name].get());
-    kinds.push_back(findDelegateBackend(name)->kind());
+    kinds.push_back(findBackendLowering(name)->kind());
   }
 
   // Placed by cost: the target's costs, for every backend asked and the
   // portable kernels.
-  bool byCost = options.placement == Placement::cost;
+  bool byCost = options.placement == PlacementPolicy::cost;
   const TargetCosts *targetCosts = nullptr;
-  for (const DelegateBackend *backend : delegateBackends())
+  for (const BackendLowering *backend : backendLowerings())
     if ((targetCosts = configured[backend->name()]->targetCosts()))
       break;
   if (targetCosts)
@@ -423,7 +423,7 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
       PartitionInfo &info = report.partitions[firstId + offset];
       info.inputs = delegate.getInputs().size();
       info.outputs = delegate.getNumResults();
-      ConfiguredBackend *backend = backends[partitions[offset].backend];
+      ConfiguredLowering *backend = backends[partitions[offset].backend];
       if (failed(backend->rules().legalize(delegate)) ||
           failed(backend->plan(delegate, info, names)))
         return failure();

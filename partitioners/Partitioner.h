@@ -1,7 +1,7 @@
 //===- Partitioner.h - placing ops on the delegate backends -----*- C++ -*-===//
 //
 // The partitioner's library API. `partitionModule` asks the registered
-// backends (partitioners/common/DelegateBackend.h), in priority order,
+// backends (partitioners/common/BackendLowering.h), in priority order,
 // whether they can run each op; groups the claimed ops into acyclic
 // partitions wrapped in `duet.delegate`; legalizes each partition with the
 // decomposition library for its backend's native ops; lets its backend plan
@@ -14,7 +14,7 @@
 #ifndef DUET_PARTITIONERS_PARTITIONER_H
 #define DUET_PARTITIONERS_PARTITIONER_H
 
-#include "partitioners/common/DelegateBackend.h"
+#include "partitioners/common/BackendLowering.h"
 #include "partitioners/common/Report.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -32,7 +32,7 @@ class OpPassManager;
 namespace duet {
 
 /// How ops are given to backends (docs/partitioning.md).
-enum class Placement {
+enum class PlacementPolicy {
   /// The first backend, in priority order, that can run an op takes it.
   priority,
   /// The placement with the least estimated time under the target
@@ -40,8 +40,8 @@ enum class Placement {
   cost,
 };
 
-/// "priority" or "cost" as a Placement; nothing for any other text.
-std::optional<Placement> parsePlacement(llvm::StringRef text);
+/// "priority" or "cost" as a PlacementPolicy; nothing for any other text.
+std::optional<PlacementPolicy> parsePlacementPolicy(llvm::StringRef text);
 
 /// What one partitioning is asked to do.
 struct PartitionOptions {
@@ -49,8 +49,8 @@ struct PartitionOptions {
   /// empty means all of them, in the default order. Placed by cost, the
   /// backends that may be used.
   std::vector<std::string> backends;
-  Placement placement = Placement::priority;
-  /// The backends' options by name (DelegateBackend::options).
+  PlacementPolicy placement = PlacementPolicy::priority;
+  /// The backends' options by name (BackendLowering::options).
   partition::BackendOptions backendOptions;
 };
 

@@ -56,7 +56,7 @@ struct PartitionPass : impl::PartitionPassBase<PartitionPass> {
     PartitionOptions options;
     options.backends.assign(backends.begin(), backends.end());
     options.backendOptions = backendOptions.values();
-    std::optional<Placement> mode = parsePlacement(placement);
+    std::optional<PlacementPolicy> mode = parsePlacementPolicy(placement);
     if (!mode) {
       module.emitError() << "placement must be priority or cost, got '"
                          << placement << "'";
@@ -86,8 +86,8 @@ struct PartitionPass : impl::PartitionPassBase<PartitionPass> {
   }
 
   void addBackendOptions() {
-    for (const partition::DelegateBackend *backend :
-         partition::delegateBackends())
+    for (const partition::BackendLowering *backend :
+         partition::backendLowerings())
       backendOptions.add(*this, backend->options());
   }
 
@@ -101,7 +101,7 @@ struct FuseActivationsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (const std::string &name : backends) {
-      if (!partition::findDelegateBackend(name)) {
+      if (!partition::findBackendLowering(name)) {
         module.emitError() << "unknown backend \"" << name
                            << "\"; backends are "
                            << partition::backendNames(", ", " and ");
@@ -109,8 +109,8 @@ struct FuseActivationsPass
       }
     }
     module.walk([&](DelegateOp delegate) {
-      const partition::DelegateBackend &backend =
-          partition::delegateBackend(delegate.getBackend());
+      const partition::BackendLowering &backend =
+          partition::backendLowering(delegate.getBackend());
       const partition::FusionTarget *target = backend.fusionTarget();
       if (!target || (!backends.empty() &&
                       !llvm::is_contained(backends, backend.name().str())))
@@ -124,21 +124,21 @@ struct FuseActivationsPass
 
 void registerPartitionerPasses() {
   registerDuetPartitionerPasses();
-  for (const partition::DelegateBackend *backend :
-       partition::delegateBackends())
+  for (const partition::BackendLowering *backend :
+       partition::backendLowerings())
     backend->registerPasses();
 }
 
 void registerPartitionerDialects(DialectRegistry &registry) {
   registry.insert<fusion::FusionDialect>();
-  for (const partition::DelegateBackend *backend :
-       partition::delegateBackends())
+  for (const partition::BackendLowering *backend :
+       partition::backendLowerings())
     backend->registerDialects(registry);
 }
 
 void addDelegateLoweringPasses(OpPassManager &pm) {
-  for (const partition::DelegateBackend *backend :
-       partition::delegateBackends())
+  for (const partition::BackendLowering *backend :
+       partition::backendLowerings())
     backend->addLoweringPasses(pm);
   pm.addPass(createFuseActivationsPass());
 }

@@ -2,7 +2,7 @@
 //
 // `duet-partition` is the partition, legalize and plan steps of the pipeline
 // in one pass (they share the placement decisions and the report); its
-// options include every backend's (DelegateBackend::options), added when the
+// options include every backend's (BackendLowering::options), added when the
 // pass is made. docs/partitioning.md describes the rules and the report.
 // `duet-fuse-activations` lowers the partitions for their emitters after
 // each backend's own lowering passes (<backend>/*Passes.td;
@@ -74,7 +74,7 @@ def FuseActivationsPass : Pass<"duet-fuse-activations", "::mlir::ModuleOp"> {
     output bounds: the producer gets `fusion.output_bounds`, the activation
     `fusion.folded`, and it stays in the region (the program records the
     partition's aten form). The rule is one; what each backend takes is its
-    FusionTarget (its DelegateBackend's fusionTarget()): XNNPACK folds
+    FusionTarget (its BackendLowering's fusionTarget()): XNNPACK folds
     into every node with output_min/output_max and intersects successive
     activations while min < max, Vulkan folds one activation into a
     convolution. Run it after the layouts are planned (`duet-partition`

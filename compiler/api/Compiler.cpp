@@ -10,7 +10,7 @@
 
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/aten/AtenDialect.h"
-#include "runtime/kernels/Kernel.h"
+#include "runtime/core/Kernel.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringMap.h"
@@ -54,7 +54,7 @@ Status compilePath(const std::string &path, const std::string &shownAs,
   pipeline.maxWork = options.maxWork;
   for (const auto &[name, value] : options.backendOptions)
     pipeline.partition.backendOptions.set(name, value);
-  std::optional<Placement> placement = parsePlacement(options.placement);
+  std::optional<PlacementPolicy> placement = parsePlacementPolicy(options.placement);
   if (!placement)
     return Status(ErrorCode::badInput,
                   "placement must be \"priority\" or \"cost\", got \"" +
@@ -160,8 +160,8 @@ std::vector<std::string> availableBackends() { return emittableBackends(); }
 
 std::vector<BackendInfo> knownBackends() {
   std::vector<BackendInfo> backends;
-  for (const partition::DelegateBackend *backend :
-       partition::delegateBackends()) {
+  for (const partition::BackendLowering *backend :
+       partition::backendLowerings()) {
     BackendInfo &info = backends.emplace_back();
     info.name = backend->name().str();
     info.title = backend->title().str();
@@ -175,8 +175,8 @@ std::vector<BackendInfo> knownBackends() {
 std::vector<OpRow> opSupportTable() {
   mlir::MLIRContext ctx;
   ctx.loadDialect<aten::AtenDialect>();
-  llvm::ArrayRef<const partition::DelegateBackend *> backends =
-      partition::delegateBackends();
+  llvm::ArrayRef<const partition::BackendLowering *> backends =
+      partition::backendLowerings();
   llvm::StringMap<OpRow> rows;
   for (mlir::RegisteredOperationName name : ctx.getRegisteredOperations()) {
     if (name.getDialectNamespace() != aten::AtenDialect::getDialectNamespace())

@@ -2,14 +2,14 @@
 
 #include "compiler/emit/ProgramEmitter.h"
 
-#include "compiler/emit/MemoryPlan.h"
+#include "compiler/emit/ArenaPlanner.h"
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
 #include "partitioners/common/DelegateEmitter.h"
 #include "runtime/core/Limits.h"
 #include "runtime/core/OpWork.h"
 #include "runtime/core/ProgramBuilder.h"
-#include "runtime/kernels/Kernel.h"
+#include "runtime/core/Kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -444,10 +444,10 @@ LogicalResult Emitter::emitKernelCall(Operation *op) {
 
 LogicalResult Emitter::emitDelegate(DelegateOp op) {
   DelegateEmitter *backend =
-      partition::delegateBackend(op.getBackend()).emitter();
+      partition::backendLowering(op.getBackend()).emitter();
   if (!backend)
     return op.emitError() << "no program emitter is built for the '"
-                          << stringifyBackend(op.getBackend())
+                          << stringifyDelegateKind(op.getBackend())
                           << "' delegate; compile with --backends portable "
                              "or a backend this build has";
   rt::DelegateCall call;
@@ -483,7 +483,7 @@ LogicalResult Emitter::emitDelegate(DelegateOp op) {
     call.outputs.push_back(*id);
   }
   rt::DelegateSpec spec;
-  spec.backend = stringifyBackend(op.getBackend()).str();
+  spec.backend = stringifyDelegateKind(op.getBackend()).str();
   for (Operation &inner : body.without_terminator()) {
     if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
       if (failed(emitConstant(constant)))
@@ -592,7 +592,7 @@ LogicalResult Emitter::run(func::FuncOp func, std::vector<uint8_t> &bytes,
     requests.back().name = infos_[id].name;
     planned.push_back(id);
   }
-  MemoryPlan plan;
+  ArenaAssignment plan;
   if (std::optional<std::string> error =
           planMemoryWithinLimits(requests, rt::kArenaAlignment, plan))
     return func.emitError() << *error;

@@ -11,7 +11,7 @@
 #ifndef DUET_COMPILER_EMIT_PROGRAMEMITTER_H
 #define DUET_COMPILER_EMIT_PROGRAMEMITTER_H
 
-#include "partitioners/common/DelegateBackend.h"
+#include "partitioners/common/BackendLowering.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/LogicalResult.h"

@@ -15,8 +15,8 @@ namespace duet {
 
 std::vector<std::string> emittableBackends() {
   std::vector<std::string> names;
-  for (const partition::DelegateBackend *backend :
-       partition::delegateBackends())
+  for (const partition::BackendLowering *backend :
+       partition::backendLowerings())
     if (backend->emitter())
       names.push_back(backend->name().str());
   return names;
@@ -68,7 +68,7 @@ llvm::Expected<CompileResult> compileModel(llvm::StringRef path,
   for (const std::string &backend : options.backends) {
     if (backend == "portable")
       continue;
-    if (!partition::findDelegateBackend(backend))
+    if (!partition::findBackendLowering(backend))
       return makeError(CompileErrorKind::badInput, errorKind,
                        "unknown backend '" + backend + "'; choose from " +
                            partition::backendNames(", ", ", ") + ", portable");

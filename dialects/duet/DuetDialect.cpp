@@ -125,7 +125,7 @@ LogicalResult LayoutConvertOp::verify() {
   if (getFrom() == getTo())
     return emitOpError() << "converts a tensor to the layout it already has";
   auto delegate = (*this)->getParentOfType<DelegateOp>();
-  if (!delegate || delegate.getBackend() != Backend::vulkan)
+  if (!delegate || delegate.getBackend() != DelegateKind::vulkan)
     return emitOpError() << "belongs inside a duet.delegate <vulkan>";
   auto emitError = [&]() { return emitOpError(); };
   if (failed(checkLayoutFits(emitError, getFrom(), getType())) ||
@@ -140,7 +140,7 @@ LogicalResult LayoutConvertOp::verify() {
 
 // duet.delegate <backend> (%arg = %operand : type, ...) -> (types) { body } attr-dict
 ParseResult DelegateOp::parse(OpAsmParser &parser, OperationState &result) {
-  BackendAttr backend;
+  DelegateKindAttr backend;
   if (parser.parseCustomAttributeWithFallback(backend, Type{}))
     return failure();
   result.addAttribute(getBackendAttrName(result.name), backend);

@@ -34,13 +34,13 @@ def Duet_Dialect : Dialect {
   }];
 }
 
-def Duet_Backend : I32EnumAttr<"Backend", "a delegate backend", [
+def Duet_DelegateKind : I32EnumAttr<"DelegateKind", "which backend a delegate is for", [
     I32EnumAttrCase<"vulkan", 0>,
     I32EnumAttrCase<"xnnpack", 1>]> {
   let cppNamespace = "::duet";
   let genSpecializedAttr = 0;
 }
-def Duet_BackendAttr : EnumAttr<Duet_Dialect, Duet_Backend, "backend"> {
+def Duet_DelegateKindAttr : EnumAttr<Duet_Dialect, Duet_DelegateKind, "backend"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
@@ -103,7 +103,7 @@ def Duet_DelegateOp : Duet_Op<"delegate", [
     }
     ```
   }];
-  let arguments = (ins Duet_BackendAttr:$backend, Variadic<AnyType>:$inputs);
+  let arguments = (ins Duet_DelegateKindAttr:$backend, Variadic<AnyType>:$inputs);
   let results = (outs Variadic<AnyType>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;

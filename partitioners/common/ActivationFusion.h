@@ -11,7 +11,7 @@
 // - and the backend's node for the producer takes output bounds.
 //
 // That rule is one for every backend; what a backend's nodes can take is a
-// FusionTarget, its DelegateBackend's fusionTarget(). The fusion is recorded
+// FusionTarget, its BackendLowering's fusionTarget(). The fusion is recorded
 // with the `fusion` dialect (FusionDialect.h) and the delegate emitters read
 // it.
 //

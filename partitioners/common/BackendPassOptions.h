@@ -12,7 +12,7 @@
 #ifndef DUET_PARTITIONERS_COMMON_BACKENDPASSOPTIONS_H
 #define DUET_PARTITIONERS_COMMON_BACKENDPASSOPTIONS_H
 
-#include "partitioners/common/DelegateBackend.h"
+#include "partitioners/common/BackendLowering.h"
 
 #include "mlir/Pass/Pass.h"
 

@@ -2,7 +2,7 @@
 //
 // The program emitter writes what every delegate has in common (its inputs,
 // outputs, constants and its ops in aten form, for `duet run --reference` and
-// `duet inspect`); a backend's DelegateEmitter (its DelegateBackend's
+// `duet inspect`); a backend's DelegateEmitter (its BackendLowering's
 // emitter()) writes the blob in the backend's own format
 // (runtime/schema/<backend>.fbs) and may add constants it prepared (weights
 // repacked into the layout its kernels read), so that loading does no work
@@ -14,7 +14,7 @@
 #define DUET_PARTITIONERS_COMMON_DELEGATEEMITTER_H
 
 #include "dialects/duet/DuetDialect.h"
-#include "partitioners/common/DelegateBackend.h"
+#include "partitioners/common/BackendLowering.h"
 #include "runtime/core/DType.h"
 #include "runtime/core/ProgramTypes.h"
 

@@ -3,7 +3,7 @@
 #include "partitioners/common/FusionDialect.h"
 
 #include "partitioners/common/ActivationFusion.h"
-#include "partitioners/common/DelegateBackend.h"
+#include "partitioners/common/BackendLowering.h"
 
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
@@ -96,11 +96,11 @@ static LogicalResult verifyOutputBounds(Operation *op, Attribute value) {
                              << " belongs on an op of one result inside a "
                                 "duet.delegate";
   const partition::FusionTarget *target =
-      partition::delegateBackend(delegate.getBackend()).fusionTarget();
+      partition::backendLowering(delegate.getBackend()).fusionTarget();
   if (!target || !target->takesBounds(op))
     return op->emitOpError()
            << "has " << FusionDialect::kOutputBoundsAttrName << ", but its "
-           << stringifyBackend(delegate.getBackend())
+           << stringifyDelegateKind(delegate.getBackend())
            << " node takes no output bounds";
   if (target->needsMinBelowMax && !(bounds[0] < bounds[1]))
     return op->emitOpError()
@@ -119,7 +119,7 @@ static LogicalResult verifyFolded(Operation *op, Attribute value) {
   auto delegate = op->getParentOfType<DelegateOp>();
   const partition::FusionTarget *target =
       delegate
-          ? partition::delegateBackend(delegate.getBackend()).fusionTarget()
+          ? partition::backendLowering(delegate.getBackend()).fusionTarget()
           : nullptr;
   if (!target)
     return op->emitOpError() << FusionDialect::kFoldedAttrName

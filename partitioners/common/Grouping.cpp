@@ -262,7 +262,7 @@ LogicalResult makePartitionsContiguous(Block &block,
 
 /// Wraps `partition` in a delegate; records in `cloned` the constants it
 /// copied inside.
-DelegateOp outline(const Partition &partition, Backend backend,
+DelegateOp outline(const Partition &partition, DelegateKind backend,
                    llvm::SmallPtrSetImpl<Operation *> &cloned) {
   DenseSet<Operation *> inside(partition.ops.begin(), partition.ops.end());
   SmallVector<Value> inputs;
@@ -332,7 +332,7 @@ groupPartitions(Block &block, const DenseMap<Operation *, int> &assignment) {
 
 FailureOr<SmallVector<DelegateOp>>
 outlinePartitions(Block &block, ArrayRef<Partition> partitions,
-                  ArrayRef<Backend> backends) {
+                  ArrayRef<DelegateKind> backends) {
   if (failed(makePartitionsContiguous(block, partitions)))
     return failure();
   SmallVector<DelegateOp> delegates;

@@ -51,7 +51,7 @@ groupPartitions(mlir::Block &block,
 /// fails, changing nothing, if the contracted graph has a cycle.
 mlir::FailureOr<llvm::SmallVector<DelegateOp>>
 outlinePartitions(mlir::Block &block, llvm::ArrayRef<Partition> partitions,
-                  llvm::ArrayRef<Backend> backends);
+                  llvm::ArrayRef<DelegateKind> backends);
 
 } // namespace duet::partition
 

@@ -104,7 +104,7 @@ LogicalResult Decomposer::legalize(DelegateOp delegate) {
           applyPatternsAndFoldGreedily(delegate.getBody(), patterns, config)))
     return success();
   return delegate.emitOpError()
-         << "legalization of this " << stringifyBackend(delegate.getBackend())
+         << "legalization of this " << stringifyDelegateKind(delegate.getBackend())
          << " partition did not converge";
 }
 

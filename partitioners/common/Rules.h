@@ -121,9 +121,9 @@ class BackendRules {
 public:
   virtual ~BackendRules() = default;
   /// The backend, as the dialect's `duet.delegate` names it.
-  virtual Backend kind() const = 0;
+  virtual DelegateKind kind() const = 0;
   /// Its name, as the dialect spells it.
-  llvm::StringRef name() const { return stringifyBackend(kind()); }
+  llvm::StringRef name() const { return stringifyDelegateKind(kind()); }
   /// Whether this backend can run `op`, natively or through decomposition.
   virtual Verdict check(mlir::Operation *op) = 0;
   /// The names of the ops this backend runs natively: legalization inside

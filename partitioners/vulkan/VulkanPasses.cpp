@@ -2,7 +2,7 @@
 
 #include "partitioners/common/BackendPassOptions.h"
 #include "partitioners/vulkan/LayoutPlanner.h"
-#include "partitioners/vulkan/VulkanBackend.h"
+#include "partitioners/vulkan/VulkanLowering.h"
 
 #include "dialects/duet/DuetDialect.h"
 
@@ -35,7 +35,7 @@ struct VulkanLayoutPass : impl::VulkanLayoutPassBase<VulkanLayoutPass> {
     }
     VulkanRules rules(&getContext(), *limits);
     WalkResult result = module.walk([&](DelegateOp delegate) {
-      if (delegate.getBackend() != Backend::vulkan ||
+      if (delegate.getBackend() != DelegateKind::vulkan ||
           delegate->hasAttr(DuetDialect::kVkArgLayoutsAttrName))
         return WalkResult::advance();
       if (failed(planVulkanLayouts(delegate, rules)))

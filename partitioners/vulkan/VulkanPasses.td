@@ -3,7 +3,7 @@
 // `duet-partition` plans the layouts of the Vulkan partitions it forms;
 // `duet-vulkan-layout` runs that planning alone on partitions that already
 // exist. Its options are the Vulkan backend's (texture-limits,
-// target-profile; VulkanBackend.cpp), added when the pass is made.
+// target-profile; VulkanLowering.cpp), added when the pass is made.
 //
 //===----------------------------------------------------------------------===//
 

@@ -99,7 +99,7 @@ class VulkanRules : public RuleTable<VulkanRule> {
 public:
   VulkanRules(mlir::MLIRContext *context, VulkanLimits limits);
 
-  Backend kind() const override { return Backend::vulkan; }
+  DelegateKind kind() const override { return DelegateKind::vulkan; }
 
   /// The storage options of a native op; std::nullopt for an op without a
   /// native rule.

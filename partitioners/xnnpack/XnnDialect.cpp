@@ -101,7 +101,7 @@ std::optional<int64_t> xnn::subgraphOf(Operation *op) {
 /// Whether `op` is inside a `duet.delegate <xnnpack>`.
 static bool inXnnpackPartition(Operation *op) {
   auto delegate = op->getParentOfType<DelegateOp>();
-  return delegate && delegate.getBackend() == Backend::xnnpack;
+  return delegate && delegate.getBackend() == DelegateKind::xnnpack;
 }
 
 LogicalResult XnnDialect::verifyOperationAttribute(Operation *op,

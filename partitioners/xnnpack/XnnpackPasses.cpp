@@ -1,7 +1,7 @@
 //===- XnnpackPasses.cpp - the XNNPACK backend's passes -------------------===//
 
 #include "partitioners/xnnpack/XnnDialect.h"
-#include "partitioners/xnnpack/XnnpackBackend.h"
+#include "partitioners/xnnpack/XnnpackLowering.h"
 #include "partitioners/xnnpack/XnnpackLayout.h"
 
 #include "dialects/duet/DuetDialect.h"
@@ -25,7 +25,7 @@ struct XnnpackLayoutPass : impl::XnnpackLayoutPassBase<XnnpackLayoutPass> {
 
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](DelegateOp delegate) {
-      if (delegate.getBackend() != Backend::xnnpack ||
+      if (delegate.getBackend() != DelegateKind::xnnpack ||
           hasXnnpackLayouts(delegate))
         return WalkResult::advance();
       FailureOr<XnnpackLayoutPlan> plan = planXnnpackLayouts(delegate);

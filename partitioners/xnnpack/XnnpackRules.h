@@ -37,7 +37,7 @@ class XnnpackRules : public RuleTable<XnnpackRule> {
 public:
   XnnpackRules(mlir::MLIRContext *context, bool enableBf16);
 
-  Backend kind() const override { return Backend::xnnpack; }
+  DelegateKind kind() const override { return DelegateKind::xnnpack; }
 
   /// The whole table, for documentation and tests.
   static llvm::ArrayRef<XnnpackRule> table();

@@ -50,7 +50,7 @@ std::string environmentValue(const char *name) {
   return value ? value : "";
 }
 
-rt::Status readVulkanEnvironment(rt::LoadOptions &options) {
+rt::Status readBackendEnvironment(rt::LoadOptions &options) {
   runtime::VulkanOptions &vulkan = options.vulkan;
   vulkan.device = environmentValue(rt::kVulkanDeviceVariable);
   DUET_RETURN_IF_ERROR(readLimit(rt::kVulkanTestMaxImage3DVariable,
@@ -83,7 +83,7 @@ rt::Status readVulkanEnvironment(rt::LoadOptions &options) {
 
 std::optional<rt::DeviceInfo> selectedDevice(std::string *backendName) {
   rt::LoadOptions load;
-  if (!readVulkanEnvironment(load).isOk())
+  if (!readBackendEnvironment(load).isOk())
     return std::nullopt;
   rt::BackendRegistry &registry = rt::defaultBackends();
   for (const std::string &name : registry.names()) {

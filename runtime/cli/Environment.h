@@ -27,13 +27,14 @@ std::string environmentValue(const char *name);
 /// under ~/.cache.
 std::string pipelineCacheFolder();
 
-/// Sets `options.vulkan` from DUET_VULKAN_DEVICE and the test hooks
+/// The backends' load options from the environment: `options.vulkan` from
+/// DUET_VULKAN_DEVICE and the test hooks
 /// DUET_VULKAN_TEST_MAX_IMAGE_3D, DUET_VULKAN_TEST_MAX_STORAGE_BUFFER_RANGE
 /// (positive whole numbers), DUET_VULKAN_TEST_NO_FP16_IMAGES and
 /// DUET_VULKAN_TEST_DEVICE_STAGING (set to any value), and
 /// `options.xnnpackOnly` from DUET_XNNPACK_ONLY (set to any value). An error
 /// names a variable whose value is not such a number.
-rt::Status readVulkanEnvironment(rt::LoadOptions &options);
+rt::Status readBackendEnvironment(rt::LoadOptions &options);
 
 /// The device the runtime's delegates would run on here, under the
 /// environment's Vulkan options: the selected device of the first backend

@@ -69,7 +69,7 @@ rt::Status setRandomInput(rt::Runtime &runtime, size_t index) {
 
 int loadProgram(const std::string &path, rt::LoadOptions options,
                 std::unique_ptr<rt::Runtime> &runtime, double *loadMs) {
-  rt::Status status = readVulkanEnvironment(options);
+  rt::Status status = readBackendEnvironment(options);
   if (status.isOk()) {
     auto start = std::chrono::steady_clock::now();
     status = rt::Runtime::load(path, options, runtime);

@@ -13,7 +13,7 @@
 #include "runtime/core/Backend.h"
 #include "runtime/core/Faults.h"
 #include "runtime/core/Program.h"
-#include "runtime/kernels/AttrMap.h"
+#include "runtime/core/AttrMap.h"
 
 #include <memory>
 #include <string>

@@ -12,7 +12,7 @@
 #define DUET_RUNTIME_CORE_LOADOPTIONS_H
 
 #include "duet/runtime_options.h"
-#include "runtime/kernels/Kernel.h"
+#include "runtime/core/Kernel.h"
 
 #include <functional>
 #include <string_view>

@@ -22,7 +22,7 @@
 #include "runtime/core/LoadOptions.h"
 #include "runtime/core/ProgramTypes.h"
 #include "runtime/core/Status.h"
-#include "runtime/kernels/Kernel.h"
+#include "runtime/core/Kernel.h"
 
 #include <memory>
 #include <string>

@@ -10,7 +10,7 @@
 #define DUET_RUNTIME_CORE_PROGRAMTYPES_H
 
 #include "runtime/core/DType.h"
-#include "runtime/kernels/AttrMap.h"
+#include "runtime/core/AttrMap.h"
 #include "runtime/schema/types_generated.h"
 
 #include <array>

@@ -11,7 +11,7 @@
 #ifndef DUET_RUNTIME_KERNELS_KERNELSUPPORT_H
 #define DUET_RUNTIME_KERNELS_KERNELSUPPORT_H
 
-#include "runtime/kernels/Kernel.h"
+#include "runtime/core/Kernel.h"
 
 #include <array>
 #include <initializer_list>

@@ -35,8 +35,8 @@ constexpr uint64_t kMaxRunBytes = uint64_t(16) << 20;
 
 /// A device as the generic profile (partitioners/vulkan/profiles) describes
 /// it, which is what `duet compile` targets by default.
-vulkan::DeviceInfo fakeDevice() {
-  vulkan::DeviceInfo device;
+vulkan::PhysicalDeviceInfo fakeDevice() {
+  vulkan::PhysicalDeviceInfo device;
   device.name = "fuzz (generic profile)";
   device.type = "other";
   device.apiVersion = "1.1.0";
@@ -54,7 +54,7 @@ vulkan::DeviceInfo fakeDevice() {
 
 /// Checks each delegate blob as its backend's init would.
 void checkDelegates(const Program &program) {
-  static const vulkan::DeviceInfo device = fakeDevice();
+  static const vulkan::PhysicalDeviceInfo device = fakeDevice();
   for (uint32_t i = 0; i < program.delegates().size(); ++i) {
     const DelegateInfo &delegate = program.delegates()[i];
     if (delegate.backend == "xnnpack") {

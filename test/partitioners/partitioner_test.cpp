@@ -369,7 +369,7 @@ TEST_CASE("partitions are connected, of one backend, acyclic once "
 
     // Outlining reorders the block so that every use still follows its def.
     auto delegates = outlinePartitions(block, partitions,
-                                       {Backend::vulkan, Backend::xnnpack});
+                                       {DelegateKind::vulkan, DelegateKind::xnnpack});
     REQUIRE(succeeded(delegates));
     CHECK(delegates->size() == partitions.size());
     CHECK(succeeded(verify(*module)));
@@ -380,16 +380,16 @@ TEST_CASE("every backend of the dialect is registered once, with a title, "
           "options of distinct names and rows of registered ops",
           "[backends]") {
   MLIRContext &ctx = context();
-  for (uint32_t value = 0; value <= getMaxEnumValForBackend(); ++value) {
-    std::optional<Backend> kind = symbolizeBackend(value);
+  for (uint32_t value = 0; value <= getMaxEnumValForDelegateKind(); ++value) {
+    std::optional<DelegateKind> kind = symbolizeDelegateKind(value);
     REQUIRE(kind);
-    const DelegateBackend *backend =
-        findDelegateBackend(stringifyBackend(*kind));
+    const BackendLowering *backend =
+        findBackendLowering(stringifyDelegateKind(*kind));
     REQUIRE(backend);
     CHECK(backend->kind() == *kind);
   }
   llvm::StringSet<> names, options;
-  for (const DelegateBackend *backend : delegateBackends()) {
+  for (const BackendLowering *backend : backendLowerings()) {
     INFO(backend->name().str());
     CHECK(names.insert(backend->name()).second);
     CHECK(!backend->title().empty());

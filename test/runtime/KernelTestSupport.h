@@ -3,8 +3,8 @@
 #ifndef DUET_TEST_RUNTIME_KERNELTESTSUPPORT_H
 #define DUET_TEST_RUNTIME_KERNELTESTSUPPORT_H
 
-#include "runtime/kernels/AttrMap.h"
-#include "runtime/kernels/Kernel.h"
+#include "runtime/core/AttrMap.h"
+#include "runtime/core/Kernel.h"
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 // The arena planner: no two buffers alive at once share bytes, offsets are
 // aligned, and the arena stays near the lower bound on typical graphs.
 
-#include "compiler/emit/MemoryPlan.h"
+#include "compiler/emit/ArenaPlanner.h"
 
 #include <catch2/catch.hpp>
 
@@ -13,7 +13,7 @@ using duet::PlanRequest;
 namespace {
 
 void checkValid(const std::vector<PlanRequest> &requests,
-                const duet::MemoryPlan &plan, uint64_t alignment) {
+                const duet::ArenaAssignment &plan, uint64_t alignment) {
   REQUIRE(plan.offsets.size() == requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {
     CHECK(plan.offsets[i] % alignment == 0);

@@ -8,7 +8,7 @@
 // portable kernel registry), `core` (docs/ops.md, the core ATen overloads
 // the importer takes, compiler/import/CoreAten.h) or a section a backend
 // generates
-// (DelegateBackend::docSections: `profiles`, docs/profiles.md). A generated
+// (BackendLowering::docSections: `profiles`, docs/profiles.md). A generated
 // section sits between "<!-- BEGIN GENERATED: duet-docgen X -->" and
 // "<!-- END GENERATED -->" lines; the prose around it is written by hand.
 // Tables generated from the code cannot drift from it: a test runs --check.
@@ -19,7 +19,7 @@
 #include "compiler/import/GraphScan.h"
 #include "compiler/import/OpTable.h"
 #include "duet/compiler.h"
-#include "partitioners/common/DelegateBackend.h"
+#include "partitioners/common/BackendLowering.h"
 #include "runtime/core/AtomicFile.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -123,9 +123,9 @@ std::string coreSection() {
 }
 
 /// The backend that generates section `name`, or nullptr.
-const partition::DelegateBackend *sectionOwner(llvm::StringRef name) {
-  for (const partition::DelegateBackend *backend :
-       partition::delegateBackends())
+const partition::BackendLowering *sectionOwner(llvm::StringRef name) {
+  for (const partition::BackendLowering *backend :
+       partition::backendLowerings())
     if (llvm::is_contained(backend->docSections(), name))
       return backend;
   return nullptr;
@@ -133,8 +133,8 @@ const partition::DelegateBackend *sectionOwner(llvm::StringRef name) {
 
 int usage() {
   llvm::errs() << "usage: duet-docgen ops|core";
-  for (const partition::DelegateBackend *backend :
-       partition::delegateBackends())
+  for (const partition::BackendLowering *backend :
+       partition::backendLowerings())
     for (llvm::StringRef section : backend->docSections())
       llvm::errs() << "|" << section;
   llvm::errs() << " [--check FILE | --update FILE]\n";
@@ -152,7 +152,7 @@ int main(int argc, char **argv) {
     section = opsSection();
   } else if (what == "core") {
     section = coreSection();
-  } else if (const partition::DelegateBackend *owner = sectionOwner(what)) {
+  } else if (const partition::BackendLowering *owner = sectionOwner(what)) {
     llvm::Expected<std::string> text = owner->docSection(what);
     if (!text) {
       llvm::errs() << "error: " << llvm::toString(text.takeError()) << "\n";

@@ -102,10 +102,10 @@ int runCompile(const CompileArgs &args) {
   options.backends = args.backends;
   options.maxWork = args.maxWork;
   // Placed by cost unless the backends are named, which keeps their order.
-  options.partition.placement = args.backends.empty() ? Placement::cost
-                                                      : Placement::priority;
+  options.partition.placement = args.backends.empty() ? PlacementPolicy::cost
+                                                      : PlacementPolicy::priority;
   if (!args.placement.empty())
-    options.partition.placement = *parsePlacement(args.placement);
+    options.partition.placement = *parsePlacementPolicy(args.placement);
   bool profileGiven = false;
   for (const BackendFlag &flag : args.backendFlags)
     profileGiven |= flag.spec->name == kTargetProfile && flag.option->count();
@@ -217,8 +217,8 @@ Runner addCompileCommand(CLI::App &app) {
                       "vulkan), or with --target-profile every backend")
       ->delimiter(',');
   // Each backend's options, in the backends' order.
-  for (const partition::DelegateBackend *backend :
-       partition::delegateBackends())
+  for (const partition::BackendLowering *backend :
+       partition::backendLowerings())
     for (const partition::OptionSpec &spec : backend->options()) {
       BackendFlag &flag = args->backendFlags.emplace_back();
       flag.spec = &spec;

@@ -74,7 +74,7 @@ int runDevices(const DevicesArgs &args) {
   // Every backend that runs on devices, with the one --device names (or the
   // one a program would run on, under the environment's options) selected.
   rt::LoadOptions options;
-  if (rt::Status status = readVulkanEnvironment(options); !status.isOk()) {
+  if (rt::Status status = readBackendEnvironment(options); !status.isOk()) {
     printError(status.message());
     return kBadInput;
   }

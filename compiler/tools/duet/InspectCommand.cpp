@@ -13,7 +13,7 @@
 #include "runtime/cli/OutputFiles.h"
 #include "runtime/cli/PrintableText.h"
 
-#include "partitioners/common/DelegateBackend.h"
+#include "partitioners/common/BackendLowering.h"
 #include "runtime/core/Program.h"
 
 #include <fmt/core.h>
@@ -84,8 +84,8 @@ json partitionsJson(const rt::Program &program) {
                           {"outputs", call.outputs},
                           {"ops", ops}});
     // What the blob says of itself (Vulkan: its image format).
-    if (const partition::DelegateBackend *backend =
-            partition::findDelegateBackend(delegate.backend))
+    if (const partition::BackendLowering *backend =
+            partition::findBackendLowering(delegate.backend))
       for (const auto &[key, value] : backend->describeBlob(
                llvm::ArrayRef(delegate.blob.data, delegate.blob.size)))
         partitions.back()[key] = value;
@@ -124,8 +124,8 @@ json tensorJson(const rt::Program &program, int32_t id) {
 
 /// Fill and border colour of a partition of `backend` (grey for portable).
 std::pair<std::string, std::string> backendColors(const std::string &backend) {
-  if (const partition::DelegateBackend *known =
-          partition::findDelegateBackend(backend)) {
+  if (const partition::BackendLowering *known =
+          partition::findBackendLowering(backend)) {
     auto [fill, border] = known->colors();
     return {fill.str(), border.str()};
   }

@@ -267,7 +267,7 @@ std::vector<T> toVector(const flatbuffers::Vector<T> *values) {
 
 class PlanBuilder {
 public:
-  PlanBuilder(const Program &program, uint32_t index, const DeviceInfo &device,
+  PlanBuilder(const Program &program, uint32_t index, const PhysicalDeviceInfo &device,
               const DeviceLimits &limits, DispatchPlan &plan)
       : program_(program), index_(index), device_(device), limits_(limits),
         plan_(plan) {}
@@ -418,7 +418,7 @@ private:
 
   const Program &program_;
   uint32_t index_;
-  const DeviceInfo &device_;
+  const PhysicalDeviceInfo &device_;
   const DeviceLimits &limits_;
   DispatchPlan &plan_;
   size_t opIndex_ = 0;
@@ -2006,7 +2006,7 @@ Status PlanBuilder::foldIntoPending(const sc::Op *op, const Dispatch &own) {
 } // namespace
 
 Status buildDispatchPlan(const Program &program, uint32_t index, ByteSpan blob,
-                         const DeviceInfo &device, const DeviceLimits &limits,
+                         const PhysicalDeviceInfo &device, const DeviceLimits &limits,
                          DispatchPlan &plan) {
   plan = DispatchPlan();
   return PlanBuilder(program, index, device, limits, plan).build(blob);

@@ -210,7 +210,7 @@ struct DispatchPlan {
 /// it against `limits` of `device` (whose own, unlowered limits are
 /// `device.limits`, for messages).
 Status buildDispatchPlan(const Program &program, uint32_t index, ByteSpan blob,
-                         const DeviceInfo &device, const DeviceLimits &limits,
+                         const PhysicalDeviceInfo &device, const DeviceLimits &limits,
                          DispatchPlan &plan);
 
 } // namespace duet::rt::vulkan

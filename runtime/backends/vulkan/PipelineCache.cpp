@@ -71,7 +71,7 @@ std::string hex(const uint8_t *bytes, size_t count) {
 }
 
 /// The file of `info`'s pipelines in `dir`.
-std::string cachePath(const std::string &dir, const DeviceInfo &info) {
+std::string cachePath(const std::string &dir, const PhysicalDeviceInfo &info) {
   return (std::filesystem::path(dir) /
           fmt::format("vulkan-{:04x}-{:04x}-{}.pipelines", info.vendorId,
                       info.deviceId,
@@ -81,7 +81,7 @@ std::string cachePath(const std::string &dir, const DeviceInfo &info) {
 
 /// Why the driver data `data` cannot seed `info`'s cache; empty when it can.
 std::string whyForeign(const std::vector<uint8_t> &data,
-                       const DeviceInfo &info) {
+                       const PhysicalDeviceInfo &info) {
   if (data.size() < kDriverHeaderBytes ||
       readU32(data.data()) < kDriverHeaderBytes ||
       readU32(data.data() + 4) != VK_PIPELINE_CACHE_HEADER_VERSION_ONE)

@@ -30,7 +30,7 @@ std::string slug(const std::string &name) {
 
 /// `info` as `duet devices` shows it, with its limits as a device profile
 /// (partitioners/vulkan/DeviceProfile.h describes the format).
-DeviceInfo describe(const vulkan::DeviceInfo &info) {
+DeviceInfo describe(const vulkan::PhysicalDeviceInfo &info) {
   DeviceInfo out;
   out.index = info.index;
   out.name = info.name;
@@ -62,9 +62,9 @@ public:
 
   Status listDevices(const std::string &wanted, const LoadOptions &options,
                      DeviceList &list) override {
-    std::vector<vulkan::DeviceInfo> devices;
+    std::vector<vulkan::PhysicalDeviceInfo> devices;
     DUET_RETURN_IF_ERROR(vulkan::listDevices(devices));
-    for (const vulkan::DeviceInfo &info : devices)
+    for (const vulkan::PhysicalDeviceInfo &info : devices)
       list.devices.push_back(describe(info));
     // The device named, or the one delegates loaded with `options` run on.
     const std::string &choice = wanted.empty() ? options.vulkan.device : wanted;

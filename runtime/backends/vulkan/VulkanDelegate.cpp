@@ -1372,7 +1372,7 @@ Status VulkanDelegate::execute(const std::vector<TensorView> &inputs,
 }
 
 Status VulkanDelegate::prepareProfile() {
-  const DeviceInfo &info = device_->info();
+  const PhysicalDeviceInfo &info = device_->info();
   if (!program_.options().profile.enabled || info.timestampValidBits == 0 ||
       plan_.runDispatches.empty())
     return Status::ok();
@@ -1410,7 +1410,7 @@ Status VulkanDelegate::prepareProfile() {
 }
 
 Status VulkanDelegate::readTimestamps() {
-  const DeviceInfo &info = device_->info();
+  const PhysicalDeviceInfo &info = device_->info();
   std::vector<uint64_t> ticks(dispatchTimes_.size() + 1);
   DUET_VK_CHECK(device_->api().vkGetQueryPoolResults(
                     device_->handle(), timestamps_, 0,

@@ -130,11 +130,11 @@ bool hasExtension(const VulkanApi &api, VkPhysicalDevice device,
   return false;
 }
 
-DeviceInfo describe(const VulkanApi &api, VkPhysicalDevice device,
+PhysicalDeviceInfo describe(const VulkanApi &api, VkPhysicalDevice device,
                     uint32_t index) {
   VkPhysicalDeviceProperties properties;
   api.vkGetPhysicalDeviceProperties(device, &properties);
-  DeviceInfo info;
+  PhysicalDeviceInfo info;
   info.index = index;
   info.name = properties.deviceName;
   info.type = typeName(properties.deviceType);
@@ -234,7 +234,7 @@ std::string lower(std::string text) {
 
 } // namespace
 
-Status listDevices(std::vector<DeviceInfo> &devices) {
+Status listDevices(std::vector<PhysicalDeviceInfo> &devices) {
   // One instance lists the devices for the whole process and is never
   // destroyed, as the devices' own instances are not (docs/vulkan.md):
   // destroying it would unload the driver, some drivers refuse new
@@ -266,13 +266,13 @@ Status listDevices(std::vector<DeviceInfo> &devices) {
   return Status::ok();
 }
 
-Status selectDevice(const std::vector<DeviceInfo> &devices,
+Status selectDevice(const std::vector<PhysicalDeviceInfo> &devices,
                     const std::string &wanted, uint32_t &chosen) {
   if (!wanted.empty()) {
     bool isIndex = std::all_of(wanted.begin(), wanted.end(), [](char c) {
       return std::isdigit(static_cast<unsigned char>(c));
     });
-    for (const DeviceInfo &info : devices) {
+    for (const PhysicalDeviceInfo &info : devices) {
       if (isIndex ? std::to_string(info.index) != wanted
                   : lower(info.name).find(lower(wanted)) == std::string::npos)
         continue;
@@ -283,7 +283,7 @@ Status selectDevice(const std::vector<DeviceInfo> &devices,
       return Status::ok();
     }
     std::string names;
-    for (const DeviceInfo &info : devices)
+    for (const PhysicalDeviceInfo &info : devices)
       names += fmt::format("{}{}: {}", names.empty() ? "" : ", ", info.index,
                            info.name);
     return Status::error("vulkan: '{}' names no device; the devices are {} "
@@ -291,14 +291,14 @@ Status selectDevice(const std::vector<DeviceInfo> &devices,
                          wanted, names, kVulkanDeviceVariable);
   }
   int best = -1;
-  for (const DeviceInfo &info : devices)
+  for (const PhysicalDeviceInfo &info : devices)
     if (info.unsuitable.empty() &&
         (best < 0 ||
          typeRank(info.deviceType) < typeRank(devices[best].deviceType)))
       best = static_cast<int>(info.index);
   if (best < 0) {
     std::string why;
-    for (const DeviceInfo &info : devices)
+    for (const PhysicalDeviceInfo &info : devices)
       why += fmt::format("; {} {}", info.name, info.unsuitable);
     return Status::error("vulkan: no usable Vulkan device{}; {}", why,
                          kInstallHint);
@@ -348,7 +348,7 @@ Status Device::open(const std::string &wanted,
   clock.mark("instance created (the drivers loaded)");
   std::vector<VkPhysicalDevice> handles;
   DUET_RETURN_IF_ERROR(physicalDevices(api_, instance_, handles));
-  std::vector<DeviceInfo> infos;
+  std::vector<PhysicalDeviceInfo> infos;
   for (uint32_t i = 0; i < handles.size(); ++i)
     infos.push_back(describe(api_, handles[i], i));
   clock.mark(fmt::format("physical devices enumerated and described ({})",

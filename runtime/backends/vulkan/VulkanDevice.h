@@ -41,13 +41,13 @@ struct DeviceLimits {
 
 /// The usage of the buffers VulkanDelegate makes on imported host memory
 /// (its staging buffers of inputs and outputs), which a device must be able
-/// to import for (DeviceInfo::hostImportAlignment).
+/// to import for (PhysicalDeviceInfo::hostImportAlignment).
 inline constexpr VkBufferUsageFlags kHostImportUsage =
     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
     VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 
 /// A physical device as `duet devices` lists it.
-struct DeviceInfo {
+struct PhysicalDeviceInfo {
   uint32_t index = 0;
   std::string name;
   /// "discrete GPU", "integrated GPU", "virtual GPU", "CPU", "other".
@@ -80,12 +80,12 @@ struct DeviceInfo {
 
 /// Lists every physical device. An error when there is no loader or the
 /// loader finds no driver.
-Status listDevices(std::vector<DeviceInfo> &devices);
+Status listDevices(std::vector<PhysicalDeviceInfo> &devices);
 
 /// The device duet runs on among `devices`: the one `wanted` names (an index
 /// or a part of the name, case-insensitive) when it is not empty, else the
 /// preferred usable one. An error says why none fits.
-Status selectDevice(const std::vector<DeviceInfo> &devices,
+Status selectDevice(const std::vector<PhysicalDeviceInfo> &devices,
                     const std::string &wanted, uint32_t &chosen);
 
 /// An open logical device with one compute queue, shared by every Vulkan
@@ -117,7 +117,7 @@ public:
   const VkPhysicalDeviceMemoryProperties &memoryProperties() const {
     return memory_;
   }
-  const DeviceInfo &info() const { return info_; }
+  const PhysicalDeviceInfo &info() const { return info_; }
   const DeviceLimits &limits() const { return info_.limits; }
   /// Whether optimally tiled 3-D images of `format` may hold tensors: be
   /// storage images (written) and sampled images (read).
@@ -189,7 +189,7 @@ private:
   VkPhysicalDeviceMemoryProperties memory_{};
   /// VK_EXT_external_memory_host's, where the device was opened with it.
   PFN_vkGetMemoryHostPointerPropertiesEXT hostPointerProperties_ = nullptr;
-  DeviceInfo info_;
+  PhysicalDeviceInfo info_;
   std::mutex queueMutex_;
   std::atomic<bool> lost_{false};
   /// Guards pipelineCache_'s merges and reads, and the sizes below.

@@ -25,7 +25,7 @@
 #include "runtime/cli/ProgramInputs.h"
 #include "runtime/core/Backend.h"
 #include "runtime/core/OpWork.h"
-#include "runtime/kernels/AttrMap.h"
+#include "runtime/core/AttrMap.h"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>

@@ -51,7 +51,7 @@ TEST_CASE("the tools translate the Vulkan variables into load options",
           rt::kVulkanTestUploadPieceBytesVariable})
       unsetenv(name);
     rt::LoadOptions options;
-    REQUIRE(readVulkanEnvironment(options).isOk());
+    REQUIRE(readBackendEnvironment(options).isOk());
     CHECK(options.vulkan.device.empty());
     CHECK(options.vulkan.testMaxImageDimension3D == 0);
     CHECK(options.vulkan.testMaxStorageBufferRange == 0);
@@ -71,7 +71,7 @@ TEST_CASE("the tools translate the Vulkan variables into load options",
     ScopedEnv parts(rt::kVulkanTestDepthPartsVariable, "1");
     ScopedEnv piece(rt::kVulkanTestUploadPieceBytesVariable, "4100");
     rt::LoadOptions options;
-    REQUIRE(readVulkanEnvironment(options).isOk());
+    REQUIRE(readBackendEnvironment(options).isOk());
     CHECK(options.vulkan.device == "llvmpipe");
     CHECK(options.vulkan.testMaxImageDimension3D == 1024);
     CHECK(options.vulkan.testMaxStorageBufferRange == 5000000000ull);
@@ -86,7 +86,7 @@ TEST_CASE("the tools translate the Vulkan variables into load options",
     for (const char *bad : {"lots", "0", "-5", "12x", "5000000000"}) {
       ScopedEnv image(rt::kVulkanTestMaxImage3DVariable, bad);
       rt::LoadOptions options;
-      rt::Status status = readVulkanEnvironment(options);
+      rt::Status status = readBackendEnvironment(options);
       INFO(bad);
       REQUIRE_FALSE(status.isOk());
       CHECK(status.message().find(

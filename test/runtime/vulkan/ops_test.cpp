@@ -7,7 +7,7 @@
 
 #include "VulkanTestSupport.h"
 
-#include "partitioners/vulkan/VulkanBackend.h"
+#include "partitioners/vulkan/VulkanLowering.h"
 #include "partitioners/vulkan/VulkanRules.h"
 
 #include <catch2/catch.hpp>

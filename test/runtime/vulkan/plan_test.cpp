@@ -22,8 +22,8 @@ namespace sc = duet::vulkan::schema;
 namespace {
 
 /// A device with lavapipe's limits, so plans need no Vulkan at all.
-vk::DeviceInfo fakeDevice() {
-  vk::DeviceInfo device;
+vk::PhysicalDeviceInfo fakeDevice() {
+  vk::PhysicalDeviceInfo device;
   device.name = "test device";
   device.limits.maxImageDimension3D = 4096;
   device.limits.maxStorageBufferRange = 134217728;
@@ -56,7 +56,7 @@ Loaded loadForPlanning(const std::string &mlir,
 rt::Status plan(const Loaded &loaded, const std::vector<uint8_t> &blob,
                 vk::DispatchPlan &out, uint32_t maxImage = 4096,
                 VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER) {
-  vk::DeviceInfo device = fakeDevice();
+  vk::PhysicalDeviceInfo device = fakeDevice();
   device.deviceType = type;
   vk::DeviceLimits limits = device.limits;
   limits.maxImageDimension3D = maxImage;
@@ -505,7 +505,7 @@ func.func @main(%x: tensor<2040x301xf32>) -> tensor<2040x250xf32> {
   return %0 : tensor<2040x250xf32>
 })";
   auto kernels = [&](uint32_t invocations, uint32_t shared, bool fp16) {
-    vk::DeviceInfo device = fakeDevice();
+    vk::PhysicalDeviceInfo device = fakeDevice();
     device.limits.maxComputeWorkGroupInvocations = invocations;
     device.limits.maxComputeSharedMemorySize = shared;
     device.shaderFloat16 = true;
@@ -826,7 +826,7 @@ TEST_CASE("a texture over the device limit names the tensor, the limit and "
 }
 
 TEST_CASE("device selection", "[vulkan][device]") {
-  std::vector<vk::DeviceInfo> devices(3);
+  std::vector<vk::PhysicalDeviceInfo> devices(3);
   devices[0].index = 0;
   devices[0].name = "llvmpipe (LLVM 15)";
   devices[0].deviceType = VK_PHYSICAL_DEVICE_TYPE_CPU;
@@ -861,7 +861,7 @@ TEST_CASE("device selection", "[vulkan][device]") {
     CHECK(status.message().find("duet needs 1.1") != std::string::npos);
   }
   SECTION("no usable device says what to install") {
-    std::vector<vk::DeviceInfo> none = {devices[1]};
+    std::vector<vk::PhysicalDeviceInfo> none = {devices[1]};
     rt::Status status = vk::selectDevice(none, "", chosen);
     REQUIRE_FALSE(status.isOk());
     CHECK(status.message().find("mesa-vulkan-drivers") != std::string::npos);

@@ -1,4 +1,4 @@
-//===- MemoryPlan.h - arena offsets from tensor lifetimes -------*- C++ -*-===//
+//===- ArenaPlanner.h - arena offsets from tensor lifetimes -----*- C++ -*-===//
 //
 // Activations share one arena. Two tensors may overlap in memory only when
 // their lifetimes do not overlap. The planner is greedy by size (largest first,
@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_COMPILER_EMIT_MEMORYPLAN_H
-#define DUET_COMPILER_EMIT_MEMORYPLAN_H
+#ifndef DUET_COMPILER_EMIT_ARENAPLANNER_H
+#define DUET_COMPILER_EMIT_ARENAPLANNER_H
 
 #include <cstdint>
 #include <optional>
@@ -28,7 +28,9 @@ struct PlanRequest {
   std::string name;
 };
 
-struct MemoryPlan {
+/// Where each request lies in the arena (the program records its size as
+/// rt::MemoryPlan).
+struct ArenaAssignment {
   /// Offset of each request in the arena, in request order.
   std::vector<uint64_t> offsets;
   uint64_t arenaBytes = 0;
@@ -37,7 +39,7 @@ struct MemoryPlan {
 };
 
 /// Places every request at an offset aligned to `alignment` (a power of two).
-MemoryPlan planMemory(const std::vector<PlanRequest> &requests,
+ArenaAssignment planMemory(const std::vector<PlanRequest> &requests,
                       uint64_t alignment = 64);
 
 /// Plans `requests` as planMemory does, for a program that must load: no
@@ -46,8 +48,8 @@ MemoryPlan planMemory(const std::vector<PlanRequest> &requests,
 /// arena's largest tensors and the limit; nothing when `plan` was made.
 std::optional<std::string>
 planMemoryWithinLimits(const std::vector<PlanRequest> &requests,
-                       uint64_t alignment, MemoryPlan &plan);
+                       uint64_t alignment, ArenaAssignment &plan);
 
 } // namespace duet
 
-#endif // DUET_COMPILER_EMIT_MEMORYPLAN_H
+#endif // DUET_COMPILER_EMIT_ARENAPLANNER_H

@@ -1,18 +1,18 @@
-//===- DelegateBackend.h - a delegate backend, compiler side ----*- C++ -*-===//
+//===- BackendLowering.h - a delegate backend, compiler side ----*- C++ -*-===//
 //
 // Everything the compiler knows of one delegate backend is one registration,
-// a DelegateBackend: its options, its rule table under them, what it plans
+// a BackendLowering: its options, its rule table under them, what it plans
 // for its partitions and adds to the report, the passes that lower its
 // partitions for its emitter, the emitter, the fusion parameters and the
 // rows of the ops table. The partitioner, the pipeline, the library API and
-// the tools iterate the registered backends (delegateBackends(), listed in
+// the tools iterate the registered backends (backendLowerings(), listed in
 // partitioners/Backends.cpp) and never name one; each backend's pieces live
 // in its folder, partitioners/<backend>/ (docs/architecture.md, "Backends").
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_PARTITIONERS_COMMON_DELEGATEBACKEND_H
-#define DUET_PARTITIONERS_COMMON_DELEGATEBACKEND_H
+#ifndef DUET_PARTITIONERS_COMMON_BACKENDLOWERING_H
+#define DUET_PARTITIONERS_COMMON_BACKENDLOWERING_H
 
 #include "partitioners/common/CostModel.h"
 #include "partitioners/common/Report.h"
@@ -80,10 +80,10 @@ private:
   std::vector<std::pair<std::string, std::string>> entries;
 };
 
-/// A backend set up for one compilation by DelegateBackend::configure.
-class ConfiguredBackend {
+/// A backend set up for one compilation by BackendLowering::configure.
+class ConfiguredLowering {
 public:
-  virtual ~ConfiguredBackend() = default;
+  virtual ~ConfiguredLowering() = default;
   /// Its rule table under the compilation's options.
   virtual BackendRules &rules() = 0;
   /// Plans `delegate`, one of its partitions after legalization (Vulkan:
@@ -105,14 +105,14 @@ public:
 };
 
 /// One delegate backend of the compiler.
-class DelegateBackend {
+class BackendLowering {
 public:
-  virtual ~DelegateBackend() = default;
+  virtual ~BackendLowering() = default;
 
   /// The backend, as `duet.delegate` names it.
-  virtual Backend kind() const = 0;
+  virtual DelegateKind kind() const = 0;
   /// Its name: how options, reports and programs name it.
-  llvm::StringRef name() const { return stringifyBackend(kind()); }
+  llvm::StringRef name() const { return stringifyDelegateKind(kind()); }
   /// Its title, as docs and messages write it.
   virtual llvm::StringRef title() const = 0;
   /// The fill and border colours of its partitions in `duet inspect --svg`.
@@ -122,7 +122,7 @@ public:
   virtual llvm::ArrayRef<OptionSpec> options() const { return {}; }
   /// Sets the backend up under `options` (checked by checkBackendOptions);
   /// an error names the option at fault.
-  virtual llvm::Expected<std::unique_ptr<ConfiguredBackend>>
+  virtual llvm::Expected<std::unique_ptr<ConfiguredLowering>>
   configure(mlir::MLIRContext *context,
             const BackendOptions &options) const = 0;
   /// Its report section in a compilation that set up no backend
@@ -168,17 +168,17 @@ std::string markdownCell(llvm::StringRef text);
 
 /// Every delegate backend of the compiler, in the default priority order:
 /// the registration list, partitioners/Backends.cpp.
-llvm::ArrayRef<const DelegateBackend *> delegateBackends();
+llvm::ArrayRef<const BackendLowering *> backendLowerings();
 
 /// The registered backend named `name`, or nullptr.
-inline const DelegateBackend *findDelegateBackend(llvm::StringRef name) {
-  for (const DelegateBackend *backend : delegateBackends())
+inline const BackendLowering *findBackendLowering(llvm::StringRef name) {
+  for (const BackendLowering *backend : backendLowerings())
     if (backend->name() == name)
       return backend;
   return nullptr;
 }
-inline const DelegateBackend &delegateBackend(Backend kind) {
-  for (const DelegateBackend *backend : delegateBackends())
+inline const BackendLowering &backendLowering(DelegateKind kind) {
+  for (const BackendLowering *backend : backendLowerings())
     if (backend->kind() == kind)
       return *backend;
   llvm_unreachable("a backend of the dialect is not registered");
@@ -194,4 +194,4 @@ llvm::Error checkBackendOptions(const BackendOptions &options);
 
 } // namespace duet::partition
 
-#endif // DUET_PARTITIONERS_COMMON_DELEGATEBACKEND_H
+#endif // DUET_PARTITIONERS_COMMON_BACKENDLOWERING_H

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_RUNTIME_KERNELS_KERNEL_H
-#define DUET_RUNTIME_KERNELS_KERNEL_H
+#ifndef DUET_RUNTIME_CORE_KERNEL_H
+#define DUET_RUNTIME_CORE_KERNEL_H
 
 #include "runtime/core/DType.h"
 #include "runtime/core/Status.h"
@@ -43,7 +43,9 @@ using KernelFn = Status (*)(const OpAttrs &attrs,
                             const std::vector<TensorView> &inputs,
                             const std::vector<TensorView> &outputs);
 
-/// The kernel of an op, or nullptr when the op has none.
+/// The kernel of an op, or nullptr when the op has none. Declared here, for
+/// the loader, and defined by the portable kernels' registry
+/// (runtime/kernels/Registry.cpp), which every runtime links.
 KernelFn findKernel(std::string_view opName);
 
 /// Checks a call of `opName` without running it, before any memory exists:
@@ -72,4 +74,4 @@ std::vector<std::string_view> kernelOpNames();
 
 } // namespace duet::rt
 
-#endif // DUET_RUNTIME_KERNELS_KERNEL_H
+#endif // DUET_RUNTIME_CORE_KERNEL_H

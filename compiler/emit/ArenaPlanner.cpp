@@ -1,6 +1,6 @@
-//===- MemoryPlan.cpp - greedy-by-size arena planning --------------------===//
+//===- ArenaPlanner.cpp - greedy-by-size arena planning ------------------===//
 
-#include "compiler/emit/MemoryPlan.h"
+#include "compiler/emit/ArenaPlanner.h"
 
 #include "runtime/core/Limits.h"
 
@@ -54,9 +54,9 @@ static uint64_t placeInOrder(const std::vector<PlanRequest> &requests,
   return arena;
 }
 
-MemoryPlan planMemory(const std::vector<PlanRequest> &requests,
+ArenaAssignment planMemory(const std::vector<PlanRequest> &requests,
                       uint64_t alignment) {
-  MemoryPlan plan;
+  ArenaAssignment plan;
   plan.offsets.assign(requests.size(), 0);
 
   // Lower bound: sweep the steps, adding a buffer at its first step and
@@ -121,7 +121,7 @@ MemoryPlan planMemory(const std::vector<PlanRequest> &requests,
 
 std::optional<std::string>
 planMemoryWithinLimits(const std::vector<PlanRequest> &requests,
-                       uint64_t alignment, MemoryPlan &plan) {
+                       uint64_t alignment, ArenaAssignment &plan) {
   // The importer refuses tensors over the limit, but passes and delegate
   // emitters make tensors of their own; checking before planning also keeps
   // the planner's sums far from overflowing (each request is at most 4 GiB).

@@ -1,6 +1,6 @@
-//===- DelegateBackend.cpp - backend option values ------------------------===//
+//===- BackendLowering.cpp - backend option values ------------------------===//
 
-#include "partitioners/common/DelegateBackend.h"
+#include "partitioners/common/BackendLowering.h"
 
 namespace duet::partition {
 

@@ -1,4 +1,4 @@
-//===- XnnpackBackend.h - the XNNPACK backend, compiler side ----*- C++ -*-===//
+//===- XnnpackLowering.h - the XNNPACK backend, compiler side ---*- C++ -*-===//
 //
 // The registration of the XNNPACK delegate with the compiler: its option
 // (enable-bf16), its rule table (XnnpackRules.h), the `xnn` dialect and the
@@ -8,15 +8,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_PARTITIONERS_XNNPACK_XNNPACKBACKEND_H
-#define DUET_PARTITIONERS_XNNPACK_XNNPACKBACKEND_H
+#ifndef DUET_PARTITIONERS_XNNPACK_XNNPACKLOWERING_H
+#define DUET_PARTITIONERS_XNNPACK_XNNPACKLOWERING_H
 
-#include "partitioners/common/DelegateBackend.h"
+#include "partitioners/common/BackendLowering.h"
 
 namespace duet::partition {
 
 /// The XNNPACK backend.
-const DelegateBackend &xnnpackBackend();
+const BackendLowering &xnnpackBackend();
 
 /// Registers duet-xnnpack-layout (XnnpackPasses.cpp).
 void registerXnnpackPasses();
@@ -25,4 +25,4 @@ void addXnnpackLayoutPass(mlir::OpPassManager &pm);
 
 } // namespace duet::partition
 
-#endif // DUET_PARTITIONERS_XNNPACK_XNNPACKBACKEND_H
+#endif // DUET_PARTITIONERS_XNNPACK_XNNPACKLOWERING_H

@@ -1,6 +1,6 @@
-//===- XnnpackBackend.cpp - the XNNPACK backend, compiler side ------------===//
+//===- XnnpackLowering.cpp - the XNNPACK backend, compiler side -----------===//
 
-#include "partitioners/xnnpack/XnnpackBackend.h"
+#include "partitioners/xnnpack/XnnpackLowering.h"
 
 #include "partitioners/common/ActivationFusion.h"
 #include "partitioners/xnnpack/XnnDialect.h"
@@ -29,7 +29,7 @@ constexpr OptionSpec kOptions[] = {
 class XnnpackReport : public ReportSection {
 public:
   explicit XnnpackReport(bool enableBf16)
-      : ReportSection(stringifyBackend(Backend::xnnpack).str()),
+      : ReportSection(stringifyDelegateKind(DelegateKind::xnnpack).str()),
         enableBf16(enableBf16) {}
 
   void addJson(Part part, nlohmann::ordered_json &report) const override {
@@ -42,7 +42,7 @@ private:
   bool enableBf16;
 };
 
-class ConfiguredXnnpack : public ConfiguredBackend {
+class ConfiguredXnnpack : public ConfiguredLowering {
 public:
   ConfiguredXnnpack(MLIRContext *context, bool enableBf16)
       : table(context, enableBf16),
@@ -85,16 +85,16 @@ const FusionTarget kFusion = {&XnnpackRules::takesOutputBounds,
                               /*chains=*/true, /*needsMinBelowMax=*/true,
                               xnn::XnnDialect::kLayoutAttrName};
 
-class Xnnpack : public DelegateBackend {
+class Xnnpack : public BackendLowering {
 public:
-  Backend kind() const override { return Backend::xnnpack; }
+  DelegateKind kind() const override { return DelegateKind::xnnpack; }
   StringRef title() const override { return "XNNPACK"; }
   std::pair<StringRef, StringRef> colors() const override {
     return {"#dbeafe", "#1d4ed8"};
   }
   ArrayRef<OptionSpec> options() const override { return kOptions; }
 
-  llvm::Expected<std::unique_ptr<ConfiguredBackend>>
+  llvm::Expected<std::unique_ptr<ConfiguredLowering>>
   configure(MLIRContext *context,
             const BackendOptions &options) const override {
     return std::make_unique<ConfiguredXnnpack>(context,
@@ -131,7 +131,7 @@ public:
 
 } // namespace
 
-const DelegateBackend &xnnpackBackend() {
+const BackendLowering &xnnpackBackend() {
   static const Xnnpack backend;
   return backend;
 }

@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_RUNTIME_KERNELS_ATTRMAP_H
-#define DUET_RUNTIME_KERNELS_ATTRMAP_H
+#ifndef DUET_RUNTIME_CORE_ATTRMAP_H
+#define DUET_RUNTIME_CORE_ATTRMAP_H
 
-#include "runtime/kernels/Kernel.h"
+#include "runtime/core/Kernel.h"
 
 #include <map>
 #include <string>
@@ -53,4 +53,4 @@ private:
 
 } // namespace duet::rt
 
-#endif // DUET_RUNTIME_KERNELS_ATTRMAP_H
+#endif // DUET_RUNTIME_CORE_ATTRMAP_H

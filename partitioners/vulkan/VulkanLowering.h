@@ -1,4 +1,4 @@
-//===- VulkanBackend.h - the Vulkan backend, compiler side ------*- C++ -*-===//
+//===- VulkanLowering.h - the Vulkan backend, compiler side -----*- C++ -*-===//
 //
 // The registration of the Vulkan delegate with the compiler: its options
 // (texture-limits, target-profile, force-fp16), its rule table under the
@@ -10,16 +10,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_PARTITIONERS_VULKAN_VULKANBACKEND_H
-#define DUET_PARTITIONERS_VULKAN_VULKANBACKEND_H
+#ifndef DUET_PARTITIONERS_VULKAN_VULKANLOWERING_H
+#define DUET_PARTITIONERS_VULKAN_VULKANLOWERING_H
 
-#include "partitioners/common/DelegateBackend.h"
+#include "partitioners/common/BackendLowering.h"
 #include "partitioners/vulkan/DeviceProfile.h"
 
 namespace duet::partition {
 
 /// The Vulkan backend.
-const DelegateBackend &vulkanBackend();
+const BackendLowering &vulkanBackend();
 
 /// The placement of one tensor inside a Vulkan partition.
 struct TensorPlacement {
@@ -55,4 +55,4 @@ void registerVulkanPasses();
 
 } // namespace duet::partition
 
-#endif // DUET_PARTITIONERS_VULKAN_VULKANBACKEND_H
+#endif // DUET_PARTITIONERS_VULKAN_VULKANLOWERING_H

@@ -1,6 +1,6 @@
-//===- VulkanBackend.cpp - the Vulkan backend, compiler side --------------===//
+//===- VulkanLowering.cpp - the Vulkan backend, compiler side -------------===//
 
-#include "partitioners/vulkan/VulkanBackend.h"
+#include "partitioners/vulkan/VulkanLowering.h"
 
 #include "partitioners/common/ActivationFusion.h"
 #include "partitioners/vulkan/LayoutPlanner.h"
@@ -76,7 +76,7 @@ std::string join(const std::vector<int64_t> &values) {
 /// planned) and every tensor of every Vulkan partition ("vulkan_tensors").
 class VulkanReport : public ReportSection {
 public:
-  VulkanReport() : ReportSection(stringifyBackend(Backend::vulkan).str()) {}
+  VulkanReport() : ReportSection(stringifyDelegateKind(DelegateKind::vulkan).str()) {}
   explicit VulkanReport(const VulkanLimits &limits) : VulkanReport() {
     extent = limits.maxExtent;
     bufferRange = limits.maxStorageBufferRange;
@@ -149,7 +149,7 @@ std::string typeText(Type type) {
   return text;
 }
 
-class ConfiguredVulkan : public ConfiguredBackend {
+class ConfiguredVulkan : public ConfiguredLowering {
 public:
   ConfiguredVulkan(MLIRContext *context, const VulkanLimits &limits)
       : table(context, limits),
@@ -253,16 +253,16 @@ const FusionTarget kFusion = {&isConvolution, /*chains=*/false,
                               /*needsMinBelowMax=*/false,
                               DuetDialect::kVkLayoutsAttrName};
 
-class Vulkan : public DelegateBackend {
+class Vulkan : public BackendLowering {
 public:
-  Backend kind() const override { return Backend::vulkan; }
+  DelegateKind kind() const override { return DelegateKind::vulkan; }
   StringRef title() const override { return "Vulkan"; }
   std::pair<StringRef, StringRef> colors() const override {
     return {"#fde3cf", "#c05621"};
   }
   ArrayRef<OptionSpec> options() const override { return kOptions; }
 
-  llvm::Expected<std::unique_ptr<ConfiguredBackend>>
+  llvm::Expected<std::unique_ptr<ConfiguredLowering>>
   configure(MLIRContext *context,
             const BackendOptions &options) const override {
     llvm::Expected<VulkanLimits> limits = vulkanLimits(options);
@@ -326,12 +326,12 @@ llvm::Expected<VulkanLimits> vulkanLimits(const BackendOptions &options) {
 
 llvm::ArrayRef<TensorPlacement> vulkanTensors(const PartitionReport &report) {
   for (const auto &section : report.sections)
-    if (section->backend == stringifyBackend(Backend::vulkan))
+    if (section->backend == stringifyDelegateKind(DelegateKind::vulkan))
       return static_cast<const VulkanReport &>(*section).tensors;
   return {};
 }
 
-const DelegateBackend &vulkanBackend() {
+const BackendLowering &vulkanBackend() {
   static const Vulkan backend;
   return backend;
 }

@@ -1,6 +1,6 @@
 //===- AttrMap.cpp - op attributes held in a map --------------------------===//
 
-#include "runtime/kernels/AttrMap.h"
+#include "runtime/core/AttrMap.h"
 
 namespace duet::rt {
 
