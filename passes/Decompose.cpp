@@ -36,9 +36,11 @@ RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-/// Creates aten ops at the rewriter's insertion point, working out each
-/// result type the way the op's verifier does; scalars become 0-d constants
-/// of the operand's element type.
+/// Creates aten ops at the rewriter's insertion point. Their result types
+/// come from each op's shape rule (dialects/aten/ShapeRules.h) through the
+/// builders ODS generates for InferTypeOpInterface: this runs on verified IR,
+/// where a rule cannot fail. Scalars become 0-d constants of the operand's
+/// element type.
 class AtenBuilder {
 public:
   AtenBuilder(PatternRewriter &rewriter, Location loc)
@@ -54,24 +56,18 @@ public:
   }
 
   Value add(Value a, Value b) {
-    return rewriter.create<AddOp>(loc, broadcast(a, b), a, b,
-                                  rewriter.getF64FloatAttr(1.0));
+    return rewriter.create<AddOp>(loc, a, b, rewriter.getF64FloatAttr(1.0));
   }
   Value sub(Value a, Value b) {
-    return rewriter.create<SubOp>(loc, broadcast(a, b), a, b,
-                                  rewriter.getF64FloatAttr(1.0));
+    return rewriter.create<SubOp>(loc, a, b, rewriter.getF64FloatAttr(1.0));
   }
-  Value mul(Value a, Value b) {
-    return rewriter.create<MulOp>(loc, broadcast(a, b), a, b);
-  }
-  Value div(Value a, Value b) {
-    return rewriter.create<DivOp>(loc, broadcast(a, b), a, b);
-  }
+  Value mul(Value a, Value b) { return rewriter.create<MulOp>(loc, a, b); }
+  Value div(Value a, Value b) { return rewriter.create<DivOp>(loc, a, b); }
   Value maximum(Value a, Value b) {
-    return rewriter.create<MaximumOp>(loc, broadcast(a, b), a, b);
+    return rewriter.create<MaximumOp>(loc, a, b);
   }
   Value minimum(Value a, Value b) {
-    return rewriter.create<MinimumOp>(loc, broadcast(a, b), a, b);
+    return rewriter.create<MinimumOp>(loc, a, b);
   }
   Value add(Value a, double c) { return add(a, scalarLike(a, c)); }
   Value sub(Value a, double c) { return sub(a, scalarLike(a, c)); }
@@ -82,20 +78,12 @@ public:
 
   /// `a <= c` elementwise, as a boolean tensor.
   Value lessEqual(Value a, double c) {
-    Value limit = scalarLike(a, c);
-    auto type =
-        RankedTensorType::get(tensorType(a).getShape(), rewriter.getI1Type());
-    return rewriter.create<LeOp>(loc, type, a, limit);
+    return rewriter.create<LeOp>(loc, a, scalarLike(a, c));
   }
 
   /// `condition ? a : b` elementwise, all three broadcast together.
   Value where(Value condition, Value a, Value b) {
-    SmallVector<int64_t> partial, shape;
-    OpTrait::util::getBroadcastedShape(tensorType(condition).getShape(),
-                                       tensorType(a).getShape(), partial);
-    OpTrait::util::getBroadcastedShape(partial, tensorType(b).getShape(),
-                                       shape);
-    return rewriter.create<WhereOp>(loc, withShape(a, shape), condition, a, b);
+    return rewriter.create<WhereOp>(loc, condition, a, b);
   }
 
   Value cast(Value x, Type element) {
@@ -112,24 +100,11 @@ public:
   /// A reduction over `dims` (all dims when empty).
   template <typename OpTy>
   Value reduce(Value x, ArrayRef<int64_t> dims, bool keepdim) {
-    ArrayRef<int64_t> in = tensorType(x).getShape();
-    SmallVector<int64_t> shape;
-    for (auto [i, size] : llvm::enumerate(in)) {
-      bool reduced = dims.empty() || llvm::is_contained(dims, int64_t(i));
-      if (!reduced)
-        shape.push_back(size);
-      else if (keepdim)
-        shape.push_back(1);
-    }
-    return rewriter.create<OpTy>(loc, withShape(x, shape), x, dims, keepdim);
+    return rewriter.create<OpTy>(loc, x, dims, keepdim);
   }
 
   Value permute(Value x, ArrayRef<int64_t> dims) {
-    ArrayRef<int64_t> in = tensorType(x).getShape();
-    SmallVector<int64_t> shape;
-    for (int64_t d : dims)
-      shape.push_back(in[d]);
-    return rewriter.create<PermuteOp>(loc, withShape(x, shape), x,
+    return rewriter.create<PermuteOp>(loc, x,
                                       rewriter.getDenseI64ArrayAttr(dims));
   }
 
@@ -142,22 +117,7 @@ public:
   }
 
   /// `matmul` with NumPy semantics (1-D operands, broadcast batch dims).
-  Value matmul(Value a, Value b) {
-    ArrayRef<int64_t> as = tensorType(a).getShape(),
-                      bs = tensorType(b).getShape();
-    SmallVector<int64_t> lhs(as), rhs(bs), shape;
-    if (as.size() == 1)
-      lhs.insert(lhs.begin(), 1);
-    if (bs.size() == 1)
-      rhs.push_back(1);
-    OpTrait::util::getBroadcastedShape(ArrayRef(lhs).drop_back(2),
-                                       ArrayRef(rhs).drop_back(2), shape);
-    if (as.size() > 1)
-      shape.push_back(lhs[lhs.size() - 2]);
-    if (bs.size() > 1)
-      shape.push_back(rhs.back());
-    return rewriter.create<MatmulOp>(loc, withShape(a, shape), a, b);
-  }
+  Value matmul(Value a, Value b) { return rewriter.create<MatmulOp>(loc, a, b); }
 
   Value softmax(Value x, int64_t dim) {
     return rewriter.create<SoftmaxOp>(loc, x.getType(), x,
@@ -169,17 +129,6 @@ public:
   }
 
 private:
-  static RankedTensorType withShape(Value like, ArrayRef<int64_t> shape) {
-    return RankedTensorType::get(shape, tensorType(like).getElementType());
-  }
-
-  RankedTensorType broadcast(Value a, Value b) {
-    SmallVector<int64_t> shape;
-    OpTrait::util::getBroadcastedShape(tensorType(a).getShape(),
-                                       tensorType(b).getShape(), shape);
-    return withShape(a, shape);
-  }
-
   PatternRewriter &rewriter;
   Location loc;
 };

@@ -14,6 +14,8 @@ using namespace duet::aten;
 namespace duet::import::compose {
 
 Value view(NodeContext &ctx, Value v, ArrayRef<int64_t> shape) {
+  if (!v)
+    return {};
   if (typeOf(v).getShape() == shape)
     return v;
   return ctx.create<ViewOp>(typeOf(v).clone(shape), v);
@@ -43,13 +45,13 @@ Value realOf(NodeContext &ctx, Type element, double v) {
 
 RankedTensorType broadcastType(NodeContext &ctx, Value a, Value b, Type element,
                                StringRef what) {
-  SmallVector<int64_t> shape;
-  if (!OpTrait::util::getBroadcastedShape(typeOf(a).getShape(),
-                                          typeOf(b).getShape(), shape)) {
+  FailureOr<ResultShape> shape = broadcastShape(
+      typeOf(a).getShape(), typeOf(b).getShape(), {std::nullopt, what});
+  if (failed(shape)) {
     ctx.fail(what + " of shapes that do not broadcast");
     return {};
   }
-  return RankedTensorType::get(shape, element);
+  return RankedTensorType::get(*shape, element);
 }
 
 namespace {
@@ -97,16 +99,17 @@ Value selectIndices(NodeContext &ctx, Value v, int64_t dim,
 
 template <typename OpT>
 Value reduce(NodeContext &ctx, Value v, ArrayRef<int64_t> dims, bool keepdim) {
-  SmallVector<int64_t> shape;
-  ArrayRef<int64_t> in = typeOf(v).getShape();
-  for (auto [d, size] : llvm::enumerate(in)) {
-    bool reduced = dims.empty() || llvm::is_contained(dims, int64_t(d));
-    if (!reduced)
-      shape.push_back(size);
-    else if (keepdim)
-      shape.push_back(1);
+  if (!v)
+    return {};
+  FailureOr<ResultShape> shape =
+      reductionShape(typeOf(v).getShape(), dims, keepdim,
+                     {std::nullopt, OpT::getOperationName()});
+  if (failed(shape)) {
+    ctx.fail(OpT::getOperationName() + " over dims that are out of range or "
+                                       "repeated");
+    return {};
   }
-  return ctx.create<OpT>(typeOf(v).clone(shape), v,
+  return ctx.create<OpT>(typeOf(v).clone(*shape), v,
                          ctx.builder.getDenseI64ArrayAttr(dims),
                          ctx.builder.getBoolAttr(keepdim));
 }
@@ -114,17 +117,33 @@ template Value reduce<MeanOp>(NodeContext &, Value, ArrayRef<int64_t>, bool);
 template Value reduce<SumOp>(NodeContext &, Value, ArrayRef<int64_t>, bool);
 template Value reduce<AmaxOp>(NodeContext &, Value, ArrayRef<int64_t>, bool);
 
-Value permute(NodeContext &ctx, Value v, ArrayRef<int64_t> dims) {
-  ArrayRef<int64_t> in = typeOf(v).getShape();
-  bool identity = true;
-  SmallVector<int64_t> shape;
-  for (auto [i, d] : llvm::enumerate(dims)) {
-    shape.push_back(in[d]);
-    identity &= static_cast<int64_t>(i) == d;
+Value bmm(NodeContext &ctx, Value a, Value b) {
+  if (!a || !b)
+    return {};
+  FailureOr<ResultShape> shape =
+      bmmShape(typeOf(a).getShape(), typeOf(b).getShape(),
+               {std::nullopt, BmmOp::getOperationName()});
+  if (failed(shape)) {
+    ctx.fail("a batched product of shapes that do not multiply");
+    return {};
   }
-  if (identity)
+  return ctx.create<BmmOp>(typeOf(a).clone(*shape), a, b);
+}
+
+Value permute(NodeContext &ctx, Value v, ArrayRef<int64_t> dims) {
+  if (!v)
+    return {};
+  if (llvm::equal(dims, llvm::seq<int64_t>(0, dims.size())) &&
+      dims.size() == static_cast<size_t>(typeOf(v).getRank()))
     return v;
-  return ctx.create<PermuteOp>(typeOf(v).clone(shape), v,
+  FailureOr<ResultShape> shape =
+      permuteShape(typeOf(v).getShape(), dims,
+                   {std::nullopt, PermuteOp::getOperationName()});
+  if (failed(shape)) {
+    ctx.fail("permute by dims that are not a permutation of the tensor's");
+    return {};
+  }
+  return ctx.create<PermuteOp>(typeOf(v).clone(*shape), v,
                                ctx.builder.getDenseI64ArrayAttr(dims));
 }
 

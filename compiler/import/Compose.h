@@ -21,7 +21,8 @@ inline mlir::RankedTensorType typeOf(mlir::Value v) {
   return NodeContext::typeOf(v);
 }
 
-/// `v` viewed as `shape` (itself when it already has it).
+/// `v` viewed as `shape` (itself when it already has it; null when `v` is,
+/// after a failure).
 mlir::Value view(NodeContext &ctx, mlir::Value v, llvm::ArrayRef<int64_t> shape);
 
 /// `value` converted to the element type of `result` (PyTorch's promotion,
@@ -64,6 +65,9 @@ mlir::Value selectIndices(NodeContext &ctx, mlir::Value v, int64_t dim,
 template <typename OpT>
 mlir::Value reduce(NodeContext &ctx, mlir::Value v,
                    llvm::ArrayRef<int64_t> dims, bool keepdim);
+
+/// The batched product `[b, n, k] @ [b, k, m]` (aten.bmm).
+mlir::Value bmm(NodeContext &ctx, mlir::Value a, mlir::Value b);
 
 /// `v` permuted so that result dim i is `v`'s dim `dims[i]`.
 mlir::Value permute(NodeContext &ctx, mlir::Value v,

@@ -1162,7 +1162,7 @@ void duet::import::buildEinsum(NodeContext &ctx) {
                      {pb, pl, pc});
     Value rhs = view(ctx, ordered(ctx, b, batch + contracted + right),
                      {pb, pc, pr});
-    Value product = ctx.create<BmmOp>(typeOf(lhs).clone({pb, pl, pr}), lhs, rhs);
+    Value product = bmm(ctx, lhs, rhs);
     std::string labels = batch + left + right;
     Value unflat = view(ctx, product, sizesOf(labels));
     result = ordered(ctx, Term{unflat, labels}, out);

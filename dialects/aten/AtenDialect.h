@@ -9,7 +9,10 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/aten/ShapeRules.h"
 
 #include "dialects/aten/AtenDialect.h.inc"
 #include "dialects/aten/AtenEnums.h.inc"

@@ -145,7 +145,7 @@ class Aten_ParamUnaryOp<string mnemonic, string formula, dag params>
 // Elementwise on two tensors with NumPy broadcasting. Both operands and the
 // result share one element type (the importer casts where PyTorch promotes).
 class Aten_BinaryOp<string mnemonic, string formula, dag extra = (ins)>
-    : Aten_Op<mnemonic> {
+    : Aten_Op<mnemonic, [InferTypeOpAdaptor]> {
   let summary = "elementwise " # mnemonic # " with broadcasting: " # formula;
   let description = [{
     Computes `}] # formula # [{` elementwise after broadcasting both operands
@@ -168,7 +168,7 @@ class Aten_BinaryOp<string mnemonic, string formula, dag extra = (ins)>
 // when `keepdim` is set.
 class Aten_ReductionOp<string mnemonic, string what,
                        Type tensor = Aten_FloatTensor>
-    : Aten_Op<mnemonic> {
+    : Aten_Op<mnemonic, [InferTypeOpAdaptor]> {
   let summary = what # " over the given dimensions";
   let description = [{
     Reduces `self` over `dim` (all dimensions when `dim` is empty) with }] # what # [{.

@@ -34,16 +34,6 @@ RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-std::string formatShape(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (auto [i, d] : llvm::enumerate(shape)) {
-    if (i)
-      s += ", ";
-    s += std::to_string(d);
-  }
-  return s + "]";
-}
-
 /// Checks that `actual` (the result type's shape) is the shape the op computes.
 LogicalResult checkResultShape(Operation *op, ArrayRef<int64_t> expected,
                                Type actual) {
@@ -106,14 +96,27 @@ LogicalResult checkVector(Operation *op, StringRef what, Value v,
                            << "], got " << formatShape(shape);
 }
 
-LogicalResult checkBroadcast(Operation *op, ArrayRef<int64_t> a,
-                             ArrayRef<int64_t> b,
-                             SmallVectorImpl<int64_t> &out) {
-  if (OpTrait::util::getBroadcastedShape(a, b, out))
-    return success();
-  return op->emitOpError() << "operand shapes " << formatShape(a) << " and "
-                           << formatShape(b) << " do not broadcast";
+/// Checks the result type against the shape `rule` computed (the rule
+/// reported on `op` when it could not).
+LogicalResult checkRuleShape(Operation *op, FailureOr<ResultShape> rule,
+                             Type actual) {
+  if (failed(rule))
+    return failure();
+  return checkResultShape(op, *rule, actual);
 }
+
+/// The inferred type of an op whose result has the shape `rule` computed and
+/// the element type `element`.
+LogicalResult inferred(FailureOr<ResultShape> rule, Type element,
+                       SmallVectorImpl<Type> &types) {
+  if (failed(rule))
+    return failure();
+  types.push_back(RankedTensorType::get(*rule, element));
+  return success();
+}
+
+Type elementOf(Value v) { return tensorType(v).getElementType(); }
+ArrayRef<int64_t> shapeOf(Value v) { return tensorType(v).getShape(); }
 
 /// Reports on `op` that the shape of `what` does not fit in int64.
 LogicalResult overflowError(Operation *op, const Twine &what) {
@@ -334,18 +337,25 @@ LogicalResult LinearOp::verify() {
   if (failed(checkRank(op, "weight", getWeight(), {2})) ||
       failed(checkOneElementType(op)))
     return failure();
-  auto in = getInput().getType().getShape();
-  auto w = getWeight().getType().getShape();
-  if (in.empty() || in.back() != w[1])
-    return emitOpError() << "input " << formatShape(in)
-                         << " does not end in the weight's in_features "
-                         << w[1];
-  if (failed(checkVector(op, "bias", getBias(), w[0])))
+  FailureOr<ResultShape> shape =
+      linearShape(shapeOf(getInput()), shapeOf(getWeight()), op);
+  if (failed(shape) ||
+      failed(checkVector(op, "bias", getBias(), shapeOf(getWeight())[0])))
     return failure();
-  SmallVector<int64_t> expected(in.drop_back());
-  expected.push_back(w[0]);
-  return checkResultShape(op, expected, getType());
+  return checkResultShape(op, *shape, getType());
 }
+
+LogicalResult LinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  return inferred(linearShape(shapeOf(adaptor.getInput()),
+                              shapeOf(adaptor.getWeight()),
+                              {loc, getOperationName()}),
+                  elementOf(adaptor.getInput()), types);
+}
+
+/// How addmm's errors name its matrices.
+const ProductNames kAddmmNames{"mat1", "mat2", "mat1 ", "mat2 "};
 
 LogicalResult AddmmOp::verify() {
   Operation *op = getOperation();
@@ -353,17 +363,24 @@ LogicalResult AddmmOp::verify() {
       failed(checkRank(op, "mat2", getMat2(), {2})) ||
       failed(checkOneElementType(op)))
     return failure();
-  auto a = getMat1().getType().getShape(), b = getMat2().getType().getShape();
-  if (a[1] != b[0])
-    return emitOpError() << "mat1 " << formatShape(a) << " and mat2 "
-                         << formatShape(b) << " do not multiply";
-  SmallVector<int64_t> expected = {a[0], b[1]}, broadcast;
-  if (failed(checkBroadcast(op, getSelf().getType().getShape(), expected,
-                            broadcast)))
+  FailureOr<ResultShape> expected = mmShape(shapeOf(getMat1()), shapeOf(getMat2()),
+                                      op, kAddmmNames);
+  if (failed(expected))
     return failure();
-  if (broadcast != expected)
-    return emitOpError() << "self must broadcast to " << formatShape(expected);
-  return checkResultShape(op, expected, getType());
+  FailureOr<ResultShape> broadcast = broadcastShape(shapeOf(getSelf()), *expected, op);
+  if (failed(broadcast))
+    return failure();
+  if (*broadcast != *expected)
+    return emitOpError() << "self must broadcast to " << formatShape(*expected);
+  return checkResultShape(op, *expected, getType());
+}
+
+LogicalResult AddmmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  return inferred(mmShape(shapeOf(adaptor.getMat1()), shapeOf(adaptor.getMat2()),
+                          {loc, getOperationName()}, kAddmmNames),
+                  elementOf(adaptor.getMat1()), types);
 }
 
 LogicalResult MmOp::verify() {
@@ -372,11 +389,16 @@ LogicalResult MmOp::verify() {
       failed(checkRank(op, "other", getOther(), {2})) ||
       failed(checkOneElementType(op)))
     return failure();
-  auto a = getSelf().getType().getShape(), b = getOther().getType().getShape();
-  if (a[1] != b[0])
-    return emitOpError() << "operands " << formatShape(a) << " and "
-                         << formatShape(b) << " do not multiply";
-  return checkResultShape(op, {a[0], b[1]}, getType());
+  return checkRuleShape(op, mmShape(shapeOf(getSelf()), shapeOf(getOther()), op),
+                          getType());
+}
+
+LogicalResult MmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                     Adaptor adaptor,
+                                     SmallVectorImpl<Type> &types) {
+  return inferred(mmShape(shapeOf(adaptor.getSelf()), shapeOf(adaptor.getOther()),
+                          {loc, getOperationName()}),
+                  elementOf(adaptor.getSelf()), types);
 }
 
 LogicalResult BmmOp::verify() {
@@ -385,39 +407,33 @@ LogicalResult BmmOp::verify() {
       failed(checkRank(op, "other", getOther(), {3})) ||
       failed(checkOneElementType(op)))
     return failure();
-  auto a = getSelf().getType().getShape(), b = getOther().getType().getShape();
-  if (a[0] != b[0] || a[2] != b[1])
-    return emitOpError() << "operands " << formatShape(a) << " and "
-                         << formatShape(b) << " do not multiply";
-  return checkResultShape(op, {a[0], a[1], b[2]}, getType());
+  return checkRuleShape(
+      op, bmmShape(shapeOf(getSelf()), shapeOf(getOther()), op), getType());
+}
+
+LogicalResult BmmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  return inferred(bmmShape(shapeOf(adaptor.getSelf()), shapeOf(adaptor.getOther()),
+                           {loc, getOperationName()}),
+                  elementOf(adaptor.getSelf()), types);
 }
 
 LogicalResult MatmulOp::verify() {
   Operation *op = getOperation();
   if (failed(checkOneElementType(op)))
     return failure();
-  auto a = getSelf().getType().getShape(), b = getOther().getType().getShape();
-  if (a.empty() || b.empty())
-    return emitOpError() << "operands must have rank 1 or more";
-  // 1-D operands are promoted to matrices and the added dim removed after.
-  SmallVector<int64_t> lhs(a), rhs(b);
-  if (a.size() == 1)
-    lhs.insert(lhs.begin(), 1);
-  if (b.size() == 1)
-    rhs.push_back(1);
-  int64_t k = lhs.back();
-  if (k != rhs[rhs.size() - 2])
-    return emitOpError() << "operands " << formatShape(a) << " and "
-                         << formatShape(b) << " do not multiply";
-  SmallVector<int64_t> batch;
-  if (failed(checkBroadcast(op, ArrayRef(lhs).drop_back(2),
-                            ArrayRef(rhs).drop_back(2), batch)))
-    return failure();
-  if (a.size() > 1)
-    batch.push_back(lhs[lhs.size() - 2]);
-  if (b.size() > 1)
-    batch.push_back(rhs.back());
-  return checkResultShape(op, batch, getType());
+  return checkRuleShape(
+      op, matmulShape(shapeOf(getSelf()), shapeOf(getOther()), op), getType());
+}
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  return inferred(matmulShape(shapeOf(adaptor.getSelf()),
+                              shapeOf(adaptor.getOther()),
+                              {loc, getOperationName()}),
+                  elementOf(adaptor.getSelf()), types);
 }
 
 //===----------------------------------------------------------------------===//
@@ -487,11 +503,8 @@ static LogicalResult verifyBinary(Operation *op) {
   Value lhs = op->getOperand(0), rhs = op->getOperand(1);
   if (failed(checkSameElementType(op, {lhs, rhs, op->getResult(0)})))
     return failure();
-  SmallVector<int64_t> shape;
-  if (failed(checkBroadcast(op, tensorType(lhs).getShape(),
-                            tensorType(rhs).getShape(), shape)))
-    return failure();
-  return checkResultShape(op, shape, op->getResult(0).getType());
+  return checkRuleShape(op, broadcastShape(shapeOf(lhs), shapeOf(rhs), op),
+                          op->getResult(0).getType());
 }
 
 /// Comparisons and logical ops: the result is i1 of the broadcast shape.
@@ -500,12 +513,52 @@ static LogicalResult verifyPredicate(Operation *op, bool sameOperandTypes) {
   Value lhs = op->getOperand(0), rhs = op->getOperand(1);
   if (sameOperandTypes && failed(checkSameElementType(op, {lhs, rhs})))
     return failure();
-  SmallVector<int64_t> shape;
-  if (failed(checkBroadcast(op, tensorType(lhs).getShape(),
-                            tensorType(rhs).getShape(), shape)))
-    return failure();
-  return checkResultShape(op, shape, op->getResult(0).getType());
+  return checkRuleShape(op, broadcastShape(shapeOf(lhs), shapeOf(rhs), op),
+                          op->getResult(0).getType());
 }
+
+/// The type of a binary op's result: the broadcast shape, of `element` (the
+/// first operand's when null).
+static LogicalResult inferBroadcast(std::optional<Location> loc, StringRef name,
+                                    Value lhs, Value rhs, Type element,
+                                    SmallVectorImpl<Type> &types) {
+  return inferred(broadcastShape(shapeOf(lhs), shapeOf(rhs), {loc, name}),
+                  element ? element : elementOf(lhs), types);
+}
+
+#define DUET_INFER_BROADCAST(Op, element)                                      \
+  LogicalResult Op::inferReturnTypes(MLIRContext *context,                     \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    (void)context;                                                             \
+    return inferBroadcast(loc, getOperationName(), adaptor.getSelf(),          \
+                          adaptor.getOther(), element, types);                 \
+  }
+#define DUET_INFER_PREDICATE(Op)                                               \
+  DUET_INFER_BROADCAST(Op, IntegerType::get(context, 1))
+DUET_INFER_PREDICATE(EqOp)
+DUET_INFER_PREDICATE(NeOp)
+DUET_INFER_PREDICATE(LtOp)
+DUET_INFER_PREDICATE(LeOp)
+DUET_INFER_PREDICATE(GtOp)
+DUET_INFER_PREDICATE(GeOp)
+DUET_INFER_PREDICATE(LogicalAndOp)
+DUET_INFER_PREDICATE(LogicalOrOp)
+DUET_INFER_BROADCAST(AddOp, Type())
+DUET_INFER_BROADCAST(SubOp, Type())
+DUET_INFER_BROADCAST(MulOp, Type())
+DUET_INFER_BROADCAST(DivOp, Type())
+DUET_INFER_BROADCAST(MaximumOp, Type())
+DUET_INFER_BROADCAST(MinimumOp, Type())
+DUET_INFER_BROADCAST(RemainderOp, Type())
+DUET_INFER_BROADCAST(PowTensorOp, Type())
+DUET_INFER_BROADCAST(Atan2Op, Type())
+DUET_INFER_BROADCAST(BitwiseAndOp, Type())
+DUET_INFER_BROADCAST(BitwiseOrOp, Type())
+DUET_INFER_BROADCAST(BitwiseXorOp, Type())
+#undef DUET_INFER_PREDICATE
+#undef DUET_INFER_BROADCAST
 
 LogicalResult EqOp::verify() { return verifyPredicate(*this, true); }
 LogicalResult NeOp::verify() { return verifyPredicate(*this, true); }
@@ -516,16 +569,31 @@ LogicalResult GeOp::verify() { return verifyPredicate(*this, true); }
 LogicalResult LogicalAndOp::verify() { return verifyPredicate(*this, false); }
 LogicalResult LogicalOrOp::verify() { return verifyPredicate(*this, false); }
 
+/// The condition, self and other broadcast together.
+static FailureOr<ResultShape> whereShape(Value condition, Value self, Value other,
+                                   const ShapeReport &report) {
+  FailureOr<ResultShape> partial =
+      broadcastShape(shapeOf(condition), shapeOf(self), report);
+  if (failed(partial))
+    return failure();
+  return broadcastShape(*partial, shapeOf(other), report);
+}
+
 LogicalResult WhereOp::verify() {
   if (failed(checkSameElementType(*this, {getSelf(), getOther(), getResult()})))
     return failure();
-  SmallVector<int64_t> partial, shape;
-  if (failed(checkBroadcast(*this, getCondition().getType().getShape(),
-                            getSelf().getType().getShape(), partial)) ||
-      failed(checkBroadcast(*this, partial, getOther().getType().getShape(),
-                            shape)))
-    return failure();
-  return checkResultShape(*this, shape, getType());
+  return checkRuleShape(*this,
+                          whereShape(getCondition(), getSelf(), getOther(),
+                                     getOperation()),
+                          getType());
+}
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  return inferred(whereShape(adaptor.getCondition(), adaptor.getSelf(),
+                             adaptor.getOther(), {loc, getOperationName()}),
+                  elementOf(adaptor.getSelf()), types);
 }
 
 LogicalResult AddOp::verify() { return verifyBinary(*this); }
@@ -547,27 +615,29 @@ LogicalResult BitwiseXorOp::verify() { return verifyBinary(*this); }
 
 static LogicalResult verifyReduction(Operation *op, Value input,
                                      ArrayRef<int64_t> dims, bool keepdim) {
-  auto in = tensorType(input).getShape();
-  int64_t rank = in.size();
-  llvm::SmallSet<int64_t, 8> reduced;
-  for (int64_t d : dims) {
-    if (failed(checkDim(op, "dim", d, rank)))
-      return failure();
-    if (!reduced.insert(d).second)
-      return op->emitOpError() << "dim " << d << " appears twice";
-  }
-  SmallVector<int64_t> expected;
-  for (int64_t i = 0; i < rank; ++i) {
-    bool isReduced = dims.empty() || reduced.contains(i);
-    if (!isReduced)
-      expected.push_back(in[i]);
-    else if (keepdim)
-      expected.push_back(1);
-  }
-  if (failed(checkSameElementType(op, {input, op->getResult(0)})))
+  FailureOr<ResultShape> expected = reductionShape(shapeOf(input), dims, keepdim, op);
+  if (failed(expected) ||
+      failed(checkSameElementType(op, {input, op->getResult(0)})))
     return failure();
-  return checkResultShape(op, expected, op->getResult(0).getType());
+  return checkResultShape(op, *expected, op->getResult(0).getType());
 }
+
+#define DUET_INFER_REDUCTION(Op)                                               \
+  LogicalResult Op::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return inferred(reductionShape(shapeOf(adaptor.getSelf()),                 \
+                                   adaptor.getDim(), adaptor.getKeepdim(),     \
+                                   {loc, getOperationName()}),                 \
+                    elementOf(adaptor.getSelf()), types);                      \
+  }
+DUET_INFER_REDUCTION(MeanOp)
+DUET_INFER_REDUCTION(SumOp)
+DUET_INFER_REDUCTION(AmaxOp)
+DUET_INFER_REDUCTION(ProdOp)
+DUET_INFER_REDUCTION(AnyOp)
+#undef DUET_INFER_REDUCTION
 
 LogicalResult MeanOp::verify() {
   return verifyReduction(*this, getSelf(), getDim(), getKeepdim());
@@ -644,18 +714,18 @@ LogicalResult ViewOp::verify() {
 LogicalResult PermuteOp::verify() {
   if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
     return failure();
-  auto in = getSelf().getType().getShape();
-  ArrayRef<int64_t> dims = getDims();
-  SmallVector<int64_t> sorted(dims);
-  llvm::sort(sorted);
-  if (sorted.size() != in.size() ||
-      !llvm::equal(sorted, llvm::seq<int64_t>(0, in.size())))
-    return emitOpError() << "dims " << formatShape(dims)
-                         << " is not a permutation of 0.." << in.size() - 1;
-  SmallVector<int64_t> expected;
-  for (int64_t d : dims)
-    expected.push_back(in[d]);
-  return checkResultShape(*this, expected, getType());
+  return checkRuleShape(
+      *this, permuteShape(shapeOf(getSelf()), getDims(), getOperation()),
+      getType());
+}
+
+LogicalResult PermuteOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  return inferred(permuteShape(shapeOf(adaptor.getSelf()), adaptor.getDims(),
+                               {loc, getOperationName()}),
+                  elementOf(adaptor.getSelf()), types);
 }
 
 LogicalResult ExpandOp::verify() {

@@ -37,7 +37,7 @@ def Aten_ConvolutionOp : Aten_Op<"convolution"> {
   let hasVerifier = 1;
 }
 
-def Aten_LinearOp : Aten_Op<"linear"> {
+def Aten_LinearOp : Aten_Op<"linear", [InferTypeOpAdaptor]> {
   let summary = "y = x·Wᵀ + b over the last dimension";
   let description = [{
     `input` is `[..., in]`, `weight` `[out, in]`, `bias` `[out]`; the result is
@@ -56,7 +56,7 @@ def Aten_LinearOp : Aten_Op<"linear"> {
   let hasVerifier = 1;
 }
 
-def Aten_AddmmOp : Aten_Op<"addmm"> {
+def Aten_AddmmOp : Aten_Op<"addmm", [InferTypeOpAdaptor]> {
   let summary = "beta·self + alpha·(mat1 @ mat2)";
   let description = [{
     `mat1` is `[n, k]`, `mat2` `[k, m]`; `self` broadcasts to `[n, m]`.
@@ -74,7 +74,7 @@ def Aten_AddmmOp : Aten_Op<"addmm"> {
 }
 
 class Aten_MatrixProductOp<string mnemonic, string what, string example>
-    : Aten_Op<mnemonic> {
+    : Aten_Op<mnemonic, [InferTypeOpAdaptor]> {
   let summary = what;
   let description = [{
     ```mlir
@@ -270,7 +270,7 @@ def Aten_BitwiseXorOp : Aten_BinaryOp<"bitwise_xor",
 // Compares two tensors of one element type with broadcasting; the result is
 // boolean (i1). The `.Scalar` overload has a 0-d constant `other`.
 class Aten_CompareOp<string mnemonic, string relation>
-    : Aten_Op<mnemonic> {
+    : Aten_Op<mnemonic, [InferTypeOpAdaptor]> {
   let kernelComputesInFloat = 0;
   let summary = "elementwise self " # relation # " other, with broadcasting";
   let description = [{
@@ -295,7 +295,7 @@ def Aten_GeOp : Aten_CompareOp<"ge", ">=">;
 
 // Logical ops read any element type as "non-zero is true" and give i1.
 class Aten_LogicalBinaryOp<string mnemonic, string relation>
-    : Aten_Op<mnemonic> {
+    : Aten_Op<mnemonic, [InferTypeOpAdaptor]> {
   let kernelComputesInFloat = 0;
   let summary = "elementwise logical " # relation # " with broadcasting";
   let description = [{
@@ -326,7 +326,7 @@ def Aten_LogicalNotOp : Aten_Op<"logical_not", [SameOperandsAndResultShape]> {
   let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
 }
 
-def Aten_WhereOp : Aten_Op<"where"> {
+def Aten_WhereOp : Aten_Op<"where", [InferTypeOpAdaptor]> {
   let kernelComputesInFloat = 0;
   let summary = "elementwise condition ? self : other, with broadcasting";
   let description = [{
@@ -346,7 +346,7 @@ def Aten_WhereOp : Aten_Op<"where"> {
   let hasVerifier = 1;
 }
 
-def Aten_AnyOp : Aten_Op<"any"> {
+def Aten_AnyOp : Aten_Op<"any", [InferTypeOpAdaptor]> {
   let kernelComputesInFloat = 0;
   let summary = "whether any element is true over the given dimensions";
   let description = [{
@@ -490,7 +490,8 @@ def Aten_ViewOp : Aten_ShapeOp<"view", (ins)> {
   }];
 }
 
-def Aten_PermuteOp : Aten_ShapeOp<"permute", (ins DenseI64ArrayAttr:$dims)> {
+def Aten_PermuteOp : Aten_ShapeOp<"permute", (ins DenseI64ArrayAttr:$dims),
+    [InferTypeOpAdaptor]> {
   let summary = "reorders the dimensions: result dim i is input dim dims[i]";
   let description = [{
     `transpose` and `t` map here.

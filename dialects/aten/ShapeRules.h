@@ -1,0 +1,93 @@
+//===- ShapeRules.h - the result shapes of the aten ops ---------*- C++ -*-===//
+//
+// One function per shape rule. An op's verifier, its type inference
+// (inferReturnTypes) and every builder that makes it outside verified IR (the
+// importer) compute its result shape here and nowhere else; builders on
+// verified IR (the passes) use the inferring builders ODS generates from it.
+// Sizes come from imported files, so every rule checks its arithmetic and
+// reports what is wrong instead of wrapping around.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DUET_DIALECTS_ATEN_SHAPERULES_H
+#define DUET_DIALECTS_ATEN_SHAPERULES_H
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace duet::aten {
+
+using ResultShape = llvm::SmallVector<int64_t, 6>;
+
+/// Where a shape rule reports what is wrong, in the words of the op's
+/// verifier ("'aten.mm' op operands [2, 3] and [4, 5] do not multiply"): on
+/// the op being verified, at the location of an op whose type is being
+/// inferred, or nowhere (inference without a location).
+class ShapeReport {
+public:
+  ShapeReport(mlir::Operation *op) : op(op) {}
+  ShapeReport(std::optional<mlir::Location> location, llvm::StringRef opName)
+      : location(location), opName(opName) {}
+
+  mlir::InFlightDiagnostic error() const;
+
+private:
+  mlir::Operation *op = nullptr;
+  std::optional<mlir::Location> location;
+  llvm::StringRef opName;
+};
+
+/// NumPy broadcasting of two shapes.
+mlir::FailureOr<ResultShape> broadcastShape(llvm::ArrayRef<int64_t> a,
+                                      llvm::ArrayRef<int64_t> b,
+                                      const ShapeReport &report);
+
+/// A reduction of `in` over `dims` (every dim when empty), reduced dims kept
+/// as 1 with `keepdim`; each dim in [0, rank) and given once.
+mlir::FailureOr<ResultShape> reductionShape(llvm::ArrayRef<int64_t> in,
+                                      llvm::ArrayRef<int64_t> dims,
+                                      bool keepdim, const ShapeReport &report);
+
+/// `in` with its dims reordered: result dim i is input dim dims[i].
+mlir::FailureOr<ResultShape> permuteShape(llvm::ArrayRef<int64_t> in,
+                                    llvm::ArrayRef<int64_t> dims,
+                                    const ShapeReport &report);
+
+/// The names a matrix product's errors give its operands: the rank checks'
+/// ("self", "other") and the prefixes of the mismatch message ("operands ",
+/// "": "operands [2, 3] and [4, 5] do not multiply").
+struct ProductNames {
+  llvm::StringRef lhs = "self", rhs = "other";
+  llvm::StringRef lhsPrefix = "operands ", rhsPrefix = "";
+};
+
+/// `[n, k] @ [k, m]`.
+mlir::FailureOr<ResultShape> mmShape(llvm::ArrayRef<int64_t> a,
+                               llvm::ArrayRef<int64_t> b,
+                               const ShapeReport &report,
+                               const ProductNames &names = {});
+/// `[b, n, k] @ [b, k, m]`.
+mlir::FailureOr<ResultShape> bmmShape(llvm::ArrayRef<int64_t> a,
+                                llvm::ArrayRef<int64_t> b,
+                                const ShapeReport &report);
+/// `matmul` with NumPy semantics: 1-D operands, broadcast batch dims.
+mlir::FailureOr<ResultShape> matmulShape(llvm::ArrayRef<int64_t> a,
+                                   llvm::ArrayRef<int64_t> b,
+                                   const ShapeReport &report);
+/// `linear`: `[..., in]` by a weight `[out, in]`.
+mlir::FailureOr<ResultShape> linearShape(llvm::ArrayRef<int64_t> input,
+                                   llvm::ArrayRef<int64_t> weight,
+                                   const ShapeReport &report);
+
+/// "[2, 3, 4]".
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+} // namespace duet::aten
+
+#endif // DUET_DIALECTS_ATEN_SHAPERULES_H
