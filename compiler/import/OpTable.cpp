@@ -1703,10 +1703,8 @@ public:
   std::vector<OpEntry> entries;
 };
 
-std::vector<OpEntry> makeTable() {
-  OpTableBuilder t;
+void addConvolutions(OpTableBuilder &t) {
   using A = ArgDefault;
-
   // Convolution. The TRAINING IR keeps conv1d/conv2d/conv_transpose*; the
   // ATEN IR has convolution with every argument present.
   std::vector<A> convDefaults = {{"bias", none()},
@@ -1731,7 +1729,9 @@ std::vector<OpEntry> makeTable() {
   t.add("conv_transpose1d.default", buildConvTranspose, convTransposeDefaults);
   t.add("conv_transpose2d.input", buildConvTranspose, convTransposeDefaults);
   t.add("convolution.default", buildConvolution);
+}
 
+void addMatrixProducts(OpTableBuilder &t) {
   // Matrix products.
   t.add("linear.default", buildLinear, {{"bias", none()}});
   t.add("addmm.default", buildAddmm,
@@ -1739,7 +1739,9 @@ std::vector<OpEntry> makeTable() {
   t.add("mm.default", buildMatrixProduct<MmOp>);
   t.add("bmm.default", buildMatrixProduct<BmmOp>);
   t.add("matmul.default", buildMatrixProduct<MatmulOp>);
+}
 
+void addNormalizations(OpTableBuilder &t) {
   // Normalization.
   t.add("batch_norm.default", buildBatchNorm);
   t.add("_native_batch_norm_legit_no_training.default",
@@ -1764,7 +1766,9 @@ std::vector<OpEntry> makeTable() {
          {"dim", none()},
          {"keepdim", boolean(false)},
          {"dtype", none()}});
+}
 
+void addActivations(OpTableBuilder &t) {
   // Activations and elementwise math, with their in-place variants.
   // Every Aten_UnaryOp of AtenOps.td imports from `<mnemonic>.default` and
   // its in-place variant.
@@ -1796,7 +1800,9 @@ std::vector<OpEntry> makeTable() {
   t.add("pow.Scalar", buildPowScalarBase);
   t.add("pow_.Scalar", buildPowScalar, {}, Effect::InPlace);
   t.addWithInPlace("pow", "Tensor_Tensor", buildPowTensor);
+}
 
+void addBinaryOps(OpTableBuilder &t) {
   // Binary ops; `.Scalar` overloads and numbers in Tensor slots become 0-d
   // constants.
   for (const char *overload : {"Tensor", "Scalar"}) {
@@ -1820,7 +1826,9 @@ std::vector<OpEntry> makeTable() {
   t.add("remainder.Scalar_Tensor", buildBinary<RemainderOp>);
   for (const char *overload : {"Scalar", "Tensor"})
     t.addWithInPlace("fmod", overload, buildFmod);
+}
 
+void addComparisons(OpTableBuilder &t) {
   // Comparisons, logic and selection.
   for (const char *overload : {"Tensor", "Scalar"}) {
     auto name = [&](const char *op) {
@@ -1842,6 +1850,9 @@ std::vector<OpEntry> makeTable() {
   t.addWithInPlace("masked_fill", "Scalar", buildMaskedFill);
   t.addWithInPlace("masked_fill", "Tensor", buildMaskedFill);
   t.add("bitwise_not.default", buildBitwiseNot);
+}
+
+void addPythonOperators(OpTableBuilder &t) {
   // The Python operators are aliases of the bitwise ops.
   for (const char *spelling : {"bitwise_and.Tensor", "__and__.Tensor",
                                 "bitwise_and.Scalar", "__and__.Scalar"})
@@ -1858,7 +1869,10 @@ std::vector<OpEntry> makeTable() {
   t.add("any.dims", buildAnyDims,
         {{"dim", none()}, {"keepdim", boolean(false)}});
   t.add("any.default", buildAnyAll);
+}
 
+void addReductions(OpTableBuilder &t) {
+  using A = ArgDefault;
   // Reductions, pooling, softmax.
   std::vector<A> reduceDefaults = {{"keepdim", boolean(false)},
                                    {"dtype", none()}};
@@ -1891,7 +1905,9 @@ std::vector<OpEntry> makeTable() {
   t.add("_log_softmax.default", buildAlongDim<LogSoftmaxOp>);
   t.addWithInPlace("cumsum", "default", buildAlongDim<CumsumOp>,
                    {{"dtype", none()}});
+}
 
+void addShapes(OpTableBuilder &t) {
   // Shapes: views take the recorded result shape.
   for (const char *view :
        {"view.default", "reshape.default", "_unsafe_view.default",
@@ -1923,7 +1939,9 @@ std::vector<OpEntry> makeTable() {
   t.add("split_with_sizes.default", buildSplitWithSizes, {{"dim", integer(0)}});
   t.add("chunk.default", buildChunk, {{"dim", integer(0)}});
   t.add("unbind.int", buildUnbind, {{"dim", integer(0)}});
+}
 
+void addIdentities(OpTableBuilder &t) {
   // Identities at inference.
   for (const char *same :
        {"clone.default", "contiguous.default", "alias.default",
@@ -1937,7 +1955,9 @@ std::vector<OpEntry> makeTable() {
   for (const char *convert : {"_to_copy.default", "to.dtype", "to.dtype_layout",
                               "to.device", "to.other", "type_as.default"})
     t.add(convert, buildConvert);
+}
 
+void addFactories(OpTableBuilder &t) {
   // Tensors made from nothing.
   t.add("full.default", buildFull);
   t.add("full_like.default", buildFull);
@@ -1954,7 +1974,9 @@ std::vector<OpEntry> makeTable() {
   t.add("arange.default", buildArange);
   t.add("arange.start", buildArangeStart);
   t.add("arange.start_step", buildArangeStartStep, {{"step", integer(1)}});
+}
 
+void addResamplingLookupAttention(OpTableBuilder &t) {
   // Resampling, lookup, attention.
   t.add("upsample_nearest2d.vec", buildUpsampleNearestVec,
         {{"scale_factors", none()}});
@@ -1985,7 +2007,10 @@ std::vector<OpEntry> makeTable() {
          {"is_causal", boolean(false)},
          {"scale", none()},
          {"enable_gqa", boolean(false)}});
+}
 
+void addDecomposedTargets(OpTableBuilder &t) {
+  using A = ArgDefault;
   // Targets written as several aten ops, as PyTorch's decomposition table
   // writes them (DecomposedMath.cpp, DecomposedData.cpp).
   t.add("baddbmm.default", buildBaddbmm,
@@ -2090,6 +2115,9 @@ std::vector<OpEntry> makeTable() {
   t.add("select_scatter.default", buildSelectScatter);
   t.add("diagonal.default", buildDiagonal,
         {{"offset", integer(0)}, {"dim1", integer(0)}, {"dim2", integer(1)}});
+}
+
+void addScatterTargets(OpTableBuilder &t) {
   // Writes at an index: one aten.scatter each (ScatterTargets.cpp).
   for (const char *overload : {"src", "value"})
     t.addWithInPlace("scatter", overload, buildScatter);
@@ -2107,7 +2135,9 @@ std::vector<OpEntry> makeTable() {
   t.add("meshgrid.indexing", buildMeshgrid);
   t.add("isnan.default", buildIsNan);
   t.add("isinf.default", buildIsInf);
+}
 
+void addOrderingTargets(OpTableBuilder &t) {
   // Ordering: one aten.topk each (OrderingAndSampling.cpp).
   t.add("topk.default", buildTopk,
         {{"dim", integer(-1)}, {"largest", boolean(true)},
@@ -2124,7 +2154,9 @@ std::vector<OpEntry> makeTable() {
         {{"dim", none()}, {"keepdim", boolean(false)}});
   t.add("argmin.default", buildArgmin,
         {{"dim", none()}, {"keepdim", boolean(false)}});
+}
 
+void addQuantization(OpTableBuilder &t) {
   // Quantization (PT2E's quantized_decomposed ops).
   t.addQuantized("quantize_per_tensor.default", buildQuantizePerTensor);
   t.addQuantized("quantize_per_tensor.tensor", buildQuantizePerTensor);
@@ -2138,7 +2170,9 @@ std::vector<OpEntry> makeTable() {
   t.addQuantized("choose_qparams.tensor", buildChooseQparams);
   t.addQuantized("choose_qparams_symmetric.tensor",
                  buildChooseQparamsSymmetric);
+}
 
+void addViewCopies(OpTableBuilder &t) {
   // The functional copies of the view ops (`view_copy`, `permute_copy`, ...,
   // as ExecuTorch's edge dialect and functionalization write them) compute
   // what the views do.
@@ -2157,7 +2191,9 @@ std::vector<OpEntry> makeTable() {
                                e.build, e.defaults, Effect::Functional});
   }
   llvm::append_range(t.entries, copies);
+}
 
+void addAliases(OpTableBuilder &t) {
   // PyTorch's aliases (native_functions.yaml: `multiply` is `mul`, `clip` is
   // `clamp`, ...) import as the op they name, in every overload and in-place
   // variant the table has for it.
@@ -2195,6 +2231,30 @@ std::vector<OpEntry> makeTable() {
                                   e.build, e.defaults, e.effect});
   }
   llvm::append_range(t.entries, aliases);
+}
+
+/// Every target the importer reads, section by section; the last two add
+/// the view copies and aliases of what the others registered.
+std::vector<OpEntry> makeTable() {
+  OpTableBuilder t;
+  addConvolutions(t);
+  addMatrixProducts(t);
+  addNormalizations(t);
+  addActivations(t);
+  addBinaryOps(t);
+  addComparisons(t);
+  addPythonOperators(t);
+  addReductions(t);
+  addShapes(t);
+  addIdentities(t);
+  addFactories(t);
+  addResamplingLookupAttention(t);
+  addDecomposedTargets(t);
+  addScatterTargets(t);
+  addOrderingTargets(t);
+  addQuantization(t);
+  addViewCopies(t);
+  addAliases(t);
   return std::move(t.entries);
 }
 

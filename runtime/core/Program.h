@@ -89,8 +89,14 @@ private:
   Program() = default;
   Status parse();
   Status decode(const void *root);
-  /// The semantic checks (ProgramChecks.cpp), on the decoded program.
+  /// The semantic checks (ProgramChecks.cpp), on the decoded program: the
+  /// parts below, in this order, then the work limit.
   Status check() const;
+  Status checkPlanBounds() const;
+  Status checkTensor(size_t i) const;
+  Status checkInputsAndOutputs() const;
+  Status checkInstructions() const;
+  Status checkArenaSize() const;
 
   std::string name_;
   LoadOptions options_;

@@ -211,12 +211,9 @@ private:
 
 } // namespace
 
-Status Program::check() const {
-  const size_t count = tensors_.size();
-  auto inRange = [&](int32_t id) {
-    return id >= 0 && static_cast<size_t>(id) < count;
-  };
-
+/// The plan's own figures: an arena within kMaxArenaBytes that holds the
+/// bytes it says are alive at once.
+Status Program::checkPlanBounds() const {
   if (plan_.arenaBytes > kMaxArenaBytes)
     return Status::error("the memory plan asks for an arena of {} bytes, over "
                          "the limit of {} bytes (kMaxArenaBytes, 16 GiB) a "
@@ -228,78 +225,93 @@ Status Program::check() const {
                          "{} bytes alive at once; the plan is corrupt",
                          plan_.arenaBytes, plan_.peakBytes);
 
-  for (size_t i = 0; i < count; ++i) {
-    const TensorInfo &t = tensors_[i];
-    std::string tensor = describeTensor(static_cast<int32_t>(i));
-    if (t.sizes.size() > kMaxTensorRank)
-      return Status::error("{}: rank {} is over the limit of {} dims "
-                           "(kMaxTensorRank); the file is corrupt",
-                           tensor, t.sizes.size(), kMaxTensorRank);
-    uint64_t bytes = 0;
-    if (!tensorBytes(t.dtype, t.sizes, bytes))
-      return Status::error("{}: sizes [{}] hold a negative size or a byte "
-                           "count that overflows; the file is corrupt",
-                           tensor, fmt::join(t.sizes, ", "));
-    if (bytes != t.nbytes)
-      return Status::error("{}: sizes [{}] of {} take {} bytes but the file "
-                           "records {}; the file is corrupt",
-                           tensor, fmt::join(t.sizes, ", "), dtypeName(t.dtype),
-                           bytes, t.nbytes);
-    if (bytes > kMaxTensorBytes)
-      return Status::error("{}: sizes [{}] of {} take {} bytes, over the limit "
-                           "of {} bytes (kMaxTensorBytes, 4 GiB) one tensor "
-                           "may hold; the file is corrupt or the model too "
-                           "large for duet",
-                           tensor, fmt::join(t.sizes, ", "), dtypeName(t.dtype),
-                           bytes, kMaxTensorBytes);
-    if (t.kind == TensorKind::constant) {
-      if (t.constantOffset % kConstantAlignment != 0)
-        return Status::error("{}: constant offset {} is not {}-byte aligned; "
-                             "the file is corrupt",
-                             tensor, t.constantOffset, kConstantAlignment);
-      // Backends read up to kConstantTailBytes past a constant (XNNPACK
-      // does), so the segment must go on that far after each one.
-      std::optional<uint64_t> end = checkedAdd(t.constantOffset, t.nbytes);
-      if (!end || *end > segmentBytes_)
-        return Status::error("{}: constant bytes [{}, {}) lie outside the "
-                             "{}-byte constant segment; the file is truncated "
-                             "or corrupt",
-                             tensor, t.constantOffset,
-                             t.constantOffset +
-                                 std::min(t.nbytes, ~t.constantOffset),
-                             segmentBytes_);
-      if (*end + kConstantTailBytes > segmentBytes_)
-        return Status::error("{}: constant bytes [{}, {}) end {} bytes before "
-                             "the end of the {}-byte constant segment, which "
-                             "must close with {} zero bytes; the file is "
-                             "corrupt",
-                             tensor, t.constantOffset, *end,
-                             segmentBytes_ - *end, segmentBytes_,
-                             kConstantTailBytes);
-      if (t.dtype == DType::boolean)
-        if (std::optional<uint64_t> bad = firstInvalidBool(
-                data_ + segmentOffset_ + t.constantOffset, t.nbytes))
-          return Status::error("{}: bool element {} holds the byte {}, not 0 "
-                               "or 1; the file is corrupt",
-                               tensor, *bad,
-                               data_[segmentOffset_ + t.constantOffset + *bad]);
-    } else if (isArenaKind(t.kind)) {
-      if (t.arenaOffset < 0)
-        return Status::error("{}: {} tensor has no arena offset; the file is "
-                             "corrupt",
-                             tensor, InstructionChecker::article(t.kind));
-      uint64_t offset = static_cast<uint64_t>(t.arenaOffset);
-      if (offset % dtypeSize(t.dtype) != 0)
-        return Status::error("{}: arena offset {} is not a multiple of its "
-                             "{}-byte elements; the plan is corrupt",
-                             tensor, offset, dtypeSize(t.dtype));
-      if (offset > plan_.arenaBytes || t.nbytes > plan_.arenaBytes - offset)
-        return Status::error("{}: arena bytes [{}, {}) lie outside the {}-byte "
-                             "arena; the plan is corrupt",
-                             tensor, offset, offset + t.nbytes,
-                             plan_.arenaBytes);
-    }
+  return Status::ok();
+}
+
+/// Tensor `i`'s rank, byte count and where its bytes lie: in the constant
+/// segment or the arena.
+Status Program::checkTensor(size_t i) const {
+  const TensorInfo &t = tensors_[i];
+  std::string tensor = describeTensor(static_cast<int32_t>(i));
+  if (t.sizes.size() > kMaxTensorRank)
+    return Status::error("{}: rank {} is over the limit of {} dims "
+                         "(kMaxTensorRank); the file is corrupt",
+                         tensor, t.sizes.size(), kMaxTensorRank);
+  uint64_t bytes = 0;
+  if (!tensorBytes(t.dtype, t.sizes, bytes))
+    return Status::error("{}: sizes [{}] hold a negative size or a byte "
+                         "count that overflows; the file is corrupt",
+                         tensor, fmt::join(t.sizes, ", "));
+  if (bytes != t.nbytes)
+    return Status::error("{}: sizes [{}] of {} take {} bytes but the file "
+                         "records {}; the file is corrupt",
+                         tensor, fmt::join(t.sizes, ", "), dtypeName(t.dtype),
+                         bytes, t.nbytes);
+  if (bytes > kMaxTensorBytes)
+    return Status::error("{}: sizes [{}] of {} take {} bytes, over the limit "
+                         "of {} bytes (kMaxTensorBytes, 4 GiB) one tensor "
+                         "may hold; the file is corrupt or the model too "
+                         "large for duet",
+                         tensor, fmt::join(t.sizes, ", "), dtypeName(t.dtype),
+                         bytes, kMaxTensorBytes);
+  if (t.kind == TensorKind::constant) {
+    if (t.constantOffset % kConstantAlignment != 0)
+      return Status::error("{}: constant offset {} is not {}-byte aligned; "
+                           "the file is corrupt",
+                           tensor, t.constantOffset, kConstantAlignment);
+    // Backends read up to kConstantTailBytes past a constant (XNNPACK
+    // does), so the segment must go on that far after each one.
+    std::optional<uint64_t> end = checkedAdd(t.constantOffset, t.nbytes);
+    if (!end || *end > segmentBytes_)
+      return Status::error("{}: constant bytes [{}, {}) lie outside the "
+                           "{}-byte constant segment; the file is truncated "
+                           "or corrupt",
+                           tensor, t.constantOffset,
+                           t.constantOffset +
+                               std::min(t.nbytes, ~t.constantOffset),
+                           segmentBytes_);
+    if (*end + kConstantTailBytes > segmentBytes_)
+      return Status::error("{}: constant bytes [{}, {}) end {} bytes before "
+                           "the end of the {}-byte constant segment, which "
+                           "must close with {} zero bytes; the file is "
+                           "corrupt",
+                           tensor, t.constantOffset, *end,
+                           segmentBytes_ - *end, segmentBytes_,
+                           kConstantTailBytes);
+    if (t.dtype == DType::boolean)
+      if (std::optional<uint64_t> bad = firstInvalidBool(
+              data_ + segmentOffset_ + t.constantOffset, t.nbytes))
+        return Status::error("{}: bool element {} holds the byte {}, not 0 "
+                             "or 1; the file is corrupt",
+                             tensor, *bad,
+                             data_[segmentOffset_ + t.constantOffset + *bad]);
+  } else if (isArenaKind(t.kind)) {
+    if (t.arenaOffset < 0)
+      return Status::error("{}: {} tensor has no arena offset; the file is "
+                           "corrupt",
+                           tensor, InstructionChecker::article(t.kind));
+    uint64_t offset = static_cast<uint64_t>(t.arenaOffset);
+    if (offset % dtypeSize(t.dtype) != 0)
+      return Status::error("{}: arena offset {} is not a multiple of its "
+                           "{}-byte elements; the plan is corrupt",
+                           tensor, offset, dtypeSize(t.dtype));
+    if (offset > plan_.arenaBytes || t.nbytes > plan_.arenaBytes - offset)
+      return Status::error("{}: arena bytes [{}, {}) lie outside the {}-byte "
+                           "arena; the plan is corrupt",
+                           tensor, offset, offset + t.nbytes,
+                           plan_.arenaBytes);
   }
+
+  return Status::ok();
+}
+
+/// The program's inputs and outputs: tensors of the right kinds, each input
+/// listed once, every input and output tensor listed.
+Status Program::checkInputsAndOutputs() const {
+  const size_t count = tensors_.size();
+  auto inRange = [&](int32_t id) {
+    return id >= 0 && static_cast<size_t>(id) < count;
+  };
 
   std::vector<char> listed(count, 0);
   for (size_t k = 0; k < inputs_.size(); ++k) {
@@ -341,6 +353,17 @@ Status Program::check() const {
       return Status::error("{} is an output tensor missing from the "
                            "program's outputs",
                            describeTensor(static_cast<int32_t>(i)));
+
+  return Status::ok();
+}
+
+/// The instructions in order: each reads only what is written before it,
+/// each delegate is called once, and every output is written.
+Status Program::checkInstructions() const {
+  const size_t count = tensors_.size();
+  auto inRange = [&](int32_t id) {
+    return id >= 0 && static_cast<size_t>(id) < count;
+  };
 
   // Walk the instructions in order, tracking which tensors hold a value.
   InstructionChecker checker(*this, !options_.kernels && !options_.inspectOnly);
@@ -434,6 +457,11 @@ Status Program::check() const {
                            "writes",
                            k, describeTensor(outputs_[k]));
 
+  return Status::ok();
+}
+
+/// The arena is exactly what the planned tensors need.
+Status Program::checkArenaSize() const {
   // The compiler's plan is exactly as large as its tensors need (the last
   // one's end, rounded up to kArenaAlignment): a larger arena is memory
   // nothing uses, allocated at load on the file's word.
@@ -447,6 +475,17 @@ Status Program::check() const {
     return Status::error("the memory plan asks for an arena of {} bytes, but "
                          "its tensors need {}; the plan is corrupt",
                          plan_.arenaBytes, needed);
+
+  return Status::ok();
+}
+
+Status Program::check() const {
+  DUET_RETURN_IF_ERROR(checkPlanBounds());
+  for (size_t i = 0; i < tensors_.size(); ++i)
+    DUET_RETURN_IF_ERROR(checkTensor(i));
+  DUET_RETURN_IF_ERROR(checkInputsAndOutputs());
+  DUET_RETURN_IF_ERROR(checkInstructions());
+  DUET_RETURN_IF_ERROR(checkArenaSize());
 
   // Every loop of a run is bounded by the shapes and attributes checked
   // above; their product is bounded here. A delegate's recorded ops stand

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 
 namespace duet::rt::xnnpack {
@@ -1200,21 +1201,34 @@ double XnnpackDelegate::subgraphWork(
   return work;
 }
 
-Status XnnpackDelegate::checkShapes(const fb::Node &node,
-                                    const std::string &what) const {
+namespace {
+
+/// A node's dims and the words of its shape errors, for checkShapes.
+struct NodeDims {
   using Dims = std::vector<size_t>;
-  auto dimsOf = [&](size_t operand) -> const Dims & {
-    return values_[node.inputs()->Get(operand)].dims;
-  };
-  const Dims &in = dimsOf(0);
-  const Dims &out = values_[node.output()].dims;
-  auto mismatch = [&](const Dims &expected) {
+  const fb::Node &node;
+  std::function<const Dims &(size_t)> operand;
+  const Dims &in, &out;
+  const std::string &what;
+
+  Status bad(const std::string &why) const {
+    return Status::error("{}: {}", what, why);
+  }
+  Status mismatch(const Dims &expected) const {
     return Status::error("{}: the output is {}, but the operands make it {}",
                          what, formatDims(out), formatDims(expected));
-  };
-  auto bad = [&](const std::string &why) {
-    return Status::error("{}: {}", what, why);
-  };
+  }
+  Status expect(const Dims &expected) const {
+    return out == expected ? Status::ok() : mismatch(expected);
+  }
+};
+
+/// A convolution, deconvolution or pooling node: its window's fields, its
+/// filter and bias against its input, and the output its window makes.
+Status checkWindowNode(const NodeDims &n) {
+  using Dims = NodeDims::Dims;
+  const fb::Node &node = n.node;
+  const Dims &in = n.in;
   const fb::Window *window = node.window();
   const WindowFields fields = windowFields(window);
   const auto *pad = fields.pad, *kernel = fields.kernel,
@@ -1234,96 +1248,109 @@ Status XnnpackDelegate::checkShapes(const fb::Node &node,
     return true;
   };
   bool withDilation = node.type() != fb::NodeType::AveragePooling2d;
+  bool deconvolution = node.type() == fb::NodeType::Deconvolution2d;
+  if (!pad || !kernel || !stride || (withDilation && !dilation) ||
+      (deconvolution && !adjustment))
+    return n.bad("the node has no window, or its window lacks a field or "
+               "has one of the wrong length");
+  if (in.size() != 4)
+    return n.bad(fmt::format("the input is {}, not [N,H,W,C]", formatDims(in)));
+  size_t channels = in[3];
+  if (node.type() == fb::NodeType::Convolution2d || deconvolution ||
+      node.type() == fb::NodeType::DepthwiseConvolution2d) {
+    uint64_t groups = window->groups(), gic = window->group_input_channels(),
+             goc = window->group_output_channels();
+    // Products that wrap could match the dims by accident, and XNNPACK
+    // would then index with the huge factors.
+    std::optional<uint64_t> outChannels = checkedMul(groups, goc);
+    std::optional<uint64_t> inChannels = checkedMul(groups, gic);
+    std::optional<uint64_t> depthwise = checkedMul(gic, goc);
+    if (!outChannels || !inChannels || !depthwise)
+      return n.bad(fmt::format("groups {}, group input channels {} and group "
+                             "output channels {} overflow",
+                             groups, gic, goc));
+    Dims filter = {*outChannels, kernel->Get(0), kernel->Get(1), gic};
+    if (node.type() == fb::NodeType::DepthwiseConvolution2d) {
+      // Input channels and depth multiplier.
+      filter = {1, kernel->Get(0), kernel->Get(1), *depthwise};
+      channels = *depthwise;
+      if (in[3] != gic)
+        return n.bad(fmt::format("the input has {} channels, the window "
+                               "says {}",
+                               in[3], gic));
+    } else {
+      if (in[3] != *inChannels)
+        return n.bad(fmt::format("the input has {} channels, the window "
+                               "says {} groups of {}",
+                               in[3], groups, gic));
+      channels = *outChannels;
+    }
+    if (n.operand(1) != filter)
+      return n.bad(fmt::format("the filter is {}, the window makes it {}",
+                             formatDims(n.operand(1)), formatDims(filter)));
+    if (node.inputs()->size() == 3 && node.inputs()->Get(2) != kNoValue &&
+        numel(n.operand(2)) != channels)
+      return n.bad(fmt::format("the bias is {}, not one per output channel "
+                             "({})",
+                             formatDims(n.operand(2)), channels));
+  }
+  Dims expected = {in[0], 0, 0, channels};
+  for (size_t axis = 0; axis < 2; ++axis) {
+    if (deconvolution) {
+      // Window fields are 32-bit and a dim is below 2^32, so each product
+      // fits in 64 bits; their sum may not.
+      if (kernel->Get(axis) == 0 || stride->Get(axis) == 0)
+        return n.bad("the window leaves no output");
+      std::optional<uint64_t> grown =
+          checkedAdd(uint64_t(stride->Get(axis)) * (in[1 + axis] - 1),
+                     uint64_t(dilation->Get(axis)) * (kernel->Get(axis) - 1));
+      if (grown)
+        grown = checkedAdd(*grown, uint64_t(adjustment->Get(axis)) + 1);
+      uint64_t cut =
+          uint64_t(pad->Get(axis == 0 ? 0 : 3)) + pad->Get(axis == 0 ? 2 : 1);
+      if (!grown)
+        return n.bad("the output size overflows");
+      if (*grown <= cut)
+        return n.bad("the window leaves no output");
+      expected[1 + axis] = *grown - cut;
+    } else if (!windowed(axis, in[1 + axis], withDilation,
+                         expected[1 + axis])) {
+      return n.bad("the window does not fit in the padded input");
+    }
+  }
+  return n.expect(expected);
+}
+
+} // namespace
+
+Status XnnpackDelegate::checkShapes(const fb::Node &node,
+                                    const std::string &what) const {
+  using Dims = NodeDims::Dims;
+  auto operand = [&](size_t i) -> const Dims & {
+    return values_[node.inputs()->Get(i)].dims;
+  };
+  const NodeDims n{node, operand, operand(0), values_[node.output()].dims,
+                   what};
+  const Dims &in = n.in, &out = n.out;
   switch (node.type()) {
   case fb::NodeType::Convolution2d:
   case fb::NodeType::DepthwiseConvolution2d:
   case fb::NodeType::Deconvolution2d:
   case fb::NodeType::AveragePooling2d:
-  case fb::NodeType::MaxPooling2d: {
-    bool deconvolution = node.type() == fb::NodeType::Deconvolution2d;
-    if (!pad || !kernel || !stride || (withDilation && !dilation) ||
-        (deconvolution && !adjustment))
-      return bad("the node has no window, or its window lacks a field or "
-                 "has one of the wrong length");
-    if (in.size() != 4)
-      return bad(fmt::format("the input is {}, not [N,H,W,C]", formatDims(in)));
-    size_t channels = in[3];
-    if (node.type() == fb::NodeType::Convolution2d || deconvolution ||
-        node.type() == fb::NodeType::DepthwiseConvolution2d) {
-      uint64_t groups = window->groups(), gic = window->group_input_channels(),
-               goc = window->group_output_channels();
-      // Products that wrap could match the dims by accident, and XNNPACK
-      // would then index with the huge factors.
-      std::optional<uint64_t> outChannels = checkedMul(groups, goc);
-      std::optional<uint64_t> inChannels = checkedMul(groups, gic);
-      std::optional<uint64_t> depthwise = checkedMul(gic, goc);
-      if (!outChannels || !inChannels || !depthwise)
-        return bad(fmt::format("groups {}, group input channels {} and group "
-                               "output channels {} overflow",
-                               groups, gic, goc));
-      Dims filter = {*outChannels, kernel->Get(0), kernel->Get(1), gic};
-      if (node.type() == fb::NodeType::DepthwiseConvolution2d) {
-        // Input channels and depth multiplier.
-        filter = {1, kernel->Get(0), kernel->Get(1), *depthwise};
-        channels = *depthwise;
-        if (in[3] != gic)
-          return bad(fmt::format("the input has {} channels, the window "
-                                 "says {}",
-                                 in[3], gic));
-      } else {
-        if (in[3] != *inChannels)
-          return bad(fmt::format("the input has {} channels, the window "
-                                 "says {} groups of {}",
-                                 in[3], groups, gic));
-        channels = *outChannels;
-      }
-      if (dimsOf(1) != filter)
-        return bad(fmt::format("the filter is {}, the window makes it {}",
-                               formatDims(dimsOf(1)), formatDims(filter)));
-      if (node.inputs()->size() == 3 && node.inputs()->Get(2) != kNoValue &&
-          numel(dimsOf(2)) != channels)
-        return bad(fmt::format("the bias is {}, not one per output channel "
-                               "({})",
-                               formatDims(dimsOf(2)), channels));
-    }
-    Dims expected = {in[0], 0, 0, channels};
-    for (size_t axis = 0; axis < 2; ++axis) {
-      if (deconvolution) {
-        // Window fields are 32-bit and a dim is below 2^32, so each product
-        // fits in 64 bits; their sum may not.
-        if (kernel->Get(axis) == 0 || stride->Get(axis) == 0)
-          return bad("the window leaves no output");
-        std::optional<uint64_t> grown =
-            checkedAdd(uint64_t(stride->Get(axis)) * (in[1 + axis] - 1),
-                       uint64_t(dilation->Get(axis)) * (kernel->Get(axis) - 1));
-        if (grown)
-          grown = checkedAdd(*grown, uint64_t(adjustment->Get(axis)) + 1);
-        uint64_t cut =
-            uint64_t(pad->Get(axis == 0 ? 0 : 3)) + pad->Get(axis == 0 ? 2 : 1);
-        if (!grown)
-          return bad("the output size overflows");
-        if (*grown <= cut)
-          return bad("the window leaves no output");
-        expected[1 + axis] = *grown - cut;
-      } else if (!windowed(axis, in[1 + axis], withDilation,
-                           expected[1 + axis])) {
-        return bad("the window does not fit in the padded input");
-      }
-    }
-    return out == expected ? Status::ok() : mismatch(expected);
-  }
+  case fb::NodeType::MaxPooling2d:
+    return checkWindowNode(n);
   case fb::NodeType::FullyConnected: {
-    const Dims &filter = dimsOf(1);
+    const Dims &filter = n.operand(1);
     if (filter.size() != 2 || in.back() != filter[1])
-      return bad(fmt::format("the filter {} does not take rows of {}",
+      return n.bad(fmt::format("the filter {} does not take rows of {}",
                              formatDims(filter), in.back()));
     if (node.inputs()->size() == 3 && node.inputs()->Get(2) != kNoValue &&
-        numel(dimsOf(2)) != filter[0])
-      return bad(fmt::format("the bias is {}, not one per output ({})",
-                             formatDims(dimsOf(2)), filter[0]));
+        numel(n.operand(2)) != filter[0])
+      return n.bad(fmt::format("the bias is {}, not one per output ({})",
+                             formatDims(n.operand(2)), filter[0]));
     Dims expected = in;
     expected.back() = filter[0];
-    return out == expected ? Status::ok() : mismatch(expected);
+    return n.expect(expected);
   }
   case fb::NodeType::Add:
   case fb::NodeType::Subtract:
@@ -1331,27 +1358,27 @@ Status XnnpackDelegate::checkShapes(const fb::Node &node,
   case fb::NodeType::Divide:
   case fb::NodeType::Maximum:
   case fb::NodeType::Minimum: {
-    const Dims &a = dimsOf(0), &b = dimsOf(1);
+    const Dims &a = n.operand(0), &b = n.operand(1);
     Dims expected(std::max(a.size(), b.size()), 1);
     for (size_t i = 0; i < expected.size(); ++i) {
       size_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
       size_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
       if (da != db && da != 1 && db != 1)
-        return bad(fmt::format("{} and {} do not broadcast", formatDims(a),
+        return n.bad(fmt::format("{} and {} do not broadcast", formatDims(a),
                                formatDims(b)));
       expected[expected.size() - 1 - i] = std::max(da, db);
     }
-    return out == expected ? Status::ok() : mismatch(expected);
+    return n.expect(expected);
   }
   case fb::NodeType::GlobalAveragePooling2d: {
     if (in.size() != 4)
-      return bad(fmt::format("the input is {}, not [N,H,W,C]", formatDims(in)));
+      return n.bad(fmt::format("the input is {}, not [N,H,W,C]", formatDims(in)));
     Dims expected = {in[0], 1, 1, in[3]};
-    return out == expected ? Status::ok() : mismatch(expected);
+    return n.expect(expected);
   }
   case fb::NodeType::ConstantPad: {
     if (!node.shape() || node.shape()->size() != 2 * in.size())
-      return bad(fmt::format("the padding has {} entries, expected {} (before "
+      return n.bad(fmt::format("the padding has {} entries, expected {} (before "
                              "and after each of {} dims)",
                              node.shape() ? node.shape()->size() : 0,
                              2 * in.size(), in.size()));
@@ -1361,30 +1388,30 @@ Status XnnpackDelegate::checkShapes(const fb::Node &node,
       if (padded)
         padded = checkedAdd(*padded, node.shape()->Get(in.size() + i));
       if (!padded)
-        return bad(fmt::format("the padding of dim {} overflows", i));
+        return n.bad(fmt::format("the padding of dim {} overflows", i));
       expected[i] = *padded;
     }
-    return out == expected ? Status::ok() : mismatch(expected);
+    return n.expect(expected);
   }
   case fb::NodeType::Reshape: {
     Dims shape;
     if (node.shape())
       shape.assign(node.shape()->begin(), node.shape()->end());
     if (shape != out || numel(in) != numel(out))
-      return bad(fmt::format("a reshape of {} into {} (the new shape {})",
+      return n.bad(fmt::format("a reshape of {} into {} (the new shape {})",
                              formatDims(in), formatDims(out),
                              formatDims(shape)));
     return Status::ok();
   }
   case fb::NodeType::ResizeBilinear2d: {
     if (in.size() != 4 || !node.shape() || node.shape()->size() != 2)
-      return bad("expected an [N,H,W,C] input and the new height and width");
+      return n.bad("expected an [N,H,W,C] input and the new height and width");
     Dims expected = {in[0], node.shape()->Get(0), node.shape()->Get(1), in[3]};
-    return out == expected ? Status::ok() : mismatch(expected);
+    return n.expect(expected);
   }
   default:
     // Elementwise: the output has the input's dims.
-    return out == in ? Status::ok() : mismatch(in);
+    return n.expect(in);
   }
 }
 
