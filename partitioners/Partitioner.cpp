@@ -235,54 +235,90 @@ targetCostsJson(MLIRContext *context, const BackendOptions &options) {
   return std::string();
 }
 
-FailureOr<PartitionReport> partitionModule(ModuleOp module,
-                                           const PartitionOptions &options) {
-  MLIRContext *context = module.getContext();
-  context->getOrLoadDialect<DuetDialect>();
+namespace {
 
-  PartitionReport report;
-  report.backends =
-      options.backends.empty() ? knownBackends() : options.backends;
-  for (auto [index, name] : llvm::enumerate(report.backends)) {
-    if (!findBackendLowering(name))
-      return module.emitError()
-             << "unknown backend \"" << name << "\"; backends are "
-             << backendNames(", ", " and ") << ", in priority order";
-    if (llvm::is_contained(ArrayRef(report.backends).take_front(index), name))
-      return module.emitError() << "backend \"" << name << "\" is listed twice";
-  }
-  if (llvm::Error error = checkBackendOptions(options.backendOptions))
-    return module.emitError() << llvm::toString(std::move(error));
+/// One partitioning of a module (partitionModule): the backends asked, set
+/// up under the options, what placement by cost reads, and the report each
+/// step fills in.
+class ModulePartitioner {
+public:
+  ModulePartitioner(ModuleOp module, const PartitionOptions &options)
+      : module(module), options(options),
+        byCost(options.placement == PlacementPolicy::cost) {}
 
-  // Every backend of the build, set up under the options.
-  llvm::StringMap<std::unique_ptr<ConfiguredLowering>> configured;
-  for (const BackendLowering *backend : backendLowerings()) {
-    auto setUp = backend->configure(context, options.backendOptions);
-    if (!setUp)
-      return module.emitError() << llvm::toString(setUp.takeError());
-    report.sections.push_back((*setUp)->report());
-    configured[backend->name()] = std::move(*setUp);
-  }
-  // The ones asked, in priority order.
-  SmallVector<ConfiguredLowering *> backends;
-  SmallVector<DelegateKind> kinds;
-  for (const std::string &name : report.backends) {
-    backends.push_back(configured[name].get());
-    kinds.push_back(findBackendLowering(name)->kind());
+  FailureOr<PartitionReport> run() {
+    module.getContext()->getOrLoadDialect<DuetDialect>();
+    if (failed(setUpBackends()) || failed(readCosts()))
+      return failure();
+    FailureOr<SmallVector<func::FuncOp>> functions = functionsOf(module);
+    if (failed(functions))
+      return failure();
+    for (func::FuncOp function : *functions)
+      if (failed(partitionFunction(function)))
+        return failure();
+    return std::move(report);
   }
 
-  // Placed by cost: the target's costs, for every backend asked and the
-  // portable kernels.
-  bool byCost = options.placement == PlacementPolicy::cost;
-  const TargetCosts *targetCosts = nullptr;
-  for (const BackendLowering *backend : backendLowerings())
-    if ((targetCosts = configured[backend->name()]->targetCosts()))
-      break;
-  if (targetCosts)
-    report.targetCostsJson = targetCosts->toJson();
-  SmallVector<const BackendCosts *> backendCosts;
-  const BackendCosts *portableCosts = nullptr;
-  if (byCost) {
+private:
+  /// What the backends said of the placeable ops of one function.
+  struct Claims {
+    /// The backend (rank among those asked) each placed op has.
+    DenseMap<Operation *, int> assignment;
+    /// Each placeable op's entry in report.ops.
+    DenseMap<Operation *, size_t> decisionOf;
+    SmallVector<Operation *> placeable;
+    /// Per placeable op, per backend: whether it claimed the op, and the
+    /// pieces it decomposes it into.
+    SmallVector<SmallVector<bool>> claimed;
+    SmallVector<SmallVector<SmallVector<std::string>>> pieces;
+  };
+
+  /// Checks the backends asked and their options, and sets up every backend
+  /// of the build (each has a report section).
+  LogicalResult setUpBackends() {
+    report.backends =
+        options.backends.empty() ? knownBackends() : options.backends;
+    for (auto [index, name] : llvm::enumerate(report.backends)) {
+      if (!findBackendLowering(name))
+        return module.emitError()
+               << "unknown backend \"" << name << "\"; backends are "
+               << backendNames(", ", " and ") << ", in priority order";
+      if (llvm::is_contained(ArrayRef(report.backends).take_front(index),
+                             name))
+        return module.emitError()
+               << "backend \"" << name << "\" is listed twice";
+    }
+    if (llvm::Error error = checkBackendOptions(options.backendOptions))
+      return module.emitError() << llvm::toString(std::move(error));
+
+    for (const BackendLowering *backend : backendLowerings()) {
+      auto setUp = backend->configure(module.getContext(),
+                                      options.backendOptions);
+      if (!setUp)
+        return module.emitError() << llvm::toString(setUp.takeError());
+      report.sections.push_back((*setUp)->report());
+      configured[backend->name()] = std::move(*setUp);
+    }
+    // The ones asked, in priority order.
+    for (const std::string &name : report.backends) {
+      backends.push_back(configured[name].get());
+      kinds.push_back(findBackendLowering(name)->kind());
+    }
+    return success();
+  }
+
+  /// The target's costs (recorded in the report whenever a backend reads
+  /// them), and placed by cost, each asked backend's and the portable
+  /// kernels'.
+  LogicalResult readCosts() {
+    const TargetCosts *targetCosts = nullptr;
+    for (const BackendLowering *backend : backendLowerings())
+      if ((targetCosts = configured[backend->name()]->targetCosts()))
+        break;
+    if (targetCosts)
+      report.targetCostsJson = targetCosts->toJson();
+    if (!byCost)
+      return success();
     if (!targetCosts)
       return module.emitError()
              << "placement by cost needs a target profile with costs; "
@@ -303,35 +339,58 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
     report.placement.mode = "cost";
     report.placement.costsOrigin = targetCosts->origin();
     report.placement.costsSource = targetCosts->source();
+    return success();
   }
 
-  FailureOr<SmallVector<func::FuncOp>> functions = functionsOf(module);
-  if (failed(functions))
-    return failure();
-
-  ValueNames names;
-  for (func::FuncOp function : *functions) {
+  LogicalResult partitionFunction(func::FuncOp function) {
     Block &block = function.getBody().front();
-    std::string functionName = function.getSymName().str();
     hoistQuantizedWeights(block);
+    Claims claims = askBackends(block, function);
+    std::optional<PlacementCosts> costs;
+    if (byCost) {
+      costs.emplace(block, claims.placeable, claims.claimed, backendCosts,
+                    *portableCosts);
+      placeByCostIn(*costs, claims);
+    }
+    SmallVector<Partition> partitions =
+        groupPartitions(block, claims.assignment);
+    int64_t firstId = report.partitions.size();
+    recordPartitions(function, partitions, claims,
+                     costs ? &*costs : nullptr);
+    FailureOr<SmallVector<DelegateOp>> delegates =
+        outlinePartitions(block, partitions, kinds);
+    if (failed(delegates))
+      return function.emitError()
+             << "internal error: the partitions form a cycle; please report "
+                "this with the model";
+    for (auto [offset, delegate] : llvm::enumerate(*delegates)) {
+      PartitionInfo &info = report.partitions[firstId + offset];
+      info.inputs = delegate.getInputs().size();
+      info.outputs = delegate.getNumResults();
+      ConfiguredLowering *backend = backends[partitions[offset].backend];
+      if (failed(backend->rules().legalize(delegate)) ||
+          failed(backend->plan(delegate, info, names)))
+        return failure();
+    }
+    recordQuantization(block, *delegates, firstId, claims);
+    return success();
+  }
 
-    // Ask the backends in priority order: by priority, until one claims the
-    // op; by cost, all of them.
-    DenseMap<Operation *, int> assignment;
-    DenseMap<Operation *, size_t> decisionOf;
-    SmallVector<Operation *> placeable;
-    SmallVector<SmallVector<bool>> claims;
-    SmallVector<SmallVector<SmallVector<std::string>>> pieces;
+  /// Asks the backends in priority order: by priority, until one claims the
+  /// op; by cost, all of them. Each placeable op gets its decision in the
+  /// report.
+  Claims askBackends(Block &block, func::FuncOp function) {
+    Claims claims;
     int64_t index = 0;
     for (Operation &op : block.without_terminator()) {
       if (!isPlaceable(&op))
         continue;
       OpDecision decision = portableDecision(op, function, index++);
       SmallVector<bool> &claimed =
-          claims.emplace_back(backends.size(), false);
+          claims.claimed.emplace_back(backends.size(), false);
       SmallVector<SmallVector<std::string>> &decomposed =
-          pieces.emplace_back(backends.size());
-      placeable.push_back(&op);
+          claims.pieces.emplace_back(backends.size());
+      claims.placeable.push_back(&op);
       for (auto [rank, backend] : llvm::enumerate(backends)) {
         BackendRules &rules = backend->rules();
         Verdict verdict = rules.check(&op);
@@ -343,59 +402,65 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
         claimed[rank] = true;
         decomposed[rank].assign(verdict.decomposedInto.begin(),
                                 verdict.decomposedInto.end());
-        if (!assignment.count(&op)) {
+        if (!claims.assignment.count(&op)) {
           decision.backend = rules.name().str();
           decision.decomposedInto.assign(decomposed[rank].begin(),
                                         decomposed[rank].end());
-          assignment[&op] = rank;
+          claims.assignment[&op] = rank;
         }
         if (!byCost)
           break;
       }
       names.nameOp(&op, decision.node);
-      decisionOf[&op] = report.ops.size();
+      claims.decisionOf[&op] = report.ops.size();
       report.ops.push_back(std::move(decision));
     }
+    return claims;
+  }
 
-    std::optional<PlacementCosts> costs;
-    if (byCost) {
-      costs.emplace(block, placeable, claims, backendCosts, *portableCosts);
-      CostSearchStats stats;
-      DenseMap<Operation *, int> chosen =
-          placeByCost(*costs, assignment, stats);
-      report.placement.priorityUs += costs->planUs(assignment);
-      report.placement.estimatedUs += costs->planUs(chosen);
-      report.placement.evaluations += stats.evaluations;
-      report.placement.moves += stats.moves;
-      report.placement.budgetReached |= stats.budgetReached;
-      assignment = std::move(chosen);
-      for (auto [i, op] : llvm::enumerate(placeable)) {
-        OpDecision &decision = report.ops[decisionOf[op]];
-        for (auto [rank, backend] : llvm::enumerate(backends))
-          if (claims[i][rank])
-            decision.costsUs.push_back(
-                {backend->rules().name().str(), costs->opUs(op, rank)});
-        decision.costsUs.push_back({"portable", costs->opUs(op, kPortable)});
-        auto found = assignment.find(op);
-        decision.backend = found == assignment.end()
-                               ? "portable"
-                               : report.backends[found->second];
-        decision.decomposedInto.clear();
-        if (found != assignment.end())
-          decision.decomposedInto.assign(pieces[i][found->second].begin(),
-                                        pieces[i][found->second].end());
-      }
+  /// Replaces the priority assignment with the cheapest one found, and
+  /// records each op's estimated times and its new backend.
+  void placeByCostIn(const PlacementCosts &costs, Claims &claims) {
+    CostSearchStats stats;
+    DenseMap<Operation *, int> chosen =
+        placeByCost(costs, claims.assignment, stats);
+    report.placement.priorityUs += costs.planUs(claims.assignment);
+    report.placement.estimatedUs += costs.planUs(chosen);
+    report.placement.evaluations += stats.evaluations;
+    report.placement.moves += stats.moves;
+    report.placement.budgetReached |= stats.budgetReached;
+    claims.assignment = std::move(chosen);
+    for (auto [i, op] : llvm::enumerate(claims.placeable)) {
+      OpDecision &decision = report.ops[claims.decisionOf[op]];
+      for (auto [rank, backend] : llvm::enumerate(backends))
+        if (claims.claimed[i][rank])
+          decision.costsUs.push_back(
+              {backend->rules().name().str(), costs.opUs(op, rank)});
+      decision.costsUs.push_back({"portable", costs.opUs(op, kPortable)});
+      auto found = claims.assignment.find(op);
+      decision.backend = found == claims.assignment.end()
+                             ? "portable"
+                             : report.backends[found->second];
+      decision.decomposedInto.clear();
+      if (found != claims.assignment.end())
+        decision.decomposedInto.assign(
+            claims.pieces[i][found->second].begin(),
+            claims.pieces[i][found->second].end());
     }
+  }
 
-    SmallVector<Partition> partitions = groupPartitions(block, assignment);
-    // Outer values the partitions read, named before outlining rebinds them.
+  /// A report entry per partition, made before outlining rebinds the outer
+  /// values the partitions read.
+  void recordPartitions(func::FuncOp function,
+                        ArrayRef<Partition> partitions, const Claims &claims,
+                        const PlacementCosts *costs) {
     for (const Partition &partition : partitions) {
       PartitionInfo info;
       info.id = report.partitions.size();
-      info.function = functionName;
+      info.function = function.getSymName().str();
       info.backend = report.backends[partition.backend];
       for (Operation *op : partition.ops) {
-        OpDecision &decision = report.ops[decisionOf[op]];
+        OpDecision &decision = report.ops[claims.decisionOf.at(op)];
         decision.partition = info.id;
         info.nodes.push_back(decision.node);
       }
@@ -411,28 +476,14 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
       }
       report.partitions.push_back(std::move(info));
     }
-    int64_t firstId = report.partitions.size() - partitions.size();
-    FailureOr<SmallVector<DelegateOp>> delegates =
-        outlinePartitions(block, partitions, kinds);
-    if (failed(delegates))
-      return function.emitError()
-             << "internal error: the partitions form a cycle; please report "
-                "this with the model";
+  }
 
-    for (auto [offset, delegate] : llvm::enumerate(*delegates)) {
-      PartitionInfo &info = report.partitions[firstId + offset];
-      info.inputs = delegate.getInputs().size();
-      info.outputs = delegate.getNumResults();
-      ConfiguredLowering *backend = backends[partitions[offset].backend];
-      if (failed(backend->rules().legalize(delegate)) ||
-          failed(backend->plan(delegate, info, names)))
-        return failure();
-    }
-
-    // The quantization nodes in program order: each partition's as its
-    // backend planned them, the others on the portable kernels.
+  /// The quantization nodes in program order: each partition's as its
+  /// backend planned them, the others on the portable kernels.
+  void recordQuantization(Block &block, ArrayRef<DelegateOp> delegates,
+                          int64_t firstId, const Claims &claims) {
     DenseMap<Operation *, int64_t> partitionOf;
-    for (auto [offset, delegate] : llvm::enumerate(*delegates))
+    for (auto [offset, delegate] : llvm::enumerate(delegates))
       partitionOf[delegate] = firstId + offset;
     for (Operation &op : block.without_terminator()) {
       if (auto found = partitionOf.find(&op); found != partitionOf.end()) {
@@ -443,15 +494,34 @@ FailureOr<PartitionReport> partitionModule(ModuleOp module,
       if (isQuantizationOp(&op)) {
         // A placed op is named as its decision is (choose_qparams has two
         // results); a quantized weight, which is not placed, by its value.
-        auto found = decisionOf.find(&op);
-        const OpDecision *decision =
-            found == decisionOf.end() ? nullptr : &report.ops[found->second];
+        auto found = claims.decisionOf.find(&op);
+        const OpDecision *decision = found == claims.decisionOf.end()
+                                         ? nullptr
+                                         : &report.ops[found->second];
         report.quantization.push_back(portableQuantization(
             op, decision ? decision->node : names(op.getResult(0)), decision));
       }
     }
   }
-  return report;
+
+  ModuleOp module;
+  const PartitionOptions &options;
+  const bool byCost;
+  PartitionReport report;
+  llvm::StringMap<std::unique_ptr<ConfiguredLowering>> configured;
+  /// The backends asked, in priority order, and their kinds.
+  SmallVector<ConfiguredLowering *> backends;
+  SmallVector<DelegateKind> kinds;
+  SmallVector<const BackendCosts *> backendCosts;
+  const BackendCosts *portableCosts = nullptr;
+  ValueNames names;
+};
+
+} // namespace
+
+FailureOr<PartitionReport> partitionModule(ModuleOp module,
+                                           const PartitionOptions &options) {
+  return ModulePartitioner(module, options).run();
 }
 
 } // namespace duet
