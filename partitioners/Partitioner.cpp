@@ -283,8 +283,7 @@ private:
         return module.emitError()
                << "unknown backend \"" << name << "\"; backends are "
                << backendNames(", ", " and ") << ", in priority order";
-      if (llvm::is_contained(ArrayRef(report.backends).take_front(index),
-                             name))
+      if (llvm::is_contained(ArrayRef(report.backends).take_front(index), name))
         return module.emitError()
                << "backend \"" << name << "\" is listed twice";
     }
@@ -292,8 +291,8 @@ private:
       return module.emitError() << llvm::toString(std::move(error));
 
     for (const BackendLowering *backend : backendLowerings()) {
-      auto setUp = backend->configure(module.getContext(),
-                                      options.backendOptions);
+      auto setUp =
+          backend->configure(module.getContext(), options.backendOptions);
       if (!setUp)
         return module.emitError() << llvm::toString(setUp.takeError());
       report.sections.push_back((*setUp)->report());
@@ -355,8 +354,7 @@ private:
     SmallVector<Partition> partitions =
         groupPartitions(block, claims.assignment);
     int64_t firstId = report.partitions.size();
-    recordPartitions(function, partitions, claims,
-                     costs ? &*costs : nullptr);
+    recordPartitions(function, partitions, claims, costs ? &*costs : nullptr);
     FailureOr<SmallVector<DelegateOp>> delegates =
         outlinePartitions(block, partitions, kinds);
     if (failed(delegates))
@@ -443,17 +441,15 @@ private:
                              : report.backends[found->second];
       decision.decomposedInto.clear();
       if (found != claims.assignment.end())
-        decision.decomposedInto.assign(
-            claims.pieces[i][found->second].begin(),
-            claims.pieces[i][found->second].end());
+        decision.decomposedInto.assign(claims.pieces[i][found->second].begin(),
+                                       claims.pieces[i][found->second].end());
     }
   }
 
   /// A report entry per partition, made before outlining rebinds the outer
   /// values the partitions read.
-  void recordPartitions(func::FuncOp function,
-                        ArrayRef<Partition> partitions, const Claims &claims,
-                        const PlacementCosts *costs) {
+  void recordPartitions(func::FuncOp function, ArrayRef<Partition> partitions,
+                        const Claims &claims, const PlacementCosts *costs) {
     for (const Partition &partition : partitions) {
       PartitionInfo info;
       info.id = report.partitions.size();

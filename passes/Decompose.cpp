@@ -117,7 +117,9 @@ public:
   }
 
   /// `matmul` with NumPy semantics (1-D operands, broadcast batch dims).
-  Value matmul(Value a, Value b) { return rewriter.create<MatmulOp>(loc, a, b); }
+  Value matmul(Value a, Value b) {
+    return rewriter.create<MatmulOp>(loc, a, b);
+  }
 
   Value softmax(Value x, int64_t dim) {
     return rewriter.create<SoftmaxOp>(loc, x.getType(), x,

@@ -54,7 +54,8 @@ Status compilePath(const std::string &path, const std::string &shownAs,
   pipeline.maxWork = options.maxWork;
   for (const auto &[name, value] : options.backendOptions)
     pipeline.partition.backendOptions.set(name, value);
-  std::optional<PlacementPolicy> placement = parsePlacementPolicy(options.placement);
+  std::optional<PlacementPolicy> placement =
+      parsePlacementPolicy(options.placement);
   if (!placement)
     return Status(ErrorCode::badInput,
                   "placement must be \"priority\" or \"cost\", got \"" +

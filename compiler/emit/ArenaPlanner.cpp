@@ -55,7 +55,7 @@ static uint64_t placeInOrder(const std::vector<PlanRequest> &requests,
 }
 
 ArenaAssignment planMemory(const std::vector<PlanRequest> &requests,
-                      uint64_t alignment) {
+                           uint64_t alignment) {
   ArenaAssignment plan;
   plan.offsets.assign(requests.size(), 0);
 

@@ -40,7 +40,7 @@ struct ArenaAssignment {
 
 /// Places every request at an offset aligned to `alignment` (a power of two).
 ArenaAssignment planMemory(const std::vector<PlanRequest> &requests,
-                      uint64_t alignment = 64);
+                           uint64_t alignment = 64);
 
 /// Plans `requests` as planMemory does, for a program that must load: no
 /// buffer over kMaxTensorBytes and no arena over kMaxArenaBytes

@@ -6,10 +6,10 @@
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
 #include "partitioners/common/DelegateEmitter.h"
+#include "runtime/core/Kernel.h"
 #include "runtime/core/Limits.h"
 #include "runtime/core/OpWork.h"
 #include "runtime/core/ProgramBuilder.h"
-#include "runtime/core/Kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"

@@ -345,7 +345,8 @@ LogicalResult LinearOp::verify() {
   return checkResultShape(op, *shape, getType());
 }
 
-LogicalResult LinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult LinearOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
   return inferred(linearShape(shapeOf(adaptor.getInput()),
@@ -363,11 +364,12 @@ LogicalResult AddmmOp::verify() {
       failed(checkRank(op, "mat2", getMat2(), {2})) ||
       failed(checkOneElementType(op)))
     return failure();
-  FailureOr<ResultShape> expected = mmShape(shapeOf(getMat1()), shapeOf(getMat2()),
-                                      op, kAddmmNames);
+  FailureOr<ResultShape> expected =
+      mmShape(shapeOf(getMat1()), shapeOf(getMat2()), op, kAddmmNames);
   if (failed(expected))
     return failure();
-  FailureOr<ResultShape> broadcast = broadcastShape(shapeOf(getSelf()), *expected, op);
+  FailureOr<ResultShape> broadcast =
+      broadcastShape(shapeOf(getSelf()), *expected, op);
   if (failed(broadcast))
     return failure();
   if (*broadcast != *expected)
@@ -375,11 +377,13 @@ LogicalResult AddmmOp::verify() {
   return checkResultShape(op, *expected, getType());
 }
 
-LogicalResult AddmmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult AddmmOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
-  return inferred(mmShape(shapeOf(adaptor.getMat1()), shapeOf(adaptor.getMat2()),
-                          {loc, getOperationName()}, kAddmmNames),
+  return inferred(mmShape(shapeOf(adaptor.getMat1()),
+                          shapeOf(adaptor.getMat2()), {loc, getOperationName()},
+                          kAddmmNames),
                   elementOf(adaptor.getMat1()), types);
 }
 
@@ -389,16 +393,8 @@ LogicalResult MmOp::verify() {
       failed(checkRank(op, "other", getOther(), {2})) ||
       failed(checkOneElementType(op)))
     return failure();
-  return checkRuleShape(op, mmShape(shapeOf(getSelf()), shapeOf(getOther()), op),
-                          getType());
-}
-
-LogicalResult MmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                     Adaptor adaptor,
-                                     SmallVectorImpl<Type> &types) {
-  return inferred(mmShape(shapeOf(adaptor.getSelf()), shapeOf(adaptor.getOther()),
-                          {loc, getOperationName()}),
-                  elementOf(adaptor.getSelf()), types);
+  return checkRuleShape(
+      op, mmShape(shapeOf(getSelf()), shapeOf(getOther()), op), getType());
 }
 
 LogicalResult BmmOp::verify() {
@@ -411,14 +407,6 @@ LogicalResult BmmOp::verify() {
       op, bmmShape(shapeOf(getSelf()), shapeOf(getOther()), op), getType());
 }
 
-LogicalResult BmmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                      Adaptor adaptor,
-                                      SmallVectorImpl<Type> &types) {
-  return inferred(bmmShape(shapeOf(adaptor.getSelf()), shapeOf(adaptor.getOther()),
-                           {loc, getOperationName()}),
-                  elementOf(adaptor.getSelf()), types);
-}
-
 LogicalResult MatmulOp::verify() {
   Operation *op = getOperation();
   if (failed(checkOneElementType(op)))
@@ -427,14 +415,20 @@ LogicalResult MatmulOp::verify() {
       op, matmulShape(shapeOf(getSelf()), shapeOf(getOther()), op), getType());
 }
 
-LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                         Adaptor adaptor,
-                                         SmallVectorImpl<Type> &types) {
-  return inferred(matmulShape(shapeOf(adaptor.getSelf()),
-                              shapeOf(adaptor.getOther()),
-                              {loc, getOperationName()}),
-                  elementOf(adaptor.getSelf()), types);
-}
+/// mm, bmm and matmul: the rule of their two operands, `self` and `other`.
+#define DUET_INFER_PRODUCT(Op, rule)                                           \
+  LogicalResult Op::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &types) {                                          \
+    return inferred(rule(shapeOf(adaptor.getSelf()),                           \
+                         shapeOf(adaptor.getOther()),                          \
+                         {loc, getOperationName()}),                           \
+                    elementOf(adaptor.getSelf()), types);                      \
+  }
+DUET_INFER_PRODUCT(MmOp, mmShape)
+DUET_INFER_PRODUCT(BmmOp, bmmShape)
+DUET_INFER_PRODUCT(MatmulOp, matmulShape)
+#undef DUET_INFER_PRODUCT
 
 //===----------------------------------------------------------------------===//
 // Normalization
@@ -504,7 +498,7 @@ static LogicalResult verifyBinary(Operation *op) {
   if (failed(checkSameElementType(op, {lhs, rhs, op->getResult(0)})))
     return failure();
   return checkRuleShape(op, broadcastShape(shapeOf(lhs), shapeOf(rhs), op),
-                          op->getResult(0).getType());
+                        op->getResult(0).getType());
 }
 
 /// Comparisons and logical ops: the result is i1 of the broadcast shape.
@@ -514,7 +508,7 @@ static LogicalResult verifyPredicate(Operation *op, bool sameOperandTypes) {
   if (sameOperandTypes && failed(checkSameElementType(op, {lhs, rhs})))
     return failure();
   return checkRuleShape(op, broadcastShape(shapeOf(lhs), shapeOf(rhs), op),
-                          op->getResult(0).getType());
+                        op->getResult(0).getType());
 }
 
 /// The type of a binary op's result: the broadcast shape, of `element` (the
@@ -527,10 +521,9 @@ static LogicalResult inferBroadcast(std::optional<Location> loc, StringRef name,
 }
 
 #define DUET_INFER_BROADCAST(Op, element)                                      \
-  LogicalResult Op::inferReturnTypes(MLIRContext *context,                     \
-                                     std::optional<Location> loc,              \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &types) {           \
+  LogicalResult Op::inferReturnTypes(                                          \
+      MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,      \
+      SmallVectorImpl<Type> &types) {                                          \
     (void)context;                                                             \
     return inferBroadcast(loc, getOperationName(), adaptor.getSelf(),          \
                           adaptor.getOther(), element, types);                 \
@@ -570,8 +563,9 @@ LogicalResult LogicalAndOp::verify() { return verifyPredicate(*this, false); }
 LogicalResult LogicalOrOp::verify() { return verifyPredicate(*this, false); }
 
 /// The condition, self and other broadcast together.
-static FailureOr<ResultShape> whereShape(Value condition, Value self, Value other,
-                                   const ShapeReport &report) {
+static FailureOr<ResultShape> whereShape(Value condition, Value self,
+                                         Value other,
+                                         const ShapeReport &report) {
   FailureOr<ResultShape> partial =
       broadcastShape(shapeOf(condition), shapeOf(self), report);
   if (failed(partial))
@@ -582,13 +576,13 @@ static FailureOr<ResultShape> whereShape(Value condition, Value self, Value othe
 LogicalResult WhereOp::verify() {
   if (failed(checkSameElementType(*this, {getSelf(), getOther(), getResult()})))
     return failure();
-  return checkRuleShape(*this,
-                          whereShape(getCondition(), getSelf(), getOther(),
-                                     getOperation()),
-                          getType());
+  return checkRuleShape(
+      *this, whereShape(getCondition(), getSelf(), getOther(), getOperation()),
+      getType());
 }
 
-LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
   return inferred(whereShape(adaptor.getCondition(), adaptor.getSelf(),
@@ -615,7 +609,8 @@ LogicalResult BitwiseXorOp::verify() { return verifyBinary(*this); }
 
 static LogicalResult verifyReduction(Operation *op, Value input,
                                      ArrayRef<int64_t> dims, bool keepdim) {
-  FailureOr<ResultShape> expected = reductionShape(shapeOf(input), dims, keepdim, op);
+  FailureOr<ResultShape> expected =
+      reductionShape(shapeOf(input), dims, keepdim, op);
   if (failed(expected) ||
       failed(checkSameElementType(op, {input, op->getResult(0)})))
     return failure();
@@ -623,10 +618,9 @@ static LogicalResult verifyReduction(Operation *op, Value input,
 }
 
 #define DUET_INFER_REDUCTION(Op)                                               \
-  LogicalResult Op::inferReturnTypes(MLIRContext *,                            \
-                                     std::optional<Location> loc,              \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &types) {           \
+  LogicalResult Op::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &types) {                                          \
     return inferred(reductionShape(shapeOf(adaptor.getSelf()),                 \
                                    adaptor.getDim(), adaptor.getKeepdim(),     \
                                    {loc, getOperationName()}),                 \

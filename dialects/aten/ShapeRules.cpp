@@ -44,7 +44,7 @@ LogicalResult checkRank(const ShapeReport &report, StringRef what,
 } // namespace
 
 FailureOr<ResultShape> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
-                                const ShapeReport &report) {
+                                      const ShapeReport &report) {
   SmallVector<int64_t> out;
   if (!OpTrait::util::getBroadcastedShape(a, b, out))
     return report.error() << "operand shapes " << formatShape(a) << " and "
@@ -52,15 +52,16 @@ FailureOr<ResultShape> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
   return ResultShape(out);
 }
 
-FailureOr<ResultShape> reductionShape(ArrayRef<int64_t> in, ArrayRef<int64_t> dims,
-                                bool keepdim, const ShapeReport &report) {
+FailureOr<ResultShape> reductionShape(ArrayRef<int64_t> in,
+                                      ArrayRef<int64_t> dims, bool keepdim,
+                                      const ShapeReport &report) {
   int64_t rank = in.size();
   llvm::SmallSet<int64_t, 8> reduced;
   for (int64_t d : dims) {
     if (d < 0 || d >= rank)
-      return report.error() << "dim " << d << " is out of range for rank "
-                            << rank << " (dims are normalized to [0, " << rank
-                            << "))";
+      return report.error()
+             << "dim " << d << " is out of range for rank " << rank
+             << " (dims are normalized to [0, " << rank << "))";
     if (!reduced.insert(d).second)
       return report.error() << "dim " << d << " appears twice";
   }
@@ -75,8 +76,9 @@ FailureOr<ResultShape> reductionShape(ArrayRef<int64_t> in, ArrayRef<int64_t> di
   return out;
 }
 
-FailureOr<ResultShape> permuteShape(ArrayRef<int64_t> in, ArrayRef<int64_t> dims,
-                              const ShapeReport &report) {
+FailureOr<ResultShape> permuteShape(ArrayRef<int64_t> in,
+                                    ArrayRef<int64_t> dims,
+                                    const ShapeReport &report) {
   SmallVector<int64_t> sorted(dims);
   llvm::sort(sorted);
   if (sorted.size() != in.size() ||
@@ -90,8 +92,8 @@ FailureOr<ResultShape> permuteShape(ArrayRef<int64_t> in, ArrayRef<int64_t> dims
 }
 
 FailureOr<ResultShape> mmShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
-                         const ShapeReport &report,
-                         const ProductNames &names) {
+                               const ShapeReport &report,
+                               const ProductNames &names) {
   if (failed(checkRank(report, names.lhs, a, 2)) ||
       failed(checkRank(report, names.rhs, b, 2)))
     return failure();
@@ -103,7 +105,7 @@ FailureOr<ResultShape> mmShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
 }
 
 FailureOr<ResultShape> bmmShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
-                          const ShapeReport &report) {
+                                const ShapeReport &report) {
   if (failed(checkRank(report, "self", a, 3)) ||
       failed(checkRank(report, "other", b, 3)))
     return failure();
@@ -114,7 +116,7 @@ FailureOr<ResultShape> bmmShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
 }
 
 FailureOr<ResultShape> matmulShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
-                             const ShapeReport &report) {
+                                   const ShapeReport &report) {
   if (a.empty() || b.empty())
     return report.error() << "operands must have rank 1 or more";
   // 1-D operands are promoted to matrices and the added dim removed after.
@@ -126,8 +128,8 @@ FailureOr<ResultShape> matmulShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
   if (lhs.back() != rhs[rhs.size() - 2])
     return report.error() << "operands " << formatShape(a) << " and "
                           << formatShape(b) << " do not multiply";
-  FailureOr<ResultShape> batch = broadcastShape(ArrayRef(lhs).drop_back(2),
-                                          ArrayRef(rhs).drop_back(2), report);
+  FailureOr<ResultShape> batch = broadcastShape(
+      ArrayRef(lhs).drop_back(2), ArrayRef(rhs).drop_back(2), report);
   if (failed(batch))
     return failure();
   if (a.size() > 1)
@@ -137,8 +139,9 @@ FailureOr<ResultShape> matmulShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
   return batch;
 }
 
-FailureOr<ResultShape> linearShape(ArrayRef<int64_t> input, ArrayRef<int64_t> weight,
-                             const ShapeReport &report) {
+FailureOr<ResultShape> linearShape(ArrayRef<int64_t> input,
+                                   ArrayRef<int64_t> weight,
+                                   const ShapeReport &report) {
   if (failed(checkRank(report, "weight", weight, 2)))
     return failure();
   if (input.empty() || input.back() != weight[1])

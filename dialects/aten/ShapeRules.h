@@ -45,19 +45,20 @@ private:
 
 /// NumPy broadcasting of two shapes.
 mlir::FailureOr<ResultShape> broadcastShape(llvm::ArrayRef<int64_t> a,
-                                      llvm::ArrayRef<int64_t> b,
-                                      const ShapeReport &report);
+                                            llvm::ArrayRef<int64_t> b,
+                                            const ShapeReport &report);
 
 /// A reduction of `in` over `dims` (every dim when empty), reduced dims kept
 /// as 1 with `keepdim`; each dim in [0, rank) and given once.
 mlir::FailureOr<ResultShape> reductionShape(llvm::ArrayRef<int64_t> in,
-                                      llvm::ArrayRef<int64_t> dims,
-                                      bool keepdim, const ShapeReport &report);
+                                            llvm::ArrayRef<int64_t> dims,
+                                            bool keepdim,
+                                            const ShapeReport &report);
 
 /// `in` with its dims reordered: result dim i is input dim dims[i].
 mlir::FailureOr<ResultShape> permuteShape(llvm::ArrayRef<int64_t> in,
-                                    llvm::ArrayRef<int64_t> dims,
-                                    const ShapeReport &report);
+                                          llvm::ArrayRef<int64_t> dims,
+                                          const ShapeReport &report);
 
 /// The names a matrix product's errors give its operands: the rank checks'
 /// ("self", "other") and the prefixes of the mismatch message ("operands ",
@@ -69,21 +70,21 @@ struct ProductNames {
 
 /// `[n, k] @ [k, m]`.
 mlir::FailureOr<ResultShape> mmShape(llvm::ArrayRef<int64_t> a,
-                               llvm::ArrayRef<int64_t> b,
-                               const ShapeReport &report,
-                               const ProductNames &names = {});
+                                     llvm::ArrayRef<int64_t> b,
+                                     const ShapeReport &report,
+                                     const ProductNames &names = {});
 /// `[b, n, k] @ [b, k, m]`.
 mlir::FailureOr<ResultShape> bmmShape(llvm::ArrayRef<int64_t> a,
-                                llvm::ArrayRef<int64_t> b,
-                                const ShapeReport &report);
+                                      llvm::ArrayRef<int64_t> b,
+                                      const ShapeReport &report);
 /// `matmul` with NumPy semantics: 1-D operands, broadcast batch dims.
 mlir::FailureOr<ResultShape> matmulShape(llvm::ArrayRef<int64_t> a,
-                                   llvm::ArrayRef<int64_t> b,
-                                   const ShapeReport &report);
+                                         llvm::ArrayRef<int64_t> b,
+                                         const ShapeReport &report);
 /// `linear`: `[..., in]` by a weight `[out, in]`.
 mlir::FailureOr<ResultShape> linearShape(llvm::ArrayRef<int64_t> input,
-                                   llvm::ArrayRef<int64_t> weight,
-                                   const ShapeReport &report);
+                                         llvm::ArrayRef<int64_t> weight,
+                                         const ShapeReport &report);
 
 /// "[2, 3, 4]".
 std::string formatShape(llvm::ArrayRef<int64_t> shape);

@@ -1,4 +1,5 @@
-//===- DelegateEmitter.h - per-backend writers of delegate blobs -*- C++ -*-===//
+//===- DelegateEmitter.h - per-backend writers of delegate blobs -*- C++
+//-*-===//
 //
 // The program emitter writes what every delegate has in common (its inputs,
 // outputs, constants and its ops in aten form, for `duet run --reference` and

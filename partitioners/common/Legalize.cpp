@@ -103,9 +103,9 @@ LogicalResult Decomposer::legalize(DelegateOp delegate) {
   if (succeeded(
           applyPatternsAndFoldGreedily(delegate.getBody(), patterns, config)))
     return success();
-  return delegate.emitOpError()
-         << "legalization of this " << stringifyDelegateKind(delegate.getBackend())
-         << " partition did not converge";
+  return delegate.emitOpError() << "legalization of this "
+                                << stringifyDelegateKind(delegate.getBackend())
+                                << " partition did not converge";
 }
 
 } // namespace duet::partition

@@ -76,7 +76,8 @@ std::string join(const std::vector<int64_t> &values) {
 /// planned) and every tensor of every Vulkan partition ("vulkan_tensors").
 class VulkanReport : public ReportSection {
 public:
-  VulkanReport() : ReportSection(stringifyDelegateKind(DelegateKind::vulkan).str()) {}
+  VulkanReport()
+      : ReportSection(stringifyDelegateKind(DelegateKind::vulkan).str()) {}
   explicit VulkanReport(const VulkanLimits &limits) : VulkanReport() {
     extent = limits.maxExtent;
     bufferRange = limits.maxStorageBufferRange;

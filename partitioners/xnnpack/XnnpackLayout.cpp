@@ -291,8 +291,7 @@ private:
         })
         .Case<ReluOp, HardtanhOp, ClampOp, LeakyReluOp, EluOp, PowOp, CastOp,
               CloneOp, ConstantPadNdOp, QuantizePerTensorOp,
-              DequantizePerTensorOp>(
-            [&](auto) { return follows(op); })
+              DequantizePerTensorOp>([&](auto) { return follows(op); })
         // Anything else is no XNNPACK node; the emitter reports it.
         .Default([](Operation *) { return success(); });
   }

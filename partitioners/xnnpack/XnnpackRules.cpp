@@ -463,7 +463,7 @@ const XnnpackRule kRules[] = {
     node<AddOp>("add2", true, kNoWeights, alphaIsOne),
     node<SubOp>("subtract", true, kNoWeights, alphaIsOne),
     node<DivOp>("divide", true, kNoWeights, divArgs),
-    // The ops XNNPACK runs as one node of their own (XnnpackNode in the ODS).
+// The ops XNNPACK runs as one node of their own (XnnpackNode in the ODS).
 #define DUET_XNNPACK_NODE(Class, arity, Node, define) node<Class>(define, true),
 #include "dialects/aten/AtenXnnpackNodes.inc"
 #undef DUET_XNNPACK_NODE

@@ -10,10 +10,10 @@
 #ifndef DUET_RUNTIME_CORE_EXECUTOR_H
 #define DUET_RUNTIME_CORE_EXECUTOR_H
 
+#include "runtime/core/AttrMap.h"
 #include "runtime/core/Backend.h"
 #include "runtime/core/Faults.h"
 #include "runtime/core/Program.h"
-#include "runtime/core/AttrMap.h"
 
 #include <memory>
 #include <string>

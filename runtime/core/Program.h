@@ -19,10 +19,10 @@
 
 #include "runtime/core/Backend.h"
 #include "runtime/core/DType.h"
+#include "runtime/core/Kernel.h"
 #include "runtime/core/LoadOptions.h"
 #include "runtime/core/ProgramTypes.h"
 #include "runtime/core/Status.h"
-#include "runtime/core/Kernel.h"
 
 #include <memory>
 #include <string>

@@ -275,9 +275,8 @@ Status Program::checkTensor(size_t i) const {
                            "the end of the {}-byte constant segment, which "
                            "must close with {} zero bytes; the file is "
                            "corrupt",
-                           tensor, t.constantOffset, *end,
-                           segmentBytes_ - *end, segmentBytes_,
-                           kConstantTailBytes);
+                           tensor, t.constantOffset, *end, segmentBytes_ - *end,
+                           segmentBytes_, kConstantTailBytes);
     if (t.dtype == DType::boolean)
       if (std::optional<uint64_t> bad = firstInvalidBool(
               data_ + segmentOffset_ + t.constantOffset, t.nbytes))
@@ -298,8 +297,7 @@ Status Program::checkTensor(size_t i) const {
     if (offset > plan_.arenaBytes || t.nbytes > plan_.arenaBytes - offset)
       return Status::error("{}: arena bytes [{}, {}) lie outside the {}-byte "
                            "arena; the plan is corrupt",
-                           tensor, offset, offset + t.nbytes,
-                           plan_.arenaBytes);
+                           tensor, offset, offset + t.nbytes, plan_.arenaBytes);
   }
 
   return Status::ok();

@@ -9,8 +9,8 @@
 #ifndef DUET_RUNTIME_CORE_PROGRAMTYPES_H
 #define DUET_RUNTIME_CORE_PROGRAMTYPES_H
 
-#include "runtime/core/DType.h"
 #include "runtime/core/AttrMap.h"
+#include "runtime/core/DType.h"
 #include "runtime/schema/types_generated.h"
 
 #include <array>

@@ -368,8 +368,8 @@ TEST_CASE("partitions are connected, of one backend, acyclic once "
       }
 
     // Outlining reorders the block so that every use still follows its def.
-    auto delegates = outlinePartitions(block, partitions,
-                                       {DelegateKind::vulkan, DelegateKind::xnnpack});
+    auto delegates = outlinePartitions(
+        block, partitions, {DelegateKind::vulkan, DelegateKind::xnnpack});
     REQUIRE(succeeded(delegates));
     CHECK(delegates->size() == partitions.size());
     CHECK(succeeded(verify(*module)));

@@ -102,8 +102,8 @@ int runCompile(const CompileArgs &args) {
   options.backends = args.backends;
   options.maxWork = args.maxWork;
   // Placed by cost unless the backends are named, which keeps their order.
-  options.partition.placement = args.backends.empty() ? PlacementPolicy::cost
-                                                      : PlacementPolicy::priority;
+  options.partition.placement =
+      args.backends.empty() ? PlacementPolicy::cost : PlacementPolicy::priority;
   if (!args.placement.empty())
     options.partition.placement = *parsePlacementPolicy(args.placement);
   bool profileGiven = false;

@@ -267,8 +267,9 @@ std::vector<T> toVector(const flatbuffers::Vector<T> *values) {
 
 class PlanBuilder {
 public:
-  PlanBuilder(const Program &program, uint32_t index, const PhysicalDeviceInfo &device,
-              const DeviceLimits &limits, DispatchPlan &plan)
+  PlanBuilder(const Program &program, uint32_t index,
+              const PhysicalDeviceInfo &device, const DeviceLimits &limits,
+              DispatchPlan &plan)
       : program_(program), index_(index), device_(device), limits_(limits),
         plan_(plan) {}
 
@@ -2006,8 +2007,8 @@ Status PlanBuilder::foldIntoPending(const sc::Op *op, const Dispatch &own) {
 } // namespace
 
 Status buildDispatchPlan(const Program &program, uint32_t index, ByteSpan blob,
-                         const PhysicalDeviceInfo &device, const DeviceLimits &limits,
-                         DispatchPlan &plan) {
+                         const PhysicalDeviceInfo &device,
+                         const DeviceLimits &limits, DispatchPlan &plan) {
   plan = DispatchPlan();
   return PlanBuilder(program, index, device, limits, plan).build(blob);
 }

@@ -210,8 +210,8 @@ struct DispatchPlan {
 /// it against `limits` of `device` (whose own, unlowered limits are
 /// `device.limits`, for messages).
 Status buildDispatchPlan(const Program &program, uint32_t index, ByteSpan blob,
-                         const PhysicalDeviceInfo &device, const DeviceLimits &limits,
-                         DispatchPlan &plan);
+                         const PhysicalDeviceInfo &device,
+                         const DeviceLimits &limits, DispatchPlan &plan);
 
 } // namespace duet::rt::vulkan
 

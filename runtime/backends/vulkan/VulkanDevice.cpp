@@ -131,7 +131,7 @@ bool hasExtension(const VulkanApi &api, VkPhysicalDevice device,
 }
 
 PhysicalDeviceInfo describe(const VulkanApi &api, VkPhysicalDevice device,
-                    uint32_t index) {
+                            uint32_t index) {
   VkPhysicalDeviceProperties properties;
   api.vkGetPhysicalDeviceProperties(device, &properties);
   PhysicalDeviceInfo info;

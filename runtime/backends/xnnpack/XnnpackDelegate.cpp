@@ -1252,7 +1252,7 @@ Status checkWindowNode(const NodeDims &n) {
   if (!pad || !kernel || !stride || (withDilation && !dilation) ||
       (deconvolution && !adjustment))
     return n.bad("the node has no window, or its window lacks a field or "
-               "has one of the wrong length");
+                 "has one of the wrong length");
   if (in.size() != 4)
     return n.bad(fmt::format("the input is {}, not [N,H,W,C]", formatDims(in)));
   size_t channels = in[3];
@@ -1267,8 +1267,8 @@ Status checkWindowNode(const NodeDims &n) {
     std::optional<uint64_t> depthwise = checkedMul(gic, goc);
     if (!outChannels || !inChannels || !depthwise)
       return n.bad(fmt::format("groups {}, group input channels {} and group "
-                             "output channels {} overflow",
-                             groups, gic, goc));
+                               "output channels {} overflow",
+                               groups, gic, goc));
     Dims filter = {*outChannels, kernel->Get(0), kernel->Get(1), gic};
     if (node.type() == fb::NodeType::DepthwiseConvolution2d) {
       // Input channels and depth multiplier.
@@ -1276,23 +1276,23 @@ Status checkWindowNode(const NodeDims &n) {
       channels = *depthwise;
       if (in[3] != gic)
         return n.bad(fmt::format("the input has {} channels, the window "
-                               "says {}",
-                               in[3], gic));
+                                 "says {}",
+                                 in[3], gic));
     } else {
       if (in[3] != *inChannels)
         return n.bad(fmt::format("the input has {} channels, the window "
-                               "says {} groups of {}",
-                               in[3], groups, gic));
+                                 "says {} groups of {}",
+                                 in[3], groups, gic));
       channels = *outChannels;
     }
     if (n.operand(1) != filter)
       return n.bad(fmt::format("the filter is {}, the window makes it {}",
-                             formatDims(n.operand(1)), formatDims(filter)));
+                               formatDims(n.operand(1)), formatDims(filter)));
     if (node.inputs()->size() == 3 && node.inputs()->Get(2) != kNoValue &&
         numel(n.operand(2)) != channels)
       return n.bad(fmt::format("the bias is {}, not one per output channel "
-                             "({})",
-                             formatDims(n.operand(2)), channels));
+                               "({})",
+                               formatDims(n.operand(2)), channels));
   }
   Dims expected = {in[0], 0, 0, channels};
   for (size_t axis = 0; axis < 2; ++axis) {
@@ -1343,11 +1343,11 @@ Status XnnpackDelegate::checkShapes(const fb::Node &node,
     const Dims &filter = n.operand(1);
     if (filter.size() != 2 || in.back() != filter[1])
       return n.bad(fmt::format("the filter {} does not take rows of {}",
-                             formatDims(filter), in.back()));
+                               formatDims(filter), in.back()));
     if (node.inputs()->size() == 3 && node.inputs()->Get(2) != kNoValue &&
         numel(n.operand(2)) != filter[0])
       return n.bad(fmt::format("the bias is {}, not one per output ({})",
-                             formatDims(n.operand(2)), filter[0]));
+                               formatDims(n.operand(2)), filter[0]));
     Dims expected = in;
     expected.back() = filter[0];
     return n.expect(expected);
@@ -1365,23 +1365,24 @@ Status XnnpackDelegate::checkShapes(const fb::Node &node,
       size_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
       if (da != db && da != 1 && db != 1)
         return n.bad(fmt::format("{} and {} do not broadcast", formatDims(a),
-                               formatDims(b)));
+                                 formatDims(b)));
       expected[expected.size() - 1 - i] = std::max(da, db);
     }
     return n.expect(expected);
   }
   case fb::NodeType::GlobalAveragePooling2d: {
     if (in.size() != 4)
-      return n.bad(fmt::format("the input is {}, not [N,H,W,C]", formatDims(in)));
+      return n.bad(
+          fmt::format("the input is {}, not [N,H,W,C]", formatDims(in)));
     Dims expected = {in[0], 1, 1, in[3]};
     return n.expect(expected);
   }
   case fb::NodeType::ConstantPad: {
     if (!node.shape() || node.shape()->size() != 2 * in.size())
-      return n.bad(fmt::format("the padding has {} entries, expected {} (before "
-                             "and after each of {} dims)",
-                             node.shape() ? node.shape()->size() : 0,
-                             2 * in.size(), in.size()));
+      return n.bad(fmt::format(
+          "the padding has {} entries, expected {} (before "
+          "and after each of {} dims)",
+          node.shape() ? node.shape()->size() : 0, 2 * in.size(), in.size()));
     Dims expected = in;
     for (size_t i = 0; i < in.size(); ++i) {
       std::optional<uint64_t> padded = checkedAdd(in[i], node.shape()->Get(i));
@@ -1399,8 +1400,8 @@ Status XnnpackDelegate::checkShapes(const fb::Node &node,
       shape.assign(node.shape()->begin(), node.shape()->end());
     if (shape != out || numel(in) != numel(out))
       return n.bad(fmt::format("a reshape of {} into {} (the new shape {})",
-                             formatDims(in), formatDims(out),
-                             formatDims(shape)));
+                               formatDims(in), formatDims(out),
+                               formatDims(shape)));
     return Status::ok();
   }
   case fb::NodeType::ResizeBilinear2d: {

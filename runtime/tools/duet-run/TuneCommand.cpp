@@ -23,9 +23,9 @@
 #include "runtime/cli/PrintableText.h"
 #include "runtime/cli/ProfileSummary.h"
 #include "runtime/cli/ProgramInputs.h"
+#include "runtime/core/AttrMap.h"
 #include "runtime/core/Backend.h"
 #include "runtime/core/OpWork.h"
-#include "runtime/core/AttrMap.h"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
