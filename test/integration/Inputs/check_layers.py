@@ -12,7 +12,7 @@ The layers, lowest first, and what each may include besides itself
   runtime/backends    runtime/core, runtime/kernels
   runtime/api         the runtime below it
   runtime/cli         the runtime below it
-  runtime/tools       the runtime below it
+  runtime/duet-run    the runtime below it
   dialects            the runtime (its schema, limits and formulas)
   passes              dialects
   partitioners        passes
@@ -32,7 +32,7 @@ import sys
 
 LAYERS = [
     "runtime/schema", "runtime/core", "runtime/kernels", "runtime/backends",
-    "runtime/api", "runtime/cli", "runtime/tools", "dialects", "passes",
+    "runtime/api", "runtime/cli", "runtime/duet-run", "dialects", "passes",
     "partitioners", "compiler",
 ]
 # Includes the runtime may make of the compiler side: plain C++ tables

@@ -1,7 +1,7 @@
 //===- TuneCommand.h - duet-run tune ----------------------------*- C++ -*-===//
 
-#ifndef DUET_RUNTIME_TOOLS_DUET_RUN_TUNECOMMAND_H
-#define DUET_RUNTIME_TOOLS_DUET_RUN_TUNECOMMAND_H
+#ifndef DUET_RUNTIME_DUET_RUN_TUNECOMMAND_H
+#define DUET_RUNTIME_DUET_RUN_TUNECOMMAND_H
 
 #include "runtime/cli/Command.h"
 
@@ -14,4 +14,4 @@ Runner addTuneCommand(CLI::App &app);
 
 } // namespace duet::cli
 
-#endif // DUET_RUNTIME_TOOLS_DUET_RUN_TUNECOMMAND_H
+#endif // DUET_RUNTIME_DUET_RUN_TUNECOMMAND_H

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_RUNTIME_TOOLS_DUET_RUN_REPLAY_H
-#define DUET_RUNTIME_TOOLS_DUET_RUN_REPLAY_H
+#ifndef DUET_RUNTIME_DUET_RUN_REPLAY_H
+#define DUET_RUNTIME_DUET_RUN_REPLAY_H
 
 #include "runtime/core/Runtime.h"
 
@@ -106,4 +106,4 @@ double maxDeviation(const Tensors &a, const Tensors &b);
 
 } // namespace duet::cli
 
-#endif // DUET_RUNTIME_TOOLS_DUET_RUN_REPLAY_H
+#endif // DUET_RUNTIME_DUET_RUN_REPLAY_H

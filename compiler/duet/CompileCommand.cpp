@@ -1,7 +1,7 @@
 //===- CompileCommand.cpp - duet compile ---------------------------------===//
 
 #include "compiler/pipeline/Pipeline.h"
-#include "compiler/tools/duet/Commands.h"
+#include "compiler/duet/Commands.h"
 #include "runtime/cli/Environment.h"
 #include "runtime/cli/OutputFiles.h"
 #include "runtime/core/Backend.h"

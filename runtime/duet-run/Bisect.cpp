@@ -1,6 +1,6 @@
 //===- Bisect.cpp - the first op that leaves the reference ----------------===//
 
-#include "runtime/tools/duet-run/Bisect.h"
+#include "runtime/duet-run/Bisect.h"
 
 #include <cmath>
 #include <cstring>

@@ -1,7 +1,7 @@
 //===- BisectCommand.h - duet-run bisect ------------------------*- C++ -*-===//
 
-#ifndef DUET_RUNTIME_TOOLS_DUET_RUN_BISECTCOMMAND_H
-#define DUET_RUNTIME_TOOLS_DUET_RUN_BISECTCOMMAND_H
+#ifndef DUET_RUNTIME_DUET_RUN_BISECTCOMMAND_H
+#define DUET_RUNTIME_DUET_RUN_BISECTCOMMAND_H
 
 #include "runtime/cli/Command.h"
 
@@ -13,4 +13,4 @@ Runner addBisectCommand(CLI::App &app);
 
 } // namespace duet::cli
 
-#endif // DUET_RUNTIME_TOOLS_DUET_RUN_BISECTCOMMAND_H
+#endif // DUET_RUNTIME_DUET_RUN_BISECTCOMMAND_H

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/tools/duet/Commands.h"
+#include "compiler/duet/Commands.h"
 #include "runtime/cli/OutputFiles.h"
 #include "runtime/cli/PrintableText.h"
 

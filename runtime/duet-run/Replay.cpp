@@ -1,6 +1,6 @@
 //===- Replay.cpp - many runs of one loaded program, compared -------------===//
 
-#include "runtime/tools/duet-run/Replay.h"
+#include "runtime/duet-run/Replay.h"
 
 #include "runtime/cli/ExitCodes.h"
 #include "runtime/cli/Messages.h"

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_COMPILER_TOOLS_DUET_COMMANDS_H
-#define DUET_COMPILER_TOOLS_DUET_COMMANDS_H
+#ifndef DUET_COMPILER_DUET_COMMANDS_H
+#define DUET_COMPILER_DUET_COMMANDS_H
 
 #include "runtime/cli/Command.h"
 
@@ -20,4 +20,4 @@ Runner addDevicesCommand(CLI::App &app);
 
 } // namespace duet::cli
 
-#endif // DUET_COMPILER_TOOLS_DUET_COMMANDS_H
+#endif // DUET_COMPILER_DUET_COMMANDS_H

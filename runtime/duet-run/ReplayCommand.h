@@ -1,7 +1,7 @@
 //===- ReplayCommand.h - duet-run replay ------------------------*- C++ -*-===//
 
-#ifndef DUET_RUNTIME_TOOLS_DUET_RUN_REPLAYCOMMAND_H
-#define DUET_RUNTIME_TOOLS_DUET_RUN_REPLAYCOMMAND_H
+#ifndef DUET_RUNTIME_DUET_RUN_REPLAYCOMMAND_H
+#define DUET_RUNTIME_DUET_RUN_REPLAYCOMMAND_H
 
 #include "runtime/cli/Command.h"
 
@@ -13,4 +13,4 @@ Runner addReplayCommand(CLI::App &app);
 
 } // namespace duet::cli
 
-#endif // DUET_RUNTIME_TOOLS_DUET_RUN_REPLAYCOMMAND_H
+#endif // DUET_RUNTIME_DUET_RUN_REPLAYCOMMAND_H

@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_RUNTIME_TOOLS_DUET_RUN_BISECT_H
-#define DUET_RUNTIME_TOOLS_DUET_RUN_BISECT_H
+#ifndef DUET_RUNTIME_DUET_RUN_BISECT_H
+#define DUET_RUNTIME_DUET_RUN_BISECT_H
 
 #include "runtime/cli/TensorDifference.h"
 #include "runtime/core/Runtime.h"
@@ -107,4 +107,4 @@ BisectResult bisect(const rt::Runtime &runtime, const TensorRecord &program,
 
 } // namespace duet::cli
 
-#endif // DUET_RUNTIME_TOOLS_DUET_RUN_BISECT_H
+#endif // DUET_RUNTIME_DUET_RUN_BISECT_H

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/tools/duet/Commands.h"
+#include "compiler/duet/Commands.h"
 
 #include "runtime/core/Backend.h"
 

@@ -1,8 +1,8 @@
 //===- ImportCommand.cpp - duet import -----------------------------------===//
 
 #include "compiler/import/Pt2Importer.h"
-#include "compiler/tools/duet/Commands.h"
-#include "compiler/tools/duet/StreamOutput.h"
+#include "compiler/duet/Commands.h"
+#include "compiler/duet/StreamOutput.h"
 #include "runtime/cli/OutputFiles.h"
 
 #include "mlir/IR/MLIRContext.h"

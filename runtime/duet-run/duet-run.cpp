@@ -8,9 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cli/Command.h"
-#include "runtime/tools/duet-run/BisectCommand.h"
-#include "runtime/tools/duet-run/ReplayCommand.h"
-#include "runtime/tools/duet-run/TuneCommand.h"
+#include "runtime/duet-run/BisectCommand.h"
+#include "runtime/duet-run/ReplayCommand.h"
+#include "runtime/duet-run/TuneCommand.h"
 
 int main(int argc, char **argv) {
   using namespace duet::cli;

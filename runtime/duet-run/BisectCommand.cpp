@@ -9,15 +9,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/tools/duet-run/BisectCommand.h"
+#include "runtime/duet-run/BisectCommand.h"
 
 #include "runtime/cli/FaultOption.h"
 #include "runtime/cli/OutputFiles.h"
 #include "runtime/cli/PrintableText.h"
 #include "runtime/cli/ProgramInputs.h"
 #include "runtime/core/Npy.h"
-#include "runtime/tools/duet-run/Bisect.h"
-#include "runtime/tools/duet-run/Replay.h"
+#include "runtime/duet-run/Bisect.h"
+#include "runtime/duet-run/Replay.h"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>

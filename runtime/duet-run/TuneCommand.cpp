@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/tools/duet-run/TuneCommand.h"
+#include "runtime/duet-run/TuneCommand.h"
 
 #include "runtime/cli/Environment.h"
 #include "runtime/cli/OutputFiles.h"

@@ -1,6 +1,6 @@
 //===- StreamOutput.cpp - outputs the compiler streams out ----------------===//
 
-#include "compiler/tools/duet/StreamOutput.h"
+#include "compiler/duet/StreamOutput.h"
 
 #include "runtime/cli/ExitCodes.h"
 #include "runtime/cli/OutputFiles.h"

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_COMPILER_TOOLS_DUET_STREAMOUTPUT_H
-#define DUET_COMPILER_TOOLS_DUET_STREAMOUTPUT_H
+#ifndef DUET_COMPILER_DUET_STREAMOUTPUT_H
+#define DUET_COMPILER_DUET_STREAMOUTPUT_H
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -26,4 +26,4 @@ int writeOutput(const std::string &path,
 
 } // namespace duet::cli
 
-#endif // DUET_COMPILER_TOOLS_DUET_STREAMOUTPUT_H
+#endif // DUET_COMPILER_DUET_STREAMOUTPUT_H

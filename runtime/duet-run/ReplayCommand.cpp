@@ -10,14 +10,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/tools/duet-run/ReplayCommand.h"
+#include "runtime/duet-run/ReplayCommand.h"
 
 #include "runtime/cli/FaultOption.h"
 #include "runtime/cli/OutputFiles.h"
 #include "runtime/cli/PrintableText.h"
 #include "runtime/cli/ProgramInputs.h"
 #include "runtime/core/Npy.h"
-#include "runtime/tools/duet-run/Replay.h"
+#include "runtime/duet-run/Replay.h"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
