@@ -333,13 +333,11 @@ LogicalResult ConvolutionOp::verify() {
 }
 
 LogicalResult LinearOp::verify() {
+  // The rule checks the ranks too.
   Operation *op = getOperation();
-  if (failed(checkRank(op, "weight", getWeight(), {2})) ||
-      failed(checkOneElementType(op)))
-    return failure();
   FailureOr<ResultShape> shape =
       linearShape(shapeOf(getInput()), shapeOf(getWeight()), op);
-  if (failed(shape) ||
+  if (failed(shape) || failed(checkOneElementType(op)) ||
       failed(checkVector(op, "bias", getBias(), shapeOf(getWeight())[0])))
     return failure();
   return checkResultShape(op, *shape, getType());
@@ -360,13 +358,9 @@ const ProductNames kAddmmNames{"mat1", "mat2", "mat1 ", "mat2 "};
 
 LogicalResult AddmmOp::verify() {
   Operation *op = getOperation();
-  if (failed(checkRank(op, "mat1", getMat1(), {2})) ||
-      failed(checkRank(op, "mat2", getMat2(), {2})) ||
-      failed(checkOneElementType(op)))
-    return failure();
   FailureOr<ResultShape> expected =
       mmShape(shapeOf(getMat1()), shapeOf(getMat2()), op, kAddmmNames);
-  if (failed(expected))
+  if (failed(expected) || failed(checkOneElementType(op)))
     return failure();
   FailureOr<ResultShape> broadcast =
       broadcastShape(shapeOf(getSelf()), *expected, op);
@@ -389,22 +383,20 @@ LogicalResult AddmmOp::inferReturnTypes(MLIRContext *,
 
 LogicalResult MmOp::verify() {
   Operation *op = getOperation();
-  if (failed(checkRank(op, "self", getSelf(), {2})) ||
-      failed(checkRank(op, "other", getOther(), {2})) ||
-      failed(checkOneElementType(op)))
+  FailureOr<ResultShape> shape =
+      mmShape(shapeOf(getSelf()), shapeOf(getOther()), op);
+  if (failed(shape) || failed(checkOneElementType(op)))
     return failure();
-  return checkRuleShape(
-      op, mmShape(shapeOf(getSelf()), shapeOf(getOther()), op), getType());
+  return checkResultShape(op, *shape, getType());
 }
 
 LogicalResult BmmOp::verify() {
   Operation *op = getOperation();
-  if (failed(checkRank(op, "self", getSelf(), {3})) ||
-      failed(checkRank(op, "other", getOther(), {3})) ||
-      failed(checkOneElementType(op)))
+  FailureOr<ResultShape> shape =
+      bmmShape(shapeOf(getSelf()), shapeOf(getOther()), op);
+  if (failed(shape) || failed(checkOneElementType(op)))
     return failure();
-  return checkRuleShape(
-      op, bmmShape(shapeOf(getSelf()), shapeOf(getOther()), op), getType());
+  return checkResultShape(op, *shape, getType());
 }
 
 LogicalResult MatmulOp::verify() {
