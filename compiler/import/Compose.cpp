@@ -117,6 +117,19 @@ template Value reduce<MeanOp>(NodeContext &, Value, ArrayRef<int64_t>, bool);
 template Value reduce<SumOp>(NodeContext &, Value, ArrayRef<int64_t>, bool);
 template Value reduce<AmaxOp>(NodeContext &, Value, ArrayRef<int64_t>, bool);
 
+Value sameShapeOperand(NodeContext &ctx, Value value, RankedTensorType result,
+                       StringRef what) {
+  if (!value || !ctx.ok())
+    return {};
+  if (typeOf(value).getShape() != result.getShape()) {
+    ctx.fail(what + " keeps its input's shape, but the input is " +
+             formatShape(typeOf(value).getShape()) + " and the output " +
+             formatShape(result.getShape()));
+    return {};
+  }
+  return operandAs(ctx, value, result);
+}
+
 Value bmm(NodeContext &ctx, Value a, Value b) {
   if (!a || !b)
     return {};

@@ -66,6 +66,13 @@ template <typename OpT>
 mlir::Value reduce(NodeContext &ctx, mlir::Value v,
                    llvm::ArrayRef<int64_t> dims, bool keepdim);
 
+/// `value` converted to the element type of `result`, when it has the
+/// result's shape, as the input of a shape-keeping op (a normalization) must;
+/// else null, and the node fails naming `what`.
+mlir::Value sameShapeOperand(NodeContext &ctx, mlir::Value value,
+                             mlir::RankedTensorType result,
+                             llvm::StringRef what);
+
 /// The batched product `[b, n, k] @ [b, k, m]` (aten.bmm).
 mlir::Value bmm(NodeContext &ctx, mlir::Value a, mlir::Value b);
 

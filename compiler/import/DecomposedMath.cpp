@@ -211,7 +211,9 @@ void duet::import::emitBatchStatisticsNorm(NodeContext &ctx, Value input,
   RankedTensorType type = ctx.resultType();
   if (!requireFloatResult(ctx, type, "batch norm"))
     return;
-  Value x = operandAs(ctx, input, type);
+  Value x = sameShapeOperand(ctx, input, type, "batch norm");
+  if (!x)
+    return;
   int64_t rank = type.getRank();
   if (rank < 2)
     return ctx.fail("batch norm needs an input of rank 2 or more, got rank " +
@@ -280,7 +282,9 @@ void duet::import::buildRmsNorm(NodeContext &ctx) {
       : element.isBF16() ? 0.0078125
       : element.isF64()  ? std::numeric_limits<double>::epsilon()
                          : std::numeric_limits<float>::epsilon());
-  Value x = operandAs(ctx, input, type);
+  Value x = sameShapeOperand(ctx, input, type, "rms norm");
+  if (!x)
+    return;
   SmallVector<int64_t> dims;
   for (int64_t d = rank - static_cast<int64_t>(normalized.size()); d < rank;
        ++d)
