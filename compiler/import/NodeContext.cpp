@@ -377,8 +377,41 @@ Value NodeContext::splat(RankedTensorType type, Scalar value) {
   return create<arith::ConstantOp>(cast<TypedAttr>(attr));
 }
 
+static constexpr const char *kMissing =
+    "internal error: an op was built on a missing value; please report this "
+    "node";
+
+void NodeContext::failMissing() { fail(kMissing); }
+
+RankedTensorType NodeContext::present(RankedTensorType type) {
+  return type ? type : RankedTensorType::get({}, builder.getF32Type());
+}
+
+Type NodeContext::present(Type type) {
+  if (type)
+    return type;
+  return present(RankedTensorType());
+}
+
+Value NodeContext::present(Value value) {
+  return value ? value : placeholder();
+}
+
+Value NodeContext::placeholder() {
+  if (!placeholderValue) {
+    auto type = RankedTensorType::get({}, builder.getF32Type());
+    placeholderValue = builder.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(type, llvm::ArrayRef(0.0f)));
+  }
+  return placeholderValue;
+}
+
 Value NodeContext::castTo(Value value, Type elementType) {
   RankedTensorType type = typeOf(value);
+  if (!type) {
+    failMissing();
+    return placeholder();
+  }
   if (type.getElementType() == elementType)
     return value;
   return create<duet::aten::CastOp>(type.clone(elementType), value);

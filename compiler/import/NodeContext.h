@@ -62,8 +62,17 @@ public:
   mlir::OpBuilder &builder;
   mlir::Location loc;
 
+  /// Creates an op at the node's location. After an error, or when a type
+  /// among the arguments is missing (what a helper returns after a failure),
+  /// the node fails, and missing values and types are replaced by
+  /// placeholders: such ops are thrown away with the node, and never read a
+  /// missing value. (Before any error, a null value is an optional operand
+  /// left out.)
   template <typename OpT, typename... Args> OpT create(Args &&...args) {
-    return builder.create<OpT>(loc, std::forward<Args>(args)...);
+    if (ok() && !(missingType(args) || ...))
+      return builder.create<OpT>(loc, std::forward<Args>(args)...);
+    failMissing();
+    return builder.create<OpT>(loc, present(std::forward<Args>(args))...);
   }
 
   //===--- Arguments ------------------------------------------------------===//
@@ -114,8 +123,10 @@ public:
   mlir::Value splat(mlir::RankedTensorType type, Scalar value);
   /// `value` converted to `elementType` (itself when it already has it).
   mlir::Value castTo(mlir::Value value, mlir::Type elementType);
+  /// The value's tensor type; null for a missing value.
   static mlir::RankedTensorType typeOf(mlir::Value value) {
-    return llvm::cast<mlir::RankedTensorType>(value.getType());
+    return value ? llvm::dyn_cast<mlir::RankedTensorType>(value.getType())
+                 : mlir::RankedTensorType();
   }
 
   //===--- Errors ---------------------------------------------------------===//
@@ -130,6 +141,21 @@ public:
   llvm::ArrayRef<std::string> unavailableReasons() const { return unavailable; }
 
 private:
+  /// create()'s arguments: themselves, or a placeholder for a missing value
+  /// or type.
+  template <typename T> T &&present(T &&argument) {
+    return std::forward<T>(argument);
+  }
+  template <typename T> static bool missingType(const T &) { return false; }
+  static bool missingType(mlir::Type type) { return !type; }
+  static bool missingType(mlir::RankedTensorType type) { return !type; }
+  void failMissing();
+  mlir::Value present(mlir::Value value);
+  mlir::Type present(mlir::Type type);
+  mlir::RankedTensorType present(mlir::RankedTensorType type);
+  /// A 0-d float32 constant standing in for a missing value.
+  mlir::Value placeholder();
+
   /// The argument as written, else its default, else an error.
   std::optional<JsonView> argument(llvm::StringRef name, bool required = true);
   /// The union case of the argument (`as_int`, `as_tensor`, ...).
@@ -153,6 +179,7 @@ private:
   llvm::SmallVector<mlir::Value> values;
   llvm::SmallVector<std::string> unavailable;
   std::optional<std::string> error;
+  mlir::Value placeholderValue;
 };
 
 } // namespace duet::import

@@ -177,7 +177,8 @@ Runner addRunCommand(CLI::App &app) {
   out->excludes(dir);
   cmd->add_option("--expect", args->expect,
                   "a reference .npy per output, in order: print the max abs "
-                  "difference and exit 6 when it exceeds rtol*max|ref| + atol");
+                  "difference and exit 6 when any element has |out - ref| > "
+                  "atol + rtol*|ref|, or the shape or dtype differs");
   cmd->add_option("--rtol", args->rtol,
                   "relative tolerance for --expect (default by output dtype: "
                   "float32 1e-4, float16 2e-3, bfloat16 2e-2)");
