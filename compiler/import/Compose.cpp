@@ -88,13 +88,47 @@ Value indexConstant(NodeContext &ctx, ArrayRef<int64_t> values) {
   return ctx.create<arith::ConstantOp>(DenseElementsAttr::get(type, values));
 }
 
+namespace {
+
+/// The shape `rule` computes for op `opName`; when it cannot, the node fails
+/// with the rule's own words ("'aten.slice' op needs 0 <= start <= end ...").
+template <typename Rule>
+FailureOr<ResultShape> ruleShape(NodeContext &ctx, StringRef opName,
+                                 Rule rule) {
+  std::string message;
+  ScopedDiagnosticHandler capture(ctx.builder.getContext(), [&](Diagnostic &d) {
+    if (message.empty())
+      message = d.str();
+    return success();
+  });
+  FailureOr<ResultShape> shape = rule(ShapeReport(ctx.loc, opName));
+  if (failed(shape))
+    ctx.fail(message.empty() ? opName + " of shapes its rule refuses"
+                             : message);
+  return shape;
+}
+
+} // namespace
+
+Value indexSelect(NodeContext &ctx, Value v, Value index, int64_t dim) {
+  if (!v || !index || !ctx.ok())
+    return {};
+  FailureOr<ResultShape> shape = ruleShape(
+      ctx, IndexSelectOp::getOperationName(), [&](const ShapeReport &r) {
+        return indexSelectShape(typeOf(v).getShape(), typeOf(index).getShape(),
+                                dim, r);
+      });
+  if (failed(shape))
+    return {};
+  return ctx.create<IndexSelectOp>(typeOf(v).clone(*shape), v, index,
+                                   ctx.builder.getI64IntegerAttr(dim));
+}
+
 Value selectIndices(NodeContext &ctx, Value v, int64_t dim,
                     ArrayRef<int64_t> indices) {
-  SmallVector<int64_t> shape(typeOf(v).getShape());
-  shape[dim] = static_cast<int64_t>(indices.size());
-  return ctx.create<IndexSelectOp>(typeOf(v).clone(shape), v,
-                                   indexConstant(ctx, indices),
-                                   ctx.builder.getI64IntegerAttr(dim));
+  if (!v || !ctx.ok())
+    return {};
+  return indexSelect(ctx, v, indexConstant(ctx, indices), dim);
 }
 
 template <typename OpT>
@@ -158,6 +192,50 @@ Value permute(NodeContext &ctx, Value v, ArrayRef<int64_t> dims) {
   }
   return ctx.create<PermuteOp>(typeOf(v).clone(*shape), v,
                                ctx.builder.getDenseI64ArrayAttr(dims));
+}
+
+Value slice(NodeContext &ctx, Value v, int64_t dim, int64_t start, int64_t end,
+            int64_t step) {
+  if (!v || !ctx.ok())
+    return {};
+  FailureOr<ResultShape> shape =
+      ruleShape(ctx, SliceOp::getOperationName(), [&](const ShapeReport &r) {
+        return sliceShape(typeOf(v).getShape(), dim, start, end, step, r);
+      });
+  if (failed(shape))
+    return {};
+  auto i64 = [&](int64_t x) { return ctx.builder.getI64IntegerAttr(x); };
+  return ctx.create<SliceOp>(typeOf(v).clone(*shape), v, i64(dim), i64(start),
+                             i64(end), i64(step));
+}
+
+Value cat(NodeContext &ctx, ValueRange values, int64_t dim) {
+  if (!ctx.ok() || llvm::any_of(values, [](Value v) { return !v; }))
+    return {};
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (Value v : values)
+    shapes.push_back(typeOf(v).getShape());
+  FailureOr<ResultShape> shape =
+      ruleShape(ctx, CatOp::getOperationName(),
+                [&](const ShapeReport &r) { return catShape(shapes, dim, r); });
+  if (failed(shape))
+    return {};
+  return ctx.create<CatOp>(typeOf(values.front()).clone(*shape), values,
+                           ctx.builder.getI64IntegerAttr(dim));
+}
+
+Value pad(NodeContext &ctx, Value v, ArrayRef<int64_t> pad, double value) {
+  if (!v || !ctx.ok())
+    return {};
+  FailureOr<ResultShape> shape = ruleShape(
+      ctx, ConstantPadNdOp::getOperationName(), [&](const ShapeReport &r) {
+        return padShape(typeOf(v).getShape(), pad, r);
+      });
+  if (failed(shape))
+    return {};
+  return ctx.create<ConstantPadNdOp>(typeOf(v).clone(*shape), v,
+                                     ctx.builder.getDenseI64ArrayAttr(pad),
+                                     ctx.builder.getF64FloatAttr(value));
 }
 
 void markStatisticsUnavailable(NodeContext &ctx, StringRef op) {

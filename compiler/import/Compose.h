@@ -57,6 +57,11 @@ mlir::Value div(NodeContext &ctx, mlir::Value a, mlir::Value b);
 /// A 1-D int64 constant.
 mlir::Value indexConstant(NodeContext &ctx, llvm::ArrayRef<int64_t> values);
 
+/// index_select of `v` along `dim` by a 0-d or 1-D integer `index`; null
+/// after a failure, which names the rule's reason.
+mlir::Value indexSelect(NodeContext &ctx, mlir::Value v, mlir::Value index,
+                        int64_t dim);
+
 /// index_select of `v` along `dim` by constant `indices`.
 mlir::Value selectIndices(NodeContext &ctx, mlir::Value v, int64_t dim,
                           llvm::ArrayRef<int64_t> indices);
@@ -79,6 +84,19 @@ mlir::Value bmm(NodeContext &ctx, mlir::Value a, mlir::Value b);
 /// `v` permuted so that result dim i is `v`'s dim `dims[i]`.
 mlir::Value permute(NodeContext &ctx, mlir::Value v,
                     llvm::ArrayRef<int64_t> dims);
+
+/// `v`'s elements start, start + step, ... below end along `dim`
+/// (aten.slice); null after a failure, which names the rule's reason.
+mlir::Value slice(NodeContext &ctx, mlir::Value v, int64_t dim, int64_t start,
+                  int64_t end, int64_t step = 1);
+
+/// `values` concatenated along `dim` (aten.cat).
+mlir::Value cat(NodeContext &ctx, mlir::ValueRange values, int64_t dim);
+
+/// `v` padded with `value` (aten.constant_pad_nd): `pad` holds (before,
+/// after) pairs from the last dim back.
+mlir::Value pad(NodeContext &ctx, mlir::Value v, llvm::ArrayRef<int64_t> pad,
+                double value = 0);
 
 /// Outputs past the first are statistics training saves: a node that reads
 /// one fails with a reason naming `op`.

@@ -160,11 +160,7 @@ void duet::import::buildIndexTensor(NodeContext &ctx) {
       view(ctx, ctx.castTo(self, type.getElementType()), index->tableShape);
   int64_t picked = typeOf(index->flat).getNumElements();
   Value flat = view(ctx, index->flat, {picked});
-  SmallVector<int64_t> shape(index->tableShape);
-  shape[index->first] = picked;
-  Value selected = ctx.create<IndexSelectOp>(
-      typeOf(table).clone(shape), table, flat,
-      ctx.builder.getI64IntegerAttr(index->first));
+  Value selected = compose::indexSelect(ctx, table, flat, index->first);
   ctx.setResult(view(ctx, selected, type.getShape()));
 }
 

@@ -88,15 +88,6 @@ bool checkIndexCount(NodeContext &ctx, int64_t count, StringRef what) {
   return ctx.ok();
 }
 
-Value slice(NodeContext &ctx, Value v, int64_t dim, int64_t start,
-            int64_t end) {
-  SmallVector<int64_t> shape(typeOf(v).getShape());
-  shape[dim] = end - start;
-  auto i64 = [&](int64_t x) { return ctx.builder.getI64IntegerAttr(x); };
-  return ctx.create<SliceOp>(typeOf(v).clone(shape), v, i64(dim), i64(start),
-                             i64(end), i64(1));
-}
-
 /// `v` rolled by `shift` along `dim`: element i comes from (i - shift) mod n.
 Value rollDim(NodeContext &ctx, Value v, int64_t dim, int64_t shift) {
   int64_t n = typeOf(v).getDimSize(dim);
@@ -107,8 +98,7 @@ Value rollDim(NodeContext &ctx, Value v, int64_t dim, int64_t shift) {
     return v;
   Value tail = slice(ctx, v, dim, n - shift, n);
   Value head = slice(ctx, v, dim, 0, n - shift);
-  return ctx.create<CatOp>(typeOf(v), ValueRange{tail, head},
-                           ctx.builder.getI64IntegerAttr(dim));
+  return cat(ctx, ValueRange{tail, head}, dim);
 }
 
 /// `v` with a dim of size 1 inserted before its last.
@@ -260,10 +250,7 @@ Value adaptiveMax(NodeContext &ctx, Value x, int64_t dim, int64_t out) {
   }
   if (windows.size() == 1)
     return windows.front();
-  SmallVector<int64_t> shape(typeOf(x).getShape());
-  shape[dim] = out;
-  return ctx.create<CatOp>(typeOf(x).clone(shape), windows,
-                           ctx.builder.getI64IntegerAttr(dim));
+  return cat(ctx, windows, dim);
 }
 
 } // namespace
@@ -393,11 +380,9 @@ void duet::import::buildIm2col(NodeContext &ctx) {
     return ctx.fail("im2col needs positive kernel, stride and dilation and "
                     "non-negative padding");
   if (padding[0] || padding[1])
-    x = ctx.create<ConstantPadNdOp>(
-        typeOf(x).clone({n, c, height, width}), x,
-        ctx.builder.getDenseI64ArrayAttr(
-            {padding[1], padding[1], padding[0], padding[0]}),
-        ctx.builder.getF64FloatAttr(0));
+    x = pad(ctx, x, {padding[1], padding[1], padding[0], padding[0]});
+  if (!ctx.ok())
+    return;
   int64_t outH = (height - (dilation[0] * (kernel[0] - 1) + 1)) / stride[0] + 1;
   int64_t outW = (width - (dilation[1] * (kernel[1] - 1) + 1)) / stride[1] + 1;
   if (outH < 1 || outW < 1)
@@ -736,11 +721,7 @@ void duet::import::emitSliceScatter(NodeContext &ctx, Value self, Value src,
                     Twine(n));
   if (!checkIndexCount(ctx, n, "slice_scatter"))
     return;
-  SmallVector<int64_t> shape(typeOf(self).getShape());
-  shape[dim] = n + count;
-  Value both = ctx.create<CatOp>(typeOf(self).clone(shape),
-                                 ValueRange{self, src},
-                                 ctx.builder.getI64IntegerAttr(dim));
+  Value both = cat(ctx, ValueRange{self, src}, dim);
   SmallVector<int64_t> index(n);
   for (int64_t i = 0; i < n; ++i)
     index[i] = i;
@@ -884,9 +865,7 @@ void duet::import::buildMaskedScatter(NodeContext &ctx) {
                             type.getElementType());
   // A mask with more true elements than source holds reads past its end:
   // the gather's bounds check refuses that run, as PyTorch does.
-  Value gathered = ctx.create<IndexSelectOp>(
-      RankedTensorType::get({n}, type.getElementType()), values, positions,
-      ctx.builder.getI64IntegerAttr(0));
+  Value gathered = indexSelect(ctx, values, positions, 0);
   ctx.setResult(ctx.create<WhereOp>(type, full,
                                     view(ctx, gathered, type.getShape()),
                                     operandAs(ctx, self, type)));

@@ -448,10 +448,7 @@ void duet::import::buildGlu(NodeContext &ctx) {
     return ctx.fail("glu halves dim " + Twine(dim) + " of odd size " +
                     Twine(size));
   auto half = [&](int64_t start) {
-    return ctx.create<SliceOp>(type, x, ctx.builder.getI64IntegerAttr(dim),
-                               ctx.builder.getI64IntegerAttr(start),
-                               ctx.builder.getI64IntegerAttr(start + size / 2),
-                               ctx.builder.getI64IntegerAttr(1));
+    return slice(ctx, x, dim, start, start + size / 2);
   };
   Value gate = ctx.create<SigmoidOp>(type, half(size / 2));
   ctx.setResult(ctx.create<MulOp>(type, half(0), gate));

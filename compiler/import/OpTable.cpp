@@ -177,11 +177,10 @@ void buildConvPaddingMode(NodeContext &ctx) {
     return;
   SmallVector<int64_t> padding(n, 0);
   if (mode == "same") {
-    auto in = NodeContext::typeOf(input);
     auto kernel = NodeContext::typeOf(weight).getShape().take_back(n);
     // PyTorch puts the odd element of the total padding on the high side;
     // the convolution pads symmetrically, so that element is padded first.
-    SmallVector<int64_t> extra, paddedShape(in.getShape());
+    SmallVector<int64_t> extra;
     bool asymmetric = false;
     for (size_t i = n; i-- > 0;) {
       // dilation comes from the file; the convolution's verifier refuses
@@ -195,12 +194,12 @@ void buildConvPaddingMode(NodeContext &ctx) {
       padding[i] = *total / 2;
       int64_t high = *total - 2 * padding[i];
       extra.append({0, high});
-      paddedShape[2 + i] += high;
       asymmetric |= high != 0;
     }
     if (asymmetric)
-      input = ctx.create<ConstantPadNdOp>(in.clone(paddedShape), input,
-                                          i64s(ctx, extra), f64(ctx, 0));
+      input = compose::pad(ctx, input, extra);
+    if (!ctx.ok())
+      return;
   } else if (mode != "valid") {
     ctx.fail("argument 'padding' is \"" + mode.value_or("None") +
              "\"; expected \"valid\" or \"same\"");

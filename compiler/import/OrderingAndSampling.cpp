@@ -37,13 +37,25 @@ Value orderedOperand(NodeContext &ctx, Value self) {
 /// One topk of `x` along `dim`; its values in `values` element type.
 TopkOp emitTopk(NodeContext &ctx, Value x, int64_t dim, int64_t k,
                 bool largest) {
-  SmallVector<int64_t> shape(typeOf(x).getShape());
-  shape[dim] = k;
+  // After a failure the op is built on placeholder types (NodeContext::create)
+  // and goes with the node.
+  RankedTensorType values, indices;
+  if (x && ctx.ok()) {
+    FailureOr<ResultShape> shape =
+        topkShape(typeOf(x).getShape(), k, dim,
+                  {std::nullopt, TopkOp::getOperationName()});
+    if (failed(shape)) {
+      ctx.fail("topk of " + Twine(k) + " along dim " + Twine(dim) +
+               " of a tensor " + formatShape(typeOf(x).getShape()) +
+               " that has no such dim or fewer elements along it");
+    } else {
+      values = typeOf(x).clone(*shape);
+      indices = RankedTensorType::get(*shape, ctx.builder.getI64Type());
+    }
+  }
   return ctx.create<TopkOp>(
-      typeOf(x).clone(shape),
-      RankedTensorType::get(shape, ctx.builder.getI64Type()), x,
-      ctx.builder.getI64IntegerAttr(k), ctx.builder.getI64IntegerAttr(dim),
-      ctx.builder.getBoolAttr(largest));
+      values, indices, x, ctx.builder.getI64IntegerAttr(k),
+      ctx.builder.getI64IntegerAttr(dim), ctx.builder.getBoolAttr(largest));
 }
 
 /// topk, and sort as topk of every element; values in the result's type.

@@ -137,95 +137,11 @@ std::optional<int64_t> numElements(ArrayRef<int64_t> shape) {
   return n;
 }
 
-/// in + 2 * pad - dilation * (kernel - 1) - 1: what a window can slide over
-/// in a padded dim, minus one; nothing on overflow.
-std::optional<int64_t> windowSpan(int64_t in, int64_t kernel, int64_t pad,
-                                  int64_t dilation) {
-  std::optional<int64_t> padded = llvm::checkedMul<int64_t>(pad, 2);
-  if (padded)
-    padded = llvm::checkedAdd(in, *padded);
-  std::optional<int64_t> reach = llvm::checkedSub<int64_t>(kernel, 1);
-  if (reach)
-    reach = llvm::checkedMul(dilation, *reach);
-  if (!padded || !reach)
-    return std::nullopt;
-  std::optional<int64_t> span = llvm::checkedSub(*padded, *reach);
-  return span ? llvm::checkedSub<int64_t>(*span, 1) : std::nullopt;
-}
-
-/// Output length of a sliding window, as PyTorch computes it for pooling. The
-/// division rounds toward -infinity so that a window larger than the padded
-/// input gives a length below 1 instead of 1. Nothing on overflow.
-std::optional<int64_t> pooledSize(int64_t in, int64_t kernel, int64_t stride,
-                                  int64_t pad, int64_t dilation,
-                                  bool ceilMode) {
-  std::optional<int64_t> span = windowSpan(in, kernel, pad, dilation);
-  if (!span)
-    return std::nullopt;
-  // Both roundings of span / stride (stride >= 1) lie within [span - 1, span].
-  int64_t out = (ceilMode ? llvm::divideCeilSigned(*span, stride)
-                          : llvm::divideFloorSigned(*span, stride));
-  if (out == std::numeric_limits<int64_t>::max())
-    return std::nullopt;
-  ++out;
-  // With ceil_mode the last window must start inside the input or left padding.
-  if (ceilMode) {
-    std::optional<int64_t> start = llvm::checkedMul(out - 1, stride);
-    std::optional<int64_t> limit = llvm::checkedAdd(in, pad);
-    if (!start || !limit)
-      return std::nullopt;
-    if (*start >= *limit)
-      --out;
-  }
-  return out;
-}
-
-LogicalResult checkWindowAttrs(Operation *op, ArrayRef<int64_t> kernel,
-                               ArrayRef<int64_t> stride,
-                               ArrayRef<int64_t> padding,
-                               ArrayRef<int64_t> dilation) {
-  for (auto [name, arr] :
-       {std::pair<StringRef, ArrayRef<int64_t>>{"kernel_size", kernel},
-        {"stride", stride},
-        {"padding", padding},
-        {"dilation", dilation}})
-    if (arr.size() != 2)
-      return op->emitOpError()
-             << name << " needs 2 entries, got " << arr.size();
-  for (int i = 0; i < 2; ++i) {
-    if (kernel[i] < 1 || stride[i] < 1 || dilation[i] < 1 || padding[i] < 0)
-      return op->emitOpError() << "kernel_size, stride and dilation must be "
-                                  "positive and padding non-negative";
-    if (padding[i] > kernel[i] / 2)
-      return op->emitOpError()
-             << "padding " << padding[i]
-             << " must be at most half the kernel size " << kernel[i];
-  }
-  return success();
-}
-
-LogicalResult verifyPool(Operation *op, Value input, Type result,
-                         ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
-                         ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
-                         bool ceilMode) {
-  if (failed(checkRank(op, "input", input, {3, 4})) ||
-      failed(checkOneElementType(op)) ||
-      failed(checkWindowAttrs(op, kernel, stride, padding, dilation)))
-    return failure();
-  auto in = tensorType(input).getShape();
-  SmallVector<int64_t> expected(in.begin(), in.end());
-  size_t h = in.size() - 2;
-  for (int i = 0; i < 2; ++i) {
-    std::optional<int64_t> out = pooledSize(in[h + i], kernel[i], stride[i],
-                                            padding[i], dilation[i], ceilMode);
-    if (!out)
-      return overflowError(op, "the pooled dim " + Twine(h + i));
-    if (*out < 1)
-      return op->emitOpError() << "window does not fit the input "
-                               << formatShape(in);
-    expected[h + i] = *out;
-  }
-  return checkResultShape(op, expected, result);
+/// The window of a pooling op as its shape rule takes it.
+PoolWindow poolWindow(ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+                      ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
+                      bool ceilMode) {
+  return PoolWindow{kernel, stride, padding, dilation, ceilMode};
 }
 
 } // namespace
@@ -234,102 +150,35 @@ LogicalResult verifyPool(Operation *op, Value input, Type result,
 // Convolution and matrix products
 //===----------------------------------------------------------------------===//
 
+namespace {
+template <typename AdaptorT> ConvolutionAttrs convolutionAttrs(AdaptorT op) {
+  return ConvolutionAttrs{op.getStride(),
+                          op.getPadding(),
+                          op.getDilation(),
+                          op.getOutputPadding(),
+                          static_cast<int64_t>(op.getGroups()),
+                          op.getTransposed()};
+}
+} // namespace
+
 LogicalResult ConvolutionOp::verify() {
   Operation *op = getOperation();
-  if (failed(checkRank(op, "input", getInput(), {3, 4, 5})) ||
-      failed(checkOneElementType(op)))
+  FailureOr<ResultShape> shape = convolutionShape(
+      shapeOf(getInput()), shapeOf(getWeight()), convolutionAttrs(*this), op);
+  if (failed(shape) || failed(checkOneElementType(op)) ||
+      failed(checkVector(op, "bias", getBias(), (*shape)[1])))
     return failure();
-  if (getTransposed() && getInput().getType().getRank() == 5)
-    return emitOpError() << "a 3-D transposed convolution is not supported";
-  auto in = getInput().getType().getShape();
-  auto w = getWeight().getType().getShape();
-  size_t spatial = in.size() - 2;
-  if (w.size() != in.size())
-    return emitOpError() << "weight rank " << w.size()
-                         << " must equal input rank " << in.size();
-  for (auto [name, arr] :
-       {std::pair<StringRef, ArrayRef<int64_t>>{"stride", getStride()},
-        {"padding", getPadding()},
-        {"dilation", getDilation()},
-        {"output_padding", getOutputPadding()}})
-    if (arr.size() != spatial)
-      return emitOpError() << name << " needs " << spatial << " entries, got "
-                           << arr.size();
-  int64_t groups = getGroups();
-  if (groups < 1)
-    return emitOpError() << "groups must be positive, got " << groups;
-  for (size_t i = 0; i < spatial; ++i)
-    if (getStride()[i] < 1 || getDilation()[i] < 1 || getPadding()[i] < 0 ||
-        getOutputPadding()[i] < 0)
-      return emitOpError() << "stride and dilation must be positive, padding "
-                              "and output_padding non-negative";
+  return checkResultShape(op, *shape, getType());
+}
 
-  int64_t channels = in[1], outChannels;
-  SmallVector<int64_t> expected = {in[0], 0};
-  if (!getTransposed()) {
-    std::optional<int64_t> weightChannels = llvm::checkedMul(w[1], groups);
-    if (channels != weightChannels)
-      return emitOpError() << "input has " << channels
-                           << " channels but weight expects " << w[1] << " x "
-                           << groups << " groups";
-    outChannels = w[0];
-    if (outChannels % groups)
-      return emitOpError() << "output channels " << outChannels
-                           << " are not divisible by groups " << groups;
-    for (size_t i = 0; i < spatial; ++i) {
-      std::optional<int64_t> span =
-          windowSpan(in[2 + i], w[2 + i], getPadding()[i], getDilation()[i]);
-      if (!span)
-        return overflowError(op, "output dim " + Twine(2 + i));
-      // span / stride + 1 cannot overflow: stride >= 1 and span < INT64_MAX.
-      expected.push_back(llvm::divideFloorSigned(*span, getStride()[i]) + 1);
-    }
-  } else {
-    if (channels != w[0] || channels % groups)
-      return emitOpError() << "transposed convolution: input has " << channels
-                           << " channels but weight has " << w[0]
-                           << " (must match and divide by groups " << groups
-                           << ")";
-    std::optional<int64_t> total = llvm::checkedMul(w[1], groups);
-    if (!total)
-      return overflowError(op, "output dim 1 (" + Twine(w[1]) + " x " +
-                                   Twine(groups) + " groups)");
-    outChannels = *total;
-    for (size_t i = 0; i < spatial; ++i) {
-      if (getOutputPadding()[i] >= std::max(getStride()[i], getDilation()[i]))
-        return emitOpError()
-               << "output_padding must be smaller than stride or dilation";
-      // (in - 1) * stride - 2 * padding + dilation * (kernel - 1) +
-      // output_padding + 1, every step checked.
-      std::optional<int64_t> size =
-          llvm::checkedMul<int64_t>(in[2 + i] - 1, getStride()[i]);
-      std::optional<int64_t> pad =
-          llvm::checkedMul<int64_t>(getPadding()[i], 2);
-      std::optional<int64_t> reach =
-          llvm::checkedMul<int64_t>(getDilation()[i], w[2 + i] - 1);
-      if (size && pad)
-        size = llvm::checkedSub(*size, *pad);
-      if (size && reach)
-        size = llvm::checkedAdd(*size, *reach);
-      if (size)
-        size = llvm::checkedAdd<int64_t>(*size, getOutputPadding()[i]);
-      if (size)
-        size = llvm::checkedAdd<int64_t>(*size, 1);
-      if (!size || !pad || !reach)
-        return overflowError(op, "output dim " + Twine(2 + i));
-      expected.push_back(*size);
-    }
-  }
-  expected[1] = outChannels;
-  if (llvm::any_of(ArrayRef(expected).drop_front(2),
-                   [](int64_t d) { return d < 1; }))
-    return emitOpError() << "output size " << formatShape(expected)
-                         << " is empty: the dilated kernel " << formatShape(w)
-                         << " does not fit the padded input "
-                         << formatShape(in);
-  if (failed(checkVector(op, "bias", getBias(), outChannels)))
-    return failure();
-  return checkResultShape(op, expected, getType());
+LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  return inferred(convolutionShape(
+                      shapeOf(adaptor.getInput()), shapeOf(adaptor.getWeight()),
+                      convolutionAttrs(adaptor), {loc, getOperationName()}),
+                  elementOf(adaptor.getInput()), types);
 }
 
 LogicalResult LinearOp::verify() {
@@ -659,13 +508,54 @@ LogicalResult AdaptiveAvgPool2dOp::verify() {
 LogicalResult AvgPool2dOp::verify() {
   if (getDivisorOverride() && *getDivisorOverride() == 0)
     return emitOpError() << "divisor_override must not be 0";
-  return verifyPool(*this, getSelf(), getType(), getKernelSize(), getStride(),
-                    getPadding(), {1, 1}, getCeilMode());
+  Operation *op = getOperation();
+  return failed(checkOneElementType(op))
+             ? failure()
+             : checkRuleShape(
+                   op,
+                   poolShape(shapeOf(getSelf()),
+                             poolWindow(getKernelSize(), getStride(),
+                                        getPadding(), {1, 1}, getCeilMode()),
+                             op),
+                   getType());
+}
+
+LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  return inferred(
+      poolShape(shapeOf(adaptor.getSelf()),
+                poolWindow(adaptor.getKernelSize(), adaptor.getStride(),
+                           adaptor.getPadding(), {1, 1}, adaptor.getCeilMode()),
+                {loc, getOperationName()}),
+      elementOf(adaptor.getSelf()), types);
 }
 
 LogicalResult MaxPool2dOp::verify() {
-  return verifyPool(*this, getSelf(), getType(), getKernelSize(), getStride(),
-                    getPadding(), getDilation(), getCeilMode());
+  Operation *op = getOperation();
+  return failed(checkOneElementType(op))
+             ? failure()
+             : checkRuleShape(op,
+                              poolShape(shapeOf(getSelf()),
+                                        poolWindow(getKernelSize(), getStride(),
+                                                   getPadding(), getDilation(),
+                                                   getCeilMode()),
+                                        op),
+                              getType());
+}
+
+LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  return inferred(
+      poolShape(shapeOf(adaptor.getSelf()),
+                poolWindow(adaptor.getKernelSize(), adaptor.getStride(),
+                           adaptor.getPadding(), adaptor.getDilation(),
+                           adaptor.getCeilMode()),
+                {loc, getOperationName()}),
+      elementOf(adaptor.getSelf()), types);
 }
 
 LogicalResult CumsumOp::verify() {
@@ -697,22 +587,41 @@ LogicalResult ViewOp::verify() {
   return success();
 }
 
-LogicalResult PermuteOp::verify() {
-  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
-    return failure();
-  return checkRuleShape(
-      *this, permuteShape(shapeOf(getSelf()), getDims(), getOperation()),
-      getType());
-}
-
-LogicalResult PermuteOp::inferReturnTypes(MLIRContext *,
-                                          std::optional<Location> loc,
-                                          Adaptor adaptor,
-                                          SmallVectorImpl<Type> &types) {
-  return inferred(permuteShape(shapeOf(adaptor.getSelf()), adaptor.getDims(),
-                               {loc, getOperationName()}),
-                  elementOf(adaptor.getSelf()), types);
-}
+/// The verifier and type inference of an op on `self` whose result has
+/// self's element type and the shape the rule (the macro's last argument, an
+/// expression of `a`, the op or its adaptor, and `report`) computes.
+#define DUET_SELF_SHAPE_OP(Op, ...)                                            \
+  LogicalResult Op::verify() {                                                 \
+    if (failed(checkSameElementType(*this, {getSelf(), getResult()})))         \
+      return failure();                                                        \
+    auto rule = [](auto a, const ShapeReport &report) { return __VA_ARGS__; }; \
+    return checkRuleShape(*this, rule(*this, getOperation()), getType());      \
+  }                                                                            \
+  LogicalResult Op::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &types) {                                          \
+    auto rule = [](auto a, const ShapeReport &report) { return __VA_ARGS__; }; \
+    return inferred(rule(adaptor, {loc, getOperationName()}),                  \
+                    elementOf(adaptor.getSelf()), types);                      \
+  }
+DUET_SELF_SHAPE_OP(PermuteOp,
+                   permuteShape(shapeOf(a.getSelf()), a.getDims(), report))
+DUET_SELF_SHAPE_OP(RepeatOp,
+                   repeatShape(shapeOf(a.getSelf()), a.getRepeats(), report))
+DUET_SELF_SHAPE_OP(SliceOp,
+                   sliceShape(shapeOf(a.getSelf()), a.getDim(), a.getStart(),
+                              a.getEnd(), a.getStep(), report))
+DUET_SELF_SHAPE_OP(SelectOp, selectShape(shapeOf(a.getSelf()), a.getDim(),
+                                         a.getIndex(), report))
+DUET_SELF_SHAPE_OP(ConstantPadNdOp,
+                   padShape(shapeOf(a.getSelf()), a.getPad(), report))
+DUET_SELF_SHAPE_OP(GatherOp,
+                   gatherShape(shapeOf(a.getSelf()), shapeOf(a.getIndex()),
+                               a.getDim(), report))
+DUET_SELF_SHAPE_OP(IndexSelectOp,
+                   indexSelectShape(shapeOf(a.getSelf()), shapeOf(a.getIndex()),
+                                    a.getDim(), report))
+#undef DUET_SELF_SHAPE_OP
 
 LogicalResult ExpandOp::verify() {
   if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
@@ -729,88 +638,15 @@ LogicalResult ExpandOp::verify() {
   return success();
 }
 
-LogicalResult RepeatOp::verify() {
-  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
-    return failure();
-  auto in = getSelf().getType().getShape();
-  ArrayRef<int64_t> repeats = getRepeats();
-  if (repeats.size() < in.size())
-    return emitOpError() << "repeats " << formatShape(repeats) << " has fewer "
-                         << "entries than self " << formatShape(in)
-                         << " has dims";
-  size_t lead = repeats.size() - in.size();
-  SmallVector<int64_t> expected;
-  for (auto [d, times] : llvm::enumerate(repeats)) {
-    if (times < 0)
-      return emitOpError() << "repeats " << formatShape(repeats)
-                           << " has a negative entry";
-    std::optional<int64_t> size =
-        llvm::checkedMul(times, d < lead ? 1 : in[d - lead]);
-    if (!size)
-      return overflowError(*this, "dim " + Twine(d) + " of the result");
-    expected.push_back(*size);
-  }
-  return checkResultShape(*this, expected, getType());
+namespace {
+FailureOr<ResultShape> catRule(ValueRange tensors, int64_t dim,
+                               const ShapeReport &report) {
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (Value t : tensors)
+    shapes.push_back(shapeOf(t));
+  return catShape(shapes, dim, report);
 }
-
-LogicalResult SliceOp::verify() {
-  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
-    return failure();
-  auto in = getSelf().getType().getShape();
-  int64_t dim = getDim(), start = getStart(), end = getEnd(), step = getStep();
-  if (failed(checkDim(*this, "dim", dim, in.size())))
-    return failure();
-  if (step < 1)
-    return emitOpError() << "step must be positive, got " << step;
-  if (start < 0 || end < start || end > in[dim])
-    return emitOpError() << "needs 0 <= start <= end <= " << in[dim]
-                         << ", got start " << start << " and end " << end;
-  SmallVector<int64_t> expected(in);
-  // ceil((end - start) / step), without the sum that overflows for a huge
-  // step.
-  int64_t length = end - start;
-  expected[dim] = length == 0 ? 0 : (length - 1) / step + 1;
-  return checkResultShape(*this, expected, getType());
-}
-
-LogicalResult SelectOp::verify() {
-  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
-    return failure();
-  auto in = getSelf().getType().getShape();
-  int64_t dim = getDim(), index = getIndex();
-  if (failed(checkDim(*this, "dim", dim, in.size())))
-    return failure();
-  if (index < 0 || index >= in[dim])
-    return emitOpError() << "index " << index << " is out of range for size "
-                         << in[dim];
-  SmallVector<int64_t> expected(in);
-  expected.erase(expected.begin() + dim);
-  return checkResultShape(*this, expected, getType());
-}
-
-LogicalResult ConstantPadNdOp::verify() {
-  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
-    return failure();
-  auto in = getSelf().getType().getShape();
-  ArrayRef<int64_t> pad = getPad();
-  if (pad.size() % 2 || pad.size() / 2 > in.size())
-    return emitOpError() << "pad needs an even number of entries, at most "
-                         << 2 * in.size() << ", got " << pad.size();
-  SmallVector<int64_t> expected(in);
-  for (size_t i = 0; i < pad.size() / 2; ++i) {
-    int64_t &d = expected[in.size() - 1 - i];
-    std::optional<int64_t> padded = llvm::checkedAdd(d, pad[2 * i]);
-    if (padded)
-      padded = llvm::checkedAdd(*padded, pad[2 * i + 1]);
-    if (!padded)
-      return overflowError(*this, "the padded dim " + Twine(in.size() - 1 - i));
-    d = *padded;
-    if (d < 0)
-      return emitOpError() << "padding makes dim " << in.size() - 1 - i
-                           << " negative";
-  }
-  return checkResultShape(*this, expected, getType());
-}
+} // namespace
 
 LogicalResult CatOp::verify() {
   if (getTensors().empty())
@@ -819,26 +655,19 @@ LogicalResult CatOp::verify() {
   all.push_back(getResult());
   if (failed(checkSameElementType(*this, all)))
     return failure();
-  auto first = tensorType(getTensors().front()).getShape();
-  int64_t dim = getDim();
-  if (failed(checkDim(*this, "dim", dim, first.size())))
+  return checkRuleShape(*this, catRule(getTensors(), getDim(), getOperation()),
+                        getType());
+}
+
+LogicalResult CatOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  FailureOr<ResultShape> shape = catRule(adaptor.getTensors(), adaptor.getDim(),
+                                         {loc, getOperationName()});
+  if (failed(shape))
     return failure();
-  SmallVector<int64_t> expected(first);
-  expected[dim] = 0;
-  for (Value t : getTensors()) {
-    auto shape = tensorType(t).getShape();
-    for (size_t i = 0; i < first.size(); ++i)
-      if (shape.size() != first.size() ||
-          (i != static_cast<size_t>(dim) && shape[i] != first[i]))
-        return emitOpError() << "cannot concatenate " << formatShape(first)
-                             << " and " << formatShape(shape) << " along dim "
-                             << dim;
-    std::optional<int64_t> total = llvm::checkedAdd(expected[dim], shape[dim]);
-    if (!total)
-      return overflowError(*this, "the concatenated dim " + Twine(dim));
-    expected[dim] = *total;
-  }
-  return checkResultShape(*this, expected, getType());
+  return inferred(shape, elementOf(adaptor.getTensors().front()), types);
 }
 
 LogicalResult SplitWithSizesOp::verify() {
@@ -948,61 +777,43 @@ LogicalResult ScatterOp::verify() {
 LogicalResult TopkOp::verify() {
   if (failed(checkSameElementType(*this, {getSelf(), getValues()})))
     return failure();
-  auto in = getSelf().getType().getShape();
-  int64_t dim = getDim();
-  if (in.empty())
-    return emitOpError() << "needs a tensor of rank 1 or more";
-  if (failed(checkDim(*this, "dim", dim, in.size())))
+  FailureOr<ResultShape> shape =
+      topkShape(shapeOf(getSelf()), getK(), getDim(), getOperation());
+  if (failed(shape) ||
+      failed(checkResultShape(*this, *shape, getValues().getType())))
     return failure();
-  if (getK() < 0 || getK() > in[dim])
-    return emitOpError() << "k " << getK() << " is outside [0, " << in[dim]
-                         << "], the size of dim " << dim;
-  SmallVector<int64_t> shape(in);
-  shape[dim] = getK();
-  if (failed(checkResultShape(*this, shape, getValues().getType())))
+  return checkResultShape(*this, *shape, getIndices().getType());
+}
+
+LogicalResult TopkOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  FailureOr<ResultShape> shape =
+      topkShape(shapeOf(adaptor.getSelf()), adaptor.getK(), adaptor.getDim(),
+                {loc, getOperationName()});
+  if (failed(inferred(shape, elementOf(adaptor.getSelf()), types)))
     return failure();
-  return checkResultShape(*this, shape, getIndices().getType());
+  return inferred(shape, IntegerType::get(context, 64), types);
 }
 
 LogicalResult EmbeddingOp::verify() {
-  if (failed(checkRank(*this, "weight", getWeight(), {2})) ||
-      failed(checkSameElementType(*this, {getWeight(), getResult()})))
+  if (failed(checkSameElementType(*this, {getWeight(), getResult()})))
     return failure();
-  SmallVector<int64_t> expected(getIndices().getType().getShape());
-  expected.push_back(getWeight().getType().getShape()[1]);
-  return checkResultShape(*this, expected, getType());
+  return checkRuleShape(*this,
+                        embeddingShape(shapeOf(getWeight()),
+                                       shapeOf(getIndices()), getOperation()),
+                        getType());
 }
 
-LogicalResult GatherOp::verify() {
-  if (failed(checkSameElementType(*this, {getSelf(), getResult()})))
-    return failure();
-  auto in = getSelf().getType().getShape(),
-       index = getIndex().getType().getShape();
-  int64_t dim = getDim();
-  if (failed(checkDim(*this, "dim", dim, in.size())))
-    return failure();
-  if (index.size() != in.size())
-    return emitOpError() << "index " << formatShape(index)
-                         << " must have the rank of self " << formatShape(in);
-  for (size_t d = 0; d < in.size(); ++d)
-    if (static_cast<int64_t>(d) != dim && index[d] > in[d])
-      return emitOpError() << "index " << formatShape(index)
-                           << " is larger than self " << formatShape(in)
-                           << " in dim " << d << ", which is not dim " << dim;
-  return checkResultShape(*this, index, getType());
-}
-
-LogicalResult IndexSelectOp::verify() {
-  if (failed(checkSameElementType(*this, {getSelf(), getResult()})) ||
-      failed(checkRank(*this, "index", getIndex(), {0, 1})))
-    return failure();
-  auto in = getSelf().getType().getShape();
-  int64_t dim = getDim();
-  if (failed(checkDim(*this, "dim", dim, in.size())))
-    return failure();
-  SmallVector<int64_t> expected(in);
-  expected[dim] = getIndex().getType().getNumElements();
-  return checkResultShape(*this, expected, getType());
+LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  return inferred(embeddingShape(shapeOf(adaptor.getWeight()),
+                                 shapeOf(adaptor.getIndices()),
+                                 {loc, getOperationName()}),
+                  elementOf(adaptor.getWeight()), types);
 }
 
 LogicalResult ScaledDotProductAttentionOp::verify() {

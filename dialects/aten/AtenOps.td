@@ -9,7 +9,7 @@ include "dialects/aten/AtenDialect.td"
 // Convolution and matrix products
 //===----------------------------------------------------------------------===//
 
-def Aten_ConvolutionOp : Aten_Op<"convolution"> {
+def Aten_ConvolutionOp : Aten_Op<"convolution", [InferTypeOpAdaptor]> {
   let summary = "1-D, 2-D or 3-D convolution, grouped or transposed";
   let description = [{
     `aten.convolution` and its front ends `conv1d`, `conv2d`, `conv3d`,
@@ -389,7 +389,7 @@ def Aten_AdaptiveAvgPool2dOp : Aten_Op<"adaptive_avg_pool2d"> {
   let hasVerifier = 1;
 }
 
-def Aten_AvgPool2dOp : Aten_Op<"avg_pool2d"> {
+def Aten_AvgPool2dOp : Aten_Op<"avg_pool2d", [InferTypeOpAdaptor]> {
   let summary = "2-D average pooling";
   let description = [{
     ```mlir
@@ -407,7 +407,7 @@ def Aten_AvgPool2dOp : Aten_Op<"avg_pool2d"> {
   let hasVerifier = 1;
 }
 
-def Aten_MaxPool2dOp : Aten_Op<"max_pool2d"> {
+def Aten_MaxPool2dOp : Aten_Op<"max_pool2d", [InferTypeOpAdaptor]> {
   let summary = "2-D max pooling";
   let description = [{
     Padding counts as -infinity.
@@ -511,7 +511,8 @@ def Aten_ExpandOp : Aten_ShapeOp<"expand", (ins)> {
   }];
 }
 
-def Aten_RepeatOp : Aten_ShapeOp<"repeat", (ins DenseI64ArrayAttr:$repeats)> {
+def Aten_RepeatOp : Aten_ShapeOp<"repeat", (ins DenseI64ArrayAttr:$repeats),
+    [InferTypeOpAdaptor]> {
   let summary = "tiles the tensor `repeats[d]` times along each dim";
   let description = [{
     `repeats` has an entry per dim of the result, at least as many as `self`
@@ -525,7 +526,8 @@ def Aten_RepeatOp : Aten_ShapeOp<"repeat", (ins DenseI64ArrayAttr:$repeats)> {
 }
 
 def Aten_SliceOp : Aten_ShapeOp<"slice",
-    (ins I64Attr:$dim, I64Attr:$start, I64Attr:$end, DefaultValuedAttr<I64Attr, "1">:$step)> {
+    (ins I64Attr:$dim, I64Attr:$start, I64Attr:$end, DefaultValuedAttr<I64Attr, "1">:$step),
+    [InferTypeOpAdaptor]> {
   let summary = "elements start, start+step, … below end along dim";
   let description = [{
     `start` and `end` are already clamped to `[0, size]` by the importer.
@@ -537,7 +539,8 @@ def Aten_SliceOp : Aten_ShapeOp<"slice",
   }];
 }
 
-def Aten_SelectOp : Aten_ShapeOp<"select", (ins I64Attr:$dim, I64Attr:$index)> {
+def Aten_SelectOp : Aten_ShapeOp<"select", (ins I64Attr:$dim, I64Attr:$index),
+    [InferTypeOpAdaptor]> {
   let summary = "the slice at `index` along `dim`, with that dimension removed";
   let description = [{
     ```mlir
@@ -547,7 +550,8 @@ def Aten_SelectOp : Aten_ShapeOp<"select", (ins I64Attr:$dim, I64Attr:$index)> {
 }
 
 def Aten_ConstantPadNdOp : Aten_ShapeOp<"constant_pad_nd",
-    (ins DenseI64ArrayAttr:$pad, DefaultValuedAttr<F64Attr, "0.0">:$value)> {
+    (ins DenseI64ArrayAttr:$pad, DefaultValuedAttr<F64Attr, "0.0">:$value),
+    [InferTypeOpAdaptor]> {
   let summary = "pads trailing dimensions with a constant";
   let description = [{
     `pad` holds (before, after) pairs starting from the last dimension, as in
@@ -585,7 +589,7 @@ def Aten_CastOp : Aten_Op<"cast", [SameOperandsAndResultShape]> {
   let assemblyFormat = "$self attr-dict `:` type($self) `->` type($result)";
 }
 
-def Aten_CatOp : Aten_Op<"cat"> {
+def Aten_CatOp : Aten_Op<"cat", [InferTypeOpAdaptor]> {
   let kernelComputesInFloat = 0;
   let summary = "concatenates tensors along `dim`";
   let description = [{
@@ -667,7 +671,7 @@ def Aten_GridSampler2dOp : Aten_Op<"grid_sampler_2d"> {
   let hasVerifier = 1;
 }
 
-def Aten_TopkOp : Aten_Op<"topk"> {
+def Aten_TopkOp : Aten_Op<"topk", [InferTypeOpAdaptor]> {
   let summary = "the `k` largest (or smallest) elements along `dim`, sorted, and their indices";
   let description = [{
     Along `dim`, the `k` largest elements in descending order (`largest`), or
@@ -713,7 +717,7 @@ def Aten_ScatterOp : Aten_Op<"scatter"> {
   let hasVerifier = 1;
 }
 
-def Aten_EmbeddingOp : Aten_Op<"embedding"> {
+def Aten_EmbeddingOp : Aten_Op<"embedding", [InferTypeOpAdaptor]> {
   let summary = "rows of `weight` picked by integer `indices`";
   let description = [{
     ```mlir
@@ -729,7 +733,7 @@ def Aten_EmbeddingOp : Aten_Op<"embedding"> {
 // Elements of `self` picked along `dim` by an integer `index`; they move
 // elements of any dtype.
 class Aten_IndexOp<string mnemonic, string what, string detail, string example>
-    : Aten_Op<mnemonic> {
+    : Aten_Op<mnemonic, [InferTypeOpAdaptor]> {
   let kernelComputesInFloat = 0;
   let summary = what;
   let description = detail # [{ An index outside `[0, size of dim)` is an

@@ -86,6 +86,74 @@ mlir::FailureOr<ResultShape> linearShape(llvm::ArrayRef<int64_t> input,
                                          llvm::ArrayRef<int64_t> weight,
                                          const ShapeReport &report);
 
+/// The attributes of `aten.convolution`.
+struct ConvolutionAttrs {
+  llvm::ArrayRef<int64_t> stride, padding, dilation, outputPadding;
+  int64_t groups = 1;
+  bool transposed = false;
+};
+
+/// `aten.convolution`: input `[N, C, spatial...]` (1 to 3 spatial dims) by
+/// weight `[Cout, C/groups, k...]` (`[C, Cout/groups, k...]` transposed).
+mlir::FailureOr<ResultShape> convolutionShape(llvm::ArrayRef<int64_t> input,
+                                              llvm::ArrayRef<int64_t> weight,
+                                              const ConvolutionAttrs &attrs,
+                                              const ShapeReport &report);
+
+/// The window of a 2-D pooling op.
+struct PoolWindow {
+  llvm::ArrayRef<int64_t> kernel, stride, padding, dilation;
+  bool ceilMode = false;
+};
+
+/// `aten.avg_pool2d` and `aten.max_pool2d` on `[C, H, W]` or `[N, C, H, W]`,
+/// as PyTorch sizes them (ceil mode's last window starts inside the input).
+mlir::FailureOr<ResultShape> poolShape(llvm::ArrayRef<int64_t> input,
+                                       const PoolWindow &window,
+                                       const ShapeReport &report);
+
+/// `aten.repeat`: `repeats` has an entry per result dim, at least one per
+/// input dim.
+mlir::FailureOr<ResultShape> repeatShape(llvm::ArrayRef<int64_t> in,
+                                         llvm::ArrayRef<int64_t> repeats,
+                                         const ShapeReport &report);
+/// `aten.slice` of `in` along `dim` (normalized), start <= end within it.
+mlir::FailureOr<ResultShape> sliceShape(llvm::ArrayRef<int64_t> in, int64_t dim,
+                                        int64_t start, int64_t end,
+                                        int64_t step,
+                                        const ShapeReport &report);
+/// `aten.select`: `in` without `dim`.
+mlir::FailureOr<ResultShape> selectShape(llvm::ArrayRef<int64_t> in,
+                                         int64_t dim, int64_t index,
+                                         const ShapeReport &report);
+/// `aten.constant_pad_nd`: (before, after) pairs from the last dim back.
+mlir::FailureOr<ResultShape> padShape(llvm::ArrayRef<int64_t> in,
+                                      llvm::ArrayRef<int64_t> pad,
+                                      const ShapeReport &report);
+/// `aten.cat` of tensors of `shapes` along `dim`.
+mlir::FailureOr<ResultShape>
+catShape(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes, int64_t dim,
+         const ShapeReport &report);
+
+/// `aten.topk`'s values and indices: `in` with `k` along `dim`.
+mlir::FailureOr<ResultShape> topkShape(llvm::ArrayRef<int64_t> in, int64_t k,
+                                       int64_t dim, const ShapeReport &report);
+/// `aten.embedding`: the indices' shape and the row width of a 2-D weight.
+mlir::FailureOr<ResultShape> embeddingShape(llvm::ArrayRef<int64_t> weight,
+                                            llvm::ArrayRef<int64_t> indices,
+                                            const ShapeReport &report);
+/// `aten.gather`: the index's shape, within `in` off `dim`.
+mlir::FailureOr<ResultShape> gatherShape(llvm::ArrayRef<int64_t> in,
+                                         llvm::ArrayRef<int64_t> index,
+                                         int64_t dim,
+                                         const ShapeReport &report);
+/// `aten.index_select`: `in` with dim `dim` the index's length (a 0-d or
+/// 1-D index).
+mlir::FailureOr<ResultShape> indexSelectShape(llvm::ArrayRef<int64_t> in,
+                                              llvm::ArrayRef<int64_t> index,
+                                              int64_t dim,
+                                              const ShapeReport &report);
+
 /// "[2, 3, 4]".
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
 
