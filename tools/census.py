@@ -122,33 +122,40 @@ class FirstTensor:
         return First()
 
 
+TIMM_HINTS = ("atto", "femto", "pico", "nano", "tiny", "xxs", "xs", "small", "mini",
+              "micro", "lite", "s0", "t0", "b0", "_t", "18", "_s")
+
+
 def timm_candidates():
+    """One candidate per timm module; its model is chosen by the worker
+    (smallest_timm_model), since counting parameters takes seconds a module."""
+    import timm
+
+    return [("timm", module, "") for module in sorted(timm.list_modules())]
+
+
+def smallest_timm_model(module):
+    """The model of `module` with the fewest parameters among the five whose
+    names say they are small (counted on the meta device)."""
     import timm
     import torch
 
-    # Counting every model's parameters takes minutes: within a module, the
-    # names that say they are small are counted first, five at most.
-    hints = ("atto", "femto", "pico", "nano", "tiny", "xxs", "xs", "small", "mini",
-             "micro", "lite", "s0", "t0", "b0", "_t", "18", "_s")
-
     def rank(name):
-        return next((i for i, h in enumerate(hints) if h in name), len(hints)), len(name)
+        return next((i for i, h in enumerate(TIMM_HINTS) if h in name), len(TIMM_HINTS)), len(name)
 
-    out = []
-    for module in sorted(timm.list_modules()):
-        best = None
-        for name in sorted(timm.list_models(module=module), key=rank)[:5]:
-            try:
-                with torch.device("meta"):
-                    m = timm.create_model(name, pretrained=False)
-                count = sum(p.numel() for p in m.parameters())
-            except Exception:
-                continue
-            if best is None or count < best[1]:
-                best = (name, count)
-        if best:
-            out.append(("timm", module, best[0]))
-    return out
+    best = None
+    for name in sorted(timm.list_models(module=module), key=rank)[:5]:
+        try:
+            with torch.device("meta"):
+                m = timm.create_model(name, pretrained=False)
+            count = sum(p.numel() for p in m.parameters())
+        except Exception:
+            continue
+        if best is None or count < best[1]:
+            best = (name, count)
+    if best is None:
+        raise RuntimeError(f"timm module {module}: no model builds")
+    return best[0]
 
 
 def torchvision_candidates():
@@ -247,14 +254,26 @@ def float64_outputs(model, args):
     return outputs if isinstance(outputs, tuple) else (outputs,)
 
 
+def candidate_key(library, family, name):
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", f"{library}.{family}.{name}" if name
+                  else f"{library}.{family}")
+
+
 def export_one(candidate, out_dir, settings):
     import numpy as np
     import torch
 
     library, family, name = candidate
-    key = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{library}.{family}.{name}")
-    entry = {"name": key, "library": library, "family": family, "model": name}
     start = time.time()
+    try:
+        if library == "timm" and not name:
+            name = smallest_timm_model(family)
+    except Exception as error:
+        return {"name": candidate_key(library, family, name), "library": library,
+                "family": family, "model": name, "built": False,
+                "error": f"{type(error).__name__}: {error}"[:400]}
+    key = candidate_key(library, family, name)
+    entry = {"name": key, "library": library, "family": family, "model": name}
     try:
         model, args = build(library, family, name)
         if settings["init"] == "tiled":
@@ -295,7 +314,7 @@ def export_guarded(args):
     try:
         return export_one(candidate, out_dir, settings)
     except BaseException as error:  # a crash in one model must not end the census
-        return {"name": re.sub(r"[^A-Za-z0-9_.-]", "_", ".".join(candidate)),
+        return {"name": candidate_key(*candidate),
                 "library": candidate[0], "family": candidate[1], "model": candidate[2],
                 "built": False,
                 "error": f"{type(error).__name__}: {error}"[:400]}
@@ -309,10 +328,15 @@ def run_export(options):
     candidates = []
     listing = {"timm": timm_candidates, "torchvision": torchvision_candidates,
                "transformers": transformers_candidates}
+    lists = []
     for library in libraries if not options.models else []:
         found = listing[library]()
-        candidates += found[: options.limit] if options.limit else found
+        lists.append(found[: options.limit] if options.limit else found)
         print(f"{library}: {len(found)} candidates", flush=True)
+    # The libraries take turns, so a census cut off by its time limit still
+    # samples each of them.
+    for turn in range(max((len(found) for found in lists), default=0)):
+        candidates += [found[turn] for found in lists if turn < len(found)]
     for spec in options.models.split(",") if options.models else []:
         parts = spec.split(":")
         if len(parts) != 3 or parts[0] not in listing:
@@ -334,7 +358,7 @@ def run_export(options):
 
     deadline = time.time() + options.seconds
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(options.jobs, maxtasksperchild=4) as pool:
+    with ctx.Pool(options.jobs, maxtasksperchild=16) as pool:
         results = pool.imap_unordered(export_guarded, [(c, options.out, settings) for c in candidates])
         while len(entries) < len(candidates):
             try:
@@ -347,9 +371,10 @@ def run_export(options):
                   entry.get("error", "")[:120], flush=True)
         pool.terminate()
     done = {e["name"] for e in entries}
+    finished = {(e["library"], e["family"]) for e in entries}
     for library, family, name in candidates:
-        key = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{library}.{family}.{name}")
-        if key not in done:
+        key = candidate_key(library, family, name)
+        if key not in done and not (not name and (library, family) in finished):
             entries.append({"name": key, "library": library, "family": family,
                             "model": name, "built": False,
                             "error": "not finished within the census time"})

@@ -275,7 +275,7 @@ void duet::import::buildRoll(NodeContext &ctx) {
                     Twine(dims.size()) + " dims");
   Value x = self;
   for (auto [shift, dim] : llvm::zip(shifts, dims)) {
-    int64_t d = ctx.normalizeDim(dim, typeOf(x).getRank());
+    int64_t d = ctx.existingDim(dim, typeOf(x).getRank());
     if (!ctx.ok())
       return;
     x = rollDim(ctx, x, d, shift);
@@ -290,7 +290,7 @@ void duet::import::buildFlip(NodeContext &ctx) {
     return;
   Value x = self;
   for (int64_t dim : dims) {
-    int64_t d = ctx.normalizeDim(dim, typeOf(x).getRank());
+    int64_t d = ctx.existingDim(dim, typeOf(x).getRank());
     if (!ctx.ok())
       return;
     int64_t n = typeOf(x).getDimSize(d);
@@ -654,7 +654,7 @@ void duet::import::buildRepeatInterleave(NodeContext &ctx) {
   if (!dim)
     x = view(ctx, x, {typeOf(x).getNumElements()});
   else
-    d = ctx.normalizeDim(*dim, typeOf(x).getRank());
+    d = ctx.existingDim(*dim, typeOf(x).getRank());
   if (!ctx.ok())
     return;
   SmallVector<int64_t> shape(typeOf(x).getShape());
@@ -687,7 +687,7 @@ void duet::import::buildNarrow(NodeContext &ctx) {
   if (!ctx.ok())
     return;
   int64_t rank = typeOf(self).getRank();
-  dim = ctx.normalizeDim(dim, rank);
+  dim = ctx.existingDim(dim, rank);
   if (!ctx.ok())
     return;
   int64_t size = typeOf(self).getDimSize(dim);
@@ -737,7 +737,7 @@ void duet::import::buildSliceScatter(NodeContext &ctx) {
   int64_t step = ctx.integer("step");
   if (!ctx.ok())
     return;
-  int64_t d = ctx.normalizeDim(dim, typeOf(self).getRank());
+  int64_t d = ctx.existingDim(dim, typeOf(self).getRank());
   if (!ctx.ok())
     return;
   int64_t n = typeOf(self).getDimSize(d);
@@ -752,7 +752,7 @@ void duet::import::buildSelectScatter(NodeContext &ctx) {
   int64_t dim = ctx.integer("dim"), index = ctx.integer("index");
   if (!ctx.ok())
     return;
-  int64_t d = ctx.normalizeDim(dim, typeOf(self).getRank());
+  int64_t d = ctx.existingDim(dim, typeOf(self).getRank());
   if (!ctx.ok())
     return;
   int64_t n = typeOf(self).getDimSize(d);

@@ -440,7 +440,7 @@ void duet::import::buildGlu(NodeContext &ctx) {
   if (!requireFloatResult(ctx, type, "glu"))
     return;
   Value x = operandAs(ctx, self, type);
-  dim = ctx.normalizeDim(dim, typeOf(x).getRank());
+  dim = ctx.existingDim(dim, typeOf(x).getRank());
   if (!ctx.ok())
     return;
   int64_t size = typeOf(x).getDimSize(dim);

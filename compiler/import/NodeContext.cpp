@@ -340,6 +340,17 @@ int64_t NodeContext::normalizeDim(int64_t dim, int64_t rank,
   return dim < 0 ? dim + extent : dim;
 }
 
+int64_t NodeContext::existingDim(int64_t dim, int64_t rank,
+                                 llvm::StringRef what) {
+  if (rank == 0) {
+    fail(what + " " + llvm::Twine(dim) +
+         " names a dim of a 0-d tensor, which has none; the op needs a "
+         "tensor of rank 1 or more");
+    return 0;
+  }
+  return normalizeDim(dim, rank, what);
+}
+
 Value NodeContext::splat(RankedTensorType type, Scalar value) {
   Type element = type.getElementType();
   Attribute attr;

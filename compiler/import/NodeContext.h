@@ -117,8 +117,12 @@ public:
 
   //===--- Helpers --------------------------------------------------------===//
 
-  /// `dim` made non-negative for a tensor of rank `rank`.
+  /// `dim` made non-negative for a tensor of rank `rank` (a 0-d tensor takes
+  /// dims 0 and -1, as PyTorch's reductions do).
   int64_t normalizeDim(int64_t dim, int64_t rank, llvm::StringRef what = "dim");
+  /// `dim` made non-negative, for a builder that reads the size of that dim:
+  /// a 0-d tensor, which has none, fails the node.
+  int64_t existingDim(int64_t dim, int64_t rank, llvm::StringRef what = "dim");
   /// A constant of `type` with every element `value`.
   mlir::Value splat(mlir::RankedTensorType type, Scalar value);
   /// `value` converted to `elementType` (itself when it already has it).
