@@ -693,7 +693,8 @@ void duet::import::buildNarrow(NodeContext &ctx) {
   int64_t size = typeOf(self).getDimSize(dim);
   if (start < 0)
     start += size;
-  if (start < 0 || length < 0 || start + length > size)
+  // start is within [0, size] before size - start is taken: no overflow.
+  if (start < 0 || start > size || length < 0 || length > size - start)
     return ctx.fail("narrow from " + Twine(start) + " of length " +
                     Twine(length) + " leaves dim " + Twine(dim) + " of size " +
                     Twine(size));
@@ -710,11 +711,22 @@ void duet::import::emitSliceScatter(NodeContext &ctx, Value self, Value src,
   Type element = type.getElementType();
   self = ctx.castTo(self, element);
   src = ctx.castTo(src, element);
+  if (!ctx.ok())
+    return;
+  if (typeOf(src).getRank() != typeOf(self).getRank())
+    return ctx.fail("the scattered src has rank " +
+                    Twine(typeOf(src).getRank()) + " and self rank " +
+                    Twine(typeOf(self).getRank()) + "; they must match");
   int64_t n = typeOf(self).getDimSize(dim);
   int64_t count = typeOf(src).getDimSize(dim);
   if (count == 0)
     return ctx.setResult(self);
-  if (start < 0 || step < 1 || start + (count - 1) * step >= n)
+  // The last written position, start + (count - 1) * step, checked: step
+  // comes from the file.
+  std::optional<int64_t> last = llvm::checkedMul<int64_t>(count - 1, step);
+  if (last)
+    last = llvm::checkedAdd<int64_t>(start, *last);
+  if (start < 0 || step < 1 || !last || *last >= n)
     return ctx.fail("the scattered slice from " + Twine(start) + " by " +
                     Twine(step) + " of " + Twine(count) +
                     " elements does not fit dim " + Twine(dim) + " of size " +
