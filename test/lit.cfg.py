@@ -28,6 +28,11 @@ config.substitutions.append(("%census", os.path.join(config.duet_src_root, "test
 config.substitutions.append(("%fuzz_regressions", os.path.join(config.duet_src_root, "test", "fuzz", "regressions")))
 config.substitutions.append(("%examples", os.path.join(config.duet_src_root, "examples")))
 
+# The instrumented tree (scripts/sanitize-build.sh): a few suites run a
+# cheaper form of themselves there.
+if config.duet_sanitize.upper() in ("ON", "TRUE", "1", "YES"):
+    config.available_features.add("sanitize")
+
 # duet's own qint8 convolution kernel (runtime/backends/xnnpack/Qs8Convolution)
 # runs only on a CPU with AVX-512 VNNI.
 try:

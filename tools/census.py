@@ -16,8 +16,13 @@ Two steps, because the exports need PyTorch and the compiles need duet:
           [--only timm,torchvision,transformers] [--limit N] [--seconds S]
   writes DIR/census.json (one entry per candidate: built, exported, or the
   error) and, per exported architecture NAME, NAME.pt2 (the TRAINING IR
-  torch.export gives by default), NAME.inputK.npy and NAME.outputK.npy (eager,
-  eval mode). Weights are seeded random, every parameter one random block of
+  torch.export gives by default), NAME.outputK.npy (eager, eval mode) and
+  NAME.inputK.npy for integer inputs. Float inputs are not written: both
+  machines generate them from the name (SplitMix64, uniform in [-2, 2), exact
+  in float32), and `compile` writes them here, checking each against the sum
+  the export recorded; hundreds of 224x224 random images would not fit one
+  return of the device tool. Segmentation models take 160x160 inputs (21
+  classes a pixel), and an output over 2^18 elements has no float64 twin. Weights are seeded random, every parameter one random block of
   61 values tiled over it (scaled to its fan-in): the archives then compress
   about a hundredfold, so hundreds of full-width models travel back in one
   file. BatchNorm statistics are calibrated on random batches.
@@ -38,7 +43,9 @@ Two steps, because the exports need PyTorch and the compiles need duet:
   --float64` (docs/reliability.md, "The float64 rule"): "wrong" when duet is
   further from float64 than PyTorch's fp32 is, else "sensitive".
       python3 tools/census.py table --census DIR
-  prints that table again from DIR/results.json.
+  prints that table again from DIR/results.json, and
+      python3 tools/census.py merge --census DIR OTHER...
+  adds the entries and files of other exports (one per library, say) to DIR.
 """
 
 import argparse
@@ -46,15 +53,89 @@ import collections
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import time
 import traceback
+import zlib
 
 SEED = 0
 BLOCK = 61
 VOCAB = 128
 TOKENS = 16
+# An output with more elements than this travels without its float64 twin.
+FLOAT64_LIMIT = 1 << 18
+
+
+# ---------------------------------------------------------------------------
+# Float inputs are not shipped: both machines generate them from the name.
+# ---------------------------------------------------------------------------
+#
+# A 224x224 random image is 600 KB that no compressor shrinks, and hundreds of
+# them would not fit one return of the device tool. Every float input is
+# instead SplitMix64 of a seed taken from its file name, each value
+# (k - 2^23) / 2^22 for the top 24 bits k of one output: uniform in [-2, 2) and
+# exact in float32, so NumPy there and plain Python here write the same bytes.
+
+MASK64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+MIX1 = 0xBF58476D1CE4E5B9
+MIX2 = 0x94D049BB133111EB
+
+
+def input_seed(key, index):
+    return zlib.crc32(f"{key}.input{index}".encode())
+
+
+def generated_values_numpy(seed, count):
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        z = (np.arange(1, count + 1, dtype=np.uint64) * np.uint64(GOLDEN)) + np.uint64(seed)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX1)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX2)
+        z = z ^ (z >> np.uint64(31))
+    k = (z >> np.uint64(40)).astype(np.int64)
+    return ((k - (1 << 23)).astype(np.float64) / (1 << 22)).astype(np.float32)
+
+
+def generated_values(seed, count):
+    """The same values as generated_values_numpy, without NumPy."""
+    out = []
+    for i in range(1, count + 1):
+        z = (i * GOLDEN + seed) & MASK64
+        z = ((z ^ (z >> 30)) * MIX1) & MASK64
+        z = ((z ^ (z >> 27)) * MIX2) & MASK64
+        z ^= z >> 31
+        out.append(((z >> 40) - (1 << 23)) / (1 << 22))
+    return out
+
+
+def write_float32_npy(path, shape, values):
+    dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % dims
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack(f"<{len(values)}f", *values))
+
+
+def regenerate_inputs(census_dir, entry):
+    """Writes the float inputs the export generated and did not ship; checks
+    each against the sum the export recorded."""
+    for index, spec in entry.get("generated_inputs", {}).items():
+        path = os.path.join(census_dir, f"{entry['name']}.input{index}.npy")
+        if os.path.exists(path):
+            continue
+        count = 1
+        for d in spec["shape"]:
+            count *= d
+        values = generated_values(input_seed(entry["name"], int(index)), count)
+        if abs(sum(values) - spec["sum"]) > 1e-6 * max(1.0, count):
+            raise RuntimeError(f"census: {entry['name']} input {index} regenerated with sum "
+                               f"{sum(values)}, the export's was {spec['sum']}")
+        write_float32_npy(path, spec["shape"], values)
 
 
 # ---------------------------------------------------------------------------
@@ -218,6 +299,9 @@ def build(library, family, name):
             args = (torch.randn(1, 3, 8, 112, 112),)
         elif family == "optical_flow":
             args = (torch.randn(1, 3, 128, 128), torch.randn(1, 3, 128, 128))
+        elif family == "segmentation":
+            # 21 classes per pixel: at 224x224 each output is 4 MB of noise.
+            args = (torch.randn(1, 3, 160, 160),)
         else:
             args = (torch.randn(1, 3, 224, 224),)
         return FirstTensor.wrap(model), args
@@ -276,6 +360,9 @@ def export_one(candidate, out_dir, settings):
     entry = {"name": key, "library": library, "family": family, "model": name}
     try:
         model, args = build(library, family, name)
+        args = tuple(torch.from_numpy(generated_values_numpy(input_seed(key, i), a.numel())
+                                      .reshape(tuple(a.shape)))
+                     if a.dtype == torch.float32 else a for i, a in enumerate(args))
         if settings["init"] == "tiled":
             tile_weights(model)
             model = calibrate(model, args)
@@ -296,13 +383,19 @@ def export_one(candidate, out_dir, settings):
                 for k in ("stack_trace", "nn_module_stack", "source_fn_stack", "from_node"):
                     node.meta.pop(k, None)
         torch.export.save(ep, os.path.join(out_dir, f"{key}.pt2"))
+        generated = {}
         for i, a in enumerate(args):
-            np.save(os.path.join(out_dir, f"{key}.input{i}.npy"), a.numpy())
+            if a.dtype == torch.float32:
+                generated[str(i)] = {"shape": list(a.shape), "sum": float(a.double().sum())}
+            else:
+                np.save(os.path.join(out_dir, f"{key}.input{i}.npy"), a.numpy())
         for i, o in enumerate(outputs):
             np.save(os.path.join(out_dir, f"{key}.output{i}.npy"), o.float().numpy())
         for i, o in enumerate(wide):
-            np.save(os.path.join(out_dir, f"{key}.output{i}.f64.npy"), o.numpy())
-        entry.update(exported=True, inputs=len(args), outputs=len(outputs))
+            if o.numel() <= FLOAT64_LIMIT:
+                np.save(os.path.join(out_dir, f"{key}.output{i}.f64.npy"), o.numpy())
+        entry.update(exported=True, inputs=len(args), outputs=len(outputs),
+                     generated_inputs=generated)
     except Exception as error:
         entry.update(exported=False, error=f"{type(error).__name__}: {error}"[:400])
     entry["seconds"] = round(time.time() - start, 1)
@@ -413,6 +506,7 @@ def float64_verdict(duet, census, entry, program, timeout):
 
 def compile_one(duet, census, entry, backends, timeout, work):
     name = entry["name"]
+    regenerate_inputs(census, entry)
     pt2 = os.path.join(census, f"{name}.pt2")
     result = {}
     for backend in backends:
@@ -512,6 +606,33 @@ def table(census, results):
     return "\n".join(lines) + "\n"
 
 
+def run_merge(options):
+    """Adds the entries and files of other census folders to one."""
+    import shutil
+
+    path = os.path.join(options.census, "census.json")
+    os.makedirs(options.census, exist_ok=True)
+    merged = {"entries": []}
+    if os.path.exists(path):
+        with open(path) as f:
+            merged = json.load(f)
+    names = {e["name"] for e in merged["entries"]}
+    for source in options.sources:
+        with open(os.path.join(source, "census.json")) as f:
+            other = json.load(f)
+        merged.setdefault("torch", other.get("torch"))
+        fresh = [e for e in other["entries"] if e["name"] not in names]
+        merged["entries"] += fresh
+        names |= {e["name"] for e in fresh}
+        for file in os.listdir(source):
+            if file not in ("census.json", "results.json"):
+                shutil.copy2(os.path.join(source, file), os.path.join(options.census, file))
+        print(f"{source}: {len(fresh)} entries added", flush=True)
+    merged["candidates"] = len(merged["entries"])
+    with open(path, "w") as f:
+        json.dump(merged, f, indent=1)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="step", required=True)
@@ -536,12 +657,17 @@ def main():
     comp.add_argument("--jobs", type=int, default=2)
     tab = sub.add_parser("table")
     tab.add_argument("--census", required=True)
+    merge = sub.add_parser("merge", help="add the entries and files of other census folders")
+    merge.add_argument("--census", required=True)
+    merge.add_argument("sources", nargs="+")
     options = parser.parse_args()
     if options.step == "export":
         os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
         run_export(options)
     elif options.step == "compile":
         run_compile(options)
+    elif options.step == "merge":
+        run_merge(options)
     else:
         with open(os.path.join(options.census, "census.json")) as f:
             census = json.load(f)

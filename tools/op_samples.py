@@ -8,7 +8,9 @@ applied to each of its kept samples: up to --per-dtype of the OpInfo's own
 `sample_inputs` for each dtype an export gives (float32, float16, bfloat16,
 int64, int32, int16, int8, uint8, bool) that the op supports on the CPU, plus,
 for floating dtypes, the first sample again with NaN, +Inf, -Inf, -0.0 and a
-large value written into its first tensor. Samples that do not export, that
+large value written into its first tensor; a float16 or bfloat16 sample also
+gets float64 references of its outputs (`outputK_f64`: the op on the same
+values in float64, for the float64 rule). Samples that do not export, that
 give or take complex tensors, or whose outputs are empty are left out, with the
 reason in the manifest. OpInfos whose outputs are uninitialized or random
 (`empty`, `uniform`, dropout, ...: UNDEFINED) are not sampled.
@@ -252,6 +254,27 @@ def one_opinfo(job):
 
     arrays = {f"input{i}": stored(t) for i, t in enumerate(inputs)}
     arrays.update({f"output{i}": stored(t) for i, t in enumerate(outputs)})
+    # Float64 references of the half-precision samples: the same op on the
+    # same values in float64, for the float64 rule of run_samples.py (PyTorch
+    # computes some half ops in the half type, duet in float32).
+    for sample, (dtype_name, _, original, tensors, result) in zip(entry["samples"], kept):
+        if dtype_name not in ("float16", "bfloat16"):
+            continue
+        try:
+            holder = Samples(op)
+            holder.add(original)
+            wide = [t.double() if t.is_floating_point() else t for t in tensors]
+            with torch.no_grad():
+                exact = holder.module()(*wide)
+            if len(exact) != len(result):
+                continue
+            first = sample["outputs"][0]
+            for j, (e, r) in enumerate(zip(exact, result)):
+                if e.is_floating_point() and r.is_floating_point() and e.shape == r.shape:
+                    arrays[f"output{first + j}_f64"] = e.detach().double().contiguous().numpy()
+            sample["float64"] = True
+        except Exception as error:  # an op without a float64 kernel
+            sample["float64"] = f"{type(error).__name__}: {error}"[:120]
     np.savez(os.path.join(out_dir, f"{name}.npz"), **arrays)
     entry["targets"] = sorted(all_targets & core)
     entry["other_targets"] = sorted(all_targets - core)

@@ -9,6 +9,7 @@
 
 #include "compiler/import/Compose.h"
 #include "compiler/import/DecomposedTargets.h"
+#include "compiler/import/OrderingAndSampling.h"
 
 #include "dialects/aten/AtenDialect.h"
 
@@ -633,11 +634,69 @@ void duet::import::buildAdaptiveMaxPool2d(NodeContext &ctx) {
     return ctx.fail("argument 'output_size' does not match the recorded "
                     "output shape");
   Value x = ctx.castTo(self, type.getElementType());
-  x = adaptiveMax(ctx, x, rank - 2, size[0]);
-  x = adaptiveMax(ctx, x, rank - 1, size[1]);
-  ctx.setResult(x);
-  ctx.setUnavailable(1, "the indices of adaptive max pooling, which duet "
-                        "does not compute");
+  Value pooled = adaptiveMax(ctx, x, rank - 2, size[0]);
+  pooled = adaptiveMax(ctx, pooled, rank - 1, size[1]);
+  ctx.setResult(pooled);
+  if (ctx.numResults() < 2 || !ctx.ok())
+    return;
+  // The indices (h·W + w in the input plane, the first maximum of each
+  // window, a NaN first): the windows, padded to the largest with copies of
+  // their first element (which cannot change the first maximum), gathered
+  // as [..., cells·K], the argmax of each cell's K, and a constant table
+  // from (cell, k) to the flat index. Pure ops, dropped when unread.
+  int64_t height = typeOf(x).getDimSize(rank - 2),
+          width = typeOf(x).getDimSize(rank - 1);
+  auto window = [](int64_t i, int64_t in, int64_t out) {
+    return std::pair<int64_t, int64_t>{i * in / out,
+                                       ((i + 1) * in + out - 1) / out};
+  };
+  int64_t rowsMax = 0, colsMax = 0;
+  for (int64_t i = 0; i < size[0]; ++i) {
+    auto [b, e] = window(i, height, size[0]);
+    rowsMax = std::max(rowsMax, e - b);
+  }
+  for (int64_t j = 0; j < size[1]; ++j) {
+    auto [b, e] = window(j, width, size[1]);
+    colsMax = std::max(colsMax, e - b);
+  }
+  int64_t k = rowsMax * colsMax;
+  // The table holds K indices per output cell.
+  std::optional<int64_t> entries = llvm::checkedMul(k, size[0] * size[1]);
+  if (!entries || *entries > (int64_t{1} << 20))
+    return ctx.setUnavailable(
+        1, "the indices of adaptive max pooling whose windows hold more than "
+           "2^20 input positions in all, which duet does not compute");
+  SmallVector<int64_t> table;
+  for (int64_t i = 0; i < size[0]; ++i) {
+    auto [r0, r1] = window(i, height, size[0]);
+    for (int64_t j = 0; j < size[1]; ++j) {
+      auto [c0, c1] = window(j, width, size[1]);
+      for (int64_t r = 0; r < rowsMax; ++r)
+        for (int64_t c = 0; c < colsMax; ++c)
+          table.push_back(r0 + r < r1 && c0 + c < c1
+                              ? (r0 + r) * width + c0 + c
+                              : r0 * width + c0);
+    }
+  }
+  SmallVector<int64_t> plane(typeOf(x).getShape().drop_back(2));
+  plane.push_back(height * width);
+  Value windows = indexSelect(ctx, view(ctx, x, plane),
+                              indexConstant(ctx, table), rank - 2);
+  SmallVector<int64_t> cells(type.getShape());
+  cells.push_back(k);
+  Value local = argmaxLastDim(ctx, view(ctx, windows, cells));
+  // table[cell·K + k], with cell·K a constant per cell.
+  SmallVector<int64_t> firsts;
+  for (int64_t cell = 0; cell < size[0] * size[1]; ++cell)
+    firsts.push_back(cell * k);
+  Value position = add(
+      ctx, view(ctx, local, type.getShape()),
+      view(ctx, indexConstant(ctx, firsts), {size[0], size[1]}));
+  Value flat = indexSelect(ctx, indexConstant(ctx, table),
+                           view(ctx, position, {type.getNumElements()}), 0);
+  if (ctx.ok())
+    ctx.setResult(1, ctx.castTo(view(ctx, flat, type.getShape()),
+                                ctx.resultType(1).getElementType()));
 }
 
 void duet::import::buildRepeatInterleave(NodeContext &ctx) {

@@ -40,6 +40,8 @@ SmallVector<int64_t> reducedDims(NodeContext &ctx,
   }
   for (int64_t d : *dims)
     out.push_back(ctx.normalizeDim(d, rank));
+  if (rank == 0) // dims 0 and -1 of a 0-d tensor name no dim
+    out.clear();
   llvm::sort(out);
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -79,6 +81,9 @@ void emitVariance(NodeContext &ctx, std::optional<SmallVector<int64_t>> dims,
   if (root)
     var = ctx.create<SqrtOp>(typeOf(var), var);
   ctx.setResult(view(ctx, var, type.getShape()));
+  // var_mean and std_mean return the mean as well.
+  if (ctx.numResults() == 2 && ctx.ok())
+    ctx.setResult(1, view(ctx, mean, ctx.resultType(1).getShape()));
 }
 
 void buildVariance(NodeContext &ctx, bool root, bool byCorrection) {
@@ -140,6 +145,28 @@ void emitElu(NodeContext &ctx, double alpha, double scale, double inputScale) {
 }
 
 } // namespace
+
+/// The maximum (or minimum) of `x` over `dims`, in every element type. An
+/// integer or boolean tensor is reduced in int64, where amax is exact, and
+/// converted back; its minimum is ~amax(~x), as ~x = -1 - x reverses the
+/// order of int64 without the overflow of -x at its lowest value.
+Value duet::import::extremum(NodeContext &ctx, Value x, ArrayRef<int64_t> dims,
+               bool keepdim, bool largest) {
+  Type element = typeOf(x).getElementType();
+  if (!isa<IntegerType>(element))
+    return largest ? reduce<AmaxOp>(ctx, x, dims, keepdim)
+                   : minimum(ctx, x, dims, keepdim);
+  Type i64 = ctx.builder.getI64Type();
+  Value wide = ctx.castTo(x, i64);
+  Value allOnes = integerOf(ctx, i64, -1);
+  if (!largest)
+    wide = sub(ctx, allOnes, wide);
+  Value top = reduce<AmaxOp>(ctx, wide, dims, keepdim);
+  if (!largest)
+    top = sub(ctx, allOnes, top);
+  return top ? ctx.castTo(top, element) : Value();
+}
+
 
 void duet::import::buildBaddbmm(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
@@ -332,12 +359,12 @@ void duet::import::buildAmin(NodeContext &ctx) {
   Value self = ctx.tensor("self");
   SmallVector<int64_t> dims = ctx.integers("dim");
   bool keepdim = ctx.boolean("keepdim");
-  if (!requireFloatResult(ctx, type, "amin"))
+  if (!ctx.ok())
     return;
   Value x = operandAs(ctx, self, type);
   SmallVector<int64_t> reduced = reducedDims(ctx, dims, typeOf(x).getRank());
   if (ctx.ok())
-    ctx.setResult(minimum(ctx, x, reduced, keepdim));
+    ctx.setResult(extremum(ctx, x, reduced, keepdim, /*largest=*/false));
 }
 
 void duet::import::buildMinDim(NodeContext &ctx) {
@@ -345,32 +372,140 @@ void duet::import::buildMinDim(NodeContext &ctx) {
   Value self = ctx.tensor("self");
   int64_t dim = ctx.integer("dim");
   bool keepdim = ctx.boolean("keepdim");
-  if (!requireFloatResult(ctx, type, "min"))
+  if (!ctx.ok())
     return;
   Value x = operandAs(ctx, self, type);
   dim = ctx.normalizeDim(dim, typeOf(x).getRank());
   if (!ctx.ok())
     return;
-  ctx.setResult(minimum(ctx, x, {dim}, keepdim));
+  SmallVector<int64_t> dims;
+  if (typeOf(x).getRank() > 0)
+    dims.push_back(dim);
+  ctx.setResult(extremum(ctx, x, dims, keepdim, /*largest=*/false));
   buildExtremeIndices(ctx, /*largest=*/false);
 }
 
 void duet::import::buildMaxAll(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value self = ctx.tensor("self");
-  if (!requireFloatResult(ctx, type, "max"))
+  if (!ctx.ok())
     return;
   Value x = operandAs(ctx, self, type);
-  ctx.setResult(view(ctx, reduce<AmaxOp>(ctx, x, {}, false), {}));
+  ctx.setResult(view(ctx, extremum(ctx, x, {}, false, /*largest=*/true), {}));
 }
 
 void duet::import::buildMinAll(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value self = ctx.tensor("self");
-  if (!requireFloatResult(ctx, type, "min"))
+  if (!ctx.ok())
     return;
   Value x = operandAs(ctx, self, type);
-  ctx.setResult(view(ctx, minimum(ctx, x, {}, false), {}));
+  ctx.setResult(view(ctx, extremum(ctx, x, {}, false, /*largest=*/false), {}));
+}
+
+namespace {
+/// The two operands of a binary float op, as the result's type.
+bool floatOperands(NodeContext &ctx, StringRef what, RankedTensorType &type,
+                   Value &a, Value &b) {
+  type = ctx.resultType();
+  if (!requireFloatResult(ctx, type, what))
+    return false;
+  Value self = ctx.tensorOrScalar("self", type.getElementType());
+  Value other = ctx.tensorOrScalar("other", type.getElementType());
+  if (!ctx.ok())
+    return false;
+  a = operandAs(ctx, self, type);
+  b = operandAs(ctx, other, type);
+  return ctx.ok();
+}
+
+/// maximum or minimum of self and other, in the result's type.
+template <typename OpT> void buildBinaryExtreme(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  if (!ctx.ok())
+    return;
+  Value a = ctx.tensorOrScalar("self", type.getElementType());
+  Value b = ctx.tensorOrScalar("other", type.getElementType());
+  if (ctx.ok())
+    ctx.setResult(ctx.create<OpT>(type, ctx.castTo(a, type.getElementType()),
+                                  ctx.castTo(b, type.getElementType())));
+}
+
+Value isNan(NodeContext &ctx, Value x) {
+  return ctx.create<NeOp>(typeOf(x).clone(ctx.builder.getI1Type()), x, x);
+}
+} // namespace
+
+/// exp2(x) = e^(x·ln 2).
+void duet::import::buildExp2(NodeContext &ctx) {
+  RankedTensorType type;
+  Value x = unaryOperand(ctx, type);
+  if (!requireFloatResult(ctx, type, "exp2"))
+    return;
+  // In float32 at least: x·ln 2 rounded to float16 is off by up to 2^-11 of
+  // itself, which e^(.) turns into a relative error of that times x.
+  Type f32 = ctx.builder.getF32Type();
+  Type wide = type.getElementType().isF64() ? type.getElementType() : f32;
+  Value xs = ctx.castTo(x, wide);
+  Value y = ctx.create<ExpOp>(typeOf(xs),
+                              mul(ctx, xs, realOf(ctx, wide, std::log(2.0))));
+  ctx.setResult(ctx.castTo(y, type.getElementType()));
+}
+
+/// erfc(x) = 1 - erf(x); its absolute error, not its relative one, is
+/// float's where erfc is tiny (x above 4).
+void duet::import::buildErfc(NodeContext &ctx) {
+  RankedTensorType type;
+  Value x = unaryOperand(ctx, type);
+  if (!requireFloatResult(ctx, type, "erfc"))
+    return;
+  ctx.setResult(sub(ctx, realOf(ctx, type.getElementType(), 1.0),
+                    ctx.create<ErfOp>(type, x)));
+}
+
+/// fmax and fmin: the maximum or minimum, a NaN operand giving way to the
+/// other (NaN only where both are).
+void duet::import::buildFmaxFmin(NodeContext &ctx, bool largest) {
+  RankedTensorType type = ctx.resultType();
+  if (ctx.ok() && isa<IntegerType>(type.getElementType())) // no NaN to skip
+    return largest ? buildBinaryExtreme<MaximumOp>(ctx)
+                   : buildBinaryExtreme<MinimumOp>(ctx);
+  Value a, b;
+  if (!floatOperands(ctx, largest ? "fmax" : "fmin", type, a, b))
+    return;
+  Value extreme = largest ? Value(ctx.create<MaximumOp>(type, a, b))
+                          : Value(ctx.create<MinimumOp>(type, a, b));
+  Value pick = ctx.create<WhereOp>(type, isNan(ctx, b), a, extreme);
+  ctx.setResult(ctx.create<WhereOp>(type, isNan(ctx, a), b, pick));
+}
+
+/// hypot(a, b) = sqrt(a² + b²).
+void duet::import::buildHypot(NodeContext &ctx) {
+  RankedTensorType type;
+  Value a, b;
+  if (!floatOperands(ctx, "hypot", type, a, b))
+    return;
+  Value sum = add(ctx, mul(ctx, a, a), mul(ctx, b, b));
+  ctx.setResult(ctx.create<SqrtOp>(typeOf(sum), sum));
+}
+
+/// round.decimals: round(x·10^d) / 10^d, or round(x / 10^-d) · 10^-d for
+/// d < 0, as PyTorch computes it.
+void duet::import::buildRoundDecimals(NodeContext &ctx) {
+  RankedTensorType type;
+  Value x = unaryOperand(ctx, type);
+  int64_t decimals = ctx.integer("decimals");
+  if (!requireFloatResult(ctx, type, "round with decimals"))
+    return;
+  if (decimals < -300 || decimals > 300)
+    return ctx.fail("argument 'decimals' is " + Twine(decimals) +
+                    "; duet rounds to at most 300 decimals either way");
+  Type element = type.getElementType();
+  Value scale = realOf(ctx, element, std::pow(10.0, std::abs(decimals)));
+  if (decimals >= 0)
+    return ctx.setResult(
+        div(ctx, ctx.create<RoundOp>(type, mul(ctx, x, scale)), scale));
+  ctx.setResult(mul(ctx, ctx.create<RoundOp>(type, div(ctx, x, scale)), scale));
 }
 
 void duet::import::buildSoftplus(NodeContext &ctx) {

@@ -18,6 +18,11 @@ namespace duet::import {
 
 //===--- DecomposedMath.cpp ---------------------------------------------===//
 
+/// The maximum (largest) or minimum of `x` over `dims` (every dim when
+/// empty), in any element type; integers and booleans exactly, in int64.
+mlir::Value extremum(NodeContext &ctx, mlir::Value x,
+                     llvm::ArrayRef<int64_t> dims, bool keepdim, bool largest);
+
 /// baddbmm: beta·self + alpha·(batch1 @ batch2).
 void buildBaddbmm(NodeContext &ctx);
 /// addcmul and addcdiv: self + value·(tensor1 ∘ tensor2).
@@ -50,6 +55,13 @@ void buildMinDim(NodeContext &ctx);
 void buildMaxAll(NodeContext &ctx);
 void buildMinAll(NodeContext &ctx);
 /// Activations written with the elementwise ops.
+/// Elementwise ops outside the core set: exp2, erfc, fmax and fmin, hypot,
+/// round.decimals.
+void buildExp2(NodeContext &ctx);
+void buildErfc(NodeContext &ctx);
+void buildFmaxFmin(NodeContext &ctx, bool largest);
+void buildHypot(NodeContext &ctx);
+void buildRoundDecimals(NodeContext &ctx);
 void buildSoftplus(NodeContext &ctx);
 void buildMish(NodeContext &ctx);
 void buildLogSigmoid(NodeContext &ctx);

@@ -96,12 +96,16 @@ size_t spatialDims(NodeContext &ctx, Value input, size_t minRank = 3,
   return rank - 2;
 }
 
-/// Normalizes every dim of a list against `rank`.
+/// Normalizes every dim of a list against `rank`. A 0-d tensor takes dims 0
+/// and -1 as PyTorch does, and has no dim to name: the list is empty, which
+/// a reduction reads as "every dim", the same nothing.
 SmallVector<int64_t> normalizeDims(NodeContext &ctx, ArrayRef<int64_t> dims,
                                    int64_t rank) {
   SmallVector<int64_t> out;
   for (int64_t d : dims)
     out.push_back(ctx.normalizeDim(d, rank));
+  if (rank == 0)
+    out.clear();
   return out;
 }
 
@@ -248,6 +252,37 @@ void buildLinear(NodeContext &ctx) {
       bias ? operandAs(ctx, bias, type) : Value()));
 }
 
+/// `a @ b` of integer matrices (`[n, k] @ [k, m]`, or with one batch dim):
+/// the products `[..., n, k, 1] * [..., 1, k, m]` summed over k, in int64,
+/// which wraps as PyTorch's integer arithmetic does, then converted to the
+/// result's type (a wrapped int64 sum converts to the same value as a sum
+/// wrapped in the narrower type). The matrix-product ops compute in float,
+/// which is not exact past 2^24; integer products are small in models
+/// (index arithmetic), so the broadcast form's size is no concern.
+Value integerMatrixProduct(NodeContext &ctx, Value a, Value b,
+                           RankedTensorType type) {
+  auto aType = NodeContext::typeOf(a), bType = NodeContext::typeOf(b);
+  int64_t rank = aType.getRank();
+  if (rank < 2 || rank > 3 || bType.getRank() != rank ||
+      aType.getShape().drop_back(2) != bType.getShape().drop_back(2) ||
+      aType.getShape().back() != bType.getShape()[rank - 2]) {
+    ctx.fail("integer matrix product of shapes that do not multiply");
+    return {};
+  }
+  Type i64 = ctx.builder.getI64Type();
+  SmallVector<int64_t> left(aType.getShape()), right(bType.getShape());
+  left.push_back(1);
+  right.insert(right.end() - 2, 1);
+  Value products = compose::mul(ctx, compose::view(ctx, ctx.castTo(a, i64), left),
+                                compose::view(ctx, ctx.castTo(b, i64), right));
+  Value sum = compose::reduce<SumOp>(ctx, products, {rank - 1}, false);
+  return sum ? ctx.castTo(sum, type.getElementType()) : Value();
+}
+
+bool isIntegerResult(RankedTensorType type) {
+  return isa<IntegerType>(type.getElementType());
+}
+
 void buildAddmm(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value self = ctx.tensor("self"), mat1 = ctx.tensor("mat1"),
@@ -255,6 +290,24 @@ void buildAddmm(NodeContext &ctx) {
   double beta = ctx.number("beta"), alpha = ctx.number("alpha");
   if (!ctx.ok())
     return;
+  if (isIntegerResult(type)) {
+    // beta·self + alpha·(mat1 @ mat2), the scalars integers as PyTorch
+    // requires of an integer addmm; beta 0 ignores self (NaN or not).
+    Type element = type.getElementType();
+    Value product = integerMatrixProduct(ctx, mat1, mat2, type);
+    if (!product)
+      return;
+    if (alpha != 1)
+      product = compose::mul(
+          ctx, product, compose::integerOf(ctx, element, static_cast<int64_t>(alpha)));
+    if (beta == 0)
+      return ctx.setResult(product);
+    Value term = ctx.castTo(self, element);
+    if (beta != 1)
+      term = compose::mul(
+          ctx, term, compose::integerOf(ctx, element, static_cast<int64_t>(beta)));
+    return ctx.setResult(compose::add(ctx, product, term));
+  }
   ctx.setResult(ctx.create<AddmmOp>(
       type, operandAs(ctx, self, type), operandAs(ctx, mat1, type),
       operandAs(ctx, mat2, type), f64(ctx, beta), f64(ctx, alpha)));
@@ -267,6 +320,11 @@ template <typename OpT> void buildMatrixProduct(NodeContext &ctx) {
   Value other = ctx.tensor(std::is_same_v<OpT, MatmulOp> ? "other" : "mat2");
   if (!ctx.ok())
     return;
+  if (!std::is_same_v<OpT, MatmulOp> && isIntegerResult(type)) {
+    if (Value product = integerMatrixProduct(ctx, self, other, type))
+      ctx.setResult(product);
+    return;
+  }
   ctx.setResult(ctx.create<OpT>(type, operandAs(ctx, self, type),
                                 operandAs(ctx, other, type)));
 }
@@ -343,7 +401,32 @@ void buildLayerNorm(NodeContext &ctx) {
   auto as = [&](Value v) { return v ? operandAs(ctx, v, type) : Value(); };
   ctx.setResult(ctx.create<LayerNormOp>(type, as(input), as(weight), as(bias),
                                         i64s(ctx, shape), f64(ctx, eps)));
-  compose::markStatisticsUnavailable(ctx, "layer norm");
+  // native_layer_norm also returns the mean and 1/sqrt(var + eps) over the
+  // normalized dims, kept as size 1: computed here (pure ops, dropped when
+  // nothing reads them).
+  if (ctx.numResults() != 3)
+    return;
+  int64_t rank = type.getRank(), first = rank - static_cast<int64_t>(shape.size());
+  if (first < 0)
+    return ctx.fail("argument 'normalized_shape' has more dims than the input");
+  RankedTensorType statType = ctx.resultType(1);
+  if (!ctx.ok())
+    return;
+  SmallVector<int64_t> dims;
+  for (int64_t d = first; d < rank; ++d)
+    dims.push_back(d);
+  Value x = operandAs(ctx, input, statType);
+  Value mean = compose::reduce<MeanOp>(ctx, x, dims, /*keepdim=*/true);
+  Value centred = compose::sub(ctx, x, mean);
+  Value var = compose::reduce<MeanOp>(ctx, compose::mul(ctx, centred, centred),
+                                      dims, /*keepdim=*/true);
+  Value shifted = compose::add(
+      ctx, var, compose::realOf(ctx, statType.getElementType(), eps));
+  Value rstd = ctx.create<RsqrtOp>(NodeContext::typeOf(shifted), shifted);
+  if (!ctx.ok())
+    return;
+  ctx.setResult(1, compose::view(ctx, mean, statType.getShape()));
+  ctx.setResult(2, compose::view(ctx, rstd, ctx.resultType(2).getShape()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -353,21 +436,31 @@ void buildLayerNorm(NodeContext &ctx) {
 
 /// abs and neg keep an integer input's type (T5's relative positions);
 /// the unary ops compute in float, so on integers they are written with the
-/// binary ops, which take every element type: `0 - x` and `max(x, 0 - x)`.
-/// The rounding ops keep an integer unchanged, as PyTorch's do, and sign is
-/// `(x > 0) - (x < 0)` in the integer type.
+/// binary ops, which take every element type: `0 - x` and `max(x, 0 - x)`
+/// (an unsigned tensor is its own abs; its negation wraps, as PyTorch's).
+/// The rounding ops keep an integer unchanged, as PyTorch's do, sign is
+/// `(x > 0) - (x < 0)` in the integer type and relu `max(x, 0)`.
 template <typename OpT>
 bool buildIntegerUnary(NodeContext &ctx, RankedTensorType type, Value self) {
   constexpr bool isAbs = std::is_same_v<OpT, AbsOp>;
   Type element = type.getElementType();
-  if (!element.isSignlessInteger() || element.isInteger(1))
+  auto integer = dyn_cast<IntegerType>(element);
+  if (!integer || integer.getWidth() == 1)
     return false;
   if constexpr (std::is_same_v<OpT, CeilOp> || std::is_same_v<OpT, FloorOp> ||
                 std::is_same_v<OpT, RoundOp> || std::is_same_v<OpT, TruncOp>) {
     ctx.setResult(self);
     return true;
   }
+  if (isAbs && integer.isUnsigned()) {
+    ctx.setResult(self);
+    return true;
+  }
   Value zero = ctx.splat(RankedTensorType::get({}, element), Scalar{true, 0, 0});
+  if constexpr (std::is_same_v<OpT, ReluOp>) {
+    ctx.setResult(ctx.create<MaximumOp>(type, self, zero));
+    return true;
+  }
   if constexpr (std::is_same_v<OpT, SignOp>) {
     RankedTensorType flags = type.clone(ctx.builder.getI1Type());
     Value positive = ctx.castTo(ctx.create<GtOp>(flags, self, zero), element);
@@ -390,9 +483,15 @@ template <typename OpT> void buildUnary(NodeContext &ctx) {
     ctx.setResult(ctx.create<OpT>(type, self));
 }
 
+void emitClamp(NodeContext &ctx, std::optional<double> low,
+               std::optional<double> high);
+
+/// hardtanh of an integer tensor is its clamp (relu6 of int64 indices).
 void emitHardtanh(NodeContext &ctx, double low, double high) {
   RankedTensorType type;
   Value self = unaryOperand(ctx, type);
+  if (ctx.ok() && isa<IntegerType>(type.getElementType()))
+    return emitClamp(ctx, low, high);
   if (ctx.ok())
     ctx.setResult(
         ctx.create<HardtanhOp>(type, self, f64(ctx, low), f64(ctx, high)));
@@ -534,10 +633,36 @@ void buildGelu(NodeContext &ctx) {
       type, self, GeluApproximateAttr::get(ctx.builder.getContext(), mode)));
 }
 
+/// An integer tensor to a non-negative integer power, by repeated squaring
+/// in its own type: exact, and wrapping past its range as PyTorch's does.
+void emitIntegerPower(NodeContext &ctx, RankedTensorType type, Value self,
+                      double exponent) {
+  if (!(exponent >= 0 && exponent < 0x1p63 && exponent == std::trunc(exponent)))
+    return ctx.fail("an integer tensor to the power " +
+                    llvm::Twine(std::to_string(exponent)) +
+                    ": PyTorch takes only non-negative integer exponents here");
+  auto power = static_cast<uint64_t>(exponent);
+  Value one = ctx.splat(type, Scalar{true, 1, 1});
+  if (power == 0)
+    return ctx.setResult(one);
+  if (type.getElementType().isInteger(1)) // true^n and false^n, n > 0
+    return ctx.setResult(self);
+  Value result, base = self;
+  for (; power; power >>= 1) {
+    if (power & 1)
+      result = result ? ctx.create<MulOp>(type, result, base) : base;
+    if (power > 1)
+      base = ctx.create<MulOp>(type, base, base);
+  }
+  ctx.setResult(result);
+}
+
 void buildPowScalar(NodeContext &ctx) {
   double exponent = ctx.number("exponent");
   RankedTensorType type;
   Value self = unaryOperand(ctx, type);
+  if (ctx.ok() && isa<IntegerType>(type.getElementType()))
+    return emitIntegerPower(ctx, type, self, exponent);
   if (ctx.ok())
     ctx.setResult(ctx.create<PowOp>(type, self, f64(ctx, exponent)));
 }
@@ -818,10 +943,14 @@ void emitAny(NodeContext &ctx, std::optional<SmallVector<int64_t>> dims,
   SmallVector<int64_t> normalized =
       normalizeDims(ctx, dims.value_or(SmallVector<int64_t>()),
                     NodeContext::typeOf(self).getRank());
-  if (ctx.ok())
-    ctx.setResult(ctx.create<AnyOp>(
-        type, ctx.castTo(self, ctx.builder.getI1Type()), i64s(ctx, normalized),
-        ctx.builder.getBoolAttr(keepdim)));
+  if (!ctx.ok())
+    return;
+  // any and all of a uint8 tensor are uint8 (0 or 1) in PyTorch.
+  Type i1 = ctx.builder.getI1Type();
+  Value any = ctx.create<AnyOp>(type.clone(i1), ctx.castTo(self, i1),
+                                i64s(ctx, normalized),
+                                ctx.builder.getBoolAttr(keepdim));
+  ctx.setResult(ctx.castTo(any, type.getElementType()));
 }
 
 /// any.dim (one dim) and any.dims (a list, or None for all).
@@ -850,9 +979,13 @@ void emitReduction(NodeContext &ctx, std::optional<SmallVector<int64_t>> dims,
   SmallVector<int64_t> normalized =
       normalizeDims(ctx, dims.value_or(SmallVector<int64_t>()),
                     NodeContext::typeOf(self).getRank());
-  if (ctx.ok())
-    ctx.setResult(ctx.create<OpT>(type, self, i64s(ctx, normalized),
-                                  ctx.builder.getBoolAttr(keepdim)));
+  if (!ctx.ok())
+    return;
+  if (std::is_same_v<OpT, AmaxOp> && isa<IntegerType>(type.getElementType()))
+    return ctx.setResult(
+        extremum(ctx, self, normalized, keepdim, /*largest=*/true));
+  ctx.setResult(ctx.create<OpT>(type, self, i64s(ctx, normalized),
+                                ctx.builder.getBoolAttr(keepdim)));
 }
 
 template <typename OpT> void buildReductionDims(NodeContext &ctx) {
@@ -945,6 +1078,94 @@ void buildAvgPool2d(NodeContext &ctx) {
 
 /// max_pool2d, and max_pool2d_with_indices whose indices duet does not
 /// compute.
+/// The most window elements (kH·kW) that max pooling is written for with
+/// its windows side by side (integer tensors, the indices): one slice each.
+constexpr int64_t kMaxSideBySideWindow = 1024;
+
+/// The windows of 2-D max pooling side by side: the K = kH·kW shifted
+/// strided slices of the input, padded with the lowest value of its type (on
+/// the bottom and right as far as ceil_mode's last windows reach), stacked on
+/// a new last dim ([..., OH, OW, K]); `offsets` gets each slice's offset
+/// (kh·dH·W + kw·dW) in the input plane. Null after a failure.
+Value maxPoolWindows(NodeContext &ctx, Value self, RankedTensorType type,
+                     const Window &w, SmallVector<int64_t> &offsets) {
+  RankedTensorType in = NodeContext::typeOf(self);
+  int64_t rank = in.getRank();
+  if (rank < 3 || type.getRank() != rank) {
+    ctx.fail("max pooling of a rank-" + Twine(rank) +
+             " input by windows; duet takes [N, C, H, W] and [C, H, W]");
+    return {};
+  }
+  int64_t height = in.getDimSize(rank - 2), width = in.getDimSize(rank - 1);
+  int64_t outH = type.getDimSize(rank - 2), outW = type.getDimSize(rank - 1);
+  auto reach = [](int64_t out, int64_t k, int64_t s, int64_t d) {
+    return (out - 1) * s + (k - 1) * d + 1;
+  };
+  int64_t extraH = std::max<int64_t>(
+      0, reach(outH, w.kernel[0], w.stride[0], w.dilation[0]) - height -
+             2 * w.padding[0]);
+  int64_t extraW = std::max<int64_t>(
+      0, reach(outW, w.kernel[1], w.stride[1], w.dilation[1]) - width -
+             2 * w.padding[1]);
+  // -inf, or the lowest integer (a power of two, exact as a double).
+  double lowest = -std::numeric_limits<double>::infinity();
+  if (auto integer = dyn_cast<IntegerType>(in.getElementType()))
+    lowest = integer.isUnsigned() || integer.getWidth() == 1
+                 ? 0.0
+                 : -std::ldexp(1.0, static_cast<int>(integer.getWidth()) - 1);
+  Value padded = compose::pad(
+      ctx, self,
+      {w.padding[1], w.padding[1] + extraW, w.padding[0], w.padding[0] + extraH},
+      lowest);
+  SmallVector<int64_t> cellShape(type.getShape());
+  cellShape.push_back(1);
+  SmallVector<Value> shifted;
+  for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
+    for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
+      int64_t top = kh * w.dilation[0], left = kw * w.dilation[1];
+      Value rows = compose::slice(ctx, padded, rank - 2, top,
+                                  top + (outH - 1) * w.stride[0] + 1, w.stride[0]);
+      Value cells = compose::slice(ctx, rows, rank - 1, left,
+                                   left + (outW - 1) * w.stride[1] + 1,
+                                   w.stride[1]);
+      if (!cells)
+        return {};
+      shifted.push_back(compose::view(ctx, cells, cellShape));
+      offsets.push_back(top * width + left);
+    }
+  }
+  return shifted.size() == 1 ? shifted[0] : compose::cat(ctx, shifted, rank);
+}
+
+/// The indices max_pool2d_with_indices returns: for each output cell, the
+/// flat index (h·W + w) in its input plane of the window's maximum, the first
+/// in row-major window order on ties and a NaN over any number, as PyTorch's.
+/// Written with core ops, for the models that read them (max_unpool): topk(1)
+/// of the windows side by side gives each cell's window offset k, and the
+/// index is a constant per cell plus a constant per k.
+Value maxPoolIndices(NodeContext &ctx, Value self, RankedTensorType type,
+                     const Window &w) {
+  SmallVector<int64_t> offsets;
+  Value stacked = maxPoolWindows(ctx, self, type, w, offsets);
+  if (!stacked)
+    return {};
+  int64_t rank = type.getRank();
+  int64_t width = NodeContext::typeOf(self).getDimSize(rank - 1);
+  int64_t outH = type.getDimSize(rank - 2), outW = type.getDimSize(rank - 1);
+  Value local = argmaxLastDim(ctx, stacked);
+  Value offset = compose::indexSelect(
+      ctx, compose::indexConstant(ctx, offsets),
+      compose::view(ctx, local, {type.getNumElements()}), 0);
+  SmallVector<int64_t> corners;
+  for (int64_t oh = 0; oh < outH; ++oh)
+    for (int64_t ow = 0; ow < outW; ++ow)
+      corners.push_back((oh * w.stride[0] - w.padding[0]) * width +
+                        ow * w.stride[1] - w.padding[1]);
+  Value corner = compose::view(ctx, compose::indexConstant(ctx, corners),
+                               {outH, outW});
+  return compose::add(ctx, compose::view(ctx, offset, type.getShape()), corner);
+}
+
 void buildMaxPool2d(NodeContext &ctx) {
   RankedTensorType type;
   Value self = unaryOperand(ctx, type);
@@ -952,12 +1173,37 @@ void buildMaxPool2d(NodeContext &ctx) {
   bool ceil = ctx.boolean("ceil_mode");
   if (!ctx.ok())
     return;
-  ctx.setResult(ctx.create<MaxPool2dOp>(
-      type, self, i64s(ctx, w.kernel), i64s(ctx, w.stride),
-      i64s(ctx, w.padding), i64s(ctx, w.dilation),
-      ctx.builder.getBoolAttr(ceil)));
-  ctx.setUnavailable(1, "the indices of max pooling, which duet does not "
-                        "compute");
+  bool sideBySide = w.kernel[0] <= kMaxSideBySideWindow &&
+                    w.kernel[1] <= kMaxSideBySideWindow &&
+                    w.kernel[0] * w.kernel[1] <= kMaxSideBySideWindow;
+  if (isa<IntegerType>(type.getElementType())) {
+    // The pooling op computes in float; an integer tensor's maximum over
+    // its windows side by side is exact.
+    if (!sideBySide)
+      return ctx.fail("max pooling of an integer tensor over windows of more "
+                      "than " + Twine(kMaxSideBySideWindow) +
+                      " elements; convert it to float first");
+    SmallVector<int64_t> offsets;
+    Value stacked = maxPoolWindows(ctx, self, type, w, offsets);
+    if (!stacked)
+      return;
+    ctx.setResult(extremum(ctx, stacked, {type.getRank()}, false, true));
+  } else {
+    ctx.setResult(ctx.create<MaxPool2dOp>(
+        type, self, i64s(ctx, w.kernel), i64s(ctx, w.stride),
+        i64s(ctx, w.padding), i64s(ctx, w.dilation),
+        ctx.builder.getBoolAttr(ceil)));
+  }
+  if (ctx.numResults() < 2)
+    return;
+  if (!sideBySide)
+    return ctx.setUnavailable(
+        1, "the indices of max pooling over windows of more than " +
+               Twine(kMaxSideBySideWindow) + " elements, which duet does not "
+               "compute");
+  // Pure ops: dropped again when nothing reads the indices.
+  if (Value indices = maxPoolIndices(ctx, self, type, w))
+    ctx.setResult(1, ctx.castTo(indices, ctx.resultType(1).getElementType()));
 }
 
 /// An op on one tensor along `dim`: softmax.int / _softmax and the log
@@ -1561,9 +1807,14 @@ template <typename OpT> void buildIndexOp(NodeContext &ctx) {
   if (!ctx.ok())
     return;
   dim = ctx.normalizeDim(dim, NodeContext::typeOf(self).getRank());
-  if (ctx.ok())
-    ctx.setResult(ctx.create<OpT>(type, operandAs(ctx, self, type), index,
-                                  i64(ctx, dim)));
+  if (!ctx.ok())
+    return;
+  // A 0-d tensor has one element; PyTorch takes only index 0 of it (one
+  // index for index_select, a 0-d or one-element index for gather).
+  if (NodeContext::typeOf(self).getRank() == 0 && type.getNumElements() == 1)
+    return reshapeTo(ctx, operandAs(ctx, self, RankedTensorType::get({}, type.getElementType())), type);
+  ctx.setResult(ctx.create<OpT>(type, operandAs(ctx, self, type), index,
+                                i64(ctx, dim)));
 }
 
 /// `kv` ([..., heads, S, E]) with each head repeated in place so that it has
@@ -2016,9 +2267,13 @@ void addDecomposedTargets(OpTableBuilder &t) {
         {{"beta", integer(1)}, {"alpha", integer(1)}});
   t.addWithInPlace("addcmul", "default", buildAddcmul, {{"value", integer(1)}});
   t.addWithInPlace("addcdiv", "default", buildAddcdiv, {{"value", integer(1)}});
+  // var_mean and std_mean: the same, with the mean as a second result.
   for (auto [name, dimBuild, correctionBuild, allBuild] :
        {std::tuple{"var", &buildVarDim, &buildVarCorrection, &buildVarAll},
-        std::tuple{"std", &buildStdDim, &buildStdCorrection, &buildStdAll}}) {
+        std::tuple{"std", &buildStdDim, &buildStdCorrection, &buildStdAll},
+        std::tuple{"var_mean", &buildVarDim, &buildVarCorrection, &buildVarAll},
+        std::tuple{"std_mean", &buildStdDim, &buildStdCorrection,
+                   &buildStdAll}}) {
     std::string op(name);
     t.add((op + ".dim").c_str(), dimBuild,
           {{"unbiased", boolean(true)}, {"keepdim", boolean(false)}});
@@ -2038,6 +2293,12 @@ void addDecomposedTargets(OpTableBuilder &t) {
   t.add("min.default", buildMinAll);
   t.add("max.other", buildBinary<MaximumOp>);
   t.add("min.other", buildBinary<MinimumOp>);
+  t.addWithInPlace("exp2", "default", buildExp2);
+  t.addWithInPlace("erfc", "default", buildErfc);
+  t.add("fmax.default", [](NodeContext &ctx) { buildFmaxFmin(ctx, true); });
+  t.add("fmin.default", [](NodeContext &ctx) { buildFmaxFmin(ctx, false); });
+  t.addWithInPlace("hypot", "default", buildHypot);
+  t.addWithInPlace("round", "decimals", buildRoundDecimals);
   t.add("softplus.default", buildSoftplus,
         {{"beta", integer(1)}, {"threshold", integer(20)}});
   t.addWithInPlace("mish", "default", buildMish);

@@ -58,6 +58,21 @@ TopkOp emitTopk(NodeContext &ctx, Value x, int64_t dim, int64_t k,
       ctx.builder.getI64IntegerAttr(dim), ctx.builder.getBoolAttr(largest));
 }
 
+/// The first index of the largest (or smallest) element along `dim`, as
+/// argmax, argmin, max.dim and min.dim give it: a NaN is the extreme either
+/// way (PyTorch's min and max propagate NaN), where topk's smallest would
+/// skip it. So the smallest is the largest of -x, or of ~x = -1 - x for an
+/// integer, which reverses the order without overflowing at the lowest value.
+TopkOp emitExtremeIndex(NodeContext &ctx, Value x, int64_t dim, bool largest) {
+  if (!largest && x) {
+    Type element = typeOf(x).getElementType();
+    x = isa<FloatType>(element)
+            ? ctx.create<NegOp>(typeOf(x), x).getResult()
+            : sub(ctx, integerOf(ctx, element, -1), x);
+  }
+  return emitTopk(ctx, x, dim, 1, /*largest=*/true);
+}
+
 /// topk, and sort as topk of every element; values in the result's type.
 void emitOrdered(NodeContext &ctx, int64_t dim, std::optional<int64_t> k,
                  bool largest, bool withValues) {
@@ -112,7 +127,7 @@ void emitArgExtreme(NodeContext &ctx, bool largest) {
     return;
   if (typeOf(x).getDimSize(d) == 0)
     return ctx.fail("argmax/argmin of an empty dim has no answer");
-  TopkOp top = emitTopk(ctx, x, d, 1, largest);
+  TopkOp top = emitExtremeIndex(ctx, x, d, largest);
   // The recorded result shape says whether the dim is kept.
   ctx.setResult(view(ctx, top.getIndices(), type.getShape()));
 }
@@ -140,6 +155,14 @@ void duet::import::buildArgsort(NodeContext &ctx) {
     emitOrdered(ctx, dim, std::nullopt, descending, /*withValues=*/false);
 }
 
+Value duet::import::argmaxLastDim(NodeContext &ctx, Value x) {
+  if (!x)
+    return {};
+  Value input = orderedOperand(ctx, x);
+  return emitExtremeIndex(ctx, input, typeOf(input).getRank() - 1, true)
+      .getIndices();
+}
+
 void duet::import::buildArgmax(NodeContext &ctx) { emitArgExtreme(ctx, true); }
 void duet::import::buildArgmin(NodeContext &ctx) { emitArgExtreme(ctx, false); }
 
@@ -157,7 +180,7 @@ void duet::import::buildExtremeIndices(NodeContext &ctx, bool largest) {
   int64_t d = ctx.normalizeDim(dim, typeOf(x).getRank());
   if (!ctx.ok())
     return;
-  TopkOp top = emitTopk(ctx, x, d, 1, largest);
+  TopkOp top = emitExtremeIndex(ctx, x, d, largest);
   ctx.setResult(1, view(ctx, top.getIndices(), type.getShape()));
 }
 

@@ -23,6 +23,9 @@ void buildArgmax(NodeContext &ctx);
 void buildArgmin(NodeContext &ctx);
 /// Output 1 of max.dim (largest) and min.dim: the indices of the extremes.
 void buildExtremeIndices(NodeContext &ctx, bool largest);
+/// The index along the last dim of `x` of its first maximum (a NaN first),
+/// that dim kept with size 1; int64.
+mlir::Value argmaxLastDim(NodeContext &ctx, mlir::Value x);
 /// grid_sampler and grid_sampler_2d, bilinear or nearest.
 void buildGridSampler(NodeContext &ctx);
 /// pow.Tensor_Tensor, and pow.Scalar for a base that is not positive.

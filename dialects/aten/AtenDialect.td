@@ -43,8 +43,9 @@ def Aten_Element : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, UI8, I16, I32, I64]>;
 def Aten_Tensor : StaticShapeTensorOf<[Aten_Element]>;
 def Aten_FloatTensor : StaticShapeTensorOf<[Aten_FloatElement]>;
 def Aten_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
-/// What a sum or product takes: floats, and int64 (PyTorch sums and
-/// multiplies every integer and boolean tensor in int64, wrapping around).
+/// What a sum, product or maximum takes: floats, and int64 (PyTorch sums
+/// and multiplies every integer and boolean tensor in int64, wrapping around;
+/// the importer takes the extremes of narrower integers in int64, exactly).
 def Aten_SumTensor : StaticShapeTensorOf<[Aten_FloatElement, I64]>;
 /// What an ordering op (topk) compares: floats, and the integers too wide to
 /// be exact in float.

@@ -370,7 +370,7 @@ def Aten_AnyOp : Aten_Op<"any", [InferTypeOpAdaptor]> {
 
 def Aten_MeanOp : Aten_ReductionOp<"mean", "the arithmetic mean">;
 def Aten_SumOp : Aten_ReductionOp<"sum", "the sum", Aten_SumTensor>;
-def Aten_AmaxOp : Aten_ReductionOp<"amax", "the maximum">;
+def Aten_AmaxOp : Aten_ReductionOp<"amax", "the maximum", Aten_SumTensor>;
 def Aten_ProdOp : Aten_ReductionOp<"prod", "the product", Aten_SumTensor>;
 
 def Aten_AdaptiveAvgPool2dOp : Aten_Op<"adaptive_avg_pool2d"> {

@@ -6,6 +6,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace duet::partition {
@@ -276,7 +278,12 @@ private:
         PackedDim layout = bestFor(tensor.value, layouts);
         results.push_back(layout);
         score += satisfied(tensor.value, layout);
-        total += cost(tensor.value, layout);
+        // Saturating: a buffer costs a quarter of int64's range, and an op
+        // with many results (chunk, unbind) has more than four.
+        int64_t more = cost(tensor.value, layout);
+        total = more > std::numeric_limits<int64_t>::max() - total
+                    ? std::numeric_limits<int64_t>::max()
+                    : total + more;
       }
       if (!best || score > bestScore ||
           (score == bestScore && total < bestCost)) {

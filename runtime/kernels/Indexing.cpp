@@ -178,6 +178,13 @@ namespace {
 
 enum class Reduce { none, sum, prod, amax, amin, mean };
 
+/// The unsigned type integer arithmetic on T wraps in: at least `unsigned`,
+/// since narrower operands promote to (signed) int, whose product of two
+/// int16 values can overflow.
+template <typename T>
+using WrappingOf = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned,
+                                      std::make_unsigned_t<T>>;
+
 /// Combines `v` into `acc` by `how` (mean sums; the count divides after).
 template <typename T> T combine(Reduce how, T acc, T v) {
   switch (how) {
@@ -188,16 +195,16 @@ template <typename T> T combine(Reduce how, T acc, T v) {
     if constexpr (std::is_same_v<T, bool>)
       return acc || v;
     else if constexpr (std::is_integral_v<T>)
-      return static_cast<T>(static_cast<std::make_unsigned_t<T>>(acc) +
-                            static_cast<std::make_unsigned_t<T>>(v));
+      return static_cast<T>(static_cast<WrappingOf<T>>(acc) +
+                            static_cast<WrappingOf<T>>(v));
     else
       return acc + v;
   case Reduce::prod:
     if constexpr (std::is_same_v<T, bool>)
       return acc && v;
     else if constexpr (std::is_integral_v<T>)
-      return static_cast<T>(static_cast<std::make_unsigned_t<T>>(acc) *
-                            static_cast<std::make_unsigned_t<T>>(v));
+      return static_cast<T>(static_cast<WrappingOf<T>>(acc) *
+                            static_cast<WrappingOf<T>>(v));
     else
       return acc * v;
   case Reduce::amax:

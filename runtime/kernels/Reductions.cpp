@@ -57,18 +57,34 @@ Status reductionLayout(const KernelContext &ctx, const TensorView &x,
   return Status::ok();
 }
 
-/// An int64 sum or product: exact, wrapping around past 64 bits as PyTorch's
-/// integer arithmetic does.
+/// An int64 sum, product or maximum: exact, the sum and product wrapping
+/// around past 64 bits as PyTorch's integer arithmetic does.
 Status reduceInt64(const KernelContext &ctx, Reduction kind) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);
   DUET_RETURN_IF_ERROR(ctx.requireSameDType({&x, &y}));
   Shape toOutput;
   int64_t count;
   DUET_RETURN_IF_ERROR(reductionLayout(ctx, x, y, toOutput, count));
+  if (kind == Reduction::amax && count == 0 && y.numel() > 0)
+    return ctx.error("cannot take the maximum over {} elements of shape {}",
+                     count, formatShape(x.sizes));
   if (ctx.checking())
     return Status::ok();
-  const bool product = kind == Reduction::prod;
   const int64_t *in = x.as<const int64_t>();
+  int64_t *out = y.as<int64_t>();
+  if (kind == Reduction::amax) {
+    std::fill(out, out + y.numel(), std::numeric_limits<int64_t>::min());
+    forEachRow<2>(x.sizes, {contiguousStrides(x.sizes), toOutput},
+                  [&](const std::array<int64_t, 2> &off, int64_t n,
+                      const std::array<int64_t, 2> &inner) {
+                    for (int64_t i = 0; i < n; ++i) {
+                      int64_t &m = out[off[1] + i * inner[1]];
+                      m = std::max(m, in[off[0] + i]);
+                    }
+                  });
+    return Status::ok();
+  }
+  const bool product = kind == Reduction::prod;
   std::vector<uint64_t> acc(y.numel(), product ? 1 : 0);
   forEachRow<2>(x.sizes, {contiguousStrides(x.sizes), toOutput},
                 [&](const std::array<int64_t, 2> &off, int64_t n,
@@ -79,7 +95,6 @@ Status reduceInt64(const KernelContext &ctx, Reduction kind) {
                     a = product ? a * v : a + v;
                   }
                 });
-  int64_t *out = y.as<int64_t>();
   for (size_t i = 0; i < acc.size(); ++i)
     out[i] = static_cast<int64_t>(acc[i]);
   return Status::ok();
@@ -87,8 +102,7 @@ Status reduceInt64(const KernelContext &ctx, Reduction kind) {
 
 Status reduce(const KernelContext &ctx, Reduction kind) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);
-  if (x.dtype == DType::i64 &&
-      (kind == Reduction::sum || kind == Reduction::prod))
+  if (x.dtype == DType::i64 && kind != Reduction::mean)
     return reduceInt64(ctx, kind);
   DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
   DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
