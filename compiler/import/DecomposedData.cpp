@@ -673,9 +673,8 @@ void duet::import::buildAdaptiveMaxPool2d(NodeContext &ctx) {
       auto [c0, c1] = window(j, width, size[1]);
       for (int64_t r = 0; r < rowsMax; ++r)
         for (int64_t c = 0; c < colsMax; ++c)
-          table.push_back(r0 + r < r1 && c0 + c < c1
-                              ? (r0 + r) * width + c0 + c
-                              : r0 * width + c0);
+          table.push_back(r0 + r < r1 && c0 + c < c1 ? (r0 + r) * width + c0 + c
+                                                     : r0 * width + c0);
     }
   }
   SmallVector<int64_t> plane(typeOf(x).getShape().drop_back(2));
@@ -689,9 +688,9 @@ void duet::import::buildAdaptiveMaxPool2d(NodeContext &ctx) {
   SmallVector<int64_t> firsts;
   for (int64_t cell = 0; cell < size[0] * size[1]; ++cell)
     firsts.push_back(cell * k);
-  Value position = add(
-      ctx, view(ctx, local, type.getShape()),
-      view(ctx, indexConstant(ctx, firsts), {size[0], size[1]}));
+  Value position =
+      add(ctx, view(ctx, local, type.getShape()),
+          view(ctx, indexConstant(ctx, firsts), {size[0], size[1]}));
   Value flat = indexSelect(ctx, indexConstant(ctx, table),
                            view(ctx, position, {type.getNumElements()}), 0);
   if (ctx.ok())
@@ -722,6 +721,233 @@ void duet::import::buildRepeatInterleave(NodeContext &ctx) {
   shape[d + 1] = repeats;
   Value expanded = ctx.create<ExpandOp>(typeOf(x).clone(shape), unit);
   ctx.setResult(view(ctx, expanded, type.getShape()));
+}
+
+/// tril and triu: the elements on and below (above) diagonal k of the last
+/// two dims, the others 0. The mask compares col - row with k, from two index
+/// constants of R and C elements rather than an [R, C] table.
+void duet::import::buildTriangle(NodeContext &ctx, bool lower) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  int64_t diagonal = ctx.integer("diagonal");
+  if (!ctx.ok())
+    return;
+  int64_t rank = typeOf(self).getRank();
+  if (rank < 2)
+    return ctx.fail(Twine(lower ? "tril" : "triu") + " of a rank-" +
+                    Twine(rank) + " tensor; it needs 2 dims or more");
+  int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
+  SmallVector<int64_t> rowIndex, colIndex;
+  for (int64_t i = 0; i < rows; ++i)
+    rowIndex.push_back(i);
+  for (int64_t j = 0; j < cols; ++j)
+    colIndex.push_back(j);
+  Value offset = sub(ctx, view(ctx, indexConstant(ctx, colIndex), {1, cols}),
+                     view(ctx, indexConstant(ctx, rowIndex), {rows, 1}));
+  RankedTensorType flags =
+      RankedTensorType::get({rows, cols}, ctx.builder.getI1Type());
+  Value k = integerOf(ctx, ctx.builder.getI64Type(), diagonal);
+  Value keep = lower ? Value(ctx.create<LeOp>(flags, offset, k))
+                     : Value(ctx.create<GeOp>(flags, offset, k));
+  Type element = type.getElementType();
+  Value zero =
+      ctx.splat(RankedTensorType::get({}, element), Scalar{true, 0, 0});
+  ctx.setResult(
+      ctx.create<WhereOp>(type, keep, ctx.castTo(self, element), zero));
+}
+
+/// pixel_shuffle (r > 0: [*, C·r², H, W] to [*, C, H·r, W·r]) and
+/// pixel_unshuffle (the reverse): a view, a permute and a view.
+void duet::import::buildPixelShuffle(NodeContext &ctx, bool shuffle) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  int64_t r = ctx.integer(shuffle ? "upscale_factor" : "downscale_factor");
+  if (!ctx.ok())
+    return;
+  RankedTensorType in = typeOf(self);
+  int64_t rank = in.getRank();
+  if (rank < 3 || r <= 0)
+    return ctx.fail(Twine(shuffle ? "pixel_shuffle" : "pixel_unshuffle") +
+                    " needs a tensor of rank 3 or more and a positive factor");
+  ArrayRef<int64_t> lead = in.getShape().drop_back(3);
+  int64_t c = in.getDimSize(rank - 3), h = in.getDimSize(rank - 2),
+          w = in.getDimSize(rank - 1);
+  int64_t n = static_cast<int64_t>(lead.size());
+  SmallVector<int64_t> split(lead), order;
+  for (int64_t d = 0; d < n; ++d)
+    order.push_back(d);
+  if (shuffle) {
+    if (c % (r * r) != 0)
+      return ctx.fail("pixel_shuffle: " + Twine(c) +
+                      " channels do not divide by the factor squared");
+    split.append({c / (r * r), r, r, h, w});
+    // [C, r1, r2, H, W] -> [C, H, r1, W, r2]
+    for (int64_t d : {0, 3, 1, 4, 2})
+      order.push_back(n + d);
+  } else {
+    if (h % r != 0 || w % r != 0)
+      return ctx.fail("pixel_unshuffle: height and width do not divide by "
+                      "the factor");
+    split.append({c, h / r, r, w / r, r});
+    // [C, H, r1, W, r2] -> [C, r1, r2, H, W]
+    for (int64_t d : {0, 2, 4, 1, 3})
+      order.push_back(n + d);
+  }
+  Value moved = permute(ctx, view(ctx, self, split), order);
+  if (ctx.ok())
+    ctx.setResult(view(ctx, moved, type.getShape()));
+}
+
+/// histc: counts of the elements in `bins` equal bins over [min, max] (the
+/// data's own range when min == max, widened by 1 each way when that is one
+/// value), an element equal to max in the last bin, elements outside and NaN
+/// not counted. The bin is PyTorch's: (x - min) · bins / (max - min) in the
+/// input's type, truncated. One scatter-add of ones over bins + 1 counters,
+/// the last taking the uncounted elements, then that one cut.
+void duet::import::buildHistc(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  int64_t bins = ctx.integer("bins");
+  double low = ctx.number("min"), high = ctx.number("max");
+  if (!ctx.ok())
+    return;
+  Type element = type.getElementType();
+  if (!isa<FloatType>(element))
+    return ctx.fail("histc of an integer tensor; PyTorch counts floats only");
+  if (bins <= 0 || type.getRank() != 1 || type.getDimSize(0) != bins)
+    return ctx.fail("argument 'bins' is " + Twine(bins) +
+                    "; it must be positive and the result's size");
+  if (low > high)
+    return ctx.fail("argument 'max' is below argument 'min'");
+  int64_t n = typeOf(self).getNumElements();
+  if (!checkIndexCount(ctx, n, "histc"))
+    return;
+  Value x = view(ctx, ctx.castTo(self, element), {n});
+  RankedTensorType scalar = RankedTensorType::get({}, element);
+  Value lo, hi;
+  if (low == high) {
+    Value top = extremum(ctx, x, {}, false, /*largest=*/true);
+    Value bottom = extremum(ctx, x, {}, false, /*largest=*/false);
+    Value same =
+        ctx.create<EqOp>(scalar.clone(ctx.builder.getI1Type()), bottom, top);
+    lo = ctx.create<WhereOp>(
+        scalar, same, sub(ctx, bottom, realOf(ctx, element, 1.0)), bottom);
+    hi = ctx.create<WhereOp>(scalar, same,
+                             add(ctx, top, realOf(ctx, element, 1.0)), top);
+  } else {
+    lo = realOf(ctx, element, low);
+    hi = realOf(ctx, element, high);
+  }
+  RankedTensorType flags = RankedTensorType::get({n}, ctx.builder.getI1Type());
+  Value position = div(ctx,
+                       mul(ctx, sub(ctx, x, lo),
+                           realOf(ctx, element, static_cast<double>(bins))),
+                       sub(ctx, hi, lo));
+  Type i64 = ctx.builder.getI64Type();
+  Value bin = ctx.castTo(ctx.create<TruncOp>(typeOf(position), position), i64);
+  bin = ctx.create<MinimumOp>(typeOf(bin), bin, integerOf(ctx, i64, bins - 1));
+  // Below min, above max or NaN: the extra counter.
+  Value inside = ctx.create<LogicalAndOp>(flags, ctx.create<GeOp>(flags, x, lo),
+                                          ctx.create<LeOp>(flags, x, hi));
+  Value index =
+      ctx.create<WhereOp>(typeOf(bin), inside, bin, integerOf(ctx, i64, bins));
+  Value ones =
+      ctx.splat(RankedTensorType::get({n}, element), Scalar{true, 1, 1});
+  Value zeros =
+      ctx.splat(RankedTensorType::get({bins + 1}, element), Scalar{true, 0, 0});
+  Value counts = ctx.create<ScatterOp>(
+      typeOf(zeros), zeros, index, ones, ctx.builder.getI64IntegerAttr(0),
+      ScatterReduceAttr::get(ctx.builder.getContext(), ScatterReduce::sum),
+      ctx.builder.getBoolAttr(true));
+  ctx.setResult(slice(ctx, counts, 0, 0, bins));
+}
+
+/// _embedding_bag (and _embedding_bag_forward_only): the rows of `weight`
+/// that 1-D `indices` picks, summed, averaged or maxed per bag, bag i holding
+/// positions [offsets[i], offsets[i + 1]). Each position's bag is the number
+/// of offsets at or below it, less one, computed from the offsets tensor;
+/// positions of padding_idx (and any before offsets[0]) go to an extra bag
+/// that is cut at the end, and an empty bag is 0, as in PyTorch. One
+/// scatter of the picked rows (times per_sample_weights in sum mode).
+void duet::import::buildEmbeddingBag(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value weight = ctx.tensor("weight"), indices = ctx.tensor("indices"),
+        offsets = ctx.tensor("offsets");
+  int64_t mode = ctx.integer("mode");
+  Value perSample = ctx.optionalTensor("per_sample_weights");
+  bool includeLast = ctx.boolean("include_last_offset");
+  int64_t paddingIdx = ctx.integer("padding_idx");
+  if (!ctx.ok())
+    return;
+  RankedTensorType weightType = typeOf(weight);
+  if (weightType.getRank() != 2 || typeOf(indices).getRank() != 1 ||
+      typeOf(offsets).getRank() != 1 || type.getRank() != 2)
+    return ctx.fail("embedding_bag takes a 2-D weight, 1-D indices and 1-D "
+                    "offsets (a 2-D input is flattened by F.embedding_bag)");
+  if (mode < 0 || mode > 2)
+    return ctx.fail("argument 'mode' is " + Twine(mode) +
+                    "; embedding_bag's modes are 0 (sum), 1 (mean), 2 (max)");
+  if (perSample && mode != 0)
+    return ctx.fail("per_sample_weights are taken in sum mode only");
+  int64_t n = typeOf(indices).getDimSize(0);
+  int64_t given = typeOf(offsets).getDimSize(0);
+  int64_t bags = includeLast ? given - 1 : given;
+  int64_t width = weightType.getDimSize(1);
+  if (bags < 0 || type.getDimSize(0) != bags || type.getDimSize(1) != width)
+    return ctx.fail("embedding_bag's result does not have one row per bag");
+  if (!checkIndexCount(ctx, n * std::max<int64_t>(bags, 1), "embedding_bag"))
+    return;
+  // Half types are weighted and combined in float32 and rounded once, as
+  // PyTorch's kernel accumulates.
+  Type element = type.getElementType();
+  if (element.isF16() || element.isBF16())
+    element = ctx.builder.getF32Type();
+  Type i64 = ctx.builder.getI64Type();
+  if (n == 0 || bags == 0)
+    return ctx.setResult(ctx.splat(type, Scalar{true, 0, 0}));
+  SmallVector<int64_t> positions;
+  for (int64_t j = 0; j < n; ++j)
+    positions.push_back(j);
+  Value firstOffsets = ctx.castTo(offsets, i64);
+  if (includeLast)
+    firstOffsets = slice(ctx, firstOffsets, 0, 0, bags);
+  RankedTensorType table =
+      RankedTensorType::get({n, bags}, ctx.builder.getI1Type());
+  Value started =
+      ctx.create<LeOp>(table, view(ctx, firstOffsets, {1, bags}),
+                       view(ctx, indexConstant(ctx, positions), {n, 1}));
+  Value count = reduce<SumOp>(ctx, ctx.castTo(started, i64), {1}, false);
+  Value bag = sub(ctx, count, integerOf(ctx, i64, 1));
+  RankedTensorType flags = RankedTensorType::get({n}, ctx.builder.getI1Type());
+  Value skipped = ctx.create<LtOp>(flags, bag, integerOf(ctx, i64, 0));
+  Value ids = ctx.castTo(indices, i64);
+  if (paddingIdx >= 0)
+    skipped = ctx.create<LogicalOrOp>(
+        flags, skipped,
+        ctx.create<EqOp>(flags, ids, integerOf(ctx, i64, paddingIdx)));
+  Value target =
+      ctx.create<WhereOp>(typeOf(bag), skipped, integerOf(ctx, i64, bags), bag);
+  Value rows =
+      ctx.create<EmbeddingOp>(RankedTensorType::get({n, width}, element),
+                              ctx.castTo(weight, element), ids);
+  if (perSample)
+    rows = mul(ctx, rows, view(ctx, ctx.castTo(perSample, element), {n, 1}));
+  Value where = ctx.create<ExpandOp>(RankedTensorType::get({n, width}, i64),
+                                     view(ctx, target, {n, 1}));
+  Value zeros = ctx.splat(RankedTensorType::get({bags + 1, width}, element),
+                          Scalar{true, 0, 0});
+  ScatterReduce how = mode == 0   ? ScatterReduce::sum
+                      : mode == 1 ? ScatterReduce::mean
+                                  : ScatterReduce::amax;
+  Value combined = ctx.create<ScatterOp>(
+      typeOf(zeros), zeros, where, rows, ctx.builder.getI64IntegerAttr(0),
+      ScatterReduceAttr::get(ctx.builder.getContext(), how),
+      ctx.builder.getBoolAttr(mode == 0));
+  ctx.setResult(
+      ctx.castTo(slice(ctx, combined, 0, 0, bags), type.getElementType()));
+  for (size_t i = 1; i < ctx.numResults(); ++i)
+    ctx.setUnavailable(i, "the bag bookkeeping embedding_bag returns for its "
+                          "backward pass, which duet does not compute");
 }
 
 void duet::import::buildTile(NodeContext &ctx) {

@@ -151,7 +151,7 @@ void emitElu(NodeContext &ctx, double alpha, double scale, double inputScale) {
 /// converted back; its minimum is ~amax(~x), as ~x = -1 - x reverses the
 /// order of int64 without the overflow of -x at its lowest value.
 Value duet::import::extremum(NodeContext &ctx, Value x, ArrayRef<int64_t> dims,
-               bool keepdim, bool largest) {
+                             bool keepdim, bool largest) {
   Type element = typeOf(x).getElementType();
   if (!isa<IntegerType>(element))
     return largest ? reduce<AmaxOp>(ctx, x, dims, keepdim)
@@ -166,7 +166,6 @@ Value duet::import::extremum(NodeContext &ctx, Value x, ArrayRef<int64_t> dims,
     top = sub(ctx, allOnes, top);
   return top ? ctx.castTo(top, element) : Value();
 }
-
 
 void duet::import::buildBaddbmm(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
@@ -506,6 +505,37 @@ void duet::import::buildRoundDecimals(NodeContext &ctx) {
     return ctx.setResult(
         div(ctx, ctx.create<RoundOp>(type, mul(ctx, x, scale)), scale));
   ctx.setResult(mul(ctx, ctx.create<RoundOp>(type, div(ctx, x, scale)), scale));
+}
+
+/// xlogy(x, y) = x·ln(y), 0 where x is 0, NaN where y is NaN.
+void duet::import::buildXlogy(NodeContext &ctx) {
+  RankedTensorType type;
+  Value x, y;
+  if (!floatOperands(ctx, "xlogy", type, x, y))
+    return;
+  Type element = type.getElementType();
+  Value product = mul(ctx, x, ctx.create<LogOp>(typeOf(y), y));
+  Value zeroX = ctx.create<EqOp>(typeOf(x).clone(ctx.builder.getI1Type()), x,
+                                 realOf(ctx, element, 0.0));
+  Value result =
+      ctx.create<WhereOp>(type, zeroX, realOf(ctx, element, 0.0), product);
+  ctx.setResult(ctx.create<WhereOp>(type, isNan(ctx, y), y, result));
+}
+
+/// logit(x) = ln(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is
+/// given.
+void duet::import::buildLogit(NodeContext &ctx) {
+  RankedTensorType type;
+  Value x = unaryOperand(ctx, type);
+  std::optional<double> eps = ctx.optionalNumber("eps");
+  if (!requireFloatResult(ctx, type, "logit"))
+    return;
+  Type element = type.getElementType();
+  if (eps)
+    x = ctx.create<ClampOp>(type, x, ctx.builder.getF64FloatAttr(*eps),
+                            ctx.builder.getF64FloatAttr(1 - *eps));
+  Value ratio = div(ctx, x, sub(ctx, realOf(ctx, element, 1.0), x));
+  ctx.setResult(ctx.create<LogOp>(type, ratio));
 }
 
 void duet::import::buildSoftplus(NodeContext &ctx) {

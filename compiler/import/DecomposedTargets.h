@@ -62,6 +62,9 @@ void buildErfc(NodeContext &ctx);
 void buildFmaxFmin(NodeContext &ctx, bool largest);
 void buildHypot(NodeContext &ctx);
 void buildRoundDecimals(NodeContext &ctx);
+/// xlogy.Tensor and logit.
+void buildXlogy(NodeContext &ctx);
+void buildLogit(NodeContext &ctx);
 void buildSoftplus(NodeContext &ctx);
 void buildMish(NodeContext &ctx);
 void buildLogSigmoid(NodeContext &ctx);
@@ -105,6 +108,14 @@ void buildAdaptiveMaxPool2d(NodeContext &ctx);
 void buildRepeatInterleave(NodeContext &ctx);
 /// tile: repeat with leading ones.
 void buildTile(NodeContext &ctx);
+/// tril and triu (lower: tril).
+void buildTriangle(NodeContext &ctx, bool lower);
+/// pixel_shuffle and pixel_unshuffle.
+void buildPixelShuffle(NodeContext &ctx, bool shuffle);
+/// histc: a histogram of a float tensor over fixed or data bounds.
+void buildHistc(NodeContext &ctx);
+/// _embedding_bag and _embedding_bag_forward_only: sum, mean or max bags.
+void buildEmbeddingBag(NodeContext &ctx);
 /// narrow: a slice of `length` from `start`.
 void buildNarrow(NodeContext &ctx);
 /// slice_scatter and select_scatter: self with a slice replaced by src, one

@@ -244,6 +244,9 @@ std::vector<std::string> duet::import::shapeSymbols(const JsonView &graph) {
 std::string duet::import::outsideStaticInference(StringRef target) {
   if (!target.consume_front("torch.ops.aten."))
     return "";
+  if (target.ends_with(".out"))
+    return "an out= variant, which writes into a tensor it is given: "
+           "torch.export records the functional form, which duet imports";
   StringRef op = target.split('.').first;
   if (op.ends_with("_backward"))
     return "a gradient op: export the model in eval mode for inference, "

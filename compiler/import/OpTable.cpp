@@ -273,8 +273,9 @@ Value integerMatrixProduct(NodeContext &ctx, Value a, Value b,
   SmallVector<int64_t> left(aType.getShape()), right(bType.getShape());
   left.push_back(1);
   right.insert(right.end() - 2, 1);
-  Value products = compose::mul(ctx, compose::view(ctx, ctx.castTo(a, i64), left),
-                                compose::view(ctx, ctx.castTo(b, i64), right));
+  Value products =
+      compose::mul(ctx, compose::view(ctx, ctx.castTo(a, i64), left),
+                   compose::view(ctx, ctx.castTo(b, i64), right));
   Value sum = compose::reduce<SumOp>(ctx, products, {rank - 1}, false);
   return sum ? ctx.castTo(sum, type.getElementType()) : Value();
 }
@@ -299,13 +300,15 @@ void buildAddmm(NodeContext &ctx) {
       return;
     if (alpha != 1)
       product = compose::mul(
-          ctx, product, compose::integerOf(ctx, element, static_cast<int64_t>(alpha)));
+          ctx, product,
+          compose::integerOf(ctx, element, static_cast<int64_t>(alpha)));
     if (beta == 0)
       return ctx.setResult(product);
     Value term = ctx.castTo(self, element);
     if (beta != 1)
       term = compose::mul(
-          ctx, term, compose::integerOf(ctx, element, static_cast<int64_t>(beta)));
+          ctx, term,
+          compose::integerOf(ctx, element, static_cast<int64_t>(beta)));
     return ctx.setResult(compose::add(ctx, product, term));
   }
   ctx.setResult(ctx.create<AddmmOp>(
@@ -406,7 +409,8 @@ void buildLayerNorm(NodeContext &ctx) {
   // nothing reads them).
   if (ctx.numResults() != 3)
     return;
-  int64_t rank = type.getRank(), first = rank - static_cast<int64_t>(shape.size());
+  int64_t rank = type.getRank(),
+          first = rank - static_cast<int64_t>(shape.size());
   if (first < 0)
     return ctx.fail("argument 'normalized_shape' has more dims than the input");
   RankedTensorType statType = ctx.resultType(1);
@@ -433,7 +437,6 @@ void buildLayerNorm(NodeContext &ctx) {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-
 /// abs and neg keep an integer input's type (T5's relative positions);
 /// the unary ops compute in float, so on integers they are written with the
 /// binary ops, which take every element type: `0 - x` and `max(x, 0 - x)`
@@ -445,8 +448,14 @@ bool buildIntegerUnary(NodeContext &ctx, RankedTensorType type, Value self) {
   constexpr bool isAbs = std::is_same_v<OpT, AbsOp>;
   Type element = type.getElementType();
   auto integer = dyn_cast<IntegerType>(element);
-  if (!integer || integer.getWidth() == 1)
+  if (!integer)
     return false;
+  if (integer.getWidth() == 1) { // sign and sgn of a bool are the bool
+    if (!std::is_same_v<OpT, SignOp>)
+      return false;
+    ctx.setResult(self);
+    return true;
+  }
   if constexpr (std::is_same_v<OpT, CeilOp> || std::is_same_v<OpT, FloorOp> ||
                 std::is_same_v<OpT, RoundOp> || std::is_same_v<OpT, TruncOp>) {
     ctx.setResult(self);
@@ -984,6 +993,17 @@ void emitReduction(NodeContext &ctx, std::optional<SmallVector<int64_t>> dims,
   if (std::is_same_v<OpT, AmaxOp> && isa<IntegerType>(type.getElementType()))
     return ctx.setResult(
         extremum(ctx, self, normalized, keepdim, /*largest=*/true));
+  // A sum or product asked for in a narrower integer type (dtype=int32)
+  // wraps the same as one in int64 converted down: it is computed so.
+  if ((std::is_same_v<OpT, SumOp> ||
+       std::is_same_v<OpT, ProdOp>)&&isa<IntegerType>(type.getElementType()) &&
+      !type.getElementType().isInteger(64)) {
+    Type i64 = ctx.builder.getI64Type();
+    Value wide = ctx.create<OpT>(type.clone(i64), ctx.castTo(self, i64),
+                                 i64s(ctx, normalized),
+                                 ctx.builder.getBoolAttr(keepdim));
+    return ctx.setResult(ctx.castTo(wide, type.getElementType()));
+  }
   ctx.setResult(ctx.create<OpT>(type, self, i64s(ctx, normalized),
                                 ctx.builder.getBoolAttr(keepdim)));
 }
@@ -1113,21 +1133,22 @@ Value maxPoolWindows(NodeContext &ctx, Value self, RankedTensorType type,
     lowest = integer.isUnsigned() || integer.getWidth() == 1
                  ? 0.0
                  : -std::ldexp(1.0, static_cast<int>(integer.getWidth()) - 1);
-  Value padded = compose::pad(
-      ctx, self,
-      {w.padding[1], w.padding[1] + extraW, w.padding[0], w.padding[0] + extraH},
-      lowest);
+  Value padded = compose::pad(ctx, self,
+                              {w.padding[1], w.padding[1] + extraW,
+                               w.padding[0], w.padding[0] + extraH},
+                              lowest);
   SmallVector<int64_t> cellShape(type.getShape());
   cellShape.push_back(1);
   SmallVector<Value> shifted;
   for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
     for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
       int64_t top = kh * w.dilation[0], left = kw * w.dilation[1];
-      Value rows = compose::slice(ctx, padded, rank - 2, top,
-                                  top + (outH - 1) * w.stride[0] + 1, w.stride[0]);
-      Value cells = compose::slice(ctx, rows, rank - 1, left,
-                                   left + (outW - 1) * w.stride[1] + 1,
-                                   w.stride[1]);
+      Value rows =
+          compose::slice(ctx, padded, rank - 2, top,
+                         top + (outH - 1) * w.stride[0] + 1, w.stride[0]);
+      Value cells =
+          compose::slice(ctx, rows, rank - 1, left,
+                         left + (outW - 1) * w.stride[1] + 1, w.stride[1]);
       if (!cells)
         return {};
       shifted.push_back(compose::view(ctx, cells, cellShape));
@@ -1161,8 +1182,8 @@ Value maxPoolIndices(NodeContext &ctx, Value self, RankedTensorType type,
     for (int64_t ow = 0; ow < outW; ++ow)
       corners.push_back((oh * w.stride[0] - w.padding[0]) * width +
                         ow * w.stride[1] - w.padding[1]);
-  Value corner = compose::view(ctx, compose::indexConstant(ctx, corners),
-                               {outH, outW});
+  Value corner =
+      compose::view(ctx, compose::indexConstant(ctx, corners), {outH, outW});
   return compose::add(ctx, compose::view(ctx, offset, type.getShape()), corner);
 }
 
@@ -1181,7 +1202,8 @@ void buildMaxPool2d(NodeContext &ctx) {
     // its windows side by side is exact.
     if (!sideBySide)
       return ctx.fail("max pooling of an integer tensor over windows of more "
-                      "than " + Twine(kMaxSideBySideWindow) +
+                      "than " +
+                      Twine(kMaxSideBySideWindow) +
                       " elements; convert it to float first");
     SmallVector<int64_t> offsets;
     Value stacked = maxPoolWindows(ctx, self, type, w, offsets);
@@ -1199,7 +1221,8 @@ void buildMaxPool2d(NodeContext &ctx) {
   if (!sideBySide)
     return ctx.setUnavailable(
         1, "the indices of max pooling over windows of more than " +
-               Twine(kMaxSideBySideWindow) + " elements, which duet does not "
+               Twine(kMaxSideBySideWindow) +
+               " elements, which duet does not "
                "compute");
   // Pure ops: dropped again when nothing reads the indices.
   if (Value indices = maxPoolIndices(ctx, self, type, w))
@@ -1812,9 +1835,12 @@ template <typename OpT> void buildIndexOp(NodeContext &ctx) {
   // A 0-d tensor has one element; PyTorch takes only index 0 of it (one
   // index for index_select, a 0-d or one-element index for gather).
   if (NodeContext::typeOf(self).getRank() == 0 && type.getNumElements() == 1)
-    return reshapeTo(ctx, operandAs(ctx, self, RankedTensorType::get({}, type.getElementType())), type);
-  ctx.setResult(ctx.create<OpT>(type, operandAs(ctx, self, type), index,
-                                i64(ctx, dim)));
+    return reshapeTo(
+        ctx,
+        operandAs(ctx, self, RankedTensorType::get({}, type.getElementType())),
+        type);
+  ctx.setResult(
+      ctx.create<OpT>(type, operandAs(ctx, self, type), index, i64(ctx, dim)));
 }
 
 /// `kv` ([..., heads, S, E]) with each head repeated in place so that it has
@@ -2298,6 +2324,10 @@ void addDecomposedTargets(OpTableBuilder &t) {
   t.add("fmax.default", [](NodeContext &ctx) { buildFmaxFmin(ctx, true); });
   t.add("fmin.default", [](NodeContext &ctx) { buildFmaxFmin(ctx, false); });
   t.addWithInPlace("hypot", "default", buildHypot);
+  t.addWithInPlace("xlogy", "Tensor", buildXlogy);
+  t.add("xlogy.Scalar_Self", buildXlogy);
+  t.add("xlogy.Scalar_Other", buildXlogy);
+  t.addWithInPlace("logit", "default", buildLogit, {{"eps", none()}});
   t.addWithInPlace("round", "decimals", buildRoundDecimals);
   t.add("softplus.default", buildSoftplus,
         {{"beta", integer(1)}, {"threshold", integer(20)}});
@@ -2367,6 +2397,27 @@ void addDecomposedTargets(OpTableBuilder &t) {
   t.add("repeat_interleave.self_int", buildRepeatInterleave,
         {{"dim", none()}, {"output_size", none()}});
   t.add("tile.default", buildTile);
+  t.addWithInPlace("tril", "default",
+                   [](NodeContext &ctx) { buildTriangle(ctx, true); },
+                   {{"diagonal", integer(0)}});
+  t.addWithInPlace("triu", "default",
+                   [](NodeContext &ctx) { buildTriangle(ctx, false); },
+                   {{"diagonal", integer(0)}});
+  for (const char *bag :
+       {"_embedding_bag.default", "_embedding_bag_forward_only.default"})
+    t.add(bag, buildEmbeddingBag,
+          {{"scale_grad_by_freq", boolean(false)},
+           {"mode", integer(0)},
+           {"sparse", boolean(false)},
+           {"per_sample_weights", none()},
+           {"include_last_offset", boolean(false)},
+           {"padding_idx", integer(-1)}});
+  t.add("histc.default", buildHistc,
+        {{"bins", integer(100)}, {"min", integer(0)}, {"max", integer(0)}});
+  t.add("pixel_shuffle.default",
+        [](NodeContext &ctx) { buildPixelShuffle(ctx, true); });
+  t.add("pixel_unshuffle.default",
+        [](NodeContext &ctx) { buildPixelShuffle(ctx, false); });
   t.add("narrow.default", buildNarrow);
   t.add("einsum.default", buildEinsum, {{"path", none()}});
   t.add("slice_scatter.default", buildSliceScatter,

@@ -66,9 +66,8 @@ TopkOp emitTopk(NodeContext &ctx, Value x, int64_t dim, int64_t k,
 TopkOp emitExtremeIndex(NodeContext &ctx, Value x, int64_t dim, bool largest) {
   if (!largest && x) {
     Type element = typeOf(x).getElementType();
-    x = isa<FloatType>(element)
-            ? ctx.create<NegOp>(typeOf(x), x).getResult()
-            : sub(ctx, integerOf(ctx, element, -1), x);
+    x = isa<FloatType>(element) ? ctx.create<NegOp>(typeOf(x), x).getResult()
+                                : sub(ctx, integerOf(ctx, element, -1), x);
   }
   return emitTopk(ctx, x, dim, 1, /*largest=*/true);
 }
