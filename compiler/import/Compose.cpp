@@ -33,6 +33,19 @@ Value unaryOperand(NodeContext &ctx, RankedTensorType &type, StringRef name) {
   return operandAs(ctx, self, type);
 }
 
+std::pair<Value, Value> binaryOperands(NodeContext &ctx, RankedTensorType &type,
+                                       StringRef lhs, StringRef rhs) {
+  type = ctx.resultType();
+  if (!ctx.ok())
+    return {};
+  Type element = type.getElementType();
+  Value a = ctx.tensorOrScalar(lhs, element);
+  Value b = ctx.tensorOrScalar(rhs, element);
+  if (!ctx.ok())
+    return {};
+  return {ctx.castTo(a, element), ctx.castTo(b, element)};
+}
+
 Value scalarOf(NodeContext &ctx, Type element, Scalar value) {
   return ctx.splat(RankedTensorType::get({}, element), value);
 }

@@ -11,6 +11,8 @@
 
 #include "compiler/import/NodeContext.h"
 
+#include <utility>
+
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -34,6 +36,14 @@ mlir::Value operandAs(NodeContext &ctx, mlir::Value value,
 /// the op's recorded result, which `type` receives; null after an error.
 mlir::Value unaryOperand(NodeContext &ctx, mlir::RankedTensorType &type,
                          llvm::StringRef name = "self");
+
+/// The operands of a binary op, `lhs` and `rhs`: tensors, or Python numbers
+/// as 0-d constants, converted to the element type of the op's recorded
+/// result (PyTorch's type promotion), which `type` receives; nulls after an
+/// error.
+std::pair<mlir::Value, mlir::Value>
+binaryOperands(NodeContext &ctx, mlir::RankedTensorType &type,
+               llvm::StringRef lhs = "self", llvm::StringRef rhs = "other");
 
 /// 0-d constants of `element`.
 mlir::Value scalarOf(NodeContext &ctx, mlir::Type element, Scalar value);

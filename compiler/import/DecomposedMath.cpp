@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 using namespace duet::import;
 using namespace duet::import::compose;
@@ -406,28 +407,8 @@ namespace {
 /// The two operands of a binary float op, as the result's type.
 bool floatOperands(NodeContext &ctx, StringRef what, RankedTensorType &type,
                    Value &a, Value &b) {
-  type = ctx.resultType();
-  if (!requireFloatResult(ctx, type, what))
-    return false;
-  Value self = ctx.tensorOrScalar("self", type.getElementType());
-  Value other = ctx.tensorOrScalar("other", type.getElementType());
-  if (!ctx.ok())
-    return false;
-  a = operandAs(ctx, self, type);
-  b = operandAs(ctx, other, type);
-  return ctx.ok();
-}
-
-/// maximum or minimum of self and other, in the result's type.
-template <typename OpT> void buildBinaryExtreme(NodeContext &ctx) {
-  RankedTensorType type = ctx.resultType();
-  if (!ctx.ok())
-    return;
-  Value a = ctx.tensorOrScalar("self", type.getElementType());
-  Value b = ctx.tensorOrScalar("other", type.getElementType());
-  if (ctx.ok())
-    ctx.setResult(ctx.create<OpT>(type, ctx.castTo(a, type.getElementType()),
-                                  ctx.castTo(b, type.getElementType())));
+  std::tie(a, b) = binaryOperands(ctx, type);
+  return requireFloatResult(ctx, type, what);
 }
 
 Value isNan(NodeContext &ctx, Value x) {
@@ -465,15 +446,14 @@ void duet::import::buildErfc(NodeContext &ctx) {
 /// fmax and fmin: the maximum or minimum, a NaN operand giving way to the
 /// other (NaN only where both are).
 void duet::import::buildFmaxFmin(NodeContext &ctx, bool largest) {
-  RankedTensorType type = ctx.resultType();
-  if (ctx.ok() && isa<IntegerType>(type.getElementType())) // no NaN to skip
-    return largest ? buildBinaryExtreme<MaximumOp>(ctx)
-                   : buildBinaryExtreme<MinimumOp>(ctx);
-  Value a, b;
-  if (!floatOperands(ctx, largest ? "fmax" : "fmin", type, a, b))
+  RankedTensorType type;
+  auto [a, b] = binaryOperands(ctx, type);
+  if (!ctx.ok())
     return;
   Value extreme = largest ? Value(ctx.create<MaximumOp>(type, a, b))
                           : Value(ctx.create<MinimumOp>(type, a, b));
+  if (isa<IntegerType>(type.getElementType())) // no NaN to give way
+    return ctx.setResult(extreme);
   Value pick = ctx.create<WhereOp>(type, isNan(ctx, b), a, extreme);
   ctx.setResult(ctx.create<WhereOp>(type, isNan(ctx, a), b, pick));
 }

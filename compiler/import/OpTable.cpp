@@ -683,27 +683,11 @@ void buildSquare(NodeContext &ctx) {
     ctx.setResult(ctx.create<MulOp>(type, self, self));
 }
 
-/// The operands of a binary op: tensors, or Python numbers as 0-d constants,
-/// converted to the result's element type (PyTorch's type promotion).
-std::pair<Value, Value> binaryOperands(NodeContext &ctx, RankedTensorType &type,
-                                       StringRef lhs = "self",
-                                       StringRef rhs = "other") {
-  type = ctx.resultType();
-  if (!ctx.ok())
-    return {};
-  Type element = type.getElementType();
-  Value a = ctx.tensorOrScalar(lhs, element);
-  Value b = ctx.tensorOrScalar(rhs, element);
-  if (!ctx.ok())
-    return {};
-  return {ctx.castTo(a, element), ctx.castTo(b, element)};
-}
-
 /// add and sub: self ± alpha·other.
 template <typename OpT> void buildAddSub(NodeContext &ctx) {
   double alpha = ctx.number("alpha");
   RankedTensorType type;
-  auto [self, other] = binaryOperands(ctx, type);
+  auto [self, other] = compose::binaryOperands(ctx, type);
   if (ctx.ok())
     ctx.setResult(ctx.create<OpT>(type, self, other, f64(ctx, alpha)));
 }
@@ -712,21 +696,21 @@ template <typename OpT> void buildAddSub(NodeContext &ctx) {
 void buildRsub(NodeContext &ctx) {
   double alpha = ctx.number("alpha");
   RankedTensorType type;
-  auto [self, other] = binaryOperands(ctx, type);
+  auto [self, other] = compose::binaryOperands(ctx, type);
   if (ctx.ok())
     ctx.setResult(ctx.create<SubOp>(type, other, self, f64(ctx, alpha)));
 }
 
 template <typename OpT> void buildBinary(NodeContext &ctx) {
   RankedTensorType type;
-  auto [self, other] = binaryOperands(ctx, type);
+  auto [self, other] = compose::binaryOperands(ctx, type);
   if (ctx.ok())
     ctx.setResult(ctx.create<OpT>(type, self, other));
 }
 
 void emitDiv(NodeContext &ctx, std::optional<std::string> rounding) {
   RankedTensorType type;
-  auto [self, other] = binaryOperands(ctx, type);
+  auto [self, other] = compose::binaryOperands(ctx, type);
   if (!ctx.ok())
     return;
   DivRounding mode;
@@ -826,7 +810,7 @@ void buildLogicalNot(NodeContext &ctx) {
 void buildWhere(NodeContext &ctx) {
   RankedTensorType type;
   Value condition = ctx.tensor("condition");
-  auto [self, other] = binaryOperands(ctx, type);
+  auto [self, other] = compose::binaryOperands(ctx, type);
   if (ctx.ok())
     ctx.setResult(ctx.create<WhereOp>(
         type, ctx.castTo(condition, ctx.builder.getI1Type()), self, other));

@@ -57,19 +57,10 @@ Status reductionLayout(const KernelContext &ctx, const TensorView &x,
   return Status::ok();
 }
 
-/// An int64 sum, product or maximum: exact, the sum and product wrapping
-/// around past 64 bits as PyTorch's integer arithmetic does.
-Status reduceInt64(const KernelContext &ctx, Reduction kind) {
-  const TensorView &x = ctx.in(0), &y = ctx.out(0);
-  DUET_RETURN_IF_ERROR(ctx.requireSameDType({&x, &y}));
-  Shape toOutput;
-  int64_t count;
-  DUET_RETURN_IF_ERROR(reductionLayout(ctx, x, y, toOutput, count));
-  if (kind == Reduction::amax && count == 0 && y.numel() > 0)
-    return ctx.error("cannot take the maximum over {} elements of shape {}",
-                     count, formatShape(x.sizes));
-  if (ctx.checking())
-    return Status::ok();
+/// An int64 sum, product or maximum of checked operands: exact, the sum and
+/// product wrapping around past 64 bits as PyTorch's integer arithmetic does.
+void reduceInt64(const TensorView &x, const TensorView &y,
+                 const Shape &toOutput, Reduction kind) {
   const int64_t *in = x.as<const int64_t>();
   int64_t *out = y.as<int64_t>();
   if (kind == Reduction::amax) {
@@ -82,7 +73,7 @@ Status reduceInt64(const KernelContext &ctx, Reduction kind) {
                       m = std::max(m, in[off[0] + i]);
                     }
                   });
-    return Status::ok();
+    return;
   }
   const bool product = kind == Reduction::prod;
   std::vector<uint64_t> acc(y.numel(), product ? 1 : 0);
@@ -97,15 +88,17 @@ Status reduceInt64(const KernelContext &ctx, Reduction kind) {
                 });
   for (size_t i = 0; i < acc.size(); ++i)
     out[i] = static_cast<int64_t>(acc[i]);
-  return Status::ok();
 }
 
 Status reduce(const KernelContext &ctx, Reduction kind) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);
-  if (x.dtype == DType::i64 && kind != Reduction::mean)
-    return reduceInt64(ctx, kind);
-  DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
-  DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
+  const bool int64 = x.dtype == DType::i64 && kind != Reduction::mean;
+  if (int64) {
+    DUET_RETURN_IF_ERROR(ctx.requireSameDType({&x, &y}));
+  } else {
+    DUET_RETURN_IF_ERROR(ctx.requireFloat(x, "input"));
+    DUET_RETURN_IF_ERROR(ctx.requireFloat(y, "output"));
+  }
   Shape toOutput;
   int64_t count;
   DUET_RETURN_IF_ERROR(reductionLayout(ctx, x, y, toOutput, count));
@@ -114,6 +107,10 @@ Status reduce(const KernelContext &ctx, Reduction kind) {
                      count, formatShape(x.sizes));
   if (ctx.checking())
     return Status::ok();
+  if (int64) {
+    reduceInt64(x, y, toOutput, kind);
+    return Status::ok();
+  }
 
   const float *in = x.as<const float>();
   float *out = y.as<float>();
