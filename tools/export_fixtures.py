@@ -1150,15 +1150,15 @@ def build_bad_dynamic():
 
 class UnknownOp(nn.Module):
     def forward(self, x):
-        # An op duet has no reason to support soon (cumsum, used here before,
-        # now is one).
-        return torch.logcumsumexp(x, dim=1) * 2
+        # An op duet has no reason to support soon (cumsum and logcumsumexp,
+        # used here before, now are ones).
+        return torch.special.airy_ai(x) * 2
 
 
 def build_bad_unknown_op():
     ep = torch.export.export(UnknownOp().eval(), (torch.randn(2, 5),))
-    return ("torch.logcumsumexp(x, dim=1) * 2: logcumsumexp is outside the aten dialect",
-            "unknown op torch.ops.aten.logcumsumexp.default", ep)
+    return ("torch.special.airy_ai(x) * 2: special_airy_ai is an op duet does not import",
+            "unknown op torch.ops.aten.special_airy_ai.default", ep)
 
 
 class AutocastBf16(nn.Module):

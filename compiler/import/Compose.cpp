@@ -95,6 +95,14 @@ Value div(NodeContext &ctx, Value a, Value b) {
       DivRoundingAttr::get(ctx.builder.getContext(), DivRounding::none));
 }
 
+bool checkIndexCount(NodeContext &ctx, int64_t count, StringRef what) {
+  if (count > kMaxIndexConstant)
+    ctx.fail(what + " moves " + Twine(count) +
+             " elements along one dim, more than the " +
+             Twine(kMaxIndexConstant) + " duet writes as a constant index");
+  return ctx.ok();
+}
+
 Value indexConstant(NodeContext &ctx, ArrayRef<int64_t> values) {
   auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
                                     ctx.builder.getI64Type());
@@ -163,6 +171,46 @@ Value reduce(NodeContext &ctx, Value v, ArrayRef<int64_t> dims, bool keepdim) {
 template Value reduce<MeanOp>(NodeContext &, Value, ArrayRef<int64_t>, bool);
 template Value reduce<SumOp>(NodeContext &, Value, ArrayRef<int64_t>, bool);
 template Value reduce<AmaxOp>(NodeContext &, Value, ArrayRef<int64_t>, bool);
+
+/// `a @ b` of integer matrices (`[n, k] @ [k, m]`, or with one batch dim):
+/// the products `[..., n, k, 1] * [..., 1, k, m]` summed over k, in int64,
+/// which wraps as PyTorch's integer arithmetic does, then converted to the
+/// result's type (a wrapped int64 sum converts to the same value as a sum
+/// wrapped in the narrower type). The matrix-product ops compute in float,
+/// which is not exact past 2^24; integer products are small in models
+/// (index arithmetic), so the broadcast form's size is no concern.
+Value integerMatrixProduct(NodeContext &ctx, Value a, Value b,
+                           RankedTensorType type) {
+  auto aType = typeOf(a), bType = typeOf(b);
+  if (!aType || !bType)
+    return {};
+  int64_t rank = aType.getRank();
+  if (rank < 2 || rank > 3 || bType.getRank() != rank ||
+      aType.getShape().drop_back(2) != bType.getShape().drop_back(2) ||
+      aType.getShape().back() != bType.getShape()[rank - 2]) {
+    ctx.fail("integer matrix product of shapes that do not multiply");
+    return {};
+  }
+  Type i64 = ctx.builder.getI64Type();
+  SmallVector<int64_t> left(aType.getShape()), right(bType.getShape());
+  left.push_back(1);
+  right.insert(right.end() - 2, 1);
+  Value products = mul(ctx, view(ctx, ctx.castTo(a, i64), left),
+                       view(ctx, ctx.castTo(b, i64), right));
+  Value sum = reduce<SumOp>(ctx, products, {rank - 1}, false);
+  return sum ? ctx.castTo(sum, type.getElementType()) : Value();
+}
+
+/// `index` with each negative entry counted from the end of a dim of `size`,
+/// as advanced indexing does (index_select itself refuses negatives).
+Value wrapNegative(NodeContext &ctx, Value index, int64_t size) {
+  RankedTensorType type = typeOf(index);
+  Type element = type.getElementType();
+  Value negative = ctx.create<LtOp>(type.clone(ctx.builder.getI1Type()), index,
+                                    integerOf(ctx, element, 0));
+  Value fromEnd = add(ctx, index, integerOf(ctx, element, size));
+  return ctx.create<WhereOp>(type, negative, fromEnd, index);
+}
 
 Value sameShapeOperand(NodeContext &ctx, Value value, RankedTensorType result,
                        StringRef what) {

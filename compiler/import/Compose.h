@@ -64,8 +64,20 @@ mlir::Value sub(NodeContext &ctx, mlir::Value a, mlir::Value b);
 mlir::Value mul(NodeContext &ctx, mlir::Value a, mlir::Value b);
 mlir::Value div(NodeContext &ctx, mlir::Value a, mlir::Value b);
 
+/// The largest index tensor a builder writes as a constant: beyond it the
+/// shape is not a model's but a corrupt one.
+constexpr int64_t kMaxIndexConstant = int64_t(1) << 24;
+
+/// Whether `count` indices fit a constant index; else the node fails naming
+/// `what`.
+bool checkIndexCount(NodeContext &ctx, int64_t count, llvm::StringRef what);
+
 /// A 1-D int64 constant.
 mlir::Value indexConstant(NodeContext &ctx, llvm::ArrayRef<int64_t> values);
+
+/// `index` with each negative entry counted from the end of a dim of `size`,
+/// as advanced indexing and put do (index_select itself refuses negatives).
+mlir::Value wrapNegative(NodeContext &ctx, mlir::Value index, int64_t size);
 
 /// index_select of `v` along `dim` by a 0-d or 1-D integer `index`; null
 /// after a failure, which names the rule's reason.
@@ -87,6 +99,12 @@ mlir::Value reduce(NodeContext &ctx, mlir::Value v,
 mlir::Value sameShapeOperand(NodeContext &ctx, mlir::Value value,
                              mlir::RankedTensorType result,
                              llvm::StringRef what);
+
+/// `a @ b` of integer matrices (`[n, k] @ [k, m]`, or with one batch dim)
+/// exactly, in int64 wrapping as PyTorch's integers do, converted to
+/// `type`'s element; null after a failure.
+mlir::Value integerMatrixProduct(NodeContext &ctx, mlir::Value a, mlir::Value b,
+                                 mlir::RankedTensorType type);
 
 /// The batched product `[b, n, k] @ [b, k, m]` (aten.bmm).
 mlir::Value bmm(NodeContext &ctx, mlir::Value a, mlir::Value b);

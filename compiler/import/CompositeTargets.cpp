@@ -12,6 +12,7 @@
 #include "compiler/import/CompositeTargets.h"
 
 #include "compiler/import/Compose.h"
+#include "compiler/import/DecomposedTargets.h"
 #include "compiler/import/OrderingAndSampling.h"
 
 #include "dialects/aten/AtenDialect.h"
@@ -27,22 +28,6 @@ using namespace duet::import;
 using namespace duet::aten;
 using namespace mlir;
 using namespace duet::import::compose;
-
-namespace {
-
-/// `index` with each negative entry counted from the end of a dim of `size`,
-/// as advanced indexing does (index_select itself refuses negatives).
-Value wrapNegative(NodeContext &ctx, Value index, int64_t size) {
-  RankedTensorType type = typeOf(index);
-  Type element = type.getElementType();
-  Value negative = ctx.create<LtOp>(type.clone(ctx.builder.getI1Type()), index,
-                                    integerOf(ctx, element, 0));
-  Value fromEnd = add(ctx, index, integerOf(ctx, element, size));
-  return ctx.create<WhereOp>(type, negative, fromEnd, index);
-}
-
-
-} // namespace
 
 void duet::import::emitGroupNorm(NodeContext &ctx, Value input, Value weight, Value bias,
                    int64_t groups, double eps) {
@@ -199,23 +184,11 @@ void duet::import::buildVectorNorm(NodeContext &ctx) {
     reduced.push_back(ctx.normalizeDim(d, inputType.getRank()));
   if (!ctx.ok())
     return;
-  auto dimsAttr = ctx.builder.getDenseI64ArrayAttr(reduced);
-  auto keepAttr = ctx.builder.getBoolAttr(keepdim);
-  if (ord == 2) {
-    Value squares = ctx.create<MulOp>(inputType, x, x);
-    Value sum = ctx.create<SumOp>(type, squares, dimsAttr, keepAttr);
-    return ctx.setResult(ctx.create<SqrtOp>(type, sum));
-  }
-  if (ord == 1 || ord == std::numeric_limits<double>::infinity()) {
-    Value magnitudes = ctx.create<AbsOp>(inputType, x);
-    if (ord == 1)
-      return ctx.setResult(
-          ctx.create<SumOp>(type, magnitudes, dimsAttr, keepAttr));
-    return ctx.setResult(
-        ctx.create<AmaxOp>(type, magnitudes, dimsAttr, keepAttr));
-  }
-  ctx.fail("argument 'ord' is " + llvm::formatv("{0}", ord) +
-           "; duet computes the vector norms of ord 1, 2 and inf");
+  if (std::isnan(ord))
+    return ctx.fail("argument 'ord' is NaN");
+  Value norm = vectorNorm(ctx, x, ord, reduced, keepdim);
+  if (ctx.ok())
+    ctx.setResult(view(ctx, norm, type.getShape()));
 }
 
 void duet::import::buildPowScalarBase(NodeContext &ctx) {
@@ -253,35 +226,147 @@ void duet::import::buildFmod(NodeContext &ctx) {
                                   ctx.builder.getF64FloatAttr(1.0)));
 }
 
-void duet::import::buildAsStrided(NodeContext &ctx) {
-  Value self = ctx.tensor("self");
+namespace {
+
+/// Whether `v`'s storage is its own elements in order from offset 0, as
+/// as_strided reads it: a graph input, a constant, a computed tensor, or a
+/// reshaping or conversion of one. A slice, select, permute or expand (and a
+/// gather, which stands for PyTorch's strided views) reads a storage laid out
+/// otherwise, which duet does not keep.
+bool ownsStorage(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return true;
+  if (isa<ViewOp, CastOp, CloneOp>(def))
+    return ownsStorage(def->getOperand(0));
+  return !isa<SliceOp, SelectOp, PermuteOp, ExpandOp, IndexSelectOp, GatherOp>(
+      def);
+}
+
+/// The storage positions, from the start of `self`'s elements, that
+/// as_strided's sizes, strides and offset name, in the view's element order;
+/// nothing after a failure.
+std::optional<SmallVector<int64_t>> stridedPositions(NodeContext &ctx,
+                                                     Value self) {
   SmallVector<int64_t> size = ctx.integers("size");
   SmallVector<int64_t> stride = ctx.integers("stride");
-  std::optional<int64_t> offset = ctx.optionalInteger("storage_offset");
+  int64_t offset = ctx.optionalInteger("storage_offset").value_or(0);
+  if (!ctx.ok())
+    return std::nullopt;
+  if (size.size() != stride.size()) {
+    ctx.fail("as_strided has " + Twine(size.size()) + " sizes and " +
+             Twine(stride.size()) + " strides; it needs one stride per size");
+    return std::nullopt;
+  }
+  if (!ownsStorage(self)) {
+    ctx.fail("as_strided of a view (a slice, select, permute, expand or "
+             "strided gather) reads the storage under the view, which duet "
+             "does not keep; call .contiguous() on the tensor first");
+    return std::nullopt;
+  }
+  // Every position lies in [offset, offset + sum((size-1)·stride)], which
+  // must fall inside self's elements; the sizes are bounded by the count.
+  int64_t count = 1, last = offset;
+  bool empty = false, outside = false;
+  for (size_t d = 0; d < size.size(); ++d) {
+    if (size[d] < 0 || stride[d] < 0) {
+      ctx.fail("as_strided's size " + Twine(size[d]) + " or stride " +
+               Twine(stride[d]) + " of dim " + Twine(d) + " is negative");
+      return std::nullopt;
+    }
+    if (size[d] == 0)
+      empty = true;
+    count = size[d] > 0 && count > kMaxIndexConstant / size[d]
+                ? kMaxIndexConstant + 1
+                : count * size[d];
+    int64_t reach = 0;
+    if (size[d] > 0 &&
+        (__builtin_mul_overflow(size[d] - 1, stride[d], &reach) ||
+         __builtin_add_overflow(last, reach, &last)))
+      outside = true;
+  }
+  if (!checkIndexCount(ctx, empty ? 0 : count, "as_strided"))
+    return std::nullopt;
+  int64_t elements = typeOf(self).getNumElements();
+  if (!empty && (outside || offset < 0 || last >= elements)) {
+    ctx.fail("as_strided reaches past the storage of a tensor of " +
+             Twine(elements) + " elements (offset " + Twine(offset) +
+             ", furthest position " +
+             (outside ? Twine("beyond int64") : Twine(last)) + ")");
+    return std::nullopt;
+  }
+  SmallVector<int64_t> positions;
+  if (empty)
+    return positions;
+  positions.reserve(count);
+  SmallVector<int64_t> at(size.size(), 0);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t p = offset;
+    for (size_t d = 0; d < size.size(); ++d)
+      p += at[d] * stride[d];
+    positions.push_back(p);
+    for (size_t d = size.size(); d-- > 0;) {
+      if (++at[d] < size[d])
+        break;
+      at[d] = 0;
+    }
+  }
+  return positions;
+}
+
+} // namespace
+
+/// as_strided: the view's elements picked from `self`'s storage, which is
+/// its elements in order (ownsStorage), by constant positions.
+void duet::import::buildAsStrided(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
   if (!ctx.ok())
     return;
-  // duet's tensors are contiguous; the view is the tensor itself when it
-  // keeps the sizes and every dim longer than 1 keeps its contiguous stride.
-  ArrayRef<int64_t> shape = typeOf(self).getShape();
-  bool identity = ArrayRef<int64_t>(size) == shape &&
-                  stride.size() == shape.size() && offset.value_or(0) == 0;
-  int64_t contiguous = 1;
-  for (size_t d = shape.size(); identity && d-- > 0;) {
-    if (shape[d] > 1 && stride[d] != contiguous)
-      identity = false;
-    contiguous *= shape[d];
-  }
-  if (!identity) {
-    std::string sizes, strides;
-    for (int64_t s : size)
-      sizes += (sizes.empty() ? "" : ", ") + std::to_string(s);
-    for (int64_t s : stride)
-      strides += (strides.empty() ? "" : ", ") + std::to_string(s);
-    return ctx.fail("as_strided to sizes [" + sizes + "], strides [" + strides +
-                    "], offset " + Twine(offset.value_or(0)) +
-                    " reinterprets memory; duet supports only an "
-                    "as_strided that keeps the sizes and the contiguous "
-                    "strides of every dim longer than 1 (an identity)");
-  }
-  ctx.setResult(self);
+  std::optional<SmallVector<int64_t>> positions = stridedPositions(ctx, self);
+  if (!positions)
+    return;
+  int64_t elements = typeOf(self).getNumElements();
+  bool identity = type.getNumElements() == elements;
+  for (int64_t i = 0; identity && i < elements; ++i)
+    identity = (*positions)[i] == i;
+  if (identity)
+    return ctx.setResult(view(ctx, self, type.getShape()));
+  if (positions->empty())
+    return ctx.setResult(ctx.splat(
+        RankedTensorType::get(type.getShape(), typeOf(self).getElementType()),
+        Scalar{true, 0, 0}));
+  Value flat = view(ctx, self, {elements});
+  ctx.setResult(
+      view(ctx, selectIndices(ctx, flat, 0, *positions), type.getShape()));
+}
+
+/// as_strided_scatter: `self` with the elements its as_strided view names
+/// replaced by `src`'s.
+void duet::import::buildAsStridedScatter(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  Value src = ctx.tensor("src");
+  if (!ctx.ok())
+    return;
+  std::optional<SmallVector<int64_t>> positions = stridedPositions(ctx, self);
+  if (!positions)
+    return;
+  Type element = type.getElementType();
+  int64_t elements = typeOf(self).getNumElements();
+  if (typeOf(src).getNumElements() != static_cast<int64_t>(positions->size()))
+    return ctx.fail("as_strided_scatter's src has " +
+                    Twine(typeOf(src).getNumElements()) +
+                    " elements for a view of " + Twine(positions->size()));
+  Value flat = view(ctx, ctx.castTo(self, element), {elements});
+  if (positions->empty())
+    return ctx.setResult(view(ctx, flat, type.getShape()));
+  int64_t n = static_cast<int64_t>(positions->size());
+  Value values = view(ctx, ctx.castTo(src, element), {n});
+  Value written = ctx.create<ScatterOp>(
+      typeOf(flat), flat, indexConstant(ctx, *positions), values,
+      ctx.builder.getI64IntegerAttr(0),
+      ScatterReduceAttr::get(ctx.builder.getContext(), ScatterReduce::none),
+      ctx.builder.getBoolAttr(true));
+  ctx.setResult(view(ctx, written, type.getShape()));
 }

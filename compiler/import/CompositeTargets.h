@@ -43,14 +43,18 @@ void emitGroupNorm(NodeContext &ctx, mlir::Value input, mlir::Value weight,
 /// native_group_norm and group_norm (only the normalized output).
 void buildNativeGroupNorm(NodeContext &ctx);
 void buildGroupNorm(NodeContext &ctx);
-/// linalg_vector_norm for ord 1, 2 and infinity.
+/// linalg_vector_norm of any ord: 0 counts the nonzero elements, ±inf takes
+/// the largest or smallest magnitude, p sums |x|^p and takes its p-th root.
 void buildVectorNorm(NodeContext &ctx);
 /// pow.Scalar: a positive Python number raised to a tensor.
 void buildPowScalarBase(NodeContext &ctx);
 /// fmod.Scalar and fmod.Tensor: `self - trunc(self / other) * other`.
 void buildFmod(NodeContext &ctx);
-/// as_strided that only re-strides dims of size 1 (an identity).
+/// as_strided and as_strided_scatter of a tensor that owns its storage (not
+/// a view of another): the view's elements picked, or written, by constant
+/// positions.
 void buildAsStrided(NodeContext &ctx);
+void buildAsStridedScatter(NodeContext &ctx);
 
 } // namespace duet::import
 

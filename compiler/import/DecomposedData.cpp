@@ -30,10 +30,6 @@ using namespace mlir;
 
 namespace {
 
-/// The largest index tensor a builder writes as a constant: beyond it the
-/// shape is not a model's but a corrupt one.
-constexpr int64_t kMaxIndexConstant = int64_t(1) << 24;
-
 /// Window arguments (sizes, kernel, dilation, padding, stride) beyond 2^31
 /// in magnitude are no model's; refusing them keeps the arithmetic on them
 /// within int64.
@@ -79,14 +75,6 @@ SmallVector<int64_t> tapPositions(ArrayRef<int64_t> kernel,
           index.push_back((oh * stride[0] + ki * dilation[0]) * width +
                           ow * stride[1] + kj * dilation[1]);
   return index;
-}
-
-bool checkIndexCount(NodeContext &ctx, int64_t count, StringRef what) {
-  if (count > kMaxIndexConstant)
-    ctx.fail(what + " moves " + Twine(count) +
-             " elements along one dim, more than the " +
-             Twine(kMaxIndexConstant) + " duet writes as a constant index");
-  return ctx.ok();
 }
 
 /// `v` rolled by `shift` along `dim`: element i comes from (i - shift) mod n.
@@ -314,8 +302,22 @@ void duet::import::buildUnfold(NodeContext &ctx) {
   if (!ctx.ok())
     return;
   int64_t rank = typeOf(self).getRank();
-  if (rank == 0)
-    return ctx.fail("unfold of a 0-d tensor is not supported");
+  if (rank == 0) {
+    // A 0-d tensor unfolds as PyTorch's does: one window of its one element
+    // (size 1), or none (size 0).
+    ctx.normalizeDim(dimension, rank, "dimension");
+    if (ctx.ok() && (size < 0 || size > 1 || step < 1))
+      return ctx.fail("unfold of a 0-d tensor takes size 0 or 1 and a "
+                      "positive step; got size " +
+                      Twine(size) + ", step " + Twine(step));
+    if (ctx.ok() && type.getNumElements() != size)
+      return ctx.fail("unfold's recorded result type does not match its "
+                      "windows");
+    if (!ctx.ok())
+      return;
+    return ctx.setResult(size == 1 ? view(ctx, self, type.getShape())
+                                   : ctx.splat(type, Scalar{true, 0, 0}));
+  }
   int64_t d = ctx.normalizeDim(dimension, rank, "dimension");
   if (!ctx.ok())
     return;

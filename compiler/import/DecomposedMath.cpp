@@ -26,6 +26,14 @@ using namespace duet::import::compose;
 using namespace duet::aten;
 using namespace mlir;
 
+bool duet::import::requireFloatResult(NodeContext &ctx, RankedTensorType type,
+                                      StringRef what) {
+  if (ctx.ok() && !isa<FloatType>(type.getElementType()))
+    ctx.fail(what + " of an integer tensor is not supported; convert it to "
+                    "float first");
+  return ctx.ok();
+}
+
 namespace {
 
 /// The dims of `dims` made non-negative, sorted and unique; every dim of a
@@ -46,15 +54,6 @@ SmallVector<int64_t> reducedDims(NodeContext &ctx,
   llvm::sort(out);
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
-}
-
-/// Requires a floating-point result: the reductions compute in float.
-bool requireFloatResult(NodeContext &ctx, RankedTensorType type,
-                        StringRef what) {
-  if (ctx.ok() && !isa<FloatType>(type.getElementType()))
-    ctx.fail(what + " of an integer tensor is not supported; convert it to "
-                    "float first");
-  return ctx.ok();
 }
 
 /// var or std of `self` over `dims` with divisor N - correction.
@@ -168,30 +167,103 @@ Value duet::import::extremum(NodeContext &ctx, Value x, ArrayRef<int64_t> dims,
   return top ? ctx.castTo(top, element) : Value();
 }
 
+void duet::import::emitScaledSum(NodeContext &ctx, RankedTensorType type,
+                                 Value self, Value product, StringRef what) {
+  double beta = ctx.number("beta"), alpha = ctx.number("alpha");
+  if (!ctx.ok() || !product)
+    return;
+  Type element = type.getElementType();
+  auto scalar = [&](double v) {
+    return isa<FloatType>(element)
+               ? realOf(ctx, element, v)
+               : integerOf(ctx, element, static_cast<int64_t>(v));
+  };
+  product = view(ctx, ctx.castTo(product, element), type.getShape());
+  if (alpha != 1)
+    product = mul(ctx, product, scalar(alpha));
+  // As in PyTorch, beta = 0 ignores self (NaN in it included).
+  if (beta == 0)
+    return ctx.setResult(product);
+  Value base = operandAs(ctx, self, type);
+  if (beta != 1)
+    base = mul(ctx, base, scalar(beta));
+  Value sum = add(ctx, base, product);
+  if (ctx.ok() && typeOf(sum) != type)
+    return ctx.fail("argument 'self' does not broadcast to the shape of " +
+                    what + "'s product");
+  ctx.setResult(sum);
+}
+
+namespace {
+/// `a @ b` ([n, k] @ [k, m], or batched), exactly in int64 for an integer
+/// result.
+Value matrixProduct(NodeContext &ctx, Value a, Value b, RankedTensorType type) {
+  if (isa<IntegerType>(type.getElementType()))
+    return integerMatrixProduct(ctx, a, b, type);
+  a = operandAs(ctx, a, type);
+  b = operandAs(ctx, b, type);
+  if (!ctx.ok())
+    return {};
+  if (typeOf(a).getRank() == 3)
+    return bmm(ctx, a, b);
+  if (typeOf(a).getRank() != 2 || typeOf(b).getRank() != 2 ||
+      typeOf(a).getDimSize(1) != typeOf(b).getDimSize(0)) {
+    ctx.fail("a matrix product of shapes that do not multiply");
+    return {};
+  }
+  return ctx.create<MmOp>(
+      RankedTensorType::get({typeOf(a).getDimSize(0), typeOf(b).getDimSize(1)},
+                            type.getElementType()),
+      a, b);
+}
+} // namespace
+
 void duet::import::buildBaddbmm(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();
   Value self = ctx.tensor("self");
   Value batch1 = ctx.tensor("batch1"), batch2 = ctx.tensor("batch2");
-  double beta = ctx.number("beta"), alpha = ctx.number("alpha");
-  if (!requireFloatResult(ctx, type, "baddbmm"))
+  if (ctx.ok())
+    emitScaledSum(ctx, type, self, matrixProduct(ctx, batch1, batch2, type),
+                  "baddbmm");
+}
+
+/// addbmm: beta·self + alpha·Σ_b batch1[b] @ batch2[b].
+void duet::import::buildAddbmm(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  Value batch1 = ctx.tensor("batch1"), batch2 = ctx.tensor("batch2");
+  if (!ctx.ok())
     return;
+  if (typeOf(batch1).getRank() != 3)
+    return ctx.fail("addbmm needs [b, n, k] and [b, k, m] batches");
+  // Integer products are summed in int64, which wraps as the narrower type
+  // does; half products in float32, rounded once (PyTorch rounds each
+  // batch's product and each partial sum to the half type).
   Type element = type.getElementType();
-  Value product = ctx.create<BmmOp>(type, operandAs(ctx, batch1, type),
-                                    operandAs(ctx, batch2, type));
-  // As in PyTorch, beta = 0 ignores self (NaN in it included).
-  if (beta == 0) {
-    if (alpha != 1)
-      product = mul(ctx, product, realOf(ctx, element, alpha));
-    return ctx.setResult(product);
-  }
-  Value base = operandAs(ctx, self, type);
-  if (beta != 1)
-    base = mul(ctx, base, realOf(ctx, element, beta));
-  Value sum = add(ctx, base, product, alpha);
-  if (ctx.ok() && typeOf(sum) != type)
-    return ctx.fail("argument 'self' does not broadcast to the product's "
-                    "shape");
-  ctx.setResult(sum);
+  Type sumType = isa<IntegerType>(element) ? ctx.builder.getI64Type()
+                 : element.isF16() || element.isBF16()
+                     ? ctx.builder.getF32Type()
+                     : element;
+  Value products =
+      matrixProduct(ctx, batch1, batch2, typeOf(batch1).clone(sumType));
+  emitScaledSum(ctx, type, self, reduce<SumOp>(ctx, products, {0}, false),
+                "addbmm");
+}
+
+/// addmv: beta·self + alpha·(mat @ vec).
+void duet::import::buildAddmv(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  Value mat = ctx.tensor("mat"), vec = ctx.tensor("vec");
+  if (!ctx.ok())
+    return;
+  if (typeOf(mat).getRank() != 2 || typeOf(vec).getRank() != 1)
+    return ctx.fail("addmv needs a matrix and a vector");
+  Value column = view(ctx, vec, {typeOf(vec).getDimSize(0), 1});
+  emitScaledSum(
+      ctx, type, self,
+      matrixProduct(ctx, mat, column, typeOf(mat).clone(type.getElementType())),
+      "addmv");
 }
 
 namespace {
@@ -468,6 +540,62 @@ void duet::import::buildHypot(NodeContext &ctx) {
   ctx.setResult(ctx.create<SqrtOp>(typeOf(sum), sum));
 }
 
+/// Whether each element of `x` has its sign bit set: below zero, or -0.0
+/// (whose reciprocal is -inf). A NaN reads as positive: duet has no bit view
+/// of a float.
+namespace {
+Value signBit(NodeContext &ctx, Value x) {
+  RankedTensorType type = typeOf(x);
+  RankedTensorType flags = type.clone(ctx.builder.getI1Type());
+  Type element = type.getElementType();
+  Value negative = ctx.create<LtOp>(flags, x, integerOf(ctx, element, 0));
+  if (!isa<FloatType>(element))
+    return negative;
+  Value zero = ctx.create<EqOp>(flags, x, realOf(ctx, element, 0.0));
+  Value inverse = div(ctx, realOf(ctx, element, 1.0), x);
+  Value negativeZero = ctx.create<LogicalAndOp>(
+      flags, zero, ctx.create<LtOp>(flags, inverse, realOf(ctx, element, 0.0)));
+  return ctx.create<LogicalOrOp>(flags, negative, negativeZero);
+}
+} // namespace
+
+void duet::import::buildSignbit(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self");
+  if (!ctx.ok())
+    return;
+  Type element = typeOf(self).getElementType();
+  if (element.isInteger(1) ||
+      (isa<IntegerType>(element) && cast<IntegerType>(element).isUnsigned()))
+    return ctx.setResult(ctx.splat(type, Scalar{true, 0, 0}));
+  ctx.setResult(view(ctx, signBit(ctx, self), type.getShape()));
+}
+
+/// copysign(a, b): |a| with b's sign.
+void duet::import::buildCopysign(NodeContext &ctx) {
+  RankedTensorType type;
+  Value a, b;
+  if (!floatOperands(ctx, "copysign", type, a, b))
+    return;
+  Value magnitude = ctx.create<AbsOp>(typeOf(a), a);
+  Value negated = ctx.create<NegOp>(typeOf(a), magnitude);
+  Value flags = signBit(ctx, b);
+  ctx.setResult(ctx.create<WhereOp>(type, flags, negated, magnitude));
+}
+
+/// ldexp(x, e) = x · 2^e, the power exact (pow of 2 by a whole number).
+void duet::import::buildLdexp(NodeContext &ctx) {
+  RankedTensorType type;
+  Value x, e;
+  if (!floatOperands(ctx, "ldexp", type, x, e))
+    return;
+  Type element = type.getElementType();
+  RankedTensorType powers = broadcastType(ctx, realOf(ctx, element, 2.0), e,
+                                          element, "ldexp's exponent");
+  Value scale = ctx.create<PowTensorOp>(powers, realOf(ctx, element, 2.0), e);
+  ctx.setResult(view(ctx, mul(ctx, x, scale), type.getShape()));
+}
+
 /// round.decimals: round(x·10^d) / 10^d, or round(x / 10^-d) · 10^-d for
 /// d < 0, as PyTorch computes it.
 void duet::import::buildRoundDecimals(NodeContext &ctx) {
@@ -659,9 +787,8 @@ Value pairwiseDistances(NodeContext &ctx, Value x1, Value x2, double p,
     ctx.fail("cdist needs [*, P, M] and [*, R, M] operands");
     return {};
   }
-  if (!(p >= 0) || p == 0) {
-    ctx.fail("cdist with p = " + std::to_string(p) +
-             " is not supported (p must be positive)");
+  if (!(p >= 0)) {
+    ctx.fail("cdist with p = " + std::to_string(p) + "; p must be 0 or more");
     return {};
   }
   SmallVector<int64_t> s1(typeOf(x1).getShape()), s2(typeOf(x2).getShape());
@@ -673,23 +800,72 @@ Value pairwiseDistances(NodeContext &ctx, Value x1, Value x2, double p,
   if (!ctx.ok())
     return {};
   int64_t last = typeOf(diff).getRank() - 1;
-  if (p == 2) {
-    Value squares = reduce<SumOp>(ctx, mul(ctx, diff, diff), {last}, false);
-    return ctx.create<SqrtOp>(typeOf(squares), squares);
+  if (p == 0) {
+    // cdist counts min(ceil(|d|), 1): a NaN difference makes the distance
+    // NaN, where the vector norm of order 0 would count it.
+    RankedTensorType flags = typeOf(diff).clone(ctx.builder.getI1Type());
+    Value nan = ctx.create<NeOp>(flags, diff, diff);
+    Value counted = ctx.create<WhereOp>(
+        typeOf(diff), nan, diff,
+        ctx.castTo(ctx.create<NeOp>(flags, diff, realOf(ctx, element, 0.0)),
+                   element));
+    return reduce<SumOp>(ctx, counted, {last}, false);
   }
-  Value magnitude = ctx.create<AbsOp>(typeOf(diff), diff);
-  if (p == 1)
-    return reduce<SumOp>(ctx, magnitude, {last}, false);
-  if (std::isinf(p))
-    return reduce<AmaxOp>(ctx, magnitude, {last}, false);
-  Value powered = ctx.create<PowOp>(typeOf(diff), magnitude,
-                                    ctx.builder.getF64FloatAttr(p));
-  Value sum = reduce<SumOp>(ctx, powered, {last}, false);
-  return ctx.create<PowOp>(typeOf(sum), sum,
-                           ctx.builder.getF64FloatAttr(1.0 / p));
+  return vectorNorm(ctx, diff, p, {last}, false);
 }
 
 } // namespace
+
+Value duet::import::vectorNorm(NodeContext &ctx, Value x, double ord,
+                               ArrayRef<int64_t> dims, bool keepdim) {
+  RankedTensorType type = typeOf(x);
+  if (!type)
+    return {};
+  Type element = type.getElementType();
+  if (element.isF16() || element.isBF16()) {
+    // Summed in float32, as PyTorch's norms of half types are: |x|^p
+    // overflows float16 long before the norm does.
+    Value wide = vectorNorm(ctx, ctx.castTo(x, ctx.builder.getF32Type()), ord,
+                            dims, keepdim);
+    return wide ? ctx.castTo(wide, element) : Value();
+  }
+  if (ord == 2) {
+    Value squares = reduce<SumOp>(ctx, mul(ctx, x, x), dims, keepdim);
+    return ctx.create<SqrtOp>(typeOf(squares), squares);
+  }
+  if (ord == 0) {
+    // The count of nonzero elements (a NaN is not zero).
+    Value nonzero = ctx.create<NeOp>(type.clone(ctx.builder.getI1Type()), x,
+                                     realOf(ctx, element, 0.0));
+    return reduce<SumOp>(ctx, ctx.castTo(nonzero, element), dims, keepdim);
+  }
+  Value magnitudes = ctx.create<AbsOp>(type, x);
+  if (ord == 1)
+    return reduce<SumOp>(ctx, magnitudes, dims, keepdim);
+  if (std::isinf(ord))
+    return extremum(ctx, magnitudes, dims, keepdim, /*largest=*/ord > 0);
+  // (sum |x|^p)^(1/p); a negative p takes 0^p = inf, whose sum's root is 0,
+  // as PyTorch's does.
+  Value powers =
+      ctx.create<PowOp>(type, magnitudes, ctx.builder.getF64FloatAttr(ord));
+  Value sum = reduce<SumOp>(ctx, powers, dims, keepdim);
+  return ctx.create<PowOp>(typeOf(sum), sum,
+                           ctx.builder.getF64FloatAttr(1.0 / ord));
+}
+
+/// dist(a, b, p): the p-norm of a - b over every element.
+void duet::import::buildDist(NodeContext &ctx) {
+  RankedTensorType type;
+  auto [a, b] = binaryOperands(ctx, type);
+  double p = ctx.number("p");
+  if (!requireFloatResult(ctx, type, "dist"))
+    return;
+  if (std::isnan(p))
+    return ctx.fail("argument 'p' is NaN");
+  Value norm = vectorNorm(ctx, sub(ctx, a, b), p, {}, false);
+  if (ctx.ok())
+    ctx.setResult(view(ctx, norm, {}));
+}
 
 void duet::import::buildCdist(NodeContext &ctx) {
   RankedTensorType type = ctx.resultType();

@@ -3,9 +3,10 @@
 // ATen ops outside the aten dialect that a few of its ops compute exactly, as
 // PyTorch's own decomposition table writes them: the builders of
 // DecomposedMath.cpp (arithmetic, statistics, normalizations, activations,
-// constants) and of DecomposedData.cpp (windows, padding, pooling along one
-// dim, repeats, einsum). Each checks first that the node is a form it covers
-// and names the argument otherwise.
+// constants), of DecomposedData.cpp (windows, padding, pooling along one
+// dim, repeats, einsum) and of ScanTargets.cpp (running reductions). Each
+// checks first that the node is a form it covers and names the argument
+// otherwise.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,13 +19,34 @@ namespace duet::import {
 
 //===--- DecomposedMath.cpp ---------------------------------------------===//
 
+/// Whether the op's result is floating-point: the reductions and
+/// transcendental functions compute in float. Otherwise the node fails,
+/// naming `what`.
+bool requireFloatResult(NodeContext &ctx, mlir::RankedTensorType type,
+                        llvm::StringRef what);
+
+/// The vector norm of order `ord` of `x` over `dims` (every dim when empty):
+/// 0 counts the nonzero elements, ±inf takes the largest or smallest
+/// magnitude, p the p-th root of the sum of |x|^p. `x` is float.
+mlir::Value vectorNorm(NodeContext &ctx, mlir::Value x, double ord,
+                       llvm::ArrayRef<int64_t> dims, bool keepdim);
+/// dist(a, b, p): vectorNorm(a - b, p).
+void buildDist(NodeContext &ctx);
+
 /// The maximum (largest) or minimum of `x` over `dims` (every dim when
 /// empty), in any element type; integers and booleans exactly, in int64.
 mlir::Value extremum(NodeContext &ctx, mlir::Value x,
                      llvm::ArrayRef<int64_t> dims, bool keepdim, bool largest);
 
-/// baddbmm: beta·self + alpha·(batch1 @ batch2).
+/// beta·self + alpha·product (the node's `beta` and `alpha`), `self`
+/// broadcast to the result; integers exact. beta = 0 ignores self.
+void emitScaledSum(NodeContext &ctx, mlir::RankedTensorType type,
+                   mlir::Value self, mlir::Value product, llvm::StringRef what);
+/// baddbmm: beta·self + alpha·(batch1 @ batch2); addbmm sums the batch's
+/// products; addmv: beta·self + alpha·(mat @ vec).
 void buildBaddbmm(NodeContext &ctx);
+void buildAddbmm(NodeContext &ctx);
+void buildAddmv(NodeContext &ctx);
 /// addcmul and addcdiv: self + value·(tensor1 ∘ tensor2).
 void buildAddcmul(NodeContext &ctx);
 void buildAddcdiv(NodeContext &ctx);
@@ -62,6 +84,11 @@ void buildErfc(NodeContext &ctx);
 void buildFmaxFmin(NodeContext &ctx, bool largest);
 void buildHypot(NodeContext &ctx);
 void buildRoundDecimals(NodeContext &ctx);
+/// ldexp: x · 2^e.
+void buildLdexp(NodeContext &ctx);
+/// signbit and copysign (a NaN's sign bit reads as positive).
+void buildSignbit(NodeContext &ctx);
+void buildCopysign(NodeContext &ctx);
 /// xlogy.Tensor and logit.
 void buildXlogy(NodeContext &ctx);
 void buildLogit(NodeContext &ctx);
@@ -151,6 +178,15 @@ void buildDiagonal(NodeContext &ctx);
 void buildMeshgrid(NodeContext &ctx);
 /// einsum of one or two operands, without repeated indices in an operand.
 void buildEinsum(NodeContext &ctx);
+
+//===--- ScanTargets.cpp ------------------------------------------------===//
+
+/// cumprod, cummax and cummin (values and indices), logcumsumexp: running
+/// reductions along `dim`, as log2(n) shift-and-combine steps.
+void buildCumprod(NodeContext &ctx);
+void buildCummax(NodeContext &ctx);
+void buildCummin(NodeContext &ctx);
+void buildLogcumsumexp(NodeContext &ctx);
 
 } // namespace duet::import
 

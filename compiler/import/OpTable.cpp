@@ -252,34 +252,6 @@ void buildLinear(NodeContext &ctx) {
       bias ? operandAs(ctx, bias, type) : Value()));
 }
 
-/// `a @ b` of integer matrices (`[n, k] @ [k, m]`, or with one batch dim):
-/// the products `[..., n, k, 1] * [..., 1, k, m]` summed over k, in int64,
-/// which wraps as PyTorch's integer arithmetic does, then converted to the
-/// result's type (a wrapped int64 sum converts to the same value as a sum
-/// wrapped in the narrower type). The matrix-product ops compute in float,
-/// which is not exact past 2^24; integer products are small in models
-/// (index arithmetic), so the broadcast form's size is no concern.
-Value integerMatrixProduct(NodeContext &ctx, Value a, Value b,
-                           RankedTensorType type) {
-  auto aType = NodeContext::typeOf(a), bType = NodeContext::typeOf(b);
-  int64_t rank = aType.getRank();
-  if (rank < 2 || rank > 3 || bType.getRank() != rank ||
-      aType.getShape().drop_back(2) != bType.getShape().drop_back(2) ||
-      aType.getShape().back() != bType.getShape()[rank - 2]) {
-    ctx.fail("integer matrix product of shapes that do not multiply");
-    return {};
-  }
-  Type i64 = ctx.builder.getI64Type();
-  SmallVector<int64_t> left(aType.getShape()), right(bType.getShape());
-  left.push_back(1);
-  right.insert(right.end() - 2, 1);
-  Value products =
-      compose::mul(ctx, compose::view(ctx, ctx.castTo(a, i64), left),
-                   compose::view(ctx, ctx.castTo(b, i64), right));
-  Value sum = compose::reduce<SumOp>(ctx, products, {rank - 1}, false);
-  return sum ? ctx.castTo(sum, type.getElementType()) : Value();
-}
-
 bool isIntegerResult(RankedTensorType type) {
   return isa<IntegerType>(type.getElementType());
 }
@@ -291,26 +263,10 @@ void buildAddmm(NodeContext &ctx) {
   double beta = ctx.number("beta"), alpha = ctx.number("alpha");
   if (!ctx.ok())
     return;
-  if (isIntegerResult(type)) {
-    // beta·self + alpha·(mat1 @ mat2), the scalars integers as PyTorch
-    // requires of an integer addmm; beta 0 ignores self (NaN or not).
-    Type element = type.getElementType();
-    Value product = integerMatrixProduct(ctx, mat1, mat2, type);
-    if (!product)
-      return;
-    if (alpha != 1)
-      product = compose::mul(
-          ctx, product,
-          compose::integerOf(ctx, element, static_cast<int64_t>(alpha)));
-    if (beta == 0)
-      return ctx.setResult(product);
-    Value term = ctx.castTo(self, element);
-    if (beta != 1)
-      term = compose::mul(
-          ctx, term,
-          compose::integerOf(ctx, element, static_cast<int64_t>(beta)));
-    return ctx.setResult(compose::add(ctx, product, term));
-  }
+  if (isIntegerResult(type))
+    return emitScaledSum(ctx, type, self,
+                         compose::integerMatrixProduct(ctx, mat1, mat2, type),
+                         "addmm");
   ctx.setResult(ctx.create<AddmmOp>(
       type, operandAs(ctx, self, type), operandAs(ctx, mat1, type),
       operandAs(ctx, mat2, type), f64(ctx, beta), f64(ctx, alpha)));
@@ -324,7 +280,7 @@ template <typename OpT> void buildMatrixProduct(NodeContext &ctx) {
   if (!ctx.ok())
     return;
   if (!std::is_same_v<OpT, MatmulOp> && isIntegerResult(type)) {
-    if (Value product = integerMatrixProduct(ctx, self, other, type))
+    if (Value product = compose::integerMatrixProduct(ctx, self, other, type))
       ctx.setResult(product);
     return;
   }
@@ -1569,9 +1525,9 @@ void buildNothing(NodeContext &) {}
 
 /// _to_copy, to.*, type_as: the recorded result type says which dtype; the
 /// device, layout and memory format do not matter to duet.
-void buildConvert(NodeContext &ctx) {
+void buildConvert(NodeContext &ctx, StringRef operand = "self") {
   RankedTensorType type = ctx.resultType();
-  Value self = ctx.tensor("self");
+  Value self = ctx.tensor(operand);
   if (!ctx.ok())
     return;
   if (NodeContext::typeOf(self).getShape() != type.getShape())
@@ -1952,6 +1908,12 @@ public:
         OpEntry{std::string("torch.ops.quantized_decomposed.") + name, build,
                 std::move(defaults), Effect::Functional});
   }
+  /// Registers `torch.ops.prims.<name>` (the primitives PyTorch's own
+  /// decompositions write, as in a model exported after them).
+  void addPrimitive(const char *name, OpBuildFn build) {
+    entries.push_back(OpEntry{
+        std::string("torch.ops.prims.") + name, build, {}, Effect::Functional});
+  }
   /// Registers the functional op `<op>.<overload>` and its in-place variant
   /// `<op>_.<overload>`.
   void addWithInPlace(const char *op, const char *overload, OpBuildFn build,
@@ -2165,6 +2127,10 @@ void addReductions(OpTableBuilder &t) {
   t.add("_log_softmax.default", buildAlongDim<LogSoftmaxOp>);
   t.addWithInPlace("cumsum", "default", buildAlongDim<CumsumOp>,
                    {{"dtype", none()}});
+  t.addWithInPlace("cumprod", "default", buildCumprod, {{"dtype", none()}});
+  t.add("cummax.default", buildCummax);
+  t.add("cummin.default", buildCummin);
+  t.add("logcumsumexp.default", buildLogcumsumexp);
 }
 
 void addShapes(OpTableBuilder &t) {
@@ -2177,6 +2143,8 @@ void addShapes(OpTableBuilder &t) {
     t.add(view, buildView);
   t.add("expand.default", buildExpand, {{"implicit", boolean(false)}});
   t.add("as_strided.default", buildAsStrided, {{"storage_offset", none()}});
+  t.add("as_strided_scatter.default", buildAsStridedScatter,
+        {{"storage_offset", none()}});
   t.add("expand_as.default", buildExpand);
   t.add("repeat.default", buildRepeat);
   t.add("permute.default", buildPermute);
@@ -2214,7 +2182,9 @@ void addIdentities(OpTableBuilder &t) {
   t.add("_assert_tensor_metadata.default", buildNothing);
   for (const char *convert : {"_to_copy.default", "to.dtype", "to.dtype_layout",
                               "to.device", "to.other", "type_as.default"})
-    t.add(convert, buildConvert);
+    t.add(convert, [](NodeContext &ctx) { buildConvert(ctx); });
+  t.addPrimitive("convert_element_type.default",
+                 [](NodeContext &ctx) { buildConvert(ctx, "a"); });
 }
 
 void addFactories(OpTableBuilder &t) {
@@ -2273,8 +2243,12 @@ void addDecomposedTargets(OpTableBuilder &t) {
   using A = ArgDefault;
   // Targets written as several aten ops, as PyTorch's decomposition table
   // writes them (DecomposedMath.cpp, DecomposedData.cpp).
-  t.add("baddbmm.default", buildBaddbmm,
-        {{"beta", integer(1)}, {"alpha", integer(1)}});
+  t.addWithInPlace("baddbmm", "default", buildBaddbmm,
+                   {{"beta", integer(1)}, {"alpha", integer(1)}});
+  t.addWithInPlace("addbmm", "default", buildAddbmm,
+                   {{"beta", integer(1)}, {"alpha", integer(1)}});
+  t.addWithInPlace("addmv", "default", buildAddmv,
+                   {{"beta", integer(1)}, {"alpha", integer(1)}});
   t.addWithInPlace("addcmul", "default", buildAddcmul, {{"value", integer(1)}});
   t.addWithInPlace("addcdiv", "default", buildAddcdiv, {{"value", integer(1)}});
   // var_mean and std_mean: the same, with the mean as a second result.
@@ -2308,6 +2282,10 @@ void addDecomposedTargets(OpTableBuilder &t) {
   t.add("fmax.default", [](NodeContext &ctx) { buildFmaxFmin(ctx, true); });
   t.add("fmin.default", [](NodeContext &ctx) { buildFmaxFmin(ctx, false); });
   t.addWithInPlace("hypot", "default", buildHypot);
+  t.addWithInPlace("copysign", "Tensor", buildCopysign);
+  t.addWithInPlace("copysign", "Scalar", buildCopysign);
+  t.add("signbit.default", buildSignbit);
+  t.addWithInPlace("ldexp", "Tensor", buildLdexp);
   t.addWithInPlace("xlogy", "Tensor", buildXlogy);
   t.add("xlogy.Scalar_Self", buildXlogy);
   t.add("xlogy.Scalar_Other", buildXlogy);
@@ -2344,6 +2322,7 @@ void addDecomposedTargets(OpTableBuilder &t) {
   t.add("col2im.default", buildCol2im);
   t.add("_cdist_forward.default", buildCdist);
   t.add("cdist.default", buildCdist, {{"p", real(2)}, {"compute_mode", none()}});
+  t.add("dist.default", buildDist, {{"p", integer(2)}});
   t.add("_pdist_forward.default", buildPdist, {{"p", real(2)}});
   t.add("pdist.default", buildPdist, {{"p", real(2)}});
   for (const char *pad :
@@ -2422,6 +2401,10 @@ void addScatterTargets(OpTableBuilder &t) {
   t.addWithInPlace("scatter_reduce", "two", buildScatterReduce,
                    {{"include_self", boolean(true)}});
   t.addWithInPlace("index_copy", "default", buildIndexCopy);
+  t.addWithInPlace("index_reduce", "default", buildIndexReduce,
+                   {{"include_self", boolean(true)}});
+  t.addWithInPlace("put", "default", buildPut,
+                   {{"accumulate", boolean(false)}});
   t.addWithInPlace("index_add", "default", buildIndexAdd,
                    {{"alpha", integer(1)}});
   t.addWithInPlace("index_put", "default", buildIndexPut,
@@ -2441,6 +2424,14 @@ void addOrderingTargets(OpTableBuilder &t) {
     t.add(sort, buildSort,
           {{"stable", none()}, {"dim", integer(-1)},
            {"descending", boolean(false)}});
+  t.add("kthvalue.default", buildKthvalue,
+        {{"dim", integer(-1)}, {"keepdim", boolean(false)}});
+  t.add("median.default", [](NodeContext &ctx) { buildMedian(ctx, false); });
+  t.add("median.dim", [](NodeContext &ctx) { buildMedian(ctx, false); },
+        {{"keepdim", boolean(false)}});
+  t.add("nanmedian.default", [](NodeContext &ctx) { buildMedian(ctx, true); });
+  t.add("nanmedian.dim", [](NodeContext &ctx) { buildMedian(ctx, true); },
+        {{"keepdim", boolean(false)}});
   for (const char *argsort : {"argsort.default", "argsort.stable"})
     t.add(argsort, buildArgsort,
           {{"stable", none()}, {"dim", integer(-1)},
@@ -2472,10 +2463,11 @@ void addViewCopies(OpTableBuilder &t) {
   // as ExecuTorch's edge dialect and functionalization write them) compute
   // what the views do.
   static constexpr StringRef kViews[] = {
-      "view",      "permute", "expand",  "slice",    "select",
-      "transpose", "t",       "squeeze", "unsqueeze", "alias",
-      "detach",    "split_with_sizes", "split", "unbind", "unfold",
-      "as_strided", "clone"};
+      "view",      "permute",   "expand", "slice",
+      "select",    "transpose", "t",      "squeeze",
+      "unsqueeze", "alias",     "detach", "split_with_sizes",
+      "split",     "unbind",    "unfold", "as_strided",
+      "clone",     "narrow"};
   std::vector<OpEntry> copies;
   for (const OpEntry &e : t.entries) {
     StringRef target(e.target);

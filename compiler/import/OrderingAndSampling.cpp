@@ -131,7 +131,101 @@ void emitArgExtreme(NodeContext &ctx, bool largest) {
   ctx.setResult(view(ctx, top.getIndices(), type.getShape()));
 }
 
+/// kthvalue, median and nanmedian: one element of each line sorted
+/// ascending (NaN last), and its index. `k` (1-based) picks kthvalue's;
+/// median takes the lower middle, or the first NaN when the line has one
+/// (PyTorch's median propagates NaN); nanmedian the lower middle of the
+/// numbers. Without `dim`, every element is one line and only the value is
+/// returned. The recorded result shapes say whether dim is kept.
+enum class SortedPick { Kth, Median, NanMedian };
+
+void emitSortedPick(NodeContext &ctx, SortedPick pick,
+                    std::optional<int64_t> dim, int64_t k = 0) {
+  RankedTensorType type = ctx.resultType(0);
+  Value self = ctx.tensor("self");
+  if (!ctx.ok())
+    return;
+  Value x = self;
+  int64_t d = 0;
+  if (!dim)
+    x = view(ctx, x, {typeOf(x).getNumElements()});
+  else if (typeOf(x).getRank() == 0)
+    x = view(ctx, x, {1});
+  else
+    d = ctx.normalizeDim(*dim, typeOf(x).getRank());
+  Value input = orderedOperand(ctx, x);
+  if (!ctx.ok())
+    return;
+  StringRef what = pick == SortedPick::Kth      ? "kthvalue"
+                   : pick == SortedPick::Median ? "median"
+                                                : "nanmedian";
+  int64_t n = typeOf(input).getDimSize(d);
+  if (n == 0)
+    return ctx.fail(what + " of an empty dim has no answer");
+  if (pick == SortedPick::Kth && (k < 1 || k > n))
+    return ctx.fail("argument 'k' is " + Twine(k) + "; dim " + Twine(d) +
+                    " has " + Twine(n) + " elements");
+  TopkOp sorted = emitTopk(ctx, input, d, n, /*largest=*/false);
+  Value values = sorted.getValues(), indices = sorted.getIndices();
+  Type i64 = ctx.builder.getI64Type();
+  RankedTensorType lineType = typeOf(indices);
+  SmallVector<int64_t> one(lineType.getShape());
+  if (ctx.ok())
+    one[d] = 1;
+  Value at;
+  if (pick == SortedPick::Kth) {
+    at = ctx.splat(RankedTensorType::get(one, i64), Scalar{true, k - 1, 0});
+  } else if (!isa<FloatType>(typeOf(input).getElementType())) {
+    at = ctx.splat(RankedTensorType::get(one, i64),
+                   Scalar{true, (n - 1) / 2, 0});
+  } else {
+    Value nan = ctx.create<NeOp>(typeOf(input).clone(ctx.builder.getI1Type()),
+                                 input, input);
+    Value nans = reduce<SumOp>(ctx, ctx.castTo(nan, i64), {d}, true);
+    Value numbers = sub(ctx, integerOf(ctx, i64, n), nans);
+    if (pick == SortedPick::Median) {
+      Value any = ctx.create<GtOp>(typeOf(nans).clone(ctx.builder.getI1Type()),
+                                   nans, integerOf(ctx, i64, 0));
+      at = ctx.create<WhereOp>(typeOf(nans), any, numbers,
+                               integerOf(ctx, i64, (n - 1) / 2));
+    } else {
+      // (max(numbers, 1) - 1) / 2: an all-NaN line picks its first NaN.
+      Value counted = ctx.create<MaximumOp>(typeOf(numbers), numbers,
+                                            integerOf(ctx, i64, 1));
+      at = ctx.create<DivOp>(
+          typeOf(counted), sub(ctx, counted, integerOf(ctx, i64, 1)),
+          integerOf(ctx, i64, 2),
+          DivRoundingAttr::get(ctx.builder.getContext(), DivRounding::floor));
+    }
+  }
+  if (!ctx.ok())
+    return;
+  RankedTensorType picked = typeOf(values).clone(one);
+  Value value = ctx.create<GatherOp>(picked, values, at,
+                                     ctx.builder.getI64IntegerAttr(d));
+  ctx.setResult(
+      0, view(ctx, ctx.castTo(value, type.getElementType()), type.getShape()));
+  if (ctx.numResults() > 1) {
+    Value index = ctx.create<GatherOp>(RankedTensorType::get(one, i64), indices,
+                                       at, ctx.builder.getI64IntegerAttr(d));
+    ctx.setResult(1, view(ctx, index, ctx.resultType(1).getShape()));
+  }
+}
+
 } // namespace
+
+void duet::import::buildKthvalue(NodeContext &ctx) {
+  int64_t k = ctx.integer("k"), dim = ctx.integer("dim");
+  if (ctx.ok())
+    emitSortedPick(ctx, SortedPick::Kth, dim, k);
+}
+
+void duet::import::buildMedian(NodeContext &ctx, bool ignoreNan) {
+  std::optional<int64_t> dim = ctx.optionalInteger("dim");
+  if (ctx.ok())
+    emitSortedPick(ctx, ignoreNan ? SortedPick::NanMedian : SortedPick::Median,
+                   dim);
+}
 
 void duet::import::buildTopk(NodeContext &ctx) {
   int64_t k = ctx.integer("k"), dim = ctx.integer("dim");

@@ -18,6 +18,12 @@ void buildTopk(NodeContext &ctx);
 void buildSort(NodeContext &ctx);
 /// argsort.default and argsort.stable: the indices of a stable sort.
 void buildArgsort(NodeContext &ctx);
+/// kthvalue: the k-th smallest along dim (NaN largest) and its index.
+void buildKthvalue(NodeContext &ctx);
+/// median and nanmedian, over every element (.default: the value) or along
+/// dim (.dim: value and index): the lower middle of the sorted line; median
+/// gives a line's NaN where it has one, nanmedian leaves NaN out.
+void buildMedian(NodeContext &ctx, bool ignoreNan);
 /// argmax and argmin: the index of the first extreme.
 void buildArgmax(NodeContext &ctx);
 void buildArgmin(NodeContext &ctx);

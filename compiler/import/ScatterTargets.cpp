@@ -28,8 +28,6 @@ void emitScatter(NodeContext &ctx, Value self, Value index, Value src,
   if (!ctx.ok())
     return;
   Type element = type.getElementType();
-  if (how == ScatterReduce::mean && !isa<FloatType>(element))
-    return ctx.fail("a mean scatter of an integer tensor is not supported");
   self = ctx.castTo(self, element);
   src = ctx.castTo(src, element);
   index = ctx.castTo(index, ctx.builder.getI64Type());
@@ -40,11 +38,34 @@ void emitScatter(NodeContext &ctx, Value self, Value index, Value src,
     src = view(ctx, src, {typeOf(src).getNumElements()});
     dim = 0;
   }
-  Value result = ctx.create<ScatterOp>(
-      typeOf(self), self, index, src, ctx.builder.getI64IntegerAttr(dim),
-      ScatterReduceAttr::get(ctx.builder.getContext(), how),
-      ctx.builder.getBoolAttr(includeSelf));
-  ctx.setResult(view(ctx, result, type.getShape()));
+  auto scatter = [&](Value into, Value from, ScatterReduce by, bool withSelf) {
+    return ctx.create<ScatterOp>(
+        typeOf(into), into, index, from, ctx.builder.getI64IntegerAttr(dim),
+        ScatterReduceAttr::get(ctx.builder.getContext(), by),
+        ctx.builder.getBoolAttr(withSelf));
+  };
+  if (how != ScatterReduce::mean || isa<FloatType>(element))
+    return ctx.setResult(
+        view(ctx, scatter(self, src, how, includeSelf), type.getShape()));
+  // An integer mean, as PyTorch takes it: the sum floor-divided by the
+  // count (self counted once with include_self); a position nothing is
+  // written to keeps self.
+  Value sums = scatter(self, src, ScatterReduce::sum, includeSelf);
+  Value ones = ctx.splat(typeOf(src), Scalar{true, 1, 0});
+  Value base = ctx.splat(typeOf(self), Scalar{true, includeSelf ? 1 : 0, 0});
+  Value counts = scatter(base, ones, ScatterReduce::sum, true);
+  if (!ctx.ok())
+    return;
+  RankedTensorType flags = typeOf(counts).clone(ctx.builder.getI1Type());
+  Value written = ctx.create<GtOp>(flags, counts, integerOf(ctx, element, 0));
+  Value divisor =
+      ctx.create<MaximumOp>(typeOf(counts), counts, integerOf(ctx, element, 1));
+  Value mean = ctx.create<DivOp>(
+      typeOf(sums), sums, divisor,
+      DivRoundingAttr::get(ctx.builder.getContext(), DivRounding::floor));
+  ctx.setResult(view(ctx,
+                     ctx.create<WhereOp>(typeOf(self), written, mean, self),
+                     type.getShape()));
 }
 
 std::optional<ScatterReduce> reduceNamed(NodeContext &ctx, StringRef name) {
@@ -72,7 +93,8 @@ Value rowIndex(NodeContext &ctx, Value index, int64_t dim,
   return typeOf(line) == full ? line : Value(ctx.create<ExpandOp>(full, line));
 }
 
-void emitIndexRows(NodeContext &ctx, ScatterReduce how, double alpha) {
+void emitIndexRows(NodeContext &ctx, ScatterReduce how, double alpha,
+                   bool includeSelf = true) {
   Value self = ctx.tensor("self"), index = ctx.tensor("index");
   Value source = ctx.tensor("source");
   int64_t dim = ctx.integer("dim");
@@ -96,8 +118,8 @@ void emitIndexRows(NodeContext &ctx, ScatterReduce how, double alpha) {
   if (typeOf(src).getRank() != rank)
     return ctx.fail("argument 'source' has rank " +
                     Twine(typeOf(src).getRank()) + "; expected " + Twine(rank));
-  emitScatter(ctx, self, rowIndex(ctx, index, dim, typeOf(src).getShape()),
-              src, dim, how, true);
+  emitScatter(ctx, self, rowIndex(ctx, index, dim, typeOf(src).getShape()), src,
+              dim, how, includeSelf);
 }
 
 } // namespace
@@ -218,4 +240,46 @@ void duet::import::buildIndexPut(NodeContext &ctx) {
                                         : ScatterReduce::none),
       ctx.builder.getBoolAttr(true));
   ctx.setResult(view(ctx, result, type.getShape()));
+}
+
+void duet::import::buildIndexReduce(NodeContext &ctx) {
+  std::optional<std::string> reduce = ctx.optionalString("reduce");
+  bool includeSelf = ctx.boolean("include_self");
+  if (!ctx.ok())
+    return;
+  std::optional<ScatterReduce> how = reduceNamed(ctx, reduce.value_or(""));
+  if (how)
+    emitIndexRows(ctx, *how, 1, includeSelf);
+}
+
+/// put: `self` viewed as one row, `source`'s elements written (or added,
+/// with accumulate) at `index`, negative entries counted from the end.
+void duet::import::buildPut(NodeContext &ctx) {
+  RankedTensorType type = ctx.resultType();
+  Value self = ctx.tensor("self"), index = ctx.tensor("index");
+  Value source = ctx.tensor("source");
+  bool accumulate = ctx.boolean("accumulate");
+  if (!ctx.ok())
+    return;
+  int64_t elements = typeOf(self).getNumElements();
+  int64_t count = typeOf(index).getNumElements();
+  if (typeOf(source).getNumElements() != count)
+    return ctx.fail("argument 'source' has " +
+                    Twine(typeOf(source).getNumElements()) +
+                    " elements for an index of " + Twine(count));
+  Type element = type.getElementType();
+  Value flat = view(ctx, ctx.castTo(self, element), {elements});
+  if (count == 0)
+    return ctx.setResult(view(ctx, flat, type.getShape()));
+  Value where = wrapNegative(
+      ctx, view(ctx, ctx.castTo(index, ctx.builder.getI64Type()), {count}),
+      elements);
+  Value values = view(ctx, ctx.castTo(source, element), {count});
+  Value written = ctx.create<ScatterOp>(
+      typeOf(flat), flat, where, values, ctx.builder.getI64IntegerAttr(0),
+      ScatterReduceAttr::get(ctx.builder.getContext(),
+                             accumulate ? ScatterReduce::sum
+                                        : ScatterReduce::none),
+      ctx.builder.getBoolAttr(true));
+  ctx.setResult(view(ctx, written, type.getShape()));
 }

@@ -23,6 +23,11 @@ void buildScatterReduce(NodeContext &ctx);
 /// index_copy and index_add (alpha · source): rows along dim at a 1-D index.
 void buildIndexCopy(NodeContext &ctx);
 void buildIndexAdd(NodeContext &ctx);
+/// index_reduce (prod, mean, amax, amin; include_self or not): rows of
+/// `source` combined into `self` at `index` along `dim`.
+void buildIndexReduce(NodeContext &ctx);
+/// put: `source` written (or added) at flat positions of `self`.
+void buildPut(NodeContext &ctx);
 /// index_put: integer index tensors on consecutive dims (accumulated or
 /// not), or one boolean mask with a single value (a masked fill).
 void buildIndexPut(NodeContext &ctx);

@@ -275,43 +275,65 @@ DUET_INFER_PRODUCT(MatmulOp, matmulShape)
 // Normalization
 //===----------------------------------------------------------------------===//
 
+/// An optional operand's shape for a rule's error, by name.
+static NamedShape named(StringRef name, Value v) {
+  return {name,
+          v ? std::optional<ArrayRef<int64_t>>(shapeOf(v)) : std::nullopt};
+}
+
+template <typename OpOrAdaptor>
+static FailureOr<ResultShape> batchNormRule(OpOrAdaptor a,
+                                            const ShapeReport &report) {
+  return batchNormShape(shapeOf(a.getInput()),
+                        {named("running_mean", a.getRunningMean()),
+                         named("running_var", a.getRunningVar()),
+                         named("weight", a.getWeight()),
+                         named("bias", a.getBias())},
+                        report);
+}
+
+template <typename OpOrAdaptor>
+static FailureOr<ResultShape> layerNormRule(OpOrAdaptor a,
+                                            const ShapeReport &report) {
+  return layerNormShape(
+      shapeOf(a.getInput()), a.getNormalizedShape(),
+      {named("weight", a.getWeight()), named("bias", a.getBias())}, report);
+}
+
 LogicalResult BatchNormOp::verify() {
-  Operation *op = getOperation();
-  auto in = getInput().getType().getShape();
-  if (in.size() < 2)
-    return emitOpError() << "input must have rank 2 or more (N, C, ...), got "
-                         << in.size();
-  if (failed(checkOneElementType(op)))
-    return failure();
-  int64_t c = in[1];
-  if (failed(checkVector(op, "running_mean", getRunningMean(), c)) ||
-      failed(checkVector(op, "running_var", getRunningVar(), c)) ||
-      failed(checkVector(op, "weight", getWeight(), c)) ||
-      failed(checkVector(op, "bias", getBias(), c)))
+  FailureOr<ResultShape> shape = batchNormRule(*this, getOperation());
+  if (failed(shape) || failed(checkOneElementType(*this)))
     return failure();
   if (getEps().convertToDouble() < 0)
     return emitOpError() << "eps must be non-negative";
-  return checkResultShape(op, in, getType());
+  return checkResultShape(*this, *shape, getType());
+}
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  return inferred(batchNormRule(adaptor, {loc, getOperationName()}),
+                  elementOf(adaptor.getInput()), types);
 }
 
 LogicalResult LayerNormOp::verify() {
-  Operation *op = getOperation();
-  if (failed(checkOneElementType(op)))
+  if (failed(checkOneElementType(*this)))
     return failure();
-  auto in = getInput().getType().getShape();
-  ArrayRef<int64_t> norm = getNormalizedShape();
-  if (norm.empty() || norm.size() > in.size() ||
-      in.take_back(norm.size()) != norm)
-    return emitOpError() << "normalized_shape " << formatShape(norm)
-                         << " must be the trailing dims of the input "
-                         << formatShape(in);
-  for (Value param : {getWeight(), getBias()})
-    if (param && tensorType(param).getShape() != norm)
-      return emitOpError() << "weight and bias must have shape "
-                           << formatShape(norm);
+  FailureOr<ResultShape> shape = layerNormRule(*this, getOperation());
+  if (failed(shape))
+    return failure();
   if (getEps().convertToDouble() < 0)
     return emitOpError() << "eps must be non-negative";
-  return checkResultShape(op, in, getType());
+  return checkResultShape(*this, *shape, getType());
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  return inferred(layerNormRule(adaptor, {loc, getOperationName()}),
+                  elementOf(adaptor.getInput()), types);
 }
 
 //===----------------------------------------------------------------------===//
@@ -671,31 +693,31 @@ LogicalResult CatOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult SplitWithSizesOp::verify() {
-  auto in = getSelf().getType().getShape();
-  int64_t dim = getDim();
-  if (failed(checkDim(*this, "dim", dim, in.size())))
+  FailureOr<SmallVector<ResultShape>> shapes =
+      splitShapes(shapeOf(getSelf()), getDim(), getSplitSizes(),
+                  getNumResults(), getOperation());
+  if (failed(shapes))
     return failure();
-  ArrayRef<int64_t> sizes = getSplitSizes();
-  if (sizes.size() != getNumResults())
-    return emitOpError() << "has " << getNumResults() << " results for "
-                         << sizes.size() << " split sizes";
-  int64_t total = 0;
-  for (auto [size, result] : llvm::zip(sizes, getResults())) {
-    if (size < 0)
-      return emitOpError() << "split sizes must be non-negative";
-    SmallVector<int64_t> expected(in);
-    expected[dim] = size;
+  for (auto [expected, result] : llvm::zip(*shapes, getResults()))
     if (failed(checkResultShape(*this, expected, result.getType())) ||
         failed(checkSameElementType(*this, {getSelf(), result})))
       return failure();
-    std::optional<int64_t> sum = llvm::checkedAdd(total, size);
-    if (!sum)
-      return overflowError(*this, "the split sizes' sum");
-    total = *sum;
-  }
-  if (total != in[dim])
-    return emitOpError() << "split sizes add up to " << total
-                         << " but dim " << dim << " has size " << in[dim];
+  return success();
+}
+
+// The result count is the split sizes' (the rule checks the count it is
+// given against them).
+LogicalResult SplitWithSizesOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &types) {
+  FailureOr<SmallVector<ResultShape>> shapes = splitShapes(
+      shapeOf(adaptor.getSelf()), adaptor.getDim(), adaptor.getSplitSizes(),
+      adaptor.getSplitSizes().size(), {loc, getOperationName()});
+  if (failed(shapes))
+    return failure();
+  for (const ResultShape &shape : *shapes)
+    types.push_back(RankedTensorType::get(shape, elementOf(adaptor.getSelf())));
   return success();
 }
 
@@ -729,49 +751,53 @@ LogicalResult UpsampleBicubic2dOp::verify() {
   return verifyUpsample(*this, getSelf(), getType());
 }
 
+LogicalResult GridSampler2dOp::inferReturnTypes(MLIRContext *,
+                                                std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &types) {
+  return inferred(gridSamplerShape(shapeOf(adaptor.getInput()),
+                                   shapeOf(adaptor.getGrid()),
+                                   {loc, getOperationName()}),
+                  elementOf(adaptor.getInput()), types);
+}
+
 LogicalResult GridSampler2dOp::verify() {
-  if (failed(checkRank(*this, "input", getInput(), {4})) ||
-      failed(checkRank(*this, "grid", getGrid(), {4})) ||
+  FailureOr<ResultShape> shape =
+      gridSamplerShape(shapeOf(getInput()), shapeOf(getGrid()), getOperation());
+  if (failed(shape) ||
       failed(checkSameElementType(*this, {getInput(), getGrid(), getResult()})))
     return failure();
-  auto in = getInput().getType().getShape(), grid = getGrid().getType().getShape();
-  if (grid[0] != in[0] || grid[3] != 2)
-    return emitOpError() << "grid " << formatShape(grid)
-                         << " must be [N, Ho, Wo, 2] for the input "
-                         << formatShape(in);
   if (getInterpolationMode() < 0 || getInterpolationMode() > 1)
     return emitOpError() << "interpolation_mode " << getInterpolationMode()
                          << " is not 0 (bilinear) or 1 (nearest)";
   if (getPaddingMode() < 0 || getPaddingMode() > 2)
     return emitOpError() << "padding_mode " << getPaddingMode()
                          << " is not 0 (zeros), 1 (border) or 2 (reflection)";
-  return checkResultShape(*this, {in[0], in[1], grid[1], grid[2]}, getType());
+  return checkResultShape(*this, *shape, getType());
 }
 
 LogicalResult ScatterOp::verify() {
   if (failed(checkSameElementType(*this, {getSelf(), getSrc(), getResult()})))
     return failure();
-  auto self = getSelf().getType().getShape(), src = getSrc().getType().getShape(),
-       index = getIndex().getType().getShape();
-  int64_t dim = getDim();
-  if (self.empty())
-    return emitOpError() << "needs a tensor of rank 1 or more";
-  if (failed(checkDim(*this, "dim", dim, self.size())))
+  FailureOr<ResultShape> shape =
+      scatterShape(shapeOf(getSelf()), shapeOf(getIndex()), shapeOf(getSrc()),
+                   getDim(), getOperation());
+  if (failed(shape))
     return failure();
-  if (index.size() != self.size() || src.size() != self.size())
-    return emitOpError() << "index " << formatShape(index) << " and src "
-                         << formatShape(src) << " must have the rank of self "
-                         << formatShape(self);
-  for (size_t d = 0; d < self.size(); ++d)
-    if (index[d] > src[d] ||
-        (static_cast<int64_t>(d) != dim && index[d] > self[d]))
-      return emitOpError() << "index " << formatShape(index)
-                           << " is larger than src " << formatShape(src)
-                           << " or, outside dim " << dim << ", than self "
-                           << formatShape(self);
   if (getReduce() == ScatterReduce::none && !getIncludeSelf())
     return emitOpError() << "include_self = false needs a reduction";
-  return checkResultShape(*this, self, getType());
+  return checkResultShape(*this, *shape, getType());
+}
+
+LogicalResult ScatterOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  return inferred(scatterShape(shapeOf(adaptor.getSelf()),
+                               shapeOf(adaptor.getIndex()),
+                               shapeOf(adaptor.getSrc()), adaptor.getDim(),
+                               {loc, getOperationName()}),
+                  elementOf(adaptor.getSelf()), types);
 }
 
 LogicalResult TopkOp::verify() {
@@ -816,22 +842,21 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
                   elementOf(adaptor.getWeight()), types);
 }
 
+template <typename OpOrAdaptor>
+static FailureOr<ResultShape> attentionRule(OpOrAdaptor a,
+                                            const ShapeReport &report) {
+  Value mask = a.getAttnMask();
+  return attentionShape(
+      shapeOf(a.getQuery()), shapeOf(a.getKey()), shapeOf(a.getValue()),
+      mask ? std::optional<ArrayRef<int64_t>>(shapeOf(mask)) : std::nullopt,
+      static_cast<int64_t>(duet::rt::kMaxTensorBytes / 4), report);
+}
+
 LogicalResult ScaledDotProductAttentionOp::verify() {
   Operation *op = getOperation();
   if (failed(checkSameElementType(op, {getQuery(), getKey(), getValue(),
                                        getResult()})))
     return failure();
-  auto q = getQuery().getType().getShape(), k = getKey().getType().getShape(),
-       v = getValue().getType().getShape();
-  if (q.size() < 2 || k.size() != q.size() || v.size() != q.size())
-    return emitOpError() << "query, key and value must share one rank of 2 "
-                            "or more";
-  if (q.drop_back(2) != k.drop_back(2) || q.drop_back(2) != v.drop_back(2))
-    return emitOpError() << "query, key and value must share batch dims";
-  if (q.back() != k.back() || k[k.size() - 2] != v[v.size() - 2])
-    return emitOpError() << "query " << formatShape(q) << ", key "
-                         << formatShape(k) << " and value " << formatShape(v)
-                         << " do not match";
   if (getAttnMask()) {
     if (getIsCausal())
       return emitOpError() << "takes either attn_mask or is_causal, not both";
@@ -841,30 +866,18 @@ LogicalResult ScaledDotProductAttentionOp::verify() {
       return emitOpError() << "attn_mask must be boolean or of the query's "
                               "element type, got "
                            << maskElement;
-    SmallVector<int64_t> scores(q.drop_back()), shape;
-    scores.push_back(k[k.size() - 2]);
-    auto mask = tensorType(getAttnMask()).getShape();
-    if (!OpTrait::util::getBroadcastedShape(mask, scores, shape) ||
-        shape != scores)
-      return emitOpError() << "attn_mask " << formatShape(mask)
-                           << " must broadcast to the scores "
-                           << formatShape(scores);
   }
-  // One batch entry's scores [L, S] (the portable kernel's scratch, and a
-  // causal mask's constant where attention is decomposed) exist whatever E
-  // is: in float32 they must fit one tensor. The decomposition's whole
-  // [..., L, S] scores are a tensor the memory planner bounds in turn.
-  int64_t length = q[q.size() - 2], keys = k[k.size() - 2];
-  std::optional<int64_t> count = llvm::checkedMul(length, keys);
-  if (!count || static_cast<uint64_t>(*count) > rt::kMaxTensorBytes / 4)
-    return emitOpError() << "its [" << length << ", " << keys
-                         << "] scores would take over " << rt::kMaxTensorBytes
-                         << " bytes, the most one tensor may hold "
-                            "(kMaxTensorBytes, 4 GiB); export the model with "
-                            "shorter sequences";
-  SmallVector<int64_t> expected(q.drop_back());
-  expected.push_back(v.back());
-  return checkResultShape(op, expected, getType());
+  // The scores bound: the portable kernel's scratch of one batch entry's
+  // [L, S] scores, and the decomposition's whole [..., L, S], which the
+  // memory planner bounds in turn.
+  return checkRuleShape(op, attentionRule(*this, op), getType());
+}
+
+LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  return inferred(attentionRule(adaptor, {loc, getOperationName()}),
+                  elementOf(adaptor.getQuery()), types);
 }
 
 #define GET_OP_CLASSES

@@ -99,7 +99,7 @@ def Aten_MatmulOp : Aten_MatrixProductOp<"matmul",
 // Normalization
 //===----------------------------------------------------------------------===//
 
-def Aten_BatchNormOp : Aten_Op<"batch_norm", [AttrSizedOperandSegments]> {
+def Aten_BatchNormOp : Aten_Op<"batch_norm", [AttrSizedOperandSegments, InferTypeOpAdaptor]> {
   let summary = "batch normalization with running statistics (inference)";
   let description = [{
     Normalizes axis 1 of `[N, C, ...]`: `(x - mean) / sqrt(var + eps) * weight + bias`.
@@ -124,7 +124,7 @@ def Aten_BatchNormOp : Aten_Op<"batch_norm", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def Aten_LayerNormOp : Aten_Op<"layer_norm", [AttrSizedOperandSegments]> {
+def Aten_LayerNormOp : Aten_Op<"layer_norm", [AttrSizedOperandSegments, InferTypeOpAdaptor]> {
   let summary = "layer normalization over the trailing `normalized_shape` dimensions";
   let description = [{
     Covers `layer_norm` and the first result of `native_layer_norm`.
@@ -603,7 +603,7 @@ def Aten_CatOp : Aten_Op<"cat", [InferTypeOpAdaptor]> {
   let hasVerifier = 1;
 }
 
-def Aten_SplitWithSizesOp : Aten_Op<"split_with_sizes"> {
+def Aten_SplitWithSizesOp : Aten_Op<"split_with_sizes", [InferTypeOpAdaptor]> {
   let kernelComputesInFloat = 0;
   let summary = "splits `self` along `dim` into pieces of the given sizes";
   let description = [{
@@ -649,7 +649,7 @@ def Aten_UpsampleBilinear2dOp : Aten_UpsampleOp<"upsample_bilinear2d", "bilinear
 def Aten_UpsampleBicubic2dOp : Aten_UpsampleOp<"upsample_bicubic2d", "bicubic (a = -0.75)",
     (ins DefaultValuedAttr<BoolAttr, "false">:$align_corners)>;
 
-def Aten_GridSampler2dOp : Aten_Op<"grid_sampler_2d"> {
+def Aten_GridSampler2dOp : Aten_Op<"grid_sampler_2d", [InferTypeOpAdaptor]> {
   let summary = "samples `[N, C, H, W]` at the normalized points of a grid";
   let description = [{
     `grid` is `[N, Ho, Wo, 2]`, each point (x, y) in [-1, 1] across the input's
@@ -693,7 +693,7 @@ def Aten_TopkOp : Aten_Op<"topk", [InferTypeOpAdaptor]> {
   let hasVerifier = 1;
 }
 
-def Aten_ScatterOp : Aten_Op<"scatter"> {
+def Aten_ScatterOp : Aten_Op<"scatter", [InferTypeOpAdaptor]> {
   let summary = "`self` with `src` written at `index` along `dim`, or combined with what is there";
   let description = [{
     For every position `p` of `index`, the element of `self` at `p` with its
@@ -762,7 +762,7 @@ def Aten_IndexSelectOp : Aten_IndexOp<"index_select",
     0-d index picks one slice and keeps the dim.}],
     "%y = aten.index_select %x, %i {dim = 1 : i64} : (tensor<2x4x5xf32>, tensor<4xi64>) -> tensor<2x4x5xf32>">;
 
-def Aten_ScaledDotProductAttentionOp : Aten_Op<"scaled_dot_product_attention"> {
+def Aten_ScaledDotProductAttentionOp : Aten_Op<"scaled_dot_product_attention", [InferTypeOpAdaptor]> {
   let summary = "softmax(q·kᵀ·scale + mask)·v";
   let description = [{
     `query` is `[..., L, E]`, `key` `[..., S, E]`, `value` `[..., S, Ev]`; the

@@ -412,6 +412,137 @@ FailureOr<ResultShape> indexSelectShape(ArrayRef<int64_t> in,
   return expected;
 }
 
+FailureOr<ResultShape> batchNormShape(ArrayRef<int64_t> in,
+                                      ArrayRef<NamedShape> perChannel,
+                                      const ShapeReport &report) {
+  if (in.size() < 2)
+    return report.error() << "input must have rank 2 or more (N, C, ...), got "
+                          << in.size();
+  int64_t channels = in[1];
+  for (const NamedShape &param : perChannel)
+    if (param.shape &&
+        (param.shape->size() != 1 || (*param.shape)[0] != channels))
+      return report.error() << param.name << " must have shape [" << channels
+                            << "], got " << formatShape(*param.shape);
+  return ResultShape(in);
+}
+
+FailureOr<ResultShape> layerNormShape(ArrayRef<int64_t> in,
+                                      ArrayRef<int64_t> normalized,
+                                      ArrayRef<NamedShape> affine,
+                                      const ShapeReport &report) {
+  if (normalized.empty() || normalized.size() > in.size() ||
+      in.take_back(normalized.size()) != normalized)
+    return report.error() << "normalized_shape " << formatShape(normalized)
+                          << " must be the trailing dims of the input "
+                          << formatShape(in);
+  for (const NamedShape &param : affine)
+    if (param.shape && *param.shape != normalized)
+      return report.error()
+             << "weight and bias must have shape " << formatShape(normalized);
+  return ResultShape(in);
+}
+
+FailureOr<SmallVector<ResultShape>>
+splitShapes(ArrayRef<int64_t> in, int64_t dim, ArrayRef<int64_t> sizes,
+            size_t results, const ShapeReport &report) {
+  if (failed(checkDim(report, "dim", dim, in.size())))
+    return failure();
+  if (sizes.size() != results)
+    return report.error() << "has " << results << " results for "
+                          << sizes.size() << " split sizes";
+  SmallVector<ResultShape> shapes;
+  int64_t total = 0;
+  for (int64_t size : sizes) {
+    if (size < 0)
+      return report.error() << "split sizes must be non-negative";
+    std::optional<int64_t> sum = llvm::checkedAdd(total, size);
+    if (!sum)
+      return overflow(report, "the split sizes' sum");
+    total = *sum;
+    shapes.emplace_back(in);
+    shapes.back()[dim] = size;
+  }
+  if (total != in[dim])
+    return report.error() << "split sizes add up to " << total << " but dim "
+                          << dim << " has size " << in[dim];
+  return shapes;
+}
+
+FailureOr<ResultShape> gridSamplerShape(ArrayRef<int64_t> in,
+                                        ArrayRef<int64_t> grid,
+                                        const ShapeReport &report) {
+  if (failed(checkRank(report, "input", in, 4)) ||
+      failed(checkRank(report, "grid", grid, 4)))
+    return failure();
+  if (grid[0] != in[0] || grid[3] != 2)
+    return report.error() << "grid " << formatShape(grid)
+                          << " must be [N, Ho, Wo, 2] for the input "
+                          << formatShape(in);
+  return ResultShape{in[0], in[1], grid[1], grid[2]};
+}
+
+FailureOr<ResultShape> scatterShape(ArrayRef<int64_t> self,
+                                    ArrayRef<int64_t> index,
+                                    ArrayRef<int64_t> src, int64_t dim,
+                                    const ShapeReport &report) {
+  if (self.empty())
+    return report.error() << "needs a tensor of rank 1 or more";
+  if (failed(checkDim(report, "dim", dim, self.size())))
+    return failure();
+  if (index.size() != self.size() || src.size() != self.size())
+    return report.error() << "index " << formatShape(index) << " and src "
+                          << formatShape(src) << " must have the rank of self "
+                          << formatShape(self);
+  for (size_t d = 0; d < self.size(); ++d)
+    if (index[d] > src[d] ||
+        (static_cast<int64_t>(d) != dim && index[d] > self[d]))
+      return report.error()
+             << "index " << formatShape(index) << " is larger than src "
+             << formatShape(src) << " or, outside dim " << dim << ", than self "
+             << formatShape(self);
+  return ResultShape(self);
+}
+
+FailureOr<ResultShape> attentionShape(ArrayRef<int64_t> q, ArrayRef<int64_t> k,
+                                      ArrayRef<int64_t> v,
+                                      std::optional<ArrayRef<int64_t>> mask,
+                                      int64_t maxScores,
+                                      const ShapeReport &report) {
+  if (q.size() < 2 || k.size() != q.size() || v.size() != q.size())
+    return report.error() << "query, key and value must share one rank of 2 "
+                             "or more";
+  if (q.drop_back(2) != k.drop_back(2) || q.drop_back(2) != v.drop_back(2))
+    return report.error() << "query, key and value must share batch dims";
+  if (q.back() != k.back() || k[k.size() - 2] != v[v.size() - 2])
+    return report.error() << "query " << formatShape(q) << ", key "
+                          << formatShape(k) << " and value " << formatShape(v)
+                          << " do not match";
+  if (mask) {
+    SmallVector<int64_t> scores(q.drop_back()), shape;
+    scores.push_back(k[k.size() - 2]);
+    if (!OpTrait::util::getBroadcastedShape(*mask, scores, shape) ||
+        shape != scores)
+      return report.error()
+             << "attn_mask " << formatShape(*mask)
+             << " must broadcast to the scores " << formatShape(scores);
+  }
+  // One batch entry's scores [L, S] exist whatever E is (the portable
+  // kernel's scratch, a causal mask's constant where attention is
+  // decomposed): they must fit one tensor.
+  int64_t length = q[q.size() - 2], keys = k[k.size() - 2];
+  std::optional<int64_t> count = llvm::checkedMul(length, keys);
+  if (!count || *count > maxScores)
+    return report.error() << "its [" << length << ", " << keys
+                          << "] scores would take over " << maxScores * 4
+                          << " bytes, the most one tensor may hold "
+                             "(kMaxTensorBytes, 4 GiB); export the model "
+                             "with shorter sequences";
+  ResultShape out(q.drop_back());
+  out.push_back(v.back());
+  return out;
+}
+
 FailureOr<ResultShape> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
                                       const ShapeReport &report) {
   SmallVector<int64_t> out;

@@ -154,6 +154,50 @@ mlir::FailureOr<ResultShape> indexSelectShape(llvm::ArrayRef<int64_t> in,
                                               int64_t dim,
                                               const ShapeReport &report);
 
+/// An optional operand's shape, with the name its errors give it.
+struct NamedShape {
+  llvm::StringRef name;
+  std::optional<llvm::ArrayRef<int64_t>> shape;
+};
+
+/// `aten.batch_norm`: `[N, C, ...]`, each present per-channel parameter
+/// `[C]`; the input's shape.
+mlir::FailureOr<ResultShape>
+batchNormShape(llvm::ArrayRef<int64_t> in,
+               llvm::ArrayRef<NamedShape> perChannel,
+               const ShapeReport &report);
+/// `aten.layer_norm`: `normalized` the trailing dims of `in`, the present
+/// affine terms shaped as it; the input's shape.
+mlir::FailureOr<ResultShape> layerNormShape(llvm::ArrayRef<int64_t> in,
+                                            llvm::ArrayRef<int64_t> normalized,
+                                            llvm::ArrayRef<NamedShape> affine,
+                                            const ShapeReport &report);
+/// `aten.split_with_sizes`: one shape per size, `in` with `dim` that size;
+/// the sizes, one per result, add up to the dim.
+mlir::FailureOr<llvm::SmallVector<ResultShape>>
+splitShapes(llvm::ArrayRef<int64_t> in, int64_t dim,
+            llvm::ArrayRef<int64_t> sizes, size_t results,
+            const ShapeReport &report);
+/// `aten.grid_sampler_2d`: `[N, C, H, W]` sampled at `[N, Ho, Wo, 2]`.
+mlir::FailureOr<ResultShape> gridSamplerShape(llvm::ArrayRef<int64_t> in,
+                                              llvm::ArrayRef<int64_t> grid,
+                                              const ShapeReport &report);
+/// `aten.scatter`: self's shape; index no larger than src, nor than self off
+/// `dim`, all of one rank.
+mlir::FailureOr<ResultShape> scatterShape(llvm::ArrayRef<int64_t> self,
+                                          llvm::ArrayRef<int64_t> index,
+                                          llvm::ArrayRef<int64_t> src,
+                                          int64_t dim,
+                                          const ShapeReport &report);
+/// `aten.scaled_dot_product_attention`: `[..., L, E]`, `[..., S, E]`,
+/// `[..., S, Ev]` give `[..., L, Ev]`; a mask broadcasts to the scores
+/// `[..., L, S]`, and one entry's `L·S` scores are at most `maxScores`.
+mlir::FailureOr<ResultShape>
+attentionShape(llvm::ArrayRef<int64_t> q, llvm::ArrayRef<int64_t> k,
+               llvm::ArrayRef<int64_t> v,
+               std::optional<llvm::ArrayRef<int64_t>> mask, int64_t maxScores,
+               const ShapeReport &report);
+
 /// "[2, 3, 4]".
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
 

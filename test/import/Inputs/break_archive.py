@@ -136,12 +136,15 @@ def main():
             relu["target"] = "torch.ops.aten.randn_like.default"
         edit_json(files, "models/model.json", edit)
     elif kind == "special-zeta":
-        # bad_unsupported_ops's atan2 nodes (which duet imports now) as
-        # special_zeta, an op of the same schema duet does not import.
+        # bad_unsupported_ops's ops that duet imports now as ops it does not:
+        # its atan2 nodes as special_zeta (same schema), its logcumsumexp as
+        # special_airy_ai.
+        renames = {"torch.ops.aten.atan2.default": "torch.ops.aten.special_zeta.default",
+                   "torch.ops.aten.logcumsumexp.default": "torch.ops.aten.special_airy_ai.default"}
+
         def edit(d):
             for node in d["graph_module"]["graph"]["nodes"]:
-                if node["target"] == "torch.ops.aten.atan2.default":
-                    node["target"] = "torch.ops.aten.special_zeta.default"
+                node["target"] = renames.get(node["target"], node["target"])
         edit_json(files, "models/model.json", edit)
     elif kind == "unread-random-op":
         # A `rand([])` draw nothing reads, as transformers' LayerDrop leaves
