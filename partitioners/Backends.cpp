@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "partitioners/common/BackendLowering.h"
-#include "partitioners/vulkan/VulkanLowering.h"
-#include "partitioners/xnnpack/XnnpackLowering.h"
+#include "partitioners/vulkan/lowering/VulkanLowering.h"
+#include "partitioners/xnnpack/lowering/XnnpackLowering.h"
 
 namespace duet::partition {
 

@@ -5,9 +5,9 @@
 
 #include "partitioners/Partitioner.h"
 #include "partitioners/common/Grouping.h"
-#include "partitioners/vulkan/DeviceProfile.h"
-#include "partitioners/vulkan/VulkanRules.h"
-#include "partitioners/xnnpack/XnnpackRules.h"
+#include "partitioners/vulkan/rules/DeviceProfile.h"
+#include "partitioners/vulkan/rules/VulkanRules.h"
+#include "partitioners/xnnpack/rules/XnnpackRules.h"
 
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"

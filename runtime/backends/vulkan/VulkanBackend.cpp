@@ -29,7 +29,7 @@ std::string slug(const std::string &name) {
 }
 
 /// `info` as `duet devices` shows it, with its limits as a device profile
-/// (partitioners/vulkan/DeviceProfile.h describes the format).
+/// (partitioners/vulkan/rules/DeviceProfile.h describes the format).
 DeviceInfo describe(const vulkan::PhysicalDeviceInfo &info) {
   DeviceInfo out;
   out.index = info.index;

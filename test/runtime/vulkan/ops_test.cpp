@@ -7,8 +7,8 @@
 
 #include "VulkanTestSupport.h"
 
-#include "partitioners/vulkan/VulkanLowering.h"
-#include "partitioners/vulkan/VulkanRules.h"
+#include "partitioners/vulkan/lowering/VulkanLowering.h"
+#include "partitioners/vulkan/rules/VulkanRules.h"
 
 #include <catch2/catch.hpp>
 

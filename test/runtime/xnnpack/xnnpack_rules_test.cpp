@@ -9,7 +9,7 @@
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
 #include "partitioners/Partitioner.h"
-#include "partitioners/xnnpack/XnnpackRules.h"
+#include "partitioners/xnnpack/rules/XnnpackRules.h"
 #include "runtime/core/Runtime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

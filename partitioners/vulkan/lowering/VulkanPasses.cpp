@@ -1,8 +1,8 @@
 //===- VulkanPasses.cpp - the Vulkan backend's passes ---------------------===//
 
 #include "partitioners/common/BackendPassOptions.h"
-#include "partitioners/vulkan/LayoutPlanner.h"
-#include "partitioners/vulkan/VulkanLowering.h"
+#include "partitioners/vulkan/lowering/LayoutPlanner.h"
+#include "partitioners/vulkan/lowering/VulkanLowering.h"
 
 #include "dialects/duet/DuetDialect.h"
 

@@ -10,13 +10,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "partitioners/xnnpack/XnnpackQuantization.h"
+#include "partitioners/xnnpack/rules/XnnpackQuantization.h"
 
 #include "dialects/aten/AtenDialect.h"
 #include "partitioners/common/FusionDialect.h"
 #include "partitioners/common/Rules.h"
-#include "partitioners/xnnpack/XnnDialect.h"
-#include "partitioners/xnnpack/XnnpackRules.h"
+#include "partitioners/xnnpack/dialect/XnnDialect.h"
+#include "partitioners/xnnpack/rules/XnnpackRules.h"
 #include "passes/ConstantUtils.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -81,7 +81,8 @@ QuantizePerTensorOp outputQuantize(Operation *op, std::string &why) {
     }
     std::optional<fusion::Bounds> bounds = fusion::activationBounds(user);
     if (!takesBounds || !bounds || !(bounds->lo < bounds->hi)) {
-      why = "its result is read by " + opName(user) + " as float, not "
+      why = "its result is read by " + opName(user) +
+            " as float, not "
             "quantized";
       return {};
     }
@@ -200,8 +201,8 @@ std::optional<std::string> requantizationProblem(Operation *op,
   }
   if (isa<AddOp>(op)) {
     for (DequantizePerTensorOp dq : match.inputs)
-      if (auto why = ratio(scaleOf(dq) / out, 0x1.0p-10f, 0x1.0p+8f,
-                           "input / output"))
+      if (auto why =
+              ratio(scaleOf(dq) / out, 0x1.0p-10f, 0x1.0p+8f, "input / output"))
         return why;
     return std::nullopt;
   }
@@ -246,41 +247,39 @@ std::optional<Match> matchQint8(Operation *op, std::string &why) {
     match.weight = weight;
     return output();
   };
-  bool ok = llvm::TypeSwitch<Operation *, bool>(op)
-                .Case([&](ConvolutionOp conv) {
-                  if (conv.getTransposed()) {
-                    why = "a transposed convolution runs in fp32 (duet uses "
-                          "no qint8 deconvolution)";
-                    return false;
-                  }
-                  return weighted(conv.getInput(), conv.getWeight(),
-                                  conv.getBias());
-                })
-                .Case([&](LinearOp linear) {
-                  return weighted(linear.getInput(), linear.getWeight(),
-                                  linear.getBias());
-                })
-                .Case([&](AddOp add) {
-                  return input(add.getSelf()) && input(add.getOther()) &&
-                         output();
-                })
-                .Case<MeanOp, AdaptiveAvgPool2dOp>([&](Operation *pool) {
-                  return input(pool->getOperand(0)) && output();
-                })
-                .Case<MaxPool2dOp, ViewOp>([&](Operation *same) {
-                  if (!input(same->getOperand(0)) || !output())
-                    return false;
-                  if (!sameQparams(match.inputs[0], match.output)) {
-                    why = "its output is quantized with other qparams than "
-                          "its input, which this XNNPACK's qint8 " +
-                          std::string(isa<ViewOp>(same) ? "reshape"
-                                                        : "max pooling") +
-                          " cannot change";
-                    return false;
-                  }
-                  return true;
-                })
-                .Default([&](Operation *) { return false; });
+  bool ok =
+      llvm::TypeSwitch<Operation *, bool>(op)
+          .Case([&](ConvolutionOp conv) {
+            if (conv.getTransposed()) {
+              why = "a transposed convolution runs in fp32 (duet uses "
+                    "no qint8 deconvolution)";
+              return false;
+            }
+            return weighted(conv.getInput(), conv.getWeight(), conv.getBias());
+          })
+          .Case([&](LinearOp linear) {
+            return weighted(linear.getInput(), linear.getWeight(),
+                            linear.getBias());
+          })
+          .Case([&](AddOp add) {
+            return input(add.getSelf()) && input(add.getOther()) && output();
+          })
+          .Case<MeanOp, AdaptiveAvgPool2dOp>([&](Operation *pool) {
+            return input(pool->getOperand(0)) && output();
+          })
+          .Case<MaxPool2dOp, ViewOp>([&](Operation *same) {
+            if (!input(same->getOperand(0)) || !output())
+              return false;
+            if (!sameQparams(match.inputs[0], match.output)) {
+              why = "its output is quantized with other qparams than "
+                    "its input, which this XNNPACK's qint8 " +
+                    std::string(isa<ViewOp>(same) ? "reshape" : "max pooling") +
+                    " cannot change";
+              return false;
+            }
+            return true;
+          })
+          .Default([&](Operation *) { return false; });
   if (!ok)
     return std::nullopt;
   if (auto problem = requantizationProblem(op, match)) {
@@ -313,8 +312,8 @@ std::vector<QuantizationFold> planXnnpackQuantization(DelegateOp delegate) {
   }
   llvm::MapVector<Operation *, Match> candidates;
   for (Operation &op : body.without_terminator()) {
-    if (isa<QuantizePerTensorOp, DequantizePerTensorOp,
-            DequantizePerChannelOp>(op))
+    if (isa<QuantizePerTensorOp, DequantizePerTensorOp, DequantizePerChannelOp>(
+            op))
       continue;
     std::string why;
     std::optional<Match> match = matchQint8(&op, why);
@@ -335,9 +334,8 @@ std::vector<QuantizationFold> planXnnpackQuantization(DelegateOp delegate) {
       for (DequantizePerTensorOp dq : it->second.inputs)
         for (Operation *user : dq.getResult().getUsers())
           if (!candidates.count(user) && !fp32Because.count(op)) {
-            fp32Because[op] = "its input " + opName(dq) +
-                              " is also read by " + opName(user) +
-                              ", which computes in fp32";
+            fp32Because[op] = "its input " + opName(dq) + " is also read by " +
+                              opName(user) + ", which computes in fp32";
           }
       if (fp32Because.count(op)) {
         candidates.erase(it);
@@ -368,10 +366,10 @@ std::vector<QuantizationFold> planXnnpackQuantization(DelegateOp delegate) {
       bool weight = isQuantizedWeightOp(&op);
       for (OpOperand &use : op.getResult(0).getUses()) {
         Operation *user = use.getOwner();
-        bool absorbed = isQint8(user) &&
-                        (weight ? use.getOperandNumber() == 1
-                                : use.getOperandNumber() == 0 ||
-                                      isa<AddOp>(user));
+        bool absorbed =
+            isQint8(user) &&
+            (weight ? use.getOperandNumber() == 1
+                    : use.getOperandNumber() == 0 || isa<AddOp>(user));
         if (!absorbed) {
           fold.into = nullptr;
           std::string because = fp32Because.lookup(user);

@@ -1,12 +1,12 @@
 //===- XnnpackLowering.cpp - the XNNPACK backend, compiler side -----------===//
 
-#include "partitioners/xnnpack/XnnpackLowering.h"
+#include "partitioners/xnnpack/lowering/XnnpackLowering.h"
 
 #include "partitioners/common/ActivationFusion.h"
-#include "partitioners/xnnpack/XnnDialect.h"
-#include "partitioners/xnnpack/XnnpackEmitter.h"
-#include "partitioners/xnnpack/XnnpackQuantization.h"
-#include "partitioners/xnnpack/XnnpackRules.h"
+#include "partitioners/xnnpack/dialect/XnnDialect.h"
+#include "partitioners/xnnpack/emit/XnnpackEmitter.h"
+#include "partitioners/xnnpack/rules/XnnpackQuantization.h"
+#include "partitioners/xnnpack/rules/XnnpackRules.h"
 
 #include "mlir/IR/DialectRegistry.h"
 

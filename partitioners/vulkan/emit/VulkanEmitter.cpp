@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "partitioners/vulkan/VulkanEmitter.h"
+#include "partitioners/vulkan/emit/VulkanEmitter.h"
 
 #include "dialects/aten/AtenDialect.h"
 #include "dialects/duet/DuetDialect.h"
@@ -164,51 +164,54 @@ std::optional<StridedView> stridedResult(Operation *op, Value result,
   StridedView out = in;
   ArrayRef<int64_t> shape = shapeOf(result);
   int64_t rank = static_cast<int64_t>(in.sizes.size());
-  bool ok = llvm::TypeSwitch<Operation *, bool>(op)
-      .Case<aten::CloneOp, LayoutConvertOp>([](auto) { return true; })
-      .Case<aten::ViewOp>([&](auto) {
-        std::optional<SmallVector<int64_t>> strides = viewStrides(in, shape);
-        if (strides)
-          out.strides = *strides;
-        return strides.has_value();
-      })
-      .Case<aten::PermuteOp>([&](aten::PermuteOp permute) {
-        for (auto [k, dim] : llvm::enumerate(permute.getDims()))
-          out.strides[k] = in.strides[normalizeDim(dim, rank)];
-        return true;
-      })
-      .Case<aten::ExpandOp>([&](auto) {
-        int64_t lead = static_cast<int64_t>(shape.size()) - rank;
-        out.strides.assign(shape.size(), 0);
-        for (int64_t d = 0; d < rank; ++d)
-          out.strides[d + lead] =
-              in.sizes[d] == shape[d + lead] ? in.strides[d] : 0;
-        return true;
-      })
-      .Case<aten::SliceOp>([&](aten::SliceOp slice) {
-        int64_t dim = normalizeDim(slice.getDim(), rank);
-        out.base += slice.getStart() * in.strides[dim];
-        out.strides[dim] *= slice.getStep();
-        return true;
-      })
-      .Case<aten::SelectOp>([&](aten::SelectOp select) {
-        int64_t dim = normalizeDim(select.getDim(), rank);
-        int64_t index = select.getIndex() < 0 ? select.getIndex() + in.sizes[dim]
-                                              : select.getIndex();
-        out.base += index * in.strides[dim];
-        out.strides.erase(out.strides.begin() + dim);
-        return true;
-      })
-      .Case<aten::SplitWithSizesOp>([&](aten::SplitWithSizesOp split) {
-        int64_t dim = normalizeDim(split.getDim(), rank);
-        for (Value piece : split.getResults()) {
-          if (piece == result)
-            break;
-          out.base += shapeOf(piece)[dim] * in.strides[dim];
-        }
-        return true;
-      })
-      .Default([](Operation *) { return false; });
+  bool ok =
+      llvm::TypeSwitch<Operation *, bool>(op)
+          .Case<aten::CloneOp, LayoutConvertOp>([](auto) { return true; })
+          .Case<aten::ViewOp>([&](auto) {
+            std::optional<SmallVector<int64_t>> strides =
+                viewStrides(in, shape);
+            if (strides)
+              out.strides = *strides;
+            return strides.has_value();
+          })
+          .Case<aten::PermuteOp>([&](aten::PermuteOp permute) {
+            for (auto [k, dim] : llvm::enumerate(permute.getDims()))
+              out.strides[k] = in.strides[normalizeDim(dim, rank)];
+            return true;
+          })
+          .Case<aten::ExpandOp>([&](auto) {
+            int64_t lead = static_cast<int64_t>(shape.size()) - rank;
+            out.strides.assign(shape.size(), 0);
+            for (int64_t d = 0; d < rank; ++d)
+              out.strides[d + lead] =
+                  in.sizes[d] == shape[d + lead] ? in.strides[d] : 0;
+            return true;
+          })
+          .Case<aten::SliceOp>([&](aten::SliceOp slice) {
+            int64_t dim = normalizeDim(slice.getDim(), rank);
+            out.base += slice.getStart() * in.strides[dim];
+            out.strides[dim] *= slice.getStep();
+            return true;
+          })
+          .Case<aten::SelectOp>([&](aten::SelectOp select) {
+            int64_t dim = normalizeDim(select.getDim(), rank);
+            int64_t index = select.getIndex() < 0
+                                ? select.getIndex() + in.sizes[dim]
+                                : select.getIndex();
+            out.base += index * in.strides[dim];
+            out.strides.erase(out.strides.begin() + dim);
+            return true;
+          })
+          .Case<aten::SplitWithSizesOp>([&](aten::SplitWithSizesOp split) {
+            int64_t dim = normalizeDim(split.getDim(), rank);
+            for (Value piece : split.getResults()) {
+              if (piece == result)
+                break;
+              out.base += shapeOf(piece)[dim] * in.strides[dim];
+            }
+            return true;
+          })
+          .Default([](Operation *) { return false; });
   if (!ok)
     return std::nullopt;
   out.sizes.assign(shape.begin(), shape.end());
@@ -569,15 +572,14 @@ std::optional<LogicalResult> BlobWriter::emitStrided(Operation *op) {
       strides.push_back(static_cast<int32_t>(stride));
     }
     if (view->base > std::numeric_limits<int32_t>::max())
-      return op->emitError() << "a strided view of this chain of movements "
-                                "starts at element "
-                             << view->base
-                             << ", beyond what the Vulkan gather addresses";
-    auto args = vk::CreateGatherDirect(
-        fbb_, vk::GatherKind::Strided, nullptr, nullptr, nullptr, 0.f,
-        &strides, static_cast<int32_t>(view->base));
-    if (failed(
-            addOp(op, view->root, result, vk::OpArgs::Gather, args.Union())))
+      return op->emitError()
+             << "a strided view of this chain of movements "
+                "starts at element "
+             << view->base << ", beyond what the Vulkan gather addresses";
+    auto args = vk::CreateGatherDirect(fbb_, vk::GatherKind::Strided, nullptr,
+                                       nullptr, nullptr, 0.f, &strides,
+                                       static_cast<int32_t>(view->base));
+    if (failed(addOp(op, view->root, result, vk::OpArgs::Gather, args.Union())))
       return failure();
   }
   return success();
@@ -609,8 +611,8 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
   auto softmax = [&](int64_t dim, bool log, bool safe) {
     auto args = vk::CreateSoftmax(
         fbb_,
-        static_cast<int32_t>(normalizeDim(dim, rankOf(op->getOperand(0)))),
-        log, safe);
+        static_cast<int32_t>(normalizeDim(dim, rankOf(op->getOperand(0)))), log,
+        safe);
     return addOp(op, op->getOperand(0), op->getResult(0), vk::OpArgs::Softmax,
                  args.Union());
   };
@@ -686,8 +688,9 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
       .Case<aten::SoftmaxOp>([&](aten::SoftmaxOp s) {
         return softmax(s.getDim(), false, s.getSafe().value_or(false));
       })
-      .Case<aten::LogSoftmaxOp>(
-          [&](aten::LogSoftmaxOp s) { return softmax(s.getDim(), true, false); })
+      .Case<aten::LogSoftmaxOp>([&](aten::LogSoftmaxOp s) {
+        return softmax(s.getDim(), true, false);
+      })
       .Case<aten::CumsumOp>([&](aten::CumsumOp cumsum) {
         auto args = vk::CreateScan(fbb_, vk::ScanOp::Sum,
                                    static_cast<int32_t>(cumsum.getDim()));
@@ -842,7 +845,7 @@ LogicalResult BlobWriter::emitOp(Operation *op) {
       .Default([&](Operation *) {
         return op->emitOpError()
                << "has no Vulkan kernel, yet the Vulkan rule table "
-                  "(partitioners/vulkan/VulkanRules.cpp) let it into a "
+                  "(partitioners/vulkan/rules/VulkanRules.cpp) let it into a "
                   "Vulkan partition";
       });
 }

@@ -1,11 +1,11 @@
 //===- VulkanLowering.cpp - the Vulkan backend, compiler side -------------===//
 
-#include "partitioners/vulkan/VulkanLowering.h"
+#include "partitioners/vulkan/lowering/VulkanLowering.h"
 
 #include "partitioners/common/ActivationFusion.h"
-#include "partitioners/vulkan/LayoutPlanner.h"
-#include "partitioners/vulkan/VulkanEmitter.h"
-#include "partitioners/vulkan/VulkanRules.h"
+#include "partitioners/vulkan/emit/VulkanEmitter.h"
+#include "partitioners/vulkan/lowering/LayoutPlanner.h"
+#include "partitioners/vulkan/rules/VulkanRules.h"
 #include "runtime/schema/vulkan_generated.h"
 
 #include "dialects/aten/AtenDialect.h"
@@ -153,8 +153,8 @@ std::string typeText(Type type) {
 class ConfiguredVulkan : public ConfiguredLowering {
 public:
   ConfiguredVulkan(MLIRContext *context, const VulkanLimits &limits)
-      : table(context, limits),
-        section(std::make_shared<VulkanReport>(limits)), costs(limits.costs) {}
+      : table(context, limits), section(std::make_shared<VulkanReport>(limits)),
+        costs(limits.costs) {}
 
   BackendRules &rules() override { return table; }
 

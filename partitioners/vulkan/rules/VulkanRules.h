@@ -13,7 +13,7 @@
 #define DUET_PARTITIONERS_VULKAN_VULKANRULES_H
 
 #include "partitioners/common/RuleTable.h"
-#include "partitioners/vulkan/DeviceProfile.h"
+#include "partitioners/vulkan/rules/DeviceProfile.h"
 
 namespace duet::partition {
 

@@ -1,8 +1,8 @@
 //===- XnnpackPasses.cpp - the XNNPACK backend's passes -------------------===//
 
-#include "partitioners/xnnpack/XnnDialect.h"
-#include "partitioners/xnnpack/XnnpackLayout.h"
-#include "partitioners/xnnpack/XnnpackLowering.h"
+#include "partitioners/xnnpack/dialect/XnnDialect.h"
+#include "partitioners/xnnpack/lowering/XnnpackLayout.h"
+#include "partitioners/xnnpack/lowering/XnnpackLowering.h"
 
 #include "dialects/duet/DuetDialect.h"
 

@@ -25,7 +25,7 @@ def XnnpackLayoutPass : Pass<"duet-xnnpack-layout", "::mlir::ModuleOp"> {
     repack` for a constant; results yielded in NHWC (or bf16) are copied out
     to the plain output. Each node and host copy gets `xnn.subgraph`: the
     partition runs as subgraphs split at its host copies.
-    partitioners/xnnpack/XnnpackLayout.h gives the rules, docs/xnnpack.md
+    partitioners/xnnpack/lowering/XnnpackLayout.h gives the rules, docs/xnnpack.md
     the reasons.
 
     ```mlir

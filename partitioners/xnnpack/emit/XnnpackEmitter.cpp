@@ -10,15 +10,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "partitioners/xnnpack/XnnpackEmitter.h"
+#include "partitioners/xnnpack/emit/XnnpackEmitter.h"
 
 #include "dialects/aten/AtenDialect.h"
 #include "partitioners/common/FusionDialect.h"
 #include "partitioners/common/Rules.h"
-#include "partitioners/xnnpack/XnnDialect.h"
-#include "partitioners/xnnpack/XnnpackBlob.h"
-#include "partitioners/xnnpack/XnnpackQuantization.h"
-#include "partitioners/xnnpack/XnnpackWeights.h"
+#include "partitioners/xnnpack/dialect/XnnDialect.h"
+#include "partitioners/xnnpack/emit/XnnpackBlob.h"
+#include "partitioners/xnnpack/emit/XnnpackWeights.h"
+#include "partitioners/xnnpack/rules/XnnpackQuantization.h"
 #include "passes/ConstantUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -129,8 +129,7 @@ std::optional<QuantizedFilter> readQuantizedFilter(Value weight) {
     filter.scales.assign(scales->begin(), scales->end());
   } else {
     auto pt = cast<aten::DequantizePerTensorOp>(def);
-    filter.scales.assign(channels,
-                         float(pt.getScale().convertToDouble()));
+    filter.scales.assign(channels, float(pt.getScale().convertToDouble()));
   }
   return filter;
 }
@@ -166,9 +165,8 @@ std::optional<std::vector<float>> dequantizeWeight(Value weight) {
       (pc.getZeroPoints() &&
        (!zeroPoints || int64_t(zeroPoints->size()) != channels)))
     return std::nullopt;
-  bool doubleScales = cast<RankedTensorType>(pc.getScales().getType())
-                          .getElementType()
-                          .isF64();
+  bool doubleScales =
+      cast<RankedTensorType>(pc.getScales().getType()).getElementType().isF64();
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t c = 0; c < channels; ++c) {
       int64_t zeroPoint = zeroPoints ? (*zeroPoints)[c] : 0;
@@ -229,7 +227,8 @@ private:
   LogicalResult bug(Operation *op, const Twine &why) {
     return op->emitError()
            << "the XNNPACK delegate cannot run this op: " << why
-           << "; the XNNPACK rule table (partitioners/xnnpack/XnnpackRules.cpp)"
+           << "; the XNNPACK rule table "
+              "(partitioners/xnnpack/rules/XnnpackRules.cpp)"
               " let it in, which is a partitioner bug: please report it, and "
               "compile with --backends portable meanwhile";
   }
@@ -276,11 +275,10 @@ private:
   struct QuantizedWeights {
     uint32_t filter, bias;
   };
-  FailureOr<QuantizedWeights>
-  quantizedWeights(Operation *op, Value weight, Value bias, float inputScale,
-                   std::vector<uint64_t> dims, uint32_t channelDim,
-                   llvm::function_ref<std::vector<int8_t>(ArrayRef<int8_t>)>
-                       pack);
+  FailureOr<QuantizedWeights> quantizedWeights(
+      Operation *op, Value weight, Value bias, float inputScale,
+      std::vector<uint64_t> dims, uint32_t channelDim,
+      llvm::function_ref<std::vector<int8_t>(ArrayRef<int8_t>)> pack);
 
   /// Value `id` of program tensor `tensor` (a constant) with `dims`.
   uint32_t constantValue(int32_t tensor, std::vector<uint64_t> dims) {
@@ -552,7 +550,8 @@ FailureOr<BlobWriter::QuantizedWeights> BlobWriter::quantizedWeights(
   filterQuant.channelScales = filter->scales;
   filterQuant.channelDim = channelDim;
   uint32_t filterId;
-  int32_t stored = pack ? -1 : context_.tensorId(weight.getDefiningOp()->getOperand(0));
+  int32_t stored =
+      pack ? -1 : context_.tensorId(weight.getDefiningOp()->getOperand(0));
   if (stored >= 0) {
     filterId = constantValue(stored, std::move(dims));
     blob_.value(filterId).type = fb::DataType::Qcint8;
@@ -716,8 +715,8 @@ LogicalResult BlobWriter::emitQint8Linear(aten::LinearOp op) {
   if (w.size() != 2)
     return bug(op, "a linear weight is 2-D");
   uint64_t outFeatures = uint64_t(w[0]), inFeatures = uint64_t(w[1]);
-  uint64_t rows = uint64_t(ShapedType::getNumElements(shapeOf(inputValue))) /
-                  inFeatures;
+  uint64_t rows =
+      uint64_t(ShapedType::getNumElements(shapeOf(inputValue))) / inFeatures;
   std::optional<int64_t> subgraph = xnn::subgraphOf(op);
   if (!subgraph)
     return notAsPlanned(op, "this op has no xnn.subgraph");
@@ -729,9 +728,9 @@ LogicalResult BlobWriter::emitQint8Linear(aten::LinearOp op) {
   toImage.subgraph = *subgraph;
   uint32_t image = blob_.addNode(std::move(toImage), fb::DataType::Qint8,
                                  {1, 1, rows, inFeatures}, inQuant);
-  auto weights = quantizedWeights(
-      op, op.getWeight(), op.getBias(), inQuant.scale,
-      {outFeatures, 1, 1, inFeatures}, 0, /*pack=*/nullptr);
+  auto weights =
+      quantizedWeights(op, op.getWeight(), op.getBias(), inQuant.scale,
+                       {outFeatures, 1, 1, inFeatures}, 0, /*pack=*/nullptr);
   if (failed(weights))
     return failure();
   aten::QuantizePerTensorOp q = quantizeAfter(op);
@@ -828,7 +827,8 @@ LogicalResult BlobWriter::emitBinary(Operation *op, fb::NodeType type) {
     // 4 first when of lower rank).
     ArrayRef<int64_t> shape = shapeOf(value);
     Layout reads =
-        *layout == Layout::nhwc && (shape.size() == 4 || ShapedType::getNumElements(shape) > 1)
+        *layout == Layout::nhwc &&
+                (shape.size() == 4 || ShapedType::getNumElements(shape) > 1)
             ? Layout::nhwc
             : Layout::plain;
     auto id = operand(value, reads, op);

@@ -1,6 +1,6 @@
 //===- XnnDialect.cpp - how XNNPACK holds and schedules a partition -------===//
 
-#include "partitioners/xnnpack/XnnDialect.h"
+#include "partitioners/xnnpack/dialect/XnnDialect.h"
 
 #include "dialects/duet/DuetDialect.h"
 

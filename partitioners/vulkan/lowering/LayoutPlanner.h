@@ -16,7 +16,7 @@
 #ifndef DUET_PARTITIONERS_VULKAN_LAYOUTPLANNER_H
 #define DUET_PARTITIONERS_VULKAN_LAYOUTPLANNER_H
 
-#include "partitioners/vulkan/VulkanRules.h"
+#include "partitioners/vulkan/rules/VulkanRules.h"
 
 namespace duet::partition {
 

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "partitioners/vulkan/DeviceProfile.h"
+#include "partitioners/vulkan/rules/DeviceProfile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
@@ -86,9 +86,12 @@ llvm::Expected<DeviceProfile> parseDeviceProfile(llvm::StringRef json,
   if (!object)
     return profileError(origin, "must be a JSON object");
 
-  static constexpr llvm::StringLiteral kKeys[] = {
-      "name", "device", "source", "maxImageDimension3D",
-      "maxStorageBufferRange", "costs"};
+  static constexpr llvm::StringLiteral kKeys[] = {"name",
+                                                  "device",
+                                                  "source",
+                                                  "maxImageDimension3D",
+                                                  "maxStorageBufferRange",
+                                                  "costs"};
   for (const auto &entry : *object)
     if (!llvm::is_contained(kKeys, entry.first.str()))
       return profileError(origin,

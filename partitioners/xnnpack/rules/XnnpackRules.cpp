@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "partitioners/xnnpack/XnnpackRules.h"
+#include "partitioners/xnnpack/rules/XnnpackRules.h"
 
 #include "dialects/aten/AtenDialect.h"
 
@@ -54,8 +54,8 @@ std::optional<std::string> convolutionArgs(Operation *op) {
   auto conv = cast<ConvolutionOp>(op);
   int64_t rank = conv.getInput().getType().getRank();
   if (rank != 4)
-    return std::string(rank == 5 ? "3-D" : "1-D") + " convolution (input 0 of rank " +
-           std::to_string(rank) +
+    return std::string(rank == 5 ? "3-D" : "1-D") +
+           " convolution (input 0 of rank " + std::to_string(rank) +
            "): this XNNPACK has 2-D convolution nodes only";
   // Depthwise (one input channel per group) windows of more than 25 taps
   // at unit stride and dilation: this XNNPACK's depthwise kernels cover 25
@@ -408,7 +408,8 @@ std::optional<std::string> dequantizeArgs(Operation *op) {
                        "quantize_per_tensor that wrote its integers: XNNPACK "
                        "holds one quantization per qint8 value");
   for (Operation *user : integers.getUsers())
-    if (auto other = dyn_cast<DequantizePerTensorOp>(user); other && !same(other))
+    if (auto other = dyn_cast<DequantizePerTensorOp>(user);
+        other && !same(other))
       return std::string("dequantize_per_tensor with other qparams than "
                          "another dequantize of the same integers: XNNPACK "
                          "holds one quantization per qint8 value");
@@ -537,9 +538,9 @@ constexpr UnsupportedOp kUnsupported[] = {
     never<DequantizePerTensorDynamicOp>(kDynamicQuantization),
 };
 
-constexpr TableFacts kTable = {kXnnpackMaxRank,       "XNNPACK subgraph node",
-                               "XNNPACK node",        DecomposedCheck::whole,
-                               kUnsupported,          /*quantizedWeights=*/true};
+constexpr TableFacts kTable = {kXnnpackMaxRank, "XNNPACK subgraph node",
+                               "XNNPACK node",  DecomposedCheck::whole,
+                               kUnsupported,    /*quantizedWeights=*/true};
 
 } // namespace
 

@@ -1,4 +1,5 @@
-//===- XnnpackQuantization.h - which XNNPACK nodes compute in qint8 -*- C++ -*-===//
+//===- XnnpackQuantization.h - which XNNPACK nodes compute in qint8 -*- C++
+//-*-===//
 //
 // A statically quantized PT2E program reads every quantized op's operands
 // through dequantize nodes and quantizes its result again:

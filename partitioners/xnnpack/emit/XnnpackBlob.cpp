@@ -1,6 +1,6 @@
 //===- XnnpackBlob.cpp - the records of an XNNPACK partition blob ---------===//
 
-#include "partitioners/xnnpack/XnnpackBlob.h"
+#include "partitioners/xnnpack/emit/XnnpackBlob.h"
 
 #include <algorithm>
 
@@ -37,8 +37,8 @@ std::vector<uint8_t> BlobRecords::serialize() const {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<fb::Value>> values;
   for (const ValueRec &rec : values_) {
-    bool channelwise = rec.type == fb::DataType::Qcint8 ||
-                       rec.type == fb::DataType::Qcint32;
+    bool channelwise =
+        rec.type == fb::DataType::Qcint8 || rec.type == fb::DataType::Qcint32;
     values.push_back(fb::CreateValueDirect(
         fbb, rec.kind, rec.index, rec.type, &rec.dims, rec.quant.zeroPoint,
         rec.quant.scale, channelwise ? &rec.quant.channelScales : nullptr,

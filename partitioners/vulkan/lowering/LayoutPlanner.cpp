@@ -1,6 +1,6 @@
 //===- LayoutPlanner.cpp - storage and packing per Vulkan tensor ----------===//
 
-#include "partitioners/vulkan/LayoutPlanner.h"
+#include "partitioners/vulkan/lowering/LayoutPlanner.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"

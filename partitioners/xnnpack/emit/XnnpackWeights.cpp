@@ -1,6 +1,6 @@
 //===- XnnpackWeights.cpp - constants in the layouts XNNPACK reads --------===//
 
-#include "partitioners/xnnpack/XnnpackWeights.h"
+#include "partitioners/xnnpack/emit/XnnpackWeights.h"
 
 namespace duet::xnnpack {
 

@@ -5,9 +5,9 @@
 //
 // - Layouts, layout changes and subgraphs come from duet-xnnpack-layout
 //   (`xnn.layout`, `xnn.layout_change`, `xnn.subgraph`;
-//   partitioners/xnnpack/XnnpackLayout.h): each op's node is written in its
-//   recorded layout and subgraph, each layout change as the reshape node,
-//   host copy or NHWC constant it names. Partition inputs and outputs are
+//   partitioners/xnnpack/lowering/XnnpackLayout.h): each op's node is written
+//   in its recorded layout and subgraph, each layout change as the reshape
+//   node, host copy or NHWC constant it names. Partition inputs and outputs are
 //   NCHW, as everywhere else in the program.
 // - Output bounds come from duet-fuse-activations (`fusion.output_bounds`,
 //   `fusion.folded`): a folded activation writes no node of its own.

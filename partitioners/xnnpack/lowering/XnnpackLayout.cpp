@@ -1,9 +1,9 @@
 //===- XnnpackLayout.cpp - layouts and subgraphs of an XNNPACK partition --===//
 
-#include "partitioners/xnnpack/XnnpackLayout.h"
+#include "partitioners/xnnpack/lowering/XnnpackLayout.h"
 
 #include "partitioners/common/Rules.h"
-#include "partitioners/xnnpack/XnnDialect.h"
+#include "partitioners/xnnpack/dialect/XnnDialect.h"
 
 #include "dialects/aten/AtenDialect.h"
 
@@ -124,9 +124,10 @@ private:
     if (isConstant(value)) {
       // Repacked at compile time for an NHWC reader: a 4-D constant, or a
       // lower-rank one that broadcasts; a scalar reads the same either way.
-      bool nhwc = layout == Layout::nhwc &&
-                  (shape.size() == 4 ||
-                   (broadcast && shape.size() < 4 && ShapedType::getNumElements(shape) > 1));
+      bool nhwc =
+          layout == Layout::nhwc &&
+          (shape.size() == 4 || (broadcast && shape.size() < 4 &&
+                                 ShapedType::getNumElements(shape) > 1));
       if (!nhwc)
         return value;
       Value &view = repacked[value];
@@ -223,7 +224,8 @@ private:
             nhwcCost += !has(operand, Layout::nhwc);
             plainCost += !has(operand, Layout::plain);
           }
-        } else if (ShapedType::getNumElements(shape) > 1 && !xnn::sameOrder(xnn::expandTo4(shape))) {
+        } else if (ShapedType::getNumElements(shape) > 1 &&
+                   !xnn::sameOrder(xnn::expandTo4(shape))) {
           nhwcPossible = false;
         }
       }

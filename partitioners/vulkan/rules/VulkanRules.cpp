@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "partitioners/vulkan/VulkanRules.h"
+#include "partitioners/vulkan/rules/VulkanRules.h"
 
 #include "dialects/aten/AtenDialect.h"
 #include "passes/ConstantUtils.h"

@@ -14,7 +14,7 @@
 #define DUET_PARTITIONERS_VULKAN_VULKANLOWERING_H
 
 #include "partitioners/common/BackendLowering.h"
-#include "partitioners/vulkan/DeviceProfile.h"
+#include "partitioners/vulkan/rules/DeviceProfile.h"
 
 namespace duet::partition {
 
