@@ -583,6 +583,72 @@ void duet::import::buildCopysign(NodeContext &ctx) {
   ctx.setResult(ctx.create<WhereOp>(type, flags, negated, magnitude));
 }
 
+/// `a << s` (left) or `a >> s` of integer tensors, as PyTorch's shifts:
+/// `a · 2^s` wrapping in the type, or `a` floor-divided by `2^s` (an
+/// arithmetic shift); a shift below 0 or of the type's width or more gives
+/// 0, or for `>>` of a signed type the sign (`a >> (width - 1)`). `2^s` comes
+/// from a constant table indexed by the shift, in int64; a right shift goes
+/// in two halves, so no power past 2^31 is needed.
+void duet::import::buildBitShift(NodeContext &ctx, bool left) {
+  RankedTensorType type;
+  auto [a, s] = binaryOperands(ctx, type);
+  if (!ctx.ok())
+    return;
+  auto integer = dyn_cast<IntegerType>(type.getElementType());
+  if (!integer || integer.getWidth() == 1)
+    return ctx.fail(Twine(left ? "<<" : ">>") + " takes integer tensors; got " +
+                    Twine(integer ? "booleans" : "floats"));
+  int64_t width = integer.getWidth();
+  bool isUnsigned = integer.isUnsigned();
+  Type i64 = ctx.builder.getI64Type();
+  Type flagType = ctx.builder.getI1Type();
+  Value a64 = ctx.castTo(a, i64), s64 = ctx.castTo(s, i64);
+  RankedTensorType shiftType = typeOf(s64);
+  Value outside = ctx.create<LogicalOrOp>(
+      shiftType.clone(flagType),
+      ctx.create<LtOp>(shiftType.clone(flagType), s64, integerOf(ctx, i64, 0)),
+      ctx.create<GeOp>(shiftType.clone(flagType), s64,
+                       integerOf(ctx, i64, width)));
+  // The power of two of each shift, 0 <= k < width (k = width - 1 where
+  // the shift is outside, which the last step settles).
+  SmallVector<int64_t> powers;
+  for (int64_t k = 0; k < 64; ++k)
+    powers.push_back(static_cast<int64_t>(uint64_t(1) << k));
+  auto powerOf = [&](Value k) {
+    int64_t n = typeOf(k).getNumElements();
+    Value flat = view(ctx, k, {n});
+    Value picked = indexSelect(ctx, indexConstant(ctx, powers), flat, 0);
+    return view(ctx, picked, typeOf(k).getShape());
+  };
+  Value last = integerOf(ctx, i64, width - 1);
+  Value k = ctx.create<WhereOp>(shiftType, outside, last, s64);
+  Value result;
+  if (left) {
+    result = mul(ctx, a64, powerOf(k));
+    result = ctx.create<WhereOp>(typeOf(result), outside,
+                                 integerOf(ctx, i64, 0), result);
+  } else {
+    auto floorDiv = [&](Value x, Value d) {
+      RankedTensorType t = broadcastType(ctx, x, d, i64);
+      return ctx.create<DivOp>(
+          t, x, d,
+          DivRoundingAttr::get(ctx.builder.getContext(), DivRounding::floor));
+    };
+    Value half = ctx.create<DivOp>(
+        shiftType, k, integerOf(ctx, i64, 2),
+        DivRoundingAttr::get(ctx.builder.getContext(), DivRounding::floor));
+    Value rest = sub(ctx, k, half);
+    result = floorDiv(floorDiv(a64, powerOf(half)), powerOf(rest));
+    if (isUnsigned)
+      result = ctx.create<WhereOp>(typeOf(result), outside,
+                                   integerOf(ctx, i64, 0), result);
+  }
+  if (!ctx.ok())
+    return;
+  ctx.setResult(
+      view(ctx, ctx.castTo(result, type.getElementType()), type.getShape()));
+}
+
 /// ldexp(x, e) = x · 2^e, the power exact (pow of 2 by a whole number).
 void duet::import::buildLdexp(NodeContext &ctx) {
   RankedTensorType type;

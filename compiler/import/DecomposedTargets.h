@@ -84,6 +84,8 @@ void buildErfc(NodeContext &ctx);
 void buildFmaxFmin(NodeContext &ctx, bool largest);
 void buildHypot(NodeContext &ctx);
 void buildRoundDecimals(NodeContext &ctx);
+/// bitwise_left_shift / bitwise_right_shift (and `<<`, `>>`) of integers.
+void buildBitShift(NodeContext &ctx, bool left);
 /// ldexp: x · 2^e.
 void buildLdexp(NodeContext &ctx);
 /// signbit and copysign (a NaN's sign bit reads as positive).

@@ -2085,6 +2085,16 @@ void addPythonOperators(OpTableBuilder &t) {
   for (const char *spelling : {"bitwise_xor.Tensor", "__xor__.Tensor",
                                 "bitwise_xor.Scalar", "__xor__.Scalar"})
     t.add(spelling, buildBitwiseBinary<NeOp, BitwiseXorOp>);
+  for (const char *spelling :
+       {"bitwise_left_shift.Tensor", "bitwise_left_shift.Tensor_Scalar",
+        "bitwise_left_shift.Scalar_Tensor", "__lshift__.Tensor",
+        "__lshift__.Scalar"})
+    t.add(spelling, [](NodeContext &ctx) { buildBitShift(ctx, true); });
+  for (const char *spelling :
+       {"bitwise_right_shift.Tensor", "bitwise_right_shift.Tensor_Scalar",
+        "bitwise_right_shift.Scalar_Tensor", "__rshift__.Tensor",
+        "__rshift__.Scalar"})
+    t.add(spelling, [](NodeContext &ctx) { buildBitShift(ctx, false); });
   t.addWithInPlace("atan2", "default", buildAtan2);
   t.add("logical_xor.default", buildLogicalXor);
   t.add("any.dim", buildAnyDims, {{"keepdim", boolean(false)}});
@@ -2424,6 +2434,16 @@ void addOrderingTargets(OpTableBuilder &t) {
     t.add(sort, buildSort,
           {{"stable", none()}, {"dim", integer(-1)},
            {"descending", boolean(false)}});
+  std::vector<ArgDefault> searchDefaults = {{"out_int32", boolean(false)},
+                                            {"right", boolean(false)},
+                                            {"side", none()},
+                                            {"sorter", none()}};
+  t.add("searchsorted.Tensor", buildSearchSorted, searchDefaults);
+  t.add("searchsorted.Scalar", buildSearchSorted, searchDefaults);
+  t.add("bucketize.Tensor", buildBucketize,
+        {{"out_int32", boolean(false)}, {"right", boolean(false)}});
+  t.add("bucketize.Scalar", buildBucketize,
+        {{"out_int32", boolean(false)}, {"right", boolean(false)}});
   t.add("kthvalue.default", buildKthvalue,
         {{"dim", integer(-1)}, {"keepdim", boolean(false)}});
   t.add("median.default", [](NodeContext &ctx) { buildMedian(ctx, false); });

@@ -105,6 +105,20 @@ void emitOrdered(NodeContext &ctx, int64_t dim, std::optional<int64_t> k,
   }
 }
 
+/// `x` and the dim along which a reduction to one element per line reads
+/// it: `dim` itself, or, when it is None, every element as one line (`x`
+/// flattened, dim 0); a 0-d `x` is one line of one element.
+std::pair<Value, int64_t> lines(NodeContext &ctx, Value x,
+                                std::optional<int64_t> dim) {
+  if (!x || !ctx.ok())
+    return {x, 0};
+  if (!dim)
+    return {view(ctx, x, {typeOf(x).getNumElements()}), 0};
+  if (typeOf(x).getRank() == 0)
+    return {view(ctx, x, {1}), 0};
+  return {x, ctx.normalizeDim(*dim, typeOf(x).getRank())};
+}
+
 /// argmax and argmin: over `dim`, or over every element when it is None.
 void emitArgExtreme(NodeContext &ctx, bool largest) {
   RankedTensorType type = ctx.resultType();
@@ -112,16 +126,7 @@ void emitArgExtreme(NodeContext &ctx, bool largest) {
   std::optional<int64_t> dim = ctx.optionalInteger("dim");
   if (!ctx.ok())
     return;
-  Value x = orderedOperand(ctx, self);
-  if (!ctx.ok())
-    return;
-  int64_t d = 0;
-  if (!dim)
-    x = view(ctx, x, {typeOf(x).getNumElements()});
-  else if (typeOf(x).getRank() == 0)
-    x = view(ctx, x, {1});
-  else
-    d = ctx.normalizeDim(*dim, typeOf(x).getRank());
+  auto [x, d] = lines(ctx, orderedOperand(ctx, self), dim);
   if (!ctx.ok())
     return;
   if (typeOf(x).getDimSize(d) == 0)
@@ -145,15 +150,7 @@ void emitSortedPick(NodeContext &ctx, SortedPick pick,
   Value self = ctx.tensor("self");
   if (!ctx.ok())
     return;
-  Value x = self;
-  int64_t d = 0;
-  if (!dim)
-    x = view(ctx, x, {typeOf(x).getNumElements()});
-  else if (typeOf(x).getRank() == 0)
-    x = view(ctx, x, {1});
-  else
-    d = ctx.normalizeDim(*dim, typeOf(x).getRank());
-  Value input = orderedOperand(ctx, x);
+  auto [input, d] = lines(ctx, orderedOperand(ctx, self), dim);
   if (!ctx.ok())
     return;
   StringRef what = pick == SortedPick::Kth      ? "kthvalue"
@@ -225,6 +222,98 @@ void duet::import::buildMedian(NodeContext &ctx, bool ignoreNan) {
   if (ctx.ok())
     emitSortedPick(ctx, ignoreNan ? SortedPick::NanMedian : SortedPick::Median,
                    dim);
+}
+
+/// searchsorted and bucketize: for each element of `values`, how many of
+/// its line of `sorted` come before it: those not >= it (the first position
+/// it could go, PyTorch's lower bound), or with `right` those not > it (the
+/// last). The comparisons of every element with its whole line are summed,
+/// which gives the binary search's answer on a sorted line.
+void emitSearchSorted(NodeContext &ctx, Value sorted, Value values,
+                      bool right) {
+  RankedTensorType type = ctx.resultType();
+  if (!ctx.ok())
+    return;
+  RankedTensorType seqType = typeOf(sorted), valueType = typeOf(values);
+  if (seqType.getRank() == 0)
+    return ctx.fail("the sorted sequence must have 1 dim or more");
+  ArrayRef<int64_t> seq = seqType.getShape(), at = valueType.getShape();
+  if (seq.size() > 1 &&
+      (at.size() != seq.size() || at.drop_back() != seq.drop_back()))
+    return ctx.fail("a sorted sequence " + formatShape(seq) +
+                    " of more than 1 dim needs values of the same leading "
+                    "dims, got " +
+                    formatShape(at));
+  Type element = seqType.getElementType();
+  if (element != valueType.getElementType()) {
+    Type common = isa<FloatType>(element) ? element
+                  : isa<FloatType>(valueType.getElementType())
+                      ? valueType.getElementType()
+                      : ctx.builder.getI64Type();
+    sorted = ctx.castTo(sorted, common);
+    values = ctx.castTo(values, common);
+  }
+  // values [..., N, 1] against sorted [..., 1, S] (or [S] for a 1-D line).
+  SmallVector<int64_t> column(at);
+  column.push_back(1);
+  Value x = view(ctx, values, column);
+  Value line = sorted;
+  if (seq.size() > 1) {
+    SmallVector<int64_t> row(seq.drop_back());
+    row.push_back(1);
+    row.push_back(seq.back());
+    line = view(ctx, sorted, row);
+  }
+  RankedTensorType flags = broadcastType(ctx, line, x, ctx.builder.getI1Type(),
+                                         "the sequence and the values");
+  if (!ctx.ok())
+    return;
+  Value past = right ? Value(ctx.create<GtOp>(flags, line, x))
+                     : Value(ctx.create<GeOp>(flags, line, x));
+  Value before = ctx.create<LogicalNotOp>(flags, past);
+  Type i64 = ctx.builder.getI64Type();
+  Value count =
+      reduce<SumOp>(ctx, ctx.castTo(before, i64), {flags.getRank() - 1}, false);
+  ctx.setResult(
+      view(ctx, ctx.castTo(count, type.getElementType()), type.getShape()));
+}
+
+void duet::import::buildSearchSorted(NodeContext &ctx) {
+  Value sorted = ctx.tensor("sorted_sequence");
+  bool right = ctx.boolean("right");
+  std::optional<std::string> side = ctx.optionalString("side");
+  Value sorter = ctx.optionalTensor("sorter");
+  if (!ctx.ok())
+    return;
+  Value values = ctx.tensorOrScalar("self", typeOf(sorted).getElementType());
+  if (side) {
+    if (*side != "left" && *side != "right")
+      return ctx.fail("argument 'side' is \"" + *side +
+                      "\"; expected left or right");
+    if (right && *side == "left")
+      return ctx.fail("side=\"left\" contradicts right=True");
+    right = *side == "right";
+  }
+  if (sorter) {
+    // The sequence in sorted order: sorter's indices along its last dim.
+    int64_t last = typeOf(sorted).getRank() - 1;
+    sorted = ctx.create<GatherOp>(typeOf(sorted), sorted,
+                                  ctx.castTo(sorter, ctx.builder.getI64Type()),
+                                  ctx.builder.getI64IntegerAttr(last));
+  }
+  emitSearchSorted(ctx, sorted, values, right);
+}
+
+void duet::import::buildBucketize(NodeContext &ctx) {
+  Value boundaries = ctx.tensor("boundaries");
+  bool right = ctx.boolean("right");
+  if (!ctx.ok())
+    return;
+  Value values =
+      ctx.tensorOrScalar("self", typeOf(boundaries).getElementType());
+  if (ctx.ok() && typeOf(boundaries).getRank() != 1)
+    return ctx.fail("argument 'boundaries' must be 1-D");
+  emitSearchSorted(ctx, boundaries, values, right);
 }
 
 void duet::import::buildTopk(NodeContext &ctx) {

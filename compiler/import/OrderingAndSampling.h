@@ -24,6 +24,11 @@ void buildKthvalue(NodeContext &ctx);
 /// dim (.dim: value and index): the lower middle of the sorted line; median
 /// gives a line's NaN where it has one, nanmedian leaves NaN out.
 void buildMedian(NodeContext &ctx, bool ignoreNan);
+/// searchsorted (.Tensor, .Scalar; side, sorter) and bucketize (.Tensor,
+/// .Scalar): the position of each value in its sorted line, by comparing it
+/// with the whole line.
+void buildSearchSorted(NodeContext &ctx);
+void buildBucketize(NodeContext &ctx);
 /// argmax and argmin: the index of the first extreme.
 void buildArgmax(NodeContext &ctx);
 void buildArgmin(NodeContext &ctx);
