@@ -1,7 +1,7 @@
 //===- BatchNormAffine.cpp - an inference batch norm as x·scale + shift ---===//
 
 #include "passes/BatchNormAffine.h"
-#include "passes/ConstantUtils.h"
+#include "dialects/aten/Constants.h"
 
 #include <cmath>
 

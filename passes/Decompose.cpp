@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Decompose.h"
+#include "dialects/aten/Constants.h"
 #include "passes/BatchNormAffine.h"
-#include "passes/ConstantUtils.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Traits.h"

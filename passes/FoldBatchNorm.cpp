@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/aten/Constants.h"
 #include "passes/BatchNormAffine.h"
-#include "passes/ConstantUtils.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/ConstantUtils.h"
+#include "dialects/aten/Constants.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"

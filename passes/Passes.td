@@ -29,9 +29,14 @@ def NormalizePass : Pass<"duet-normalize", "::mlir::func::FuncOp"> {
       tensor, `view` to the same shape (and `view` of a `view` becomes one),
       `permute` by the identity, `expand` to the same shape.
     - An op whose operands are all constants is evaluated: `view`, `permute`,
-      `slice` (of any element type), float `cast`, the elementwise binary ops, `neg`, `abs`, `relu`, `sqrt`,
-      `rsqrt`. A `permute` feeding `mm`/`addmm`/`matmul` is kept for the linear
+      `slice`, `cat`, `embedding` (of any element type), float `cast`, the
+      elementwise binary ops, `neg`, `abs`, `relu`, `sqrt`, `rsqrt`, `mean`,
+      `sum`. A `permute` feeding `mm`/`addmm`/`matmul` is kept for the linear
       rewrite. Other all-constant ops stay and are counted.
+
+    The identities and the evaluation are the aten ops' canonicalization
+    patterns (`canonicalize()`, dialects/aten/AtenCanonicalize.cpp), which
+    this pass runs; no other pass folds aten ops.
 
     ```mlir
     // before

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/ConstantUtils.h"
+#include "dialects/aten/Constants.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Matchers.h"

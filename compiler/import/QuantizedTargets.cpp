@@ -10,7 +10,7 @@
 #include "compiler/import/QuantizedTargets.h"
 
 #include "dialects/aten/AtenDialect.h"
-#include "passes/ConstantUtils.h"
+#include "dialects/aten/Constants.h"
 
 #include "llvm/ADT/Twine.h"
 

@@ -149,7 +149,9 @@ def Aten_LayerNormOp : Aten_Op<"layer_norm", [AttrSizedOperandSegments, InferTyp
 // Elementwise activations and math
 //===----------------------------------------------------------------------===//
 
-def Aten_ReluOp : Aten_UnaryOp<"relu", "max(x, 0)">;
+def Aten_ReluOp : Aten_UnaryOp<"relu", "max(x, 0)"> {
+  let hasCanonicalizeMethod = 1;
+}
 def Aten_HardswishOp : Aten_UnaryOp<"hardswish", "x * min(max(x + 3, 0), 6) / 6">,
     XnnpackNode<"HardSwish", "hardswish">;
 def Aten_HardsigmoidOp : Aten_UnaryOp<"hardsigmoid", "min(max(x + 3, 0), 6) / 6">;
@@ -158,14 +160,22 @@ def Aten_SigmoidOp : Aten_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">,
     XnnpackNode<"Sigmoid", "sigmoid">;
 def Aten_TanhOp : Aten_UnaryOp<"tanh", "tanh(x)">;
 def Aten_AbsOp : Aten_UnaryOp<"abs", "|x|">,
-    XnnpackNode<"Abs", "abs">;
+    XnnpackNode<"Abs", "abs"> {
+  let hasCanonicalizeMethod = 1;
+}
 def Aten_NegOp : Aten_UnaryOp<"neg", "-x">,
-    XnnpackNode<"Negate", "negate">;
+    XnnpackNode<"Negate", "negate"> {
+  let hasCanonicalizeMethod = 1;
+}
 def Aten_ExpOp : Aten_UnaryOp<"exp", "e^x">;
 def Aten_LogOp : Aten_UnaryOp<"log", "ln(x)">;
 def Aten_SqrtOp : Aten_UnaryOp<"sqrt", "sqrt(x)">,
-    XnnpackNode<"SquareRoot", "square_root">;
-def Aten_RsqrtOp : Aten_UnaryOp<"rsqrt", "1 / sqrt(x)">;
+    XnnpackNode<"SquareRoot", "square_root"> {
+  let hasCanonicalizeMethod = 1;
+}
+def Aten_RsqrtOp : Aten_UnaryOp<"rsqrt", "1 / sqrt(x)"> {
+  let hasCanonicalizeMethod = 1;
+}
 def Aten_ErfOp : Aten_UnaryOp<"erf", "erf(x), the Gauss error function">;
 def Aten_SinOp : Aten_UnaryOp<"sin", "sin(x), x in radians">;
 def Aten_CosOp : Aten_UnaryOp<"cos", "cos(x), x in radians">;
@@ -239,17 +249,29 @@ def Aten_PowOp : Aten_ParamUnaryOp<"pow", "x ^ exponent (a scalar exponent)",
 //===----------------------------------------------------------------------===//
 
 def Aten_AddOp : Aten_BinaryOp<"add", "self + alpha * other",
-    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)> {
+  let hasCanonicalizeMethod = 1;
+}
 def Aten_SubOp : Aten_BinaryOp<"sub", "self - alpha * other",
-    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)> {
+  let hasCanonicalizeMethod = 1;
+}
 def Aten_MulOp : Aten_BinaryOp<"mul", "self * other">,
-    XnnpackNode<"Multiply", "multiply2">;
+    XnnpackNode<"Multiply", "multiply2"> {
+  let hasCanonicalizeMethod = 1;
+}
 def Aten_DivOp : Aten_BinaryOp<"div", "self / other, rounded as `rounding_mode` says",
-    (ins DefaultValuedAttr<Aten_DivRoundingAttr, "DivRounding::none">:$rounding_mode)>;
+    (ins DefaultValuedAttr<Aten_DivRoundingAttr, "DivRounding::none">:$rounding_mode)> {
+  let hasCanonicalizeMethod = 1;
+}
 def Aten_MaximumOp : Aten_BinaryOp<"maximum", "max(self, other)">,
-    XnnpackNode<"Maximum", "maximum2">;
+    XnnpackNode<"Maximum", "maximum2"> {
+  let hasCanonicalizeMethod = 1;
+}
 def Aten_MinimumOp : Aten_BinaryOp<"minimum", "min(self, other)">,
-    XnnpackNode<"Minimum", "minimum2">;
+    XnnpackNode<"Minimum", "minimum2"> {
+  let hasCanonicalizeMethod = 1;
+}
 def Aten_PowTensorOp : Aten_BinaryOp<"pow_tensor",
     "self ^ other, the exponent a tensor (`pow.Tensor_Tensor`)">;
 def Aten_RemainderOp : Aten_BinaryOp<"remainder",
@@ -368,8 +390,12 @@ def Aten_AnyOp : Aten_Op<"any", [InferTypeOpAdaptor]> {
 // Reductions, pooling, softmax
 //===----------------------------------------------------------------------===//
 
-def Aten_MeanOp : Aten_ReductionOp<"mean", "the arithmetic mean">;
-def Aten_SumOp : Aten_ReductionOp<"sum", "the sum", Aten_SumTensor>;
+def Aten_MeanOp : Aten_ReductionOp<"mean", "the arithmetic mean"> {
+  let hasCanonicalizeMethod = 1;
+}
+def Aten_SumOp : Aten_ReductionOp<"sum", "the sum", Aten_SumTensor> {
+  let hasCanonicalizeMethod = 1;
+}
 def Aten_AmaxOp : Aten_ReductionOp<"amax", "the maximum", Aten_SumTensor>;
 def Aten_ProdOp : Aten_ReductionOp<"prod", "the product", Aten_SumTensor>;
 
@@ -479,6 +505,7 @@ def Aten_LogSoftmaxOp : Aten_SoftmaxFamilyOp<"log_softmax", "log(softmax(x))">;
 //===----------------------------------------------------------------------===//
 
 def Aten_ViewOp : Aten_ShapeOp<"view", (ins)> {
+  let hasCanonicalizeMethod = 1;
   let summary = "the same elements in a new shape";
   let description = [{
     `view`, `reshape`, `_unsafe_view`, `flatten`, `squeeze` and `unsqueeze` all
@@ -492,6 +519,7 @@ def Aten_ViewOp : Aten_ShapeOp<"view", (ins)> {
 
 def Aten_PermuteOp : Aten_ShapeOp<"permute", (ins DenseI64ArrayAttr:$dims),
     [InferTypeOpAdaptor]> {
+  let hasCanonicalizeMethod = 1;
   let summary = "reorders the dimensions: result dim i is input dim dims[i]";
   let description = [{
     `transpose` and `t` map here.
@@ -503,6 +531,7 @@ def Aten_PermuteOp : Aten_ShapeOp<"permute", (ins DenseI64ArrayAttr:$dims),
 }
 
 def Aten_ExpandOp : Aten_ShapeOp<"expand", (ins)> {
+  let hasCanonicalizeMethod = 1;
   let summary = "broadcasts size-1 dimensions (and new leading ones) to the result shape";
   let description = [{
     ```mlir
@@ -528,6 +557,7 @@ def Aten_RepeatOp : Aten_ShapeOp<"repeat", (ins DenseI64ArrayAttr:$repeats),
 def Aten_SliceOp : Aten_ShapeOp<"slice",
     (ins I64Attr:$dim, I64Attr:$start, I64Attr:$end, DefaultValuedAttr<I64Attr, "1">:$step),
     [InferTypeOpAdaptor]> {
+  let hasCanonicalizeMethod = 1;
   let summary = "elements start, start+step, … below end along dim";
   let description = [{
     `start` and `end` are already clamped to `[0, size]` by the importer.
@@ -564,6 +594,7 @@ def Aten_ConstantPadNdOp : Aten_ShapeOp<"constant_pad_nd",
 }
 
 def Aten_CloneOp : Aten_Op<"clone", [SameOperandsAndResultType]> {
+  let hasCanonicalizeMethod = 1;
   let kernelComputesInFloat = 0;
   let summary = "a copy of the tensor (an identity at inference)";
   let description = [{
@@ -577,6 +608,7 @@ def Aten_CloneOp : Aten_Op<"clone", [SameOperandsAndResultType]> {
 }
 
 def Aten_CastOp : Aten_Op<"cast", [SameOperandsAndResultShape]> {
+  let hasCanonicalizeMethod = 1;
   let kernelComputesInFloat = 0;
   let summary = "converts the element type (`_to_copy`, `to.dtype`)";
   let description = [{
@@ -590,6 +622,7 @@ def Aten_CastOp : Aten_Op<"cast", [SameOperandsAndResultShape]> {
 }
 
 def Aten_CatOp : Aten_Op<"cat", [InferTypeOpAdaptor]> {
+  let hasCanonicalizeMethod = 1;
   let kernelComputesInFloat = 0;
   let summary = "concatenates tensors along `dim`";
   let description = [{
@@ -718,6 +751,7 @@ def Aten_ScatterOp : Aten_Op<"scatter", [InferTypeOpAdaptor]> {
 }
 
 def Aten_EmbeddingOp : Aten_Op<"embedding", [InferTypeOpAdaptor]> {
+  let hasCanonicalizeMethod = 1;
   let summary = "rows of `weight` picked by integer `indices`";
   let description = [{
     ```mlir

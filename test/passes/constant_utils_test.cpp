@@ -1,7 +1,7 @@
-// passes/ConstantUtils: reading and building float constants in every format
+// dialects/aten/Constants: reading and building float constants in every format
 // the passes compute on, from dense and dense_resource attributes alike.
 
-#include "passes/ConstantUtils.h"
+#include "dialects/aten/Constants.h"
 
 #include "dialects/aten/AtenDialect.h"
 

@@ -11,7 +11,7 @@
 #include "partitioners/vulkan/rules/VulkanRules.h"
 
 #include "dialects/aten/AtenDialect.h"
-#include "passes/ConstantUtils.h"
+#include "dialects/aten/Constants.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"

@@ -13,13 +13,13 @@
 #include "partitioners/xnnpack/emit/XnnpackEmitter.h"
 
 #include "dialects/aten/AtenDialect.h"
+#include "dialects/aten/Constants.h"
 #include "partitioners/common/FusionDialect.h"
 #include "partitioners/common/Rules.h"
 #include "partitioners/xnnpack/dialect/XnnDialect.h"
 #include "partitioners/xnnpack/emit/XnnpackBlob.h"
 #include "partitioners/xnnpack/emit/XnnpackWeights.h"
 #include "partitioners/xnnpack/rules/XnnpackQuantization.h"
-#include "passes/ConstantUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/DenseMap.h"

@@ -13,11 +13,11 @@
 #include "partitioners/xnnpack/rules/XnnpackQuantization.h"
 
 #include "dialects/aten/AtenDialect.h"
+#include "dialects/aten/Constants.h"
 #include "partitioners/common/FusionDialect.h"
 #include "partitioners/common/Rules.h"
 #include "partitioners/xnnpack/dialect/XnnDialect.h"
 #include "partitioners/xnnpack/rules/XnnpackRules.h"
-#include "passes/ConstantUtils.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"

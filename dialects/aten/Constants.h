@@ -1,4 +1,4 @@
-//===- ConstantUtils.h - reading and building constant tensors --*- C++ -*-===//
+//===- Constants.h - reading and building constant tensors ------*- C++ -*-===//
 //
 // Weights reach the passes as `arith.constant` holding either a
 // DenseElementsAttr (`dense<...>`) or a DenseResourceElementsAttr
@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DUET_PASSES_CONSTANTUTILS_H
-#define DUET_PASSES_CONSTANTUTILS_H
+#ifndef DUET_DIALECTS_ATEN_CONSTANTS_H
+#define DUET_DIALECTS_ATEN_CONSTANTS_H
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -88,6 +88,51 @@ bool isScalarConstant(mlir::Value value, double expected);
 /// rounded into that type (1/6 as f32, f16 or bf16) and nothing further away.
 bool isScalarConstantNear(mlir::Value value, double expected);
 
+//===--- Index arithmetic on row-major data -------------------------------===//
+
+/// The row-major strides of `shape`, in elements.
+llvm::SmallVector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape);
+
+/// Strides that read an operand of shape `in` at every index of the broadcast
+/// shape `out`: 0 along the dims it is broadcast over.
+llvm::SmallVector<int64_t> broadcastStrides(llvm::ArrayRef<int64_t> in,
+                                            llvm::ArrayRef<int64_t> out);
+
+/// Walks the row-major indices of a shape and keeps, for each operand, the
+/// element offset that index reads through the operand's strides; this avoids
+/// a division per element. The strides must outlive the walker.
+class OffsetWalker {
+public:
+  OffsetWalker(llvm::ArrayRef<int64_t> shape,
+               llvm::ArrayRef<llvm::SmallVector<int64_t>> strides)
+      : shape(shape), strides(strides), index(shape.size(), 0),
+        offsets(strides.size(), 0) {}
+
+  int64_t offset(unsigned operand) const { return offsets[operand]; }
+  void next();
+
+private:
+  llvm::ArrayRef<int64_t> shape;
+  llvm::ArrayRef<llvm::SmallVector<int64_t>> strides;
+  llvm::SmallVector<int64_t> index;
+  llvm::SmallVector<int64_t> offsets;
+};
+
+/// The elements of `attr` that a result of type `resultType` reads: result
+/// index i reads the element at `offset + sum(i[d] * strides[d])`, the one
+/// re-indexing that permute and slice make; null where the bytes cannot be
+/// read.
+mlir::DenseElementsAttr readElements(mlir::ElementsAttr attr,
+                                     llvm::ArrayRef<int64_t> strides,
+                                     int64_t offset,
+                                     mlir::RankedTensorType resultType);
+
+/// The elements of `attr` reordered so that result dim `i` is input dim
+/// `dims[i]`, as the attribute of type `resultType`.
+mlir::DenseElementsAttr permuteElements(mlir::ElementsAttr attr,
+                                        llvm::ArrayRef<int64_t> dims,
+                                        mlir::RankedTensorType resultType);
+
 } // namespace duet
 
-#endif // DUET_PASSES_CONSTANTUTILS_H
+#endif // DUET_DIALECTS_ATEN_CONSTANTS_H

@@ -1,14 +1,16 @@
-//===- ConstantUtils.cpp - reading and building constant tensors ----------===//
+//===- Constants.cpp - reading and building constant tensors --------------===//
 
-#include "passes/ConstantUtils.h"
+#include "dialects/aten/Constants.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 using namespace mlir;
 
@@ -214,3 +216,68 @@ bool isScalarConstantNear(Value value, double expected) {
 }
 
 } // namespace duet
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic on row-major data
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> duet::rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+SmallVector<int64_t> duet::broadcastStrides(ArrayRef<int64_t> in,
+                                            ArrayRef<int64_t> out) {
+  SmallVector<int64_t> strides(out.size(), 0);
+  SmallVector<int64_t> own = rowMajorStrides(in);
+  size_t lead = out.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i)
+    if (in[i] != 1)
+      strides[lead + i] = own[i];
+  return strides;
+}
+
+void duet::OffsetWalker::next() {
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (++index[d] < shape[d]) {
+      for (auto [o, s] : llvm::zip(offsets, strides))
+        o += s[d];
+      return;
+    }
+    for (auto [o, s] : llvm::zip(offsets, strides))
+      o -= (shape[d] - 1) * s[d];
+    index[d] = 0;
+  }
+}
+
+DenseElementsAttr duet::readElements(ElementsAttr attr,
+                                     ArrayRef<int64_t> strides, int64_t offset,
+                                     RankedTensorType resultType) {
+  std::optional<RawElements> raw = getRawElements(attr);
+  if (!raw)
+    return nullptr;
+  unsigned width = raw->byteWidth;
+  if (raw->splat)
+    return DenseElementsAttr::getFromRawBuffer(resultType,
+                                               raw->data.take_front(width));
+  SmallVector<SmallVector<int64_t>> walked = {SmallVector<int64_t>(strides)};
+  OffsetWalker walker(resultType.getShape(), walked);
+  int64_t count = resultType.getNumElements();
+  std::vector<char> bytes(count * width);
+  for (int64_t i = 0; i < count; ++i, walker.next())
+    std::memcpy(bytes.data() + i * width,
+                raw->data.data() + (offset + walker.offset(0)) * width, width);
+  return DenseElementsAttr::getFromRawBuffer(resultType, bytes);
+}
+
+DenseElementsAttr duet::permuteElements(ElementsAttr attr,
+                                        ArrayRef<int64_t> dims,
+                                        RankedTensorType resultType) {
+  auto inShape = cast<ShapedType>(attr.getType()).getShape();
+  SmallVector<int64_t> inStrides = rowMajorStrides(inShape), source;
+  for (int64_t d : dims)
+    source.push_back(inStrides[d]);
+  return readElements(attr, source, 0, resultType);
+}
