@@ -131,6 +131,21 @@ FailureOr<ResultShape> ruleShape(NodeContext &ctx, StringRef opName,
 
 } // namespace
 
+bool checkPooling(NodeContext &ctx, ArrayRef<int64_t> in,
+                  const PoolWindow &window, ArrayRef<int64_t> out) {
+  if (!ctx.ok())
+    return false;
+  FailureOr<ResultShape> shape =
+      ruleShape(ctx, MaxPool2dOp::getOperationName(),
+                [&](const ShapeReport &r) { return poolShape(in, window, r); });
+  if (failed(shape))
+    return false;
+  if (ArrayRef<int64_t>(*shape) != out)
+    ctx.fail("pooling " + formatShape(in) + " gives " + formatShape(*shape) +
+             ", not the recorded " + formatShape(out));
+  return ctx.ok();
+}
+
 Value indexSelect(NodeContext &ctx, Value v, Value index, int64_t dim) {
   if (!v || !index || !ctx.ok())
     return {};

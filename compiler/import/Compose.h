@@ -10,6 +10,7 @@
 #define DUET_COMPILER_IMPORT_COMPOSE_H
 
 #include "compiler/import/NodeContext.h"
+#include "dialects/aten/ShapeRules.h"
 
 #include <utility>
 
@@ -117,6 +118,14 @@ mlir::Value permute(NodeContext &ctx, mlir::Value v,
 /// (aten.slice); null after a failure, which names the rule's reason.
 mlir::Value slice(NodeContext &ctx, mlir::Value v, int64_t dim, int64_t start,
                   int64_t end, int64_t step = 1);
+
+/// Whether 2-D pooling of a tensor shaped `in` by `window` gives `out` by the
+/// pooling ops' shape rule, which checks every size; else the node fails
+/// with the rule's words. A builder that writes pooling by other ops checks
+/// this first, so its own window arithmetic stays in range.
+bool checkPooling(NodeContext &ctx, llvm::ArrayRef<int64_t> in,
+                  const duet::aten::PoolWindow &window,
+                  llvm::ArrayRef<int64_t> out);
 
 /// `values` concatenated along `dim` (aten.cat).
 mlir::Value cat(NodeContext &ctx, mlir::ValueRange values, int64_t dim);

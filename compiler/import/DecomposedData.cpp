@@ -695,9 +695,10 @@ void duet::import::buildAdaptiveMaxPool2d(NodeContext &ctx) {
           view(ctx, indexConstant(ctx, firsts), {size[0], size[1]}));
   Value flat = indexSelect(ctx, indexConstant(ctx, table),
                            view(ctx, position, {type.getNumElements()}), 0);
+  RankedTensorType indexType = ctx.resultType(1);
   if (ctx.ok())
     ctx.setResult(1, ctx.castTo(view(ctx, flat, type.getShape()),
-                                ctx.resultType(1).getElementType()));
+                                indexType.getElementType()));
 }
 
 void duet::import::buildRepeatInterleave(NodeContext &ctx) {

@@ -82,8 +82,11 @@ void emitVariance(NodeContext &ctx, std::optional<SmallVector<int64_t>> dims,
     var = ctx.create<SqrtOp>(typeOf(var), var);
   ctx.setResult(view(ctx, var, type.getShape()));
   // var_mean and std_mean return the mean as well.
-  if (ctx.numResults() == 2 && ctx.ok())
-    ctx.setResult(1, view(ctx, mean, ctx.resultType(1).getShape()));
+  if (ctx.numResults() == 2) {
+    RankedTensorType meanType = ctx.resultType(1);
+    if (ctx.ok())
+      ctx.setResult(1, view(ctx, mean, meanType.getShape()));
+  }
 }
 
 void buildVariance(NodeContext &ctx, bool root, bool byCorrection) {

@@ -309,7 +309,9 @@ std::optional<std::string> NodeContext::optionalString(llvm::StringRef name) {
 RankedTensorType NodeContext::resultType(size_t i) {
   if (i >= resultTypes.size() || !resultTypes[i]) {
     fail("output " + llvm::Twine(i) + " is missing or not a tensor");
-    return {};
+    // A stand-in, as create() takes after a failure: a builder that reads
+    // the type before checking ok() reads this, never a null type.
+    return RankedTensorType::get({}, builder.getF32Type());
   }
   return resultTypes[i];
 }

@@ -107,7 +107,9 @@ public:
   //===--- Results --------------------------------------------------------===//
 
   size_t numResults() const { return resultTypes.size(); }
-  /// The type torch.export recorded for output `i`.
+  /// The type torch.export recorded for output `i`. When there is none (the
+  /// output is missing or not a tensor) the node fails, and a 0-d float32
+  /// stand-in comes back, so that reading it before checking ok() is safe.
   mlir::RankedTensorType resultType(size_t i = 0);
   void setResult(size_t i, mlir::Value value);
   void setResult(mlir::Value value) { setResult(0, value); }

@@ -385,8 +385,11 @@ void buildLayerNorm(NodeContext &ctx) {
   Value rstd = ctx.create<RsqrtOp>(NodeContext::typeOf(shifted), shifted);
   if (!ctx.ok())
     return;
+  RankedTensorType rstdType = ctx.resultType(2);
+  if (!ctx.ok())
+    return;
   ctx.setResult(1, compose::view(ctx, mean, statType.getShape()));
-  ctx.setResult(2, compose::view(ctx, rstd, ctx.resultType(2).getShape()));
+  ctx.setResult(2, compose::view(ctx, rstd, rstdType.getShape()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1134,6 +1137,12 @@ void buildMaxPool2d(NodeContext &ctx) {
   bool ceil = ctx.boolean("ceil_mode");
   if (!ctx.ok())
     return;
+  // The rule first: the windows side by side below compute with its sizes.
+  if (!compose::checkPooling(
+          ctx, NodeContext::typeOf(self).getShape(),
+          PoolWindow{w.kernel, w.stride, w.padding, w.dilation, ceil},
+          type.getShape()))
+    return;
   bool sideBySide = w.kernel[0] <= kMaxSideBySideWindow &&
                     w.kernel[1] <= kMaxSideBySideWindow &&
                     w.kernel[0] * w.kernel[1] <= kMaxSideBySideWindow;
@@ -1165,8 +1174,11 @@ void buildMaxPool2d(NodeContext &ctx) {
                " elements, which duet does not "
                "compute");
   // Pure ops: dropped again when nothing reads the indices.
+  RankedTensorType indexType = ctx.resultType(1);
+  if (!ctx.ok())
+    return;
   if (Value indices = maxPoolIndices(ctx, self, type, w))
-    ctx.setResult(1, ctx.castTo(indices, ctx.resultType(1).getElementType()));
+    ctx.setResult(1, ctx.castTo(indices, indexType.getElementType()));
 }
 
 /// An op on one tensor along `dim`: softmax.int / _softmax and the log

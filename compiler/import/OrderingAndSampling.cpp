@@ -205,7 +205,9 @@ void emitSortedPick(NodeContext &ctx, SortedPick pick,
   if (ctx.numResults() > 1) {
     Value index = ctx.create<GatherOp>(RankedTensorType::get(one, i64), indices,
                                        at, ctx.builder.getI64IntegerAttr(d));
-    ctx.setResult(1, view(ctx, index, ctx.resultType(1).getShape()));
+    RankedTensorType indexType = ctx.resultType(1);
+    if (ctx.ok())
+      ctx.setResult(1, view(ctx, index, indexType.getShape()));
   }
 }
 

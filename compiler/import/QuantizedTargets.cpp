@@ -180,7 +180,7 @@ void duet::import::buildChooseQparams(NodeContext &ctx) {
   // versions); the results are cast to the node's types.
   RankedTensorType scaleType = ctx.resultType(0),
                    zeroPointType = ctx.resultType(1);
-  if (!scaleType || !zeroPointType)
+  if (!ctx.ok())
     return;
   const int64_t shape[] = {1};
   auto op = ctx.create<ChooseQparamsOp>(

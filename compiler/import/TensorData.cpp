@@ -44,6 +44,10 @@ void gather(const char *storage, const TensorMeta &meta, int64_t numel,
   for (int64_t n = 0; n < numel; ++n) {
     std::memcpy(out + n * bytes, storage + source * bytes, bytes);
     for (size_t d = rank; d-- > 0;) {
+      // A size-1 dim never moves; its stride, which the file may set to
+      // anything (the bounds check multiplies it by 0), is never added.
+      if (meta.sizes[d] == 1)
+        continue;
       source += meta.strides[d];
       if (++index[d] < meta.sizes[d])
         break;
