@@ -83,6 +83,10 @@ Value binary(NodeContext &ctx, Value a, Value b, Attrs... attrs) {
 Value add(NodeContext &ctx, Value a, Value b, double alpha) {
   return binary<AddOp>(ctx, a, b, ctx.builder.getF64FloatAttr(alpha));
 }
+Value isNan(NodeContext &ctx, Value x) {
+  return ctx.create<NeOp>(typeOf(x).clone(ctx.builder.getI1Type()), x, x);
+}
+
 Value sub(NodeContext &ctx, Value a, Value b) {
   return binary<SubOp>(ctx, a, b, ctx.builder.getF64FloatAttr(1.0));
 }

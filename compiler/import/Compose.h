@@ -58,6 +58,9 @@ mlir::RankedTensorType broadcastType(NodeContext &ctx, mlir::Value a,
                                      mlir::Value b, mlir::Type element,
                                      llvm::StringRef what = "operands");
 
+/// Whether each element of `x` is NaN (`x != x`; never, for an integer).
+mlir::Value isNan(NodeContext &ctx, mlir::Value x);
+
 /// Broadcasting elementwise ops in `a`'s element type.
 mlir::Value add(NodeContext &ctx, mlir::Value a, mlir::Value b,
                 double alpha = 1.0);

@@ -486,9 +486,6 @@ bool floatOperands(NodeContext &ctx, StringRef what, RankedTensorType &type,
   return requireFloatResult(ctx, type, what);
 }
 
-Value isNan(NodeContext &ctx, Value x) {
-  return ctx.create<NeOp>(typeOf(x).clone(ctx.builder.getI1Type()), x, x);
-}
 } // namespace
 
 /// exp2(x) = e^(x·ln 2).
@@ -873,7 +870,7 @@ Value pairwiseDistances(NodeContext &ctx, Value x1, Value x2, double p,
     // cdist counts min(ceil(|d|), 1): a NaN difference makes the distance
     // NaN, where the vector norm of order 0 would count it.
     RankedTensorType flags = typeOf(diff).clone(ctx.builder.getI1Type());
-    Value nan = ctx.create<NeOp>(flags, diff, diff);
+    Value nan = isNan(ctx, diff);
     Value counted = ctx.create<WhereOp>(
         typeOf(diff), nan, diff,
         ctx.castTo(ctx.create<NeOp>(flags, diff, realOf(ctx, element, 0.0)),

@@ -176,9 +176,8 @@ void emitSortedPick(NodeContext &ctx, SortedPick pick,
     at = ctx.splat(RankedTensorType::get(one, i64),
                    Scalar{true, (n - 1) / 2, 0});
   } else {
-    Value nan = ctx.create<NeOp>(typeOf(input).clone(ctx.builder.getI1Type()),
-                                 input, input);
-    Value nans = reduce<SumOp>(ctx, ctx.castTo(nan, i64), {d}, true);
+    Value nans =
+        reduce<SumOp>(ctx, ctx.castTo(isNan(ctx, input), i64), {d}, true);
     Value numbers = sub(ctx, integerOf(ctx, i64, n), nans);
     if (pick == SortedPick::Median) {
       Value any = ctx.create<GtOp>(typeOf(nans).clone(ctx.builder.getI1Type()),

@@ -72,10 +72,6 @@ std::optional<ScanOperand> scanOperand(NodeContext &ctx, Value x) {
   return operand;
 }
 
-Value isNan(NodeContext &ctx, Value x) {
-  return ctx.create<NeOp>(typeOf(x).clone(ctx.builder.getI1Type()), x, x);
-}
-
 /// cummax and cummin, values and indices. PyTorch's loop keeps the later
 /// element on a tie and on a NaN, and a NaN once met stays.
 void emitRunningExtreme(NodeContext &ctx, bool largest) {
