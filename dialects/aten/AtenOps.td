@@ -177,6 +177,8 @@ def Aten_RsqrtOp : Aten_UnaryOp<"rsqrt", "1 / sqrt(x)"> {
   let hasCanonicalizeMethod = 1;
 }
 def Aten_ErfOp : Aten_UnaryOp<"erf", "erf(x), the Gauss error function">;
+def Aten_ErfinvOp : Aten_UnaryOp<"erfinv",
+    "erf⁻¹(x), the inverse error function: ±inf at ±1, NaN outside [-1, 1]">;
 def Aten_SinOp : Aten_UnaryOp<"sin", "sin(x), x in radians">;
 def Aten_CosOp : Aten_UnaryOp<"cos", "cos(x), x in radians">;
 def Aten_AcosOp : Aten_UnaryOp<"acos", "arccos(x), in [0, π]">;

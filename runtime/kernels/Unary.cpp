@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 namespace duet::rt::portable {
@@ -166,6 +167,39 @@ Status acosh(const KernelContext &ctx) {
 }
 Status atanh(const KernelContext &ctx) {
   return mapFloat(ctx, [](float x) { return std::atanh(x); });
+}
+// Giles' single-precision erf⁻¹ as the start ("Approximating the erfinv
+// function"), then two Newton steps on erf(x) = y in double: correctly
+// rounded to float but for the last bit.
+Status erfinv(const KernelContext &ctx) {
+  return mapFloat(ctx, [](float value) {
+    double y = value;
+    if (!(std::abs(y) < 1.0))
+      return std::abs(y) == 1.0
+                 ? std::copysign(std::numeric_limits<float>::infinity(), value)
+                 : std::numeric_limits<float>::quiet_NaN();
+    double w = -std::log((1.0 - y) * (1.0 + y)), p;
+    if (w < 5.0) {
+      w -= 2.5;
+      p = 2.81022636e-08;
+      for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                       0.00021858087, -0.00125372503, -0.00417768164,
+                       0.246640727, 1.50140941})
+        p = c + p * w;
+    } else {
+      w = std::sqrt(w) - 3.0;
+      p = -0.000200214257;
+      for (double c : {0.000100950558, 0.00134934322, -0.00367342844,
+                       0.00573950773, -0.0076224613, 0.00943887047,
+                       1.00167406, 2.83297682})
+        p = c + p * w;
+    }
+    double x = p * y;
+    constexpr double kTwoOverRootPi = 1.1283791670955126;
+    for (int step = 0; step < 2; ++step)
+      x -= (std::erf(x) - y) / (kTwoOverRootPi * std::exp(-x * x));
+    return static_cast<float>(x);
+  });
 }
 Status log1p(const KernelContext &ctx) {
   return mapFloat(ctx, [](float x) { return std::log1p(x); });

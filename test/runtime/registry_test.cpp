@@ -67,6 +67,7 @@ std::vector<SmokeCase> smokeCases() {
   unary("sqrt", {}, 0.5, 2);
   unary("rsqrt", {}, 0.5, 2);
   unary("erf", {}, -3, 3);
+  unary("erfinv", {}, -0.999, 0.999);
   unary("sin", {}, -7, 7);
   unary("cos", {}, -7, 7);
   for (const char *op : {"acos", "asin", "atanh"})
