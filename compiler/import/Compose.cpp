@@ -56,35 +56,28 @@ Value realOf(NodeContext &ctx, Type element, double v) {
   return scalarOf(ctx, element, Scalar{false, 0, v});
 }
 
-RankedTensorType broadcastType(NodeContext &ctx, Value a, Value b, Type element,
-                               StringRef what) {
-  FailureOr<ResultShape> shape = broadcastShape(
-      typeOf(a).getShape(), typeOf(b).getShape(), {std::nullopt, what});
-  if (failed(shape)) {
-    ctx.fail(what + " of shapes that do not broadcast");
-    return {};
-  }
-  return RankedTensorType::get(*shape, element);
-}
-
 namespace {
 template <typename OpT, typename... Attrs>
 Value binary(NodeContext &ctx, Value a, Value b, Attrs... attrs) {
   if (!ctx.ok())
     return {};
-  Type element = typeOf(a).getElementType();
-  RankedTensorType type = broadcastType(ctx, a, b, element);
-  if (!ctx.ok())
-    return {};
-  return ctx.create<OpT>(type, a, ctx.castTo(b, element), attrs...);
+  return ctx.create<OpT>(a, ctx.castTo(b, typeOf(a).getElementType()),
+                         attrs...);
 }
 } // namespace
 
 Value add(NodeContext &ctx, Value a, Value b, double alpha) {
   return binary<AddOp>(ctx, a, b, ctx.builder.getF64FloatAttr(alpha));
 }
-Value isNan(NodeContext &ctx, Value x) {
-  return ctx.create<NeOp>(typeOf(x).clone(ctx.builder.getI1Type()), x, x);
+Value isNan(NodeContext &ctx, Value x) { return ctx.create<NeOp>(x, x); }
+
+Value reverseOrder(NodeContext &ctx, Value x) {
+  if (!x)
+    return {};
+  Type element = typeOf(x).getElementType();
+  if (isa<FloatType>(element))
+    return ctx.create<NegOp>(typeOf(x), x);
+  return sub(ctx, integerOf(ctx, element, -1), x);
 }
 
 Value sub(NodeContext &ctx, Value a, Value b) {
@@ -153,14 +146,7 @@ bool checkPooling(NodeContext &ctx, ArrayRef<int64_t> in,
 Value indexSelect(NodeContext &ctx, Value v, Value index, int64_t dim) {
   if (!v || !index || !ctx.ok())
     return {};
-  FailureOr<ResultShape> shape = ruleShape(
-      ctx, IndexSelectOp::getOperationName(), [&](const ShapeReport &r) {
-        return indexSelectShape(typeOf(v).getShape(), typeOf(index).getShape(),
-                                dim, r);
-      });
-  if (failed(shape))
-    return {};
-  return ctx.create<IndexSelectOp>(typeOf(v).clone(*shape), v, index,
+  return ctx.create<IndexSelectOp>(v, index,
                                    ctx.builder.getI64IntegerAttr(dim));
 }
 
@@ -175,16 +161,7 @@ template <typename OpT>
 Value reduce(NodeContext &ctx, Value v, ArrayRef<int64_t> dims, bool keepdim) {
   if (!v)
     return {};
-  FailureOr<ResultShape> shape =
-      reductionShape(typeOf(v).getShape(), dims, keepdim,
-                     {std::nullopt, OpT::getOperationName()});
-  if (failed(shape)) {
-    ctx.fail(OpT::getOperationName() + " over dims that are out of range or "
-                                       "repeated");
-    return {};
-  }
-  return ctx.create<OpT>(typeOf(v).clone(*shape), v,
-                         ctx.builder.getDenseI64ArrayAttr(dims),
+  return ctx.create<OpT>(v, ctx.builder.getDenseI64ArrayAttr(dims),
                          ctx.builder.getBoolAttr(keepdim));
 }
 template Value reduce<MeanOp>(NodeContext &, Value, ArrayRef<int64_t>, bool);
@@ -225,10 +202,9 @@ Value integerMatrixProduct(NodeContext &ctx, Value a, Value b,
 Value wrapNegative(NodeContext &ctx, Value index, int64_t size) {
   RankedTensorType type = typeOf(index);
   Type element = type.getElementType();
-  Value negative = ctx.create<LtOp>(type.clone(ctx.builder.getI1Type()), index,
-                                    integerOf(ctx, element, 0));
+  Value negative = ctx.create<LtOp>(index, integerOf(ctx, element, 0));
   Value fromEnd = add(ctx, index, integerOf(ctx, element, size));
-  return ctx.create<WhereOp>(type, negative, fromEnd, index);
+  return ctx.create<WhereOp>(negative, fromEnd, index);
 }
 
 Value sameShapeOperand(NodeContext &ctx, Value value, RankedTensorType result,
@@ -247,14 +223,7 @@ Value sameShapeOperand(NodeContext &ctx, Value value, RankedTensorType result,
 Value bmm(NodeContext &ctx, Value a, Value b) {
   if (!a || !b)
     return {};
-  FailureOr<ResultShape> shape =
-      bmmShape(typeOf(a).getShape(), typeOf(b).getShape(),
-               {std::nullopt, BmmOp::getOperationName()});
-  if (failed(shape)) {
-    ctx.fail("a batched product of shapes that do not multiply");
-    return {};
-  }
-  return ctx.create<BmmOp>(typeOf(a).clone(*shape), a, b);
+  return ctx.create<BmmOp>(a, b);
 }
 
 Value permute(NodeContext &ctx, Value v, ArrayRef<int64_t> dims) {
@@ -263,58 +232,27 @@ Value permute(NodeContext &ctx, Value v, ArrayRef<int64_t> dims) {
   if (llvm::equal(dims, llvm::seq<int64_t>(0, dims.size())) &&
       dims.size() == static_cast<size_t>(typeOf(v).getRank()))
     return v;
-  FailureOr<ResultShape> shape =
-      permuteShape(typeOf(v).getShape(), dims,
-                   {std::nullopt, PermuteOp::getOperationName()});
-  if (failed(shape)) {
-    ctx.fail("permute by dims that are not a permutation of the tensor's");
-    return {};
-  }
-  return ctx.create<PermuteOp>(typeOf(v).clone(*shape), v,
-                               ctx.builder.getDenseI64ArrayAttr(dims));
+  return ctx.create<PermuteOp>(v, ctx.builder.getDenseI64ArrayAttr(dims));
 }
 
 Value slice(NodeContext &ctx, Value v, int64_t dim, int64_t start, int64_t end,
             int64_t step) {
   if (!v || !ctx.ok())
     return {};
-  FailureOr<ResultShape> shape =
-      ruleShape(ctx, SliceOp::getOperationName(), [&](const ShapeReport &r) {
-        return sliceShape(typeOf(v).getShape(), dim, start, end, step, r);
-      });
-  if (failed(shape))
-    return {};
   auto i64 = [&](int64_t x) { return ctx.builder.getI64IntegerAttr(x); };
-  return ctx.create<SliceOp>(typeOf(v).clone(*shape), v, i64(dim), i64(start),
-                             i64(end), i64(step));
+  return ctx.create<SliceOp>(v, i64(dim), i64(start), i64(end), i64(step));
 }
 
 Value cat(NodeContext &ctx, ValueRange values, int64_t dim) {
   if (!ctx.ok() || llvm::any_of(values, [](Value v) { return !v; }))
     return {};
-  SmallVector<ArrayRef<int64_t>> shapes;
-  for (Value v : values)
-    shapes.push_back(typeOf(v).getShape());
-  FailureOr<ResultShape> shape =
-      ruleShape(ctx, CatOp::getOperationName(),
-                [&](const ShapeReport &r) { return catShape(shapes, dim, r); });
-  if (failed(shape))
-    return {};
-  return ctx.create<CatOp>(typeOf(values.front()).clone(*shape), values,
-                           ctx.builder.getI64IntegerAttr(dim));
+  return ctx.create<CatOp>(values, ctx.builder.getI64IntegerAttr(dim));
 }
 
 Value pad(NodeContext &ctx, Value v, ArrayRef<int64_t> pad, double value) {
   if (!v || !ctx.ok())
     return {};
-  FailureOr<ResultShape> shape = ruleShape(
-      ctx, ConstantPadNdOp::getOperationName(), [&](const ShapeReport &r) {
-        return padShape(typeOf(v).getShape(), pad, r);
-      });
-  if (failed(shape))
-    return {};
-  return ctx.create<ConstantPadNdOp>(typeOf(v).clone(*shape), v,
-                                     ctx.builder.getDenseI64ArrayAttr(pad),
+  return ctx.create<ConstantPadNdOp>(v, ctx.builder.getDenseI64ArrayAttr(pad),
                                      ctx.builder.getF64FloatAttr(value));
 }
 

@@ -26,7 +26,8 @@ inline mlir::RankedTensorType typeOf(mlir::Value v) {
 
 /// `v` viewed as `shape` (itself when it already has it; null when `v` is,
 /// after a failure).
-mlir::Value view(NodeContext &ctx, mlir::Value v, llvm::ArrayRef<int64_t> shape);
+mlir::Value view(NodeContext &ctx, mlir::Value v,
+                 llvm::ArrayRef<int64_t> shape);
 
 /// `value` converted to the element type of `result` (PyTorch's promotion,
 /// which the recorded result type holds).
@@ -51,15 +52,13 @@ mlir::Value scalarOf(NodeContext &ctx, mlir::Type element, Scalar value);
 mlir::Value integerOf(NodeContext &ctx, mlir::Type element, int64_t v);
 mlir::Value realOf(NodeContext &ctx, mlir::Type element, double v);
 
-/// The type of a broadcasting op on `a` and `b` with element `element`; a
-/// recorded error (naming `what`) and a null type when they do not
-/// broadcast.
-mlir::RankedTensorType broadcastType(NodeContext &ctx, mlir::Value a,
-                                     mlir::Value b, mlir::Type element,
-                                     llvm::StringRef what = "operands");
-
 /// Whether each element of `x` is NaN (`x != x`; never, for an integer).
 mlir::Value isNan(NodeContext &ctx, mlir::Value x);
+
+/// `x` in reverse order, its own inverse: `-x` for a float, `~x = -1 - x`
+/// for an integer, which, unlike `-x`, does not overflow at the lowest value.
+/// The smallest of `x` is then the largest of `reverseOrder(x)`.
+mlir::Value reverseOrder(NodeContext &ctx, mlir::Value x);
 
 /// Broadcasting elementwise ops in `a`'s element type.
 mlir::Value add(NodeContext &ctx, mlir::Value a, mlir::Value b,

@@ -29,8 +29,8 @@ using namespace duet::aten;
 using namespace mlir;
 using namespace duet::import::compose;
 
-void duet::import::emitGroupNorm(NodeContext &ctx, Value input, Value weight, Value bias,
-                   int64_t groups, double eps) {
+void duet::import::emitGroupNorm(NodeContext &ctx, Value input, Value weight,
+                                 Value bias, int64_t groups, double eps) {
   RankedTensorType type = ctx.resultType();
   if (!ctx.ok())
     return;
@@ -51,19 +51,18 @@ void duet::import::emitGroupNorm(NodeContext &ctx, Value input, Value weight, Va
   // normalized over that row: a layer norm without affine terms.
   Value grouped =
       view(ctx, ctx.castTo(input, element), {shape[0], groups, perGroup});
-  Value normalized =
-      ctx.create<LayerNormOp>(typeOf(grouped), grouped, Value(), Value(),
-                              ctx.builder.getDenseI64ArrayAttr({perGroup}),
-                              ctx.builder.getF64FloatAttr(eps));
+  Value normalized = ctx.create<LayerNormOp>(
+      grouped, Value(), Value(), ctx.builder.getDenseI64ArrayAttr({perGroup}),
+      ctx.builder.getF64FloatAttr(eps));
   Value result = view(ctx, normalized, type.getShape());
   // The affine terms are per channel: [C, 1, ...] against [N, C, ...].
   SmallVector<int64_t> perChannel(shape.size() - 1, 1);
   perChannel[0] = channels;
   if (weight)
     result = ctx.create<MulOp>(
-        type, result, view(ctx, ctx.castTo(weight, element), perChannel));
+        result, view(ctx, ctx.castTo(weight, element), perChannel));
   if (bias)
-    result = ctx.create<AddOp>(type, result,
+    result = ctx.create<AddOp>(result,
                                view(ctx, ctx.castTo(bias, element), perChannel),
                                ctx.builder.getF64FloatAttr(1.0));
   ctx.setResult(result);
@@ -202,7 +201,7 @@ void duet::import::buildPowScalarBase(NodeContext &ctx) {
   if (!(base > 0) || !std::isfinite(base))
     return buildPowTensor(ctx);
   Type element = type.getElementType();
-  Value scaled = ctx.create<MulOp>(type, ctx.castTo(exponent, element),
+  Value scaled = ctx.create<MulOp>(ctx.castTo(exponent, element),
                                    realOf(ctx, element, std::log(base)));
   ctx.setResult(ctx.create<ExpOp>(type, scaled));
 }
@@ -219,11 +218,11 @@ void duet::import::buildFmod(NodeContext &ctx) {
   self = ctx.castTo(self, element);
   other = ctx.castTo(other, element);
   Value quotient = ctx.create<DivOp>(
-      type, self, other,
+      self, other,
       DivRoundingAttr::get(ctx.builder.getContext(), DivRounding::trunc));
-  Value multiple = ctx.create<MulOp>(type, quotient, other);
-  ctx.setResult(ctx.create<SubOp>(type, self, multiple,
-                                  ctx.builder.getF64FloatAttr(1.0)));
+  Value multiple = ctx.create<MulOp>(quotient, other);
+  ctx.setResult(
+      ctx.create<SubOp>(self, multiple, ctx.builder.getF64FloatAttr(1.0)));
 }
 
 namespace {
@@ -364,7 +363,7 @@ void duet::import::buildAsStridedScatter(NodeContext &ctx) {
   int64_t n = static_cast<int64_t>(positions->size());
   Value values = view(ctx, ctx.castTo(src, element), {n});
   Value written = ctx.create<ScatterOp>(
-      typeOf(flat), flat, indexConstant(ctx, *positions), values,
+      flat, indexConstant(ctx, *positions), values,
       ctx.builder.getI64IntegerAttr(0),
       ScatterReduceAttr::get(ctx.builder.getContext(), ScatterReduce::none),
       ctx.builder.getBoolAttr(true));

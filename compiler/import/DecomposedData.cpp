@@ -46,9 +46,9 @@ bool checkWindowArguments(NodeContext &ctx,
 }
 
 /// Each 2-D window argument as two values (one given stands for both).
-bool asPairs(NodeContext &ctx,
-             std::initializer_list<std::pair<StringRef, SmallVector<int64_t> *>>
-                 lists) {
+bool asPairs(
+    NodeContext &ctx,
+    std::initializer_list<std::pair<StringRef, SmallVector<int64_t> *>> lists) {
   for (auto [name, list] : lists) {
     if (list->size() == 1)
       list->push_back(list->front());
@@ -101,8 +101,8 @@ enum class PadMode { Reflect, Replicate, Circular };
 
 /// Pads the trailing dims of `x` (pairs from the last dim, as torch pads)
 /// by gathering each padded dim with the index of its mode.
-Value padByIndex(NodeContext &ctx, Value x, ArrayRef<int64_t> pad,
-                 PadMode mode, StringRef name) {
+Value padByIndex(NodeContext &ctx, Value x, ArrayRef<int64_t> pad, PadMode mode,
+                 StringRef name) {
   int64_t rank = typeOf(x).getRank();
   if (pad.size() % 2 != 0 || static_cast<int64_t>(pad.size()) / 2 > rank) {
     ctx.fail("argument '" + name + "' has " + Twine(pad.size()) +
@@ -188,7 +188,8 @@ Value pooledRows(NodeContext &ctx, RankedTensorType type) {
     return {};
   int64_t rank = typeOf(self).getRank();
   if (rank != 2 && rank != 3) {
-    ctx.fail("input has rank " + Twine(rank) + "; expected [C, L] or [N, C, L]");
+    ctx.fail("input has rank " + Twine(rank) +
+             "; expected [C, L] or [N, C, L]");
     return {};
   }
   return withUnitRow(ctx, ctx.castTo(self, type.getElementType()));
@@ -361,9 +362,9 @@ void duet::import::buildIm2col(NodeContext &ctx) {
   if (!ctx.ok())
     return;
   if (!asPairs(ctx, {{"kernel_size", &kernel},
-                    {"dilation", &dilation},
-                    {"padding", &padding},
-                    {"stride", &stride}}))
+                     {"dilation", &dilation},
+                     {"padding", &padding},
+                     {"stride", &stride}}))
     return;
   if (!checkWindowArguments(ctx, {kernel, dilation, padding, stride}))
     return;
@@ -418,7 +419,7 @@ void duet::import::buildPad(NodeContext &ctx) {
   Value x = ctx.castTo(self, type.getElementType());
   if (how == "constant")
     return ctx.setResult(ctx.create<ConstantPadNdOp>(
-        type, x, ctx.builder.getDenseI64ArrayAttr(pad),
+        x, ctx.builder.getDenseI64ArrayAttr(pad),
         ctx.builder.getF64FloatAttr(value.value_or(0))));
   PadMode kind;
   if (how == "reflect")
@@ -468,9 +469,8 @@ void duet::import::buildAvgPool1d(NodeContext &ctx) {
   if (!ctx.ok())
     return;
   Value pooled = ctx.create<AvgPool2dOp>(
-      withUnitRow(type), rows, w->kernel, w->stride, w->padding,
-      ctx.builder.getBoolAttr(ceil), ctx.builder.getBoolAttr(countPad),
-      IntegerAttr());
+      rows, w->kernel, w->stride, w->padding, ctx.builder.getBoolAttr(ceil),
+      ctx.builder.getBoolAttr(countPad), IntegerAttr());
   ctx.setResult(view(ctx, pooled, type.getShape()));
 }
 
@@ -481,9 +481,9 @@ void duet::import::buildMaxPool1d(NodeContext &ctx) {
   bool ceil = ctx.boolean("ceil_mode");
   if (!ctx.ok())
     return;
-  Value pooled = ctx.create<MaxPool2dOp>(withUnitRow(type), rows, w->kernel,
-                                         w->stride, w->padding, w->dilation,
-                                         ctx.builder.getBoolAttr(ceil));
+  Value pooled =
+      ctx.create<MaxPool2dOp>(rows, w->kernel, w->stride, w->padding,
+                              w->dilation, ctx.builder.getBoolAttr(ceil));
   ctx.setResult(view(ctx, pooled, type.getShape()));
   if (ctx.numResults() > 1)
     ctx.setUnavailable(1, "the indices of max pooling, which duet does not "
@@ -558,18 +558,18 @@ void duet::import::buildAvgPool3d(NodeContext &ctx) {
     return;
   if (divisor)
     return ctx.fail("avg_pool3d with divisor_override is not supported");
-  emitSeparablePool3d(ctx, type, self, [&](Value x, RankedTensorType t,
-                                           bool depth) -> Value {
-    auto pick = [&](const std::array<int64_t, 3> &v, int64_t one) {
-      return ctx.builder.getDenseI64ArrayAttr(
-          depth ? ArrayRef<int64_t>{v[0], one} : ArrayRef<int64_t>{v[1], v[2]});
-    };
-    return ctx.create<AvgPool2dOp>(t, x, pick(*kernel, 1), pick(*stride, 1),
-                                   pick(*padding, 0),
-                                   ctx.builder.getBoolAttr(ceil),
-                                   ctx.builder.getBoolAttr(countPad),
-                                   IntegerAttr());
-  });
+  emitSeparablePool3d(
+      ctx, type, self, [&](Value x, RankedTensorType t, bool depth) -> Value {
+        auto pick = [&](const std::array<int64_t, 3> &v, int64_t one) {
+          return ctx.builder.getDenseI64ArrayAttr(
+              depth ? ArrayRef<int64_t>{v[0], one}
+                    : ArrayRef<int64_t>{v[1], v[2]});
+        };
+        return ctx.create<AvgPool2dOp>(
+            x, pick(*kernel, 1), pick(*stride, 1), pick(*padding, 0),
+            ctx.builder.getBoolAttr(ceil), ctx.builder.getBoolAttr(countPad),
+            IntegerAttr());
+      });
 }
 
 void duet::import::buildMaxPool3d(NodeContext &ctx) {
@@ -585,16 +585,17 @@ void duet::import::buildMaxPool3d(NodeContext &ctx) {
   auto stride = triple(ctx, "stride", strideArg, kernel);
   if (!ctx.ok())
     return;
-  emitSeparablePool3d(ctx, type, self, [&](Value x, RankedTensorType t,
-                                           bool depth) -> Value {
-    auto pick = [&](const std::array<int64_t, 3> &v, int64_t one) {
-      return ctx.builder.getDenseI64ArrayAttr(
-          depth ? ArrayRef<int64_t>{v[0], one} : ArrayRef<int64_t>{v[1], v[2]});
-    };
-    return ctx.create<MaxPool2dOp>(t, x, pick(*kernel, 1), pick(*stride, 1),
-                                   pick(*padding, 0), pick(*dilation, 1),
-                                   ctx.builder.getBoolAttr(ceil));
-  });
+  emitSeparablePool3d(
+      ctx, type, self, [&](Value x, RankedTensorType t, bool depth) -> Value {
+        auto pick = [&](const std::array<int64_t, 3> &v, int64_t one) {
+          return ctx.builder.getDenseI64ArrayAttr(
+              depth ? ArrayRef<int64_t>{v[0], one}
+                    : ArrayRef<int64_t>{v[1], v[2]});
+        };
+        return ctx.create<MaxPool2dOp>(x, pick(*kernel, 1), pick(*stride, 1),
+                                       pick(*padding, 0), pick(*dilation, 1),
+                                       ctx.builder.getBoolAttr(ceil));
+      });
   if (ctx.numResults() > 1)
     ctx.setUnavailable(1, "the indices of max pooling, which duet does not "
                           "compute");
@@ -607,8 +608,7 @@ void duet::import::buildAdaptiveAvgPool3d(NodeContext &ctx) {
   if (!ctx.ok())
     return;
   ArrayRef<int64_t> out = type.getShape();
-  if (out.size() < 3 ||
-      ArrayRef<int64_t>(*size) != out.take_back(3))
+  if (out.size() < 3 || ArrayRef<int64_t>(*size) != out.take_back(3))
     return ctx.fail("argument 'output_size' does not match the recorded "
                     "output shape");
   emitSeparablePool3d(ctx, type, self,
@@ -747,16 +747,13 @@ void duet::import::buildTriangle(NodeContext &ctx, bool lower) {
     colIndex.push_back(j);
   Value offset = sub(ctx, view(ctx, indexConstant(ctx, colIndex), {1, cols}),
                      view(ctx, indexConstant(ctx, rowIndex), {rows, 1}));
-  RankedTensorType flags =
-      RankedTensorType::get({rows, cols}, ctx.builder.getI1Type());
   Value k = integerOf(ctx, ctx.builder.getI64Type(), diagonal);
-  Value keep = lower ? Value(ctx.create<LeOp>(flags, offset, k))
-                     : Value(ctx.create<GeOp>(flags, offset, k));
+  Value keep = lower ? Value(ctx.create<LeOp>(offset, k))
+                     : Value(ctx.create<GeOp>(offset, k));
   Type element = type.getElementType();
   Value zero =
       ctx.splat(RankedTensorType::get({}, element), Scalar{true, 0, 0});
-  ctx.setResult(
-      ctx.create<WhereOp>(type, keep, ctx.castTo(self, element), zero));
+  ctx.setResult(ctx.create<WhereOp>(keep, ctx.castTo(self, element), zero));
 }
 
 /// pixel_shuffle (r > 0: [*, C·r², H, W] to [*, C, H·r, W·r]) and
@@ -826,40 +823,36 @@ void duet::import::buildHistc(NodeContext &ctx) {
   if (!checkIndexCount(ctx, n, "histc"))
     return;
   Value x = view(ctx, ctx.castTo(self, element), {n});
-  RankedTensorType scalar = RankedTensorType::get({}, element);
   Value lo, hi;
   if (low == high) {
     Value top = extremum(ctx, x, {}, false, /*largest=*/true);
     Value bottom = extremum(ctx, x, {}, false, /*largest=*/false);
-    Value same =
-        ctx.create<EqOp>(scalar.clone(ctx.builder.getI1Type()), bottom, top);
-    lo = ctx.create<WhereOp>(
-        scalar, same, sub(ctx, bottom, realOf(ctx, element, 1.0)), bottom);
-    hi = ctx.create<WhereOp>(scalar, same,
-                             add(ctx, top, realOf(ctx, element, 1.0)), top);
+    Value same = ctx.create<EqOp>(bottom, top);
+    lo = ctx.create<WhereOp>(same, sub(ctx, bottom, realOf(ctx, element, 1.0)),
+                             bottom);
+    hi = ctx.create<WhereOp>(same, add(ctx, top, realOf(ctx, element, 1.0)),
+                             top);
   } else {
     lo = realOf(ctx, element, low);
     hi = realOf(ctx, element, high);
   }
-  RankedTensorType flags = RankedTensorType::get({n}, ctx.builder.getI1Type());
   Value position = div(ctx,
                        mul(ctx, sub(ctx, x, lo),
                            realOf(ctx, element, static_cast<double>(bins))),
                        sub(ctx, hi, lo));
   Type i64 = ctx.builder.getI64Type();
   Value bin = ctx.castTo(ctx.create<TruncOp>(typeOf(position), position), i64);
-  bin = ctx.create<MinimumOp>(typeOf(bin), bin, integerOf(ctx, i64, bins - 1));
+  bin = ctx.create<MinimumOp>(bin, integerOf(ctx, i64, bins - 1));
   // Below min, above max or NaN: the extra counter.
-  Value inside = ctx.create<LogicalAndOp>(flags, ctx.create<GeOp>(flags, x, lo),
-                                          ctx.create<LeOp>(flags, x, hi));
-  Value index =
-      ctx.create<WhereOp>(typeOf(bin), inside, bin, integerOf(ctx, i64, bins));
+  Value inside = ctx.create<LogicalAndOp>(ctx.create<GeOp>(x, lo),
+                                          ctx.create<LeOp>(x, hi));
+  Value index = ctx.create<WhereOp>(inside, bin, integerOf(ctx, i64, bins));
   Value ones =
       ctx.splat(RankedTensorType::get({n}, element), Scalar{true, 1, 1});
   Value zeros =
       ctx.splat(RankedTensorType::get({bins + 1}, element), Scalar{true, 0, 0});
   Value counts = ctx.create<ScatterOp>(
-      typeOf(zeros), zeros, index, ones, ctx.builder.getI64IntegerAttr(0),
+      zeros, index, ones, ctx.builder.getI64IntegerAttr(0),
       ScatterReduceAttr::get(ctx.builder.getContext(), ScatterReduce::sum),
       ctx.builder.getBoolAttr(true));
   ctx.setResult(slice(ctx, counts, 0, 0, bins));
@@ -914,25 +907,18 @@ void duet::import::buildEmbeddingBag(NodeContext &ctx) {
   Value firstOffsets = ctx.castTo(offsets, i64);
   if (includeLast)
     firstOffsets = slice(ctx, firstOffsets, 0, 0, bags);
-  RankedTensorType table =
-      RankedTensorType::get({n, bags}, ctx.builder.getI1Type());
   Value started =
-      ctx.create<LeOp>(table, view(ctx, firstOffsets, {1, bags}),
+      ctx.create<LeOp>(view(ctx, firstOffsets, {1, bags}),
                        view(ctx, indexConstant(ctx, positions), {n, 1}));
   Value count = reduce<SumOp>(ctx, ctx.castTo(started, i64), {1}, false);
   Value bag = sub(ctx, count, integerOf(ctx, i64, 1));
-  RankedTensorType flags = RankedTensorType::get({n}, ctx.builder.getI1Type());
-  Value skipped = ctx.create<LtOp>(flags, bag, integerOf(ctx, i64, 0));
+  Value skipped = ctx.create<LtOp>(bag, integerOf(ctx, i64, 0));
   Value ids = ctx.castTo(indices, i64);
   if (paddingIdx >= 0)
     skipped = ctx.create<LogicalOrOp>(
-        flags, skipped,
-        ctx.create<EqOp>(flags, ids, integerOf(ctx, i64, paddingIdx)));
-  Value target =
-      ctx.create<WhereOp>(typeOf(bag), skipped, integerOf(ctx, i64, bags), bag);
-  Value rows =
-      ctx.create<EmbeddingOp>(RankedTensorType::get({n, width}, element),
-                              ctx.castTo(weight, element), ids);
+        skipped, ctx.create<EqOp>(ids, integerOf(ctx, i64, paddingIdx)));
+  Value target = ctx.create<WhereOp>(skipped, integerOf(ctx, i64, bags), bag);
+  Value rows = ctx.create<EmbeddingOp>(ctx.castTo(weight, element), ids);
   if (perSample)
     rows = mul(ctx, rows, view(ctx, ctx.castTo(perSample, element), {n, 1}));
   Value where = ctx.create<ExpandOp>(RankedTensorType::get({n, width}, i64),
@@ -943,7 +929,7 @@ void duet::import::buildEmbeddingBag(NodeContext &ctx) {
                       : mode == 1 ? ScatterReduce::mean
                                   : ScatterReduce::amax;
   Value combined = ctx.create<ScatterOp>(
-      typeOf(zeros), zeros, where, rows, ctx.builder.getI64IntegerAttr(0),
+      zeros, where, rows, ctx.builder.getI64IntegerAttr(0),
       ScatterReduceAttr::get(ctx.builder.getContext(), how),
       ctx.builder.getBoolAttr(mode == 0));
   ctx.setResult(
@@ -964,8 +950,8 @@ void duet::import::buildTile(NodeContext &ctx) {
     dims.insert(dims.begin(), 1);
   if (typeOf(self) == type)
     return ctx.setResult(self);
-  ctx.setResult(ctx.create<RepeatOp>(type, self,
-                                     ctx.builder.getDenseI64ArrayAttr(dims)));
+  ctx.setResult(
+      ctx.create<RepeatOp>(self, ctx.builder.getDenseI64ArrayAttr(dims)));
 }
 
 void duet::import::buildNarrow(NodeContext &ctx) {
@@ -1076,10 +1062,10 @@ void duet::import::buildCol2im(NodeContext &ctx) {
   if (!ctx.ok())
     return;
   if (!asPairs(ctx, {{"output_size", &size},
-                    {"kernel_size", &kernel},
-                    {"dilation", &dilation},
-                    {"padding", &padding},
-                    {"stride", &stride}}))
+                     {"kernel_size", &kernel},
+                     {"dilation", &dilation},
+                     {"padding", &padding},
+                     {"stride", &stride}}))
     return;
   if (!checkWindowArguments(ctx, {size, kernel, dilation, padding, stride}))
     return;
@@ -1103,10 +1089,11 @@ void duet::import::buildCol2im(NodeContext &ctx) {
   int64_t outW = (width - (dilation[1] * (kernel[1] - 1) + 1)) / stride[1] + 1;
   std::optional<int64_t> planeBlocks = llvm::checkedMul(outH, outW);
   if (rows % taps != 0 || outH < 1 || outW < 1 || planeBlocks != blocks)
-    return ctx.fail("col2im's input [" + Twine(rows) + ", " + Twine(blocks) +
-                    "] does not hold " + Twine(taps) + " kernel taps by " +
-                    Twine(std::max<int64_t>(outH, 0) * std::max<int64_t>(outW, 0)) +
-                    " blocks of the padded output");
+    return ctx.fail(
+        "col2im's input [" + Twine(rows) + ", " + Twine(blocks) +
+        "] does not hold " + Twine(taps) + " kernel taps by " +
+        Twine(std::max<int64_t>(outH, 0) * std::max<int64_t>(outW, 0)) +
+        " blocks of the padded output");
   int64_t c = rows / taps;
   if (c == 0 || n == 0)
     return ctx.setResult(ctx.splat(type, Scalar{true, 0, 0}));
@@ -1120,12 +1107,13 @@ void duet::import::buildCol2im(NodeContext &ctx) {
   Type element = type.getElementType();
   Value columns = view(ctx, ctx.castTo(self, element), {n, c, taps * blocks});
   Value line = view(ctx, indexConstant(ctx, index), {1, 1, taps * blocks});
-  Value where = ctx.create<ExpandOp>(typeOf(line).clone({n, c, taps * blocks}),
-                                     line);
-  Value zeros = ctx.splat(RankedTensorType::get({n, c, height * width}, element),
-                          Scalar{true, 0, 0});
+  Value where =
+      ctx.create<ExpandOp>(typeOf(line).clone({n, c, taps * blocks}), line);
+  Value zeros =
+      ctx.splat(RankedTensorType::get({n, c, height * width}, element),
+                Scalar{true, 0, 0});
   Value summed = ctx.create<ScatterOp>(
-      typeOf(zeros), zeros, where, columns, ctx.builder.getI64IntegerAttr(2),
+      zeros, where, columns, ctx.builder.getI64IntegerAttr(2),
       ScatterReduceAttr::get(ctx.builder.getContext(), ScatterReduce::sum),
       ctx.builder.getBoolAttr(true));
   Value plane = view(ctx, summed, {n, c, height, width});
@@ -1144,7 +1132,8 @@ void duet::import::buildMaskedScatter(NodeContext &ctx) {
     return;
   if (!typeOf(mask).getElementType().isInteger(1))
     return ctx.fail("argument 'mask' must be a boolean tensor");
-  int64_t n = type.getNumElements(), available = typeOf(source).getNumElements();
+  int64_t n = type.getNumElements(),
+          available = typeOf(source).getNumElements();
   if (n == 0)
     return ctx.setResult(operandAs(ctx, self, type));
   if (available == 0)
@@ -1159,15 +1148,13 @@ void duet::import::buildMaskedScatter(NodeContext &ctx) {
                                       ctx.castTo(flat, i64),
                                       ctx.builder.getI64IntegerAttr(0));
   Value positions = ctx.create<MaximumOp>(
-      RankedTensorType::get({n}, i64), sub(ctx, counts, integerOf(ctx, i64, 1)),
-      integerOf(ctx, i64, 0));
-  Value values = ctx.castTo(view(ctx, source, {available}),
-                            type.getElementType());
+      sub(ctx, counts, integerOf(ctx, i64, 1)), integerOf(ctx, i64, 0));
+  Value values =
+      ctx.castTo(view(ctx, source, {available}), type.getElementType());
   // A mask with more true elements than source holds reads past its end:
   // the gather's bounds check refuses that run, as PyTorch does.
   Value gathered = indexSelect(ctx, values, positions, 0);
-  ctx.setResult(ctx.create<WhereOp>(type, full,
-                                    view(ctx, gathered, type.getShape()),
+  ctx.setResult(ctx.create<WhereOp>(full, view(ctx, gathered, type.getShape()),
                                     operandAs(ctx, self, type)));
 }
 
@@ -1244,7 +1231,8 @@ void duet::import::buildMeshgrid(NodeContext &ctx) {
       return ctx.fail("meshgrid's recorded output " + Twine(i) +
                       " does not match its operands");
     shape[axis[i]] = type.getDimSize(axis[i]);
-    Value line = view(ctx, ctx.castTo(tensors[i], type.getElementType()), shape);
+    Value line =
+        view(ctx, ctx.castTo(tensors[i], type.getElementType()), shape);
     ctx.setResult(i, typeOf(line) == type
                          ? line
                          : Value(ctx.create<ExpandOp>(type, line)));
@@ -1344,7 +1332,8 @@ void duet::import::buildEinsum(NodeContext &ctx) {
   for (auto [spec, v] : llvm::zip(specs, operands))
     if (spec.contains("..."))
       broadcast = std::max<int64_t>(
-          broadcast, typeOf(v).getRank() - (static_cast<int64_t>(spec.size()) - 3));
+          broadcast,
+          typeOf(v).getRank() - (static_cast<int64_t>(spec.size()) - 3));
   std::string ellipsis;
   for (int64_t i = 0; i < broadcast; ++i)
     ellipsis.push_back(static_cast<char>('0' + i));
@@ -1380,11 +1369,11 @@ void duet::import::buildEinsum(NodeContext &ctx) {
   }
   std::string out;
   if (explicitOutput) {
-    std::optional<std::string> labels = expandEllipsis(
-        ctx, output,
-        static_cast<int64_t>(output.size()) +
-            (output.contains("...") ? broadcast - 3 : 0),
-        ellipsis);
+    std::optional<std::string> labels =
+        expandEllipsis(ctx, output,
+                       static_cast<int64_t>(output.size()) +
+                           (output.contains("...") ? broadcast - 3 : 0),
+                       ellipsis);
     if (!labels)
       return;
     out = *labels;
@@ -1406,8 +1395,8 @@ void duet::import::buildEinsum(NodeContext &ctx) {
     for (char label : term.labels)
       shape.push_back(sizes[label]);
     if (ArrayRef<int64_t>(shape) != typeOf(term.value).getShape())
-      term.value = ctx.create<ExpandOp>(typeOf(term.value).clone(shape),
-                                        term.value);
+      term.value =
+          ctx.create<ExpandOp>(typeOf(term.value).clone(shape), term.value);
   }
 
   std::string outShapeLabels;
@@ -1437,17 +1426,18 @@ void duet::import::buildEinsum(NodeContext &ctx) {
     };
     int64_t pb = product(sizesOf(batch)), pl = product(sizesOf(left)),
             pr = product(sizesOf(right)), pc = product(sizesOf(contracted));
-    Value lhs = view(ctx, ordered(ctx, a, batch + left + contracted),
-                     {pb, pl, pc});
-    Value rhs = view(ctx, ordered(ctx, b, batch + contracted + right),
-                     {pb, pc, pr});
+    Value lhs =
+        view(ctx, ordered(ctx, a, batch + left + contracted), {pb, pl, pc});
+    Value rhs =
+        view(ctx, ordered(ctx, b, batch + contracted + right), {pb, pc, pr});
     Value product = bmm(ctx, lhs, rhs);
     std::string labels = batch + left + right;
     Value unflat = view(ctx, product, sizesOf(labels));
     result = ordered(ctx, Term{unflat, labels}, out);
   }
   if (ctx.ok() && typeOf(result) != type)
-    return ctx.fail("einsum '" + eq + "': the recorded result type does not "
+    return ctx.fail("einsum '" + eq +
+                    "': the recorded result type does not "
                     "match the equation");
   ctx.setResult(result);
 }

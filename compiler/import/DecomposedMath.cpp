@@ -74,8 +74,8 @@ void emitVariance(NodeContext &ctx, std::optional<SmallVector<int64_t>> dims,
   Type element = type.getElementType();
   Value mean = reduce<MeanOp>(ctx, x, reduced, /*keepdim=*/true);
   Value centred = sub(ctx, x, mean);
-  Value squares = reduce<SumOp>(ctx, mul(ctx, centred, centred), reduced,
-                                keepdim);
+  Value squares =
+      reduce<SumOp>(ctx, mul(ctx, centred, centred), reduced, keepdim);
   Value var =
       div(ctx, squares, realOf(ctx, element, std::max(0.0, n - correction)));
   if (root)
@@ -117,8 +117,7 @@ Value perChannel(NodeContext &ctx, Value v, int64_t rank, Type element) {
 }
 
 /// -amax(-x) over dims.
-Value minimum(NodeContext &ctx, Value x, ArrayRef<int64_t> dims,
-              bool keepdim) {
+Value minimum(NodeContext &ctx, Value x, ArrayRef<int64_t> dims, bool keepdim) {
   Value negated = ctx.create<NegOp>(typeOf(x), x);
   Value top = reduce<AmaxOp>(ctx, negated, dims, keepdim);
   return ctx.create<NegOp>(typeOf(top), top);
@@ -132,11 +131,9 @@ Value softplus(NodeContext &ctx, Value x, double beta, double threshold) {
   Value soft = ctx.create<Log1pOp>(type, ctx.create<ExpOp>(type, scaled));
   if (beta != 1)
     soft = div(ctx, soft, realOf(ctx, element, beta));
-  Value linear = ctx.create<GtOp>(type.clone(ctx.builder.getI1Type()), scaled,
-                                  realOf(ctx, element, threshold));
-  return ctx.create<WhereOp>(type, linear, x, soft);
+  Value linear = ctx.create<GtOp>(scaled, realOf(ctx, element, threshold));
+  return ctx.create<WhereOp>(linear, x, soft);
 }
-
 
 void emitElu(NodeContext &ctx, double alpha, double scale, double inputScale) {
   RankedTensorType type;
@@ -159,14 +156,12 @@ Value duet::import::extremum(NodeContext &ctx, Value x, ArrayRef<int64_t> dims,
   if (!isa<IntegerType>(element))
     return largest ? reduce<AmaxOp>(ctx, x, dims, keepdim)
                    : minimum(ctx, x, dims, keepdim);
-  Type i64 = ctx.builder.getI64Type();
-  Value wide = ctx.castTo(x, i64);
-  Value allOnes = integerOf(ctx, i64, -1);
+  Value wide = ctx.castTo(x, ctx.builder.getI64Type());
   if (!largest)
-    wide = sub(ctx, allOnes, wide);
+    wide = reverseOrder(ctx, wide);
   Value top = reduce<AmaxOp>(ctx, wide, dims, keepdim);
   if (!largest)
-    top = sub(ctx, allOnes, top);
+    top = reverseOrder(ctx, top);
   return top ? ctx.castTo(top, element) : Value();
 }
 
@@ -214,10 +209,7 @@ Value matrixProduct(NodeContext &ctx, Value a, Value b, RankedTensorType type) {
     ctx.fail("a matrix product of shapes that do not multiply");
     return {};
   }
-  return ctx.create<MmOp>(
-      RankedTensorType::get({typeOf(a).getDimSize(0), typeOf(b).getDimSize(1)},
-                            type.getElementType()),
-      a, b);
+  return ctx.create<MmOp>(a, b);
 }
 } // namespace
 
@@ -374,16 +366,17 @@ void duet::import::buildRmsNorm(NodeContext &ctx) {
     return;
   int64_t rank = type.getRank();
   if (normalized.empty() || static_cast<int64_t>(normalized.size()) > rank ||
-      ArrayRef<int64_t>(normalized) != type.getShape().take_back(normalized.size()))
+      ArrayRef<int64_t>(normalized) !=
+          type.getShape().take_back(normalized.size()))
     return ctx.fail("argument 'normalized_shape' must be the input's last "
                     "dims");
   Type element = type.getElementType();
   // eps=None is the machine epsilon of the input's type.
-  double epsilon = eps.value_or(
-      element.isF16()    ? 0.0009765625
-      : element.isBF16() ? 0.0078125
-      : element.isF64()  ? std::numeric_limits<double>::epsilon()
-                         : std::numeric_limits<float>::epsilon());
+  double epsilon =
+      eps.value_or(element.isF16()    ? 0.0009765625
+                   : element.isBF16() ? 0.0078125
+                   : element.isF64()  ? std::numeric_limits<double>::epsilon()
+                                      : std::numeric_limits<float>::epsilon());
   Value x = sameShapeOperand(ctx, input, type, "rms norm");
   if (!x)
     return;
@@ -417,10 +410,9 @@ void duet::import::buildLogsumexp(NodeContext &ctx) {
   Value top = reduce<AmaxOp>(ctx, x, reduced, /*keepdim=*/true);
   RankedTensorType topType = typeOf(top);
   Value infinite = ctx.create<EqOp>(
-      topType.clone(ctx.builder.getI1Type()), ctx.create<AbsOp>(topType, top),
+      ctx.create<AbsOp>(topType, top),
       realOf(ctx, element, std::numeric_limits<double>::infinity()));
-  Value shift = ctx.create<WhereOp>(topType, infinite,
-                                    realOf(ctx, element, 0.0), top);
+  Value shift = ctx.create<WhereOp>(infinite, realOf(ctx, element, 0.0), top);
   Value exps = ctx.create<ExpOp>(typeOf(x), sub(ctx, x, shift));
   Value sum = reduce<SumOp>(ctx, exps, reduced, keepdim);
   Value logs = ctx.create<LogOp>(typeOf(sum), sum);
@@ -522,12 +514,12 @@ void duet::import::buildFmaxFmin(NodeContext &ctx, bool largest) {
   auto [a, b] = binaryOperands(ctx, type);
   if (!ctx.ok())
     return;
-  Value extreme = largest ? Value(ctx.create<MaximumOp>(type, a, b))
-                          : Value(ctx.create<MinimumOp>(type, a, b));
+  Value extreme = largest ? Value(ctx.create<MaximumOp>(a, b))
+                          : Value(ctx.create<MinimumOp>(a, b));
   if (isa<IntegerType>(type.getElementType())) // no NaN to give way
     return ctx.setResult(extreme);
-  Value pick = ctx.create<WhereOp>(type, isNan(ctx, b), a, extreme);
-  ctx.setResult(ctx.create<WhereOp>(type, isNan(ctx, a), b, pick));
+  Value pick = ctx.create<WhereOp>(isNan(ctx, b), a, extreme);
+  ctx.setResult(ctx.create<WhereOp>(isNan(ctx, a), b, pick));
 }
 
 /// hypot(a, b) = sqrt(a² + b²).
@@ -545,17 +537,15 @@ void duet::import::buildHypot(NodeContext &ctx) {
 /// of a float.
 namespace {
 Value signBit(NodeContext &ctx, Value x) {
-  RankedTensorType type = typeOf(x);
-  RankedTensorType flags = type.clone(ctx.builder.getI1Type());
-  Type element = type.getElementType();
-  Value negative = ctx.create<LtOp>(flags, x, integerOf(ctx, element, 0));
+  Type element = typeOf(x).getElementType();
+  Value negative = ctx.create<LtOp>(x, integerOf(ctx, element, 0));
   if (!isa<FloatType>(element))
     return negative;
-  Value zero = ctx.create<EqOp>(flags, x, realOf(ctx, element, 0.0));
+  Value zero = ctx.create<EqOp>(x, realOf(ctx, element, 0.0));
   Value inverse = div(ctx, realOf(ctx, element, 1.0), x);
   Value negativeZero = ctx.create<LogicalAndOp>(
-      flags, zero, ctx.create<LtOp>(flags, inverse, realOf(ctx, element, 0.0)));
-  return ctx.create<LogicalOrOp>(flags, negative, negativeZero);
+      zero, ctx.create<LtOp>(inverse, realOf(ctx, element, 0.0)));
+  return ctx.create<LogicalOrOp>(negative, negativeZero);
 }
 } // namespace
 
@@ -580,7 +570,7 @@ void duet::import::buildCopysign(NodeContext &ctx) {
   Value magnitude = ctx.create<AbsOp>(typeOf(a), a);
   Value negated = ctx.create<NegOp>(typeOf(a), magnitude);
   Value flags = signBit(ctx, b);
-  ctx.setResult(ctx.create<WhereOp>(type, flags, negated, magnitude));
+  ctx.setResult(ctx.create<WhereOp>(flags, negated, magnitude));
 }
 
 /// `a << s` (left) or `a >> s` of integer tensors, as PyTorch's shifts:
@@ -601,14 +591,10 @@ void duet::import::buildBitShift(NodeContext &ctx, bool left) {
   int64_t width = integer.getWidth();
   bool isUnsigned = integer.isUnsigned();
   Type i64 = ctx.builder.getI64Type();
-  Type flagType = ctx.builder.getI1Type();
   Value a64 = ctx.castTo(a, i64), s64 = ctx.castTo(s, i64);
-  RankedTensorType shiftType = typeOf(s64);
   Value outside = ctx.create<LogicalOrOp>(
-      shiftType.clone(flagType),
-      ctx.create<LtOp>(shiftType.clone(flagType), s64, integerOf(ctx, i64, 0)),
-      ctx.create<GeOp>(shiftType.clone(flagType), s64,
-                       integerOf(ctx, i64, width)));
+      ctx.create<LtOp>(s64, integerOf(ctx, i64, 0)),
+      ctx.create<GeOp>(s64, integerOf(ctx, i64, width)));
   // The power of two of each shift, 0 <= k < width (k = width - 1 where
   // the shift is outside, which the last step settles).
   SmallVector<int64_t> powers;
@@ -621,27 +607,24 @@ void duet::import::buildBitShift(NodeContext &ctx, bool left) {
     return view(ctx, picked, typeOf(k).getShape());
   };
   Value last = integerOf(ctx, i64, width - 1);
-  Value k = ctx.create<WhereOp>(shiftType, outside, last, s64);
+  Value k = ctx.create<WhereOp>(outside, last, s64);
   Value result;
   if (left) {
     result = mul(ctx, a64, powerOf(k));
-    result = ctx.create<WhereOp>(typeOf(result), outside,
-                                 integerOf(ctx, i64, 0), result);
+    result = ctx.create<WhereOp>(outside, integerOf(ctx, i64, 0), result);
   } else {
     auto floorDiv = [&](Value x, Value d) {
-      RankedTensorType t = broadcastType(ctx, x, d, i64);
       return ctx.create<DivOp>(
-          t, x, d,
+          x, d,
           DivRoundingAttr::get(ctx.builder.getContext(), DivRounding::floor));
     };
     Value half = ctx.create<DivOp>(
-        shiftType, k, integerOf(ctx, i64, 2),
+        k, integerOf(ctx, i64, 2),
         DivRoundingAttr::get(ctx.builder.getContext(), DivRounding::floor));
     Value rest = sub(ctx, k, half);
     result = floorDiv(floorDiv(a64, powerOf(half)), powerOf(rest));
     if (isUnsigned)
-      result = ctx.create<WhereOp>(typeOf(result), outside,
-                                   integerOf(ctx, i64, 0), result);
+      result = ctx.create<WhereOp>(outside, integerOf(ctx, i64, 0), result);
   }
   if (!ctx.ok())
     return;
@@ -656,9 +639,7 @@ void duet::import::buildLdexp(NodeContext &ctx) {
   if (!floatOperands(ctx, "ldexp", type, x, e))
     return;
   Type element = type.getElementType();
-  RankedTensorType powers = broadcastType(ctx, realOf(ctx, element, 2.0), e,
-                                          element, "ldexp's exponent");
-  Value scale = ctx.create<PowTensorOp>(powers, realOf(ctx, element, 2.0), e);
+  Value scale = ctx.create<PowTensorOp>(realOf(ctx, element, 2.0), e);
   ctx.setResult(view(ctx, mul(ctx, x, scale), type.getShape()));
 }
 
@@ -689,11 +670,9 @@ void duet::import::buildXlogy(NodeContext &ctx) {
     return;
   Type element = type.getElementType();
   Value product = mul(ctx, x, ctx.create<LogOp>(typeOf(y), y));
-  Value zeroX = ctx.create<EqOp>(typeOf(x).clone(ctx.builder.getI1Type()), x,
-                                 realOf(ctx, element, 0.0));
-  Value result =
-      ctx.create<WhereOp>(type, zeroX, realOf(ctx, element, 0.0), product);
-  ctx.setResult(ctx.create<WhereOp>(type, isNan(ctx, y), y, result));
+  Value zeroX = ctx.create<EqOp>(x, realOf(ctx, element, 0.0));
+  Value result = ctx.create<WhereOp>(zeroX, realOf(ctx, element, 0.0), product);
+  ctx.setResult(ctx.create<WhereOp>(isNan(ctx, y), y, result));
 }
 
 /// logit(x) = ln(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is
@@ -737,7 +716,7 @@ void duet::import::buildLogSigmoid(NodeContext &ctx) {
   if (!ctx.ok())
     return;
   Type element = type.getElementType();
-  Value low = ctx.create<MinimumOp>(type, x, realOf(ctx, element, 0.0));
+  Value low = ctx.create<MinimumOp>(x, realOf(ctx, element, 0.0));
   Value magnitude = ctx.create<AbsOp>(type, x);
   Value tail = ctx.create<Log1pOp>(
       type, ctx.create<ExpOp>(type, ctx.create<NegOp>(type, magnitude)));
@@ -764,11 +743,10 @@ void duet::import::buildPrelu(NodeContext &ctx) {
                       " values for an input whose dim 1 is not that long");
     w = perChannel(ctx, w, type.getRank(), element);
   }
-  Value positive = ctx.create<GtOp>(type.clone(ctx.builder.getI1Type()), x,
-                                    realOf(ctx, element, 0.0));
+  Value positive = ctx.create<GtOp>(x, realOf(ctx, element, 0.0));
   Value scaled = mul(ctx, x, w);
   if (ctx.ok())
-    ctx.setResult(ctx.create<WhereOp>(type, positive, x, scaled));
+    ctx.setResult(ctx.create<WhereOp>(positive, x, scaled));
 }
 
 /// glu: the first half along dim times the sigmoid of the second.
@@ -790,7 +768,7 @@ void duet::import::buildGlu(NodeContext &ctx) {
     return slice(ctx, x, dim, start, start + size / 2);
   };
   Value gate = ctx.create<SigmoidOp>(type, half(size / 2));
-  ctx.setResult(ctx.create<MulOp>(type, half(0), gate));
+  ctx.setResult(ctx.create<MulOp>(half(0), gate));
 }
 
 void duet::import::buildThreshold(NodeContext &ctx) {
@@ -800,10 +778,8 @@ void duet::import::buildThreshold(NodeContext &ctx) {
   if (!requireFloatResult(ctx, type, "threshold"))
     return;
   Type element = type.getElementType();
-  Value above = ctx.create<GtOp>(type.clone(ctx.builder.getI1Type()), x,
-                                 realOf(ctx, element, threshold));
-  ctx.setResult(
-      ctx.create<WhereOp>(type, above, x, realOf(ctx, element, value)));
+  Value above = ctx.create<GtOp>(x, realOf(ctx, element, threshold));
+  ctx.setResult(ctx.create<WhereOp>(above, x, realOf(ctx, element, value)));
 }
 
 void duet::import::buildSoftshrink(NodeContext &ctx) {
@@ -813,16 +789,12 @@ void duet::import::buildSoftshrink(NodeContext &ctx) {
   if (!requireFloatResult(ctx, type, "softshrink"))
     return;
   Type element = type.getElementType();
-  Type i1 = ctx.builder.getI1Type();
-  Value above =
-      ctx.create<GtOp>(type.clone(i1), x, realOf(ctx, element, lambd));
-  Value below =
-      ctx.create<LtOp>(type.clone(i1), x, realOf(ctx, element, -lambd));
+  Value above = ctx.create<GtOp>(x, realOf(ctx, element, lambd));
+  Value below = ctx.create<LtOp>(x, realOf(ctx, element, -lambd));
   Value down = sub(ctx, x, realOf(ctx, element, lambd));
   Value up = add(ctx, x, realOf(ctx, element, lambd));
-  Value inner =
-      ctx.create<WhereOp>(type, below, up, realOf(ctx, element, 0.0));
-  ctx.setResult(ctx.create<WhereOp>(type, above, down, inner));
+  Value inner = ctx.create<WhereOp>(below, up, realOf(ctx, element, 0.0));
+  ctx.setResult(ctx.create<WhereOp>(above, down, inner));
 }
 
 void duet::import::buildSelu(NodeContext &ctx) {
@@ -869,12 +841,10 @@ Value pairwiseDistances(NodeContext &ctx, Value x1, Value x2, double p,
   if (p == 0) {
     // cdist counts min(ceil(|d|), 1): a NaN difference makes the distance
     // NaN, where the vector norm of order 0 would count it.
-    RankedTensorType flags = typeOf(diff).clone(ctx.builder.getI1Type());
     Value nan = isNan(ctx, diff);
     Value counted = ctx.create<WhereOp>(
-        typeOf(diff), nan, diff,
-        ctx.castTo(ctx.create<NeOp>(flags, diff, realOf(ctx, element, 0.0)),
-                   element));
+        nan, diff,
+        ctx.castTo(ctx.create<NeOp>(diff, realOf(ctx, element, 0.0)), element));
     return reduce<SumOp>(ctx, counted, {last}, false);
   }
   return vectorNorm(ctx, diff, p, {last}, false);
@@ -901,8 +871,7 @@ Value duet::import::vectorNorm(NodeContext &ctx, Value x, double ord,
   }
   if (ord == 0) {
     // The count of nonzero elements (a NaN is not zero).
-    Value nonzero = ctx.create<NeOp>(type.clone(ctx.builder.getI1Type()), x,
-                                     realOf(ctx, element, 0.0));
+    Value nonzero = ctx.create<NeOp>(x, realOf(ctx, element, 0.0));
     return reduce<SumOp>(ctx, ctx.castTo(nonzero, element), dims, keepdim);
   }
   Value magnitudes = ctx.create<AbsOp>(type, x);
@@ -956,7 +925,8 @@ void duet::import::buildPdist(NodeContext &ctx) {
   // The pairs become a constant index: a corrupt row count must not make
   // one of billions (the importer's other index constants stop at 2^24).
   if (n > 4096)
-    return ctx.fail("pdist of " + Twine(n) + " rows makes more than 2^23 "
+    return ctx.fail("pdist of " + Twine(n) +
+                    " rows makes more than 2^23 "
                     "pairs, more than duet writes as a constant index");
   // The distances of rows i < j, in row-major order of (i, j).
   SmallVector<int64_t> pairs;
@@ -983,8 +953,8 @@ void duet::import::buildEye(NodeContext &ctx) {
   Type element = type.getElementType();
   Attribute attr;
   if (auto floatType = dyn_cast<FloatType>(element)) {
-    SmallVector<APFloat> values(rows * cols,
-                                APFloat::getZero(floatType.getFloatSemantics()));
+    SmallVector<APFloat> values(
+        rows * cols, APFloat::getZero(floatType.getFloatSemantics()));
     for (int64_t i = 0; i < std::min(rows, cols); ++i)
       values[i * cols + i] = APFloat::getOne(floatType.getFloatSemantics());
     attr = DenseElementsAttr::get(type, values);

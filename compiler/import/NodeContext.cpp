@@ -5,6 +5,7 @@
 #include "dialects/aten/AtenDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/Twine.h"
 
 #include <cmath>
@@ -29,15 +30,33 @@ void NodeContext::fail(const llvm::Twine &message) {
     error = message.str();
 }
 
+namespace {
+std::string describe(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+} // namespace
+
 llvm::Error NodeContext::finish() {
   if (error)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), *error);
-  for (size_t i = 0; i < values.size(); ++i)
+  for (size_t i = 0; i < values.size(); ++i) {
     if (resultTypes[i] && !values[i] && unavailable[i].empty())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "the importer produced no value for "
                                      "output " +
                                          llvm::Twine(i));
+    // The shape rules computed the value's type; torch.export recorded one
+    // too, and the two must agree.
+    if (resultTypes[i] && values[i] && values[i].getType() != resultTypes[i])
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "output " + llvm::Twine(i) + " computes as " +
+              describe(values[i].getType()) + ", but torch.export recorded " +
+              describe(resultTypes[i]));
+  }
   return llvm::Error::success();
 }
 
@@ -395,6 +414,39 @@ static constexpr const char *kMissing =
     "node";
 
 void NodeContext::failMissing() { fail(kMissing); }
+
+LogicalResult NodeContext::inferResultTypes(OperationState &state,
+                                            InferFn infer) {
+  MLIRContext *context = builder.getContext();
+  std::string message;
+  SmallVector<Type> types;
+  LogicalResult inferred = failure();
+  {
+    ScopedDiagnosticHandler capture(context, [&](Diagnostic &diagnostic) {
+      if (message.empty())
+        message = diagnostic.str();
+      return success();
+    });
+    inferred = infer(context, state.location, state.operands,
+                     state.attributes.getDictionary(context),
+                     state.getRawProperties(), state.regions, types);
+  }
+  if (succeeded(inferred)) {
+    state.addTypes(types);
+    return success();
+  }
+  // The words the verifier would use on the op, as for an op given a type.
+  fail("the imported op does not verify: " +
+       (message.empty() ? "'" + state.name.getStringRef().str() +
+                              "' op: operands its shape rule refuses"
+                        : message));
+  return failure();
+}
+
+SmallVector<Type> NodeContext::placeholderTypes(unsigned count) {
+  return SmallVector<Type>(count,
+                           RankedTensorType::get({}, builder.getF32Type()));
+}
 
 RankedTensorType NodeContext::present(RankedTensorType type) {
   return type ? type : RankedTensorType::get({}, builder.getF32Type());

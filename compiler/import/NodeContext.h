@@ -18,13 +18,15 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
-#include "llvm/Support/Error.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
 
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace duet::import {
 
@@ -49,8 +51,7 @@ struct ArgDefault {
 /// Resolves a tensor name used by a node to its value, or explains why it
 /// cannot be used. Owned (not a function_ref): the context keeps it for the
 /// whole node, longer than the expression that builds it.
-using ValueLookup =
-    std::function<llvm::Expected<mlir::Value>(llvm::StringRef)>;
+using ValueLookup = std::function<llvm::Expected<mlir::Value>(llvm::StringRef)>;
 
 class NodeContext {
 public:
@@ -68,11 +69,22 @@ public:
   /// placeholders: such ops are thrown away with the node, and never read a
   /// missing value. (Before any error, a null value is an optional operand
   /// left out.)
+  ///
+  /// An op with a shape rule (InferTypeOpAdaptor) takes no result type: its
+  /// rule infers it, the one place that shape is worked out. When the rule
+  /// refuses the operands the node fails with the rule's message.
   template <typename OpT, typename... Args> OpT create(Args &&...args) {
-    if (ok() && !(missingType(args) || ...))
-      return builder.create<OpT>(loc, std::forward<Args>(args)...);
-    failMissing();
-    return builder.create<OpT>(loc, present(std::forward<Args>(args))...);
+    if constexpr (OpT::template hasTrait<mlir::OpTrait::InferTypeOpAdaptor>()) {
+      static_assert(!(passesResultType<Args>() || ...),
+                    "an aten op with a shape rule infers its result type: "
+                    "leave the type out");
+      return createInferred<OpT>(args...);
+    } else {
+      if (ok() && !(missingType(args) || ...))
+        return builder.create<OpT>(loc, std::forward<Args>(args)...);
+      failMissing();
+      return builder.create<OpT>(loc, present(std::forward<Args>(args))...);
+    }
   }
 
   //===--- Arguments ------------------------------------------------------===//
@@ -147,6 +159,45 @@ public:
   llvm::ArrayRef<std::string> unavailableReasons() const { return unavailable; }
 
 private:
+  template <typename T> static constexpr bool passesResultType() {
+    using U = std::decay_t<T>;
+    return std::is_convertible_v<U, mlir::Type> ||
+           std::is_convertible_v<U, llvm::ArrayRef<mlir::Type>> ||
+           std::is_same_v<U, mlir::TypeRange>;
+  }
+  using InferFn = llvm::LogicalResult (*)(
+      mlir::MLIRContext *, std::optional<mlir::Location>, mlir::ValueRange,
+      mlir::DictionaryAttr, mlir::OpaqueProperties, mlir::RegionRange,
+      llvm::SmallVectorImpl<mlir::Type> &);
+  /// Runs the op's shape rule on `state` and adds the types it infers; on
+  /// failure, fails the node with the rule's message.
+  llvm::LogicalResult inferResultTypes(mlir::OperationState &state,
+                                       InferFn infer);
+  /// `count` 0-d float32 types, the result types of an op thrown away with
+  /// its failed node.
+  llvm::SmallVector<mlir::Type> placeholderTypes(unsigned count);
+  template <typename OpT> static constexpr unsigned fixedResultCount() {
+    if constexpr (OpT::template hasTrait<mlir::OpTrait::OneResult>())
+      return 1;
+    else if constexpr (OpT::template hasTrait<
+                           mlir::OpTrait::NResults<2>::Impl>())
+      return 2;
+    else
+      return 0; // variadic: a failed node's stand-in has no results
+  }
+  template <typename OpT, typename... Args> OpT createInferred(Args... args) {
+    if (ok()) {
+      mlir::OperationState state(loc, OpT::getOperationName());
+      OpT::build(builder, state, mlir::TypeRange(), args...);
+      if (mlir::succeeded(inferResultTypes(state, &OpT::inferReturnTypes)))
+        return llvm::cast<OpT>(builder.create(state));
+    }
+    mlir::OperationState state(loc, OpT::getOperationName());
+    OpT::build(builder, state, placeholderTypes(fixedResultCount<OpT>()),
+               present(args)...);
+    return llvm::cast<OpT>(builder.create(state));
+  }
+
   /// create()'s arguments: themselves, or a placeholder for a missing value
   /// or type.
   template <typename T> T &&present(T &&argument) {

@@ -18,8 +18,8 @@
 #include "compiler/import/CompositeTargets.h"
 #include "compiler/import/DecomposedTargets.h"
 #include "compiler/import/OrderingAndSampling.h"
-#include "compiler/import/ScatterTargets.h"
 #include "compiler/import/QuantizedTargets.h"
+#include "compiler/import/ScatterTargets.h"
 
 #include "dialects/aten/AtenDialect.h"
 
@@ -109,7 +109,6 @@ SmallVector<int64_t> normalizeDims(NodeContext &ctx, ArrayRef<int64_t> dims,
   return out;
 }
 
-
 void identity(NodeContext &ctx, StringRef name = "self") {
   Value self = ctx.tensor(name);
   if (ctx.ok())
@@ -146,7 +145,7 @@ void emitConvolution(NodeContext &ctx, Value input, Value weight, Value bias,
     return;
   Type element = type.getElementType();
   ctx.setResult(ctx.create<ConvolutionOp>(
-      type, ctx.castTo(input, element), ctx.castTo(weight, element),
+      ctx.castTo(input, element), ctx.castTo(weight, element),
       bias ? ctx.castTo(bias, element) : Value(), i64s(ctx, stride),
       i64s(ctx, padding), i64s(ctx, dilation), i64s(ctx, outputPadding),
       i64(ctx, groups), ctx.builder.getBoolAttr(transposed)));
@@ -248,7 +247,7 @@ void buildLinear(NodeContext &ctx) {
   if (!ctx.ok())
     return;
   ctx.setResult(ctx.create<LinearOp>(
-      type, operandAs(ctx, input, type), operandAs(ctx, weight, type),
+      operandAs(ctx, input, type), operandAs(ctx, weight, type),
       bias ? operandAs(ctx, bias, type) : Value()));
 }
 
@@ -268,7 +267,7 @@ void buildAddmm(NodeContext &ctx) {
                          compose::integerMatrixProduct(ctx, mat1, mat2, type),
                          "addmm");
   ctx.setResult(ctx.create<AddmmOp>(
-      type, operandAs(ctx, self, type), operandAs(ctx, mat1, type),
+      operandAs(ctx, self, type), operandAs(ctx, mat1, type),
       operandAs(ctx, mat2, type), f64(ctx, beta), f64(ctx, alpha)));
 }
 
@@ -284,8 +283,8 @@ template <typename OpT> void buildMatrixProduct(NodeContext &ctx) {
       ctx.setResult(product);
     return;
   }
-  ctx.setResult(ctx.create<OpT>(type, operandAs(ctx, self, type),
-                                operandAs(ctx, other, type)));
+  ctx.setResult(
+      ctx.create<OpT>(operandAs(ctx, self, type), operandAs(ctx, other, type)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -320,7 +319,7 @@ void emitBatchNorm(NodeContext &ctx, bool training) {
     return;
   }
   auto as = [&](Value v) { return v ? operandAs(ctx, v, type) : Value(); };
-  ctx.setResult(ctx.create<BatchNormOp>(type, as(input), as(mean), as(var),
+  ctx.setResult(ctx.create<BatchNormOp>(as(input), as(mean), as(var),
                                         as(weight), as(bias), f64(ctx, eps)));
   compose::markStatisticsUnavailable(ctx, "batch norm");
 }
@@ -358,7 +357,7 @@ void buildLayerNorm(NodeContext &ctx) {
   if (!ctx.ok())
     return;
   auto as = [&](Value v) { return v ? operandAs(ctx, v, type) : Value(); };
-  ctx.setResult(ctx.create<LayerNormOp>(type, as(input), as(weight), as(bias),
+  ctx.setResult(ctx.create<LayerNormOp>(as(input), as(weight), as(bias),
                                         i64s(ctx, shape), f64(ctx, eps)));
   // native_layer_norm also returns the mean and 1/sqrt(var + eps) over the
   // normalized dims, kept as size 1: computed here (pure ops, dropped when
@@ -424,23 +423,22 @@ bool buildIntegerUnary(NodeContext &ctx, RankedTensorType type, Value self) {
     ctx.setResult(self);
     return true;
   }
-  Value zero = ctx.splat(RankedTensorType::get({}, element), Scalar{true, 0, 0});
+  Value zero =
+      ctx.splat(RankedTensorType::get({}, element), Scalar{true, 0, 0});
   if constexpr (std::is_same_v<OpT, ReluOp>) {
-    ctx.setResult(ctx.create<MaximumOp>(type, self, zero));
+    ctx.setResult(ctx.create<MaximumOp>(self, zero));
     return true;
   }
   if constexpr (std::is_same_v<OpT, SignOp>) {
-    RankedTensorType flags = type.clone(ctx.builder.getI1Type());
-    Value positive = ctx.castTo(ctx.create<GtOp>(flags, self, zero), element);
-    Value negative = ctx.castTo(ctx.create<LtOp>(flags, self, zero), element);
-    ctx.setResult(ctx.create<SubOp>(type, positive, negative, f64(ctx, 1.0)));
+    Value positive = ctx.castTo(ctx.create<GtOp>(self, zero), element);
+    Value negative = ctx.castTo(ctx.create<LtOp>(self, zero), element);
+    ctx.setResult(ctx.create<SubOp>(positive, negative, f64(ctx, 1.0)));
     return true;
   }
   if (!(isAbs || std::is_same_v<OpT, NegOp>))
     return false;
-  Value negated = ctx.create<SubOp>(type, zero, self, f64(ctx, 1.0));
-  ctx.setResult(isAbs ? Value(ctx.create<MaximumOp>(type, self, negated))
-                      : negated);
+  Value negated = ctx.create<SubOp>(zero, self, f64(ctx, 1.0));
+  ctx.setResult(isAbs ? Value(ctx.create<MaximumOp>(self, negated)) : negated);
   return true;
 }
 
@@ -495,29 +493,27 @@ void emitClamp(NodeContext &ctx, std::optional<double> low,
     double lowest = intType.isUnsigned() || width == 1
                         ? 0.0
                         : -std::ldexp(1.0, static_cast<int>(width) - 1);
-    double highest = std::ldexp(1.0, static_cast<int>(width) -
-                                         (intType.isUnsigned() || width == 1
-                                              ? 0
-                                              : 1)) -
-                     1;
+    double highest =
+        std::ldexp(1.0, static_cast<int>(width) -
+                            (intType.isUnsigned() || width == 1 ? 0 : 1)) -
+        1;
     auto bound = [&](double v) {
       if (v >= highest)
-        return compose::integerOf(
-            ctx, element,
-            width == 64 ? std::numeric_limits<int64_t>::max()
-                        : static_cast<int64_t>(highest));
+        return compose::integerOf(ctx, element,
+                                  width == 64
+                                      ? std::numeric_limits<int64_t>::max()
+                                      : static_cast<int64_t>(highest));
       if (v <= lowest)
         return compose::integerOf(ctx, element, static_cast<int64_t>(lowest));
       return compose::integerOf(ctx, element, static_cast<int64_t>(v));
     };
     Value x = self;
     if (low)
-      x = ctx.create<MaximumOp>(type, x, bound(*low));
+      x = ctx.create<MaximumOp>(x, bound(*low));
     if (high)
-      x = ctx.create<MinimumOp>(type, x, bound(*high));
+      x = ctx.create<MinimumOp>(x, bound(*high));
     return ctx.setResult(x);
-  }
-  else
+  } else
     ctx.setResult(
         ctx.create<ClampOp>(type, self, optF64(ctx, low), optF64(ctx, high)));
 }
@@ -550,9 +546,9 @@ void buildClampTensor(NodeContext &ctx) {
     return;
   Value x = operandAs(ctx, self, type);
   if (low)
-    x = ctx.create<MaximumOp>(type, x, operandAs(ctx, low, type));
+    x = ctx.create<MaximumOp>(x, operandAs(ctx, low, type));
   if (high)
-    x = ctx.create<MinimumOp>(type, x, operandAs(ctx, high, type));
+    x = ctx.create<MinimumOp>(x, operandAs(ctx, high, type));
   ctx.setResult(x);
 }
 
@@ -618,9 +614,9 @@ void emitIntegerPower(NodeContext &ctx, RankedTensorType type, Value self,
   Value result, base = self;
   for (; power; power >>= 1) {
     if (power & 1)
-      result = result ? ctx.create<MulOp>(type, result, base) : base;
+      result = result ? ctx.create<MulOp>(result, base) : base;
     if (power > 1)
-      base = ctx.create<MulOp>(type, base, base);
+      base = ctx.create<MulOp>(base, base);
   }
   ctx.setResult(result);
 }
@@ -639,7 +635,7 @@ void buildSquare(NodeContext &ctx) {
   RankedTensorType type;
   Value self = unaryOperand(ctx, type);
   if (ctx.ok())
-    ctx.setResult(ctx.create<MulOp>(type, self, self));
+    ctx.setResult(ctx.create<MulOp>(self, self));
 }
 
 /// add and sub: self ± alpha·other.
@@ -648,7 +644,7 @@ template <typename OpT> void buildAddSub(NodeContext &ctx) {
   RankedTensorType type;
   auto [self, other] = compose::binaryOperands(ctx, type);
   if (ctx.ok())
-    ctx.setResult(ctx.create<OpT>(type, self, other, f64(ctx, alpha)));
+    ctx.setResult(ctx.create<OpT>(self, other, f64(ctx, alpha)));
 }
 
 /// rsub(self, other, alpha) = other - alpha·self.
@@ -657,14 +653,14 @@ void buildRsub(NodeContext &ctx) {
   RankedTensorType type;
   auto [self, other] = compose::binaryOperands(ctx, type);
   if (ctx.ok())
-    ctx.setResult(ctx.create<SubOp>(type, other, self, f64(ctx, alpha)));
+    ctx.setResult(ctx.create<SubOp>(other, self, f64(ctx, alpha)));
 }
 
 template <typename OpT> void buildBinary(NodeContext &ctx) {
   RankedTensorType type;
   auto [self, other] = compose::binaryOperands(ctx, type);
   if (ctx.ok())
-    ctx.setResult(ctx.create<OpT>(type, self, other));
+    ctx.setResult(ctx.create<OpT>(self, other));
 }
 
 void emitDiv(NodeContext &ctx, std::optional<std::string> rounding) {
@@ -683,7 +679,7 @@ void emitDiv(NodeContext &ctx, std::optional<std::string> rounding) {
     return ctx.fail("argument 'rounding_mode' is \"" + *rounding +
                     "\"; expected None, \"trunc\" or \"floor\"");
   ctx.setResult(ctx.create<DivOp>(
-      type, self, other, DivRoundingAttr::get(ctx.builder.getContext(), mode)));
+      self, other, DivRoundingAttr::get(ctx.builder.getContext(), mode)));
 }
 
 void buildDiv(NodeContext &ctx) { emitDiv(ctx, std::nullopt); }
@@ -706,7 +702,7 @@ void buildReciprocal(NodeContext &ctx) {
   Value numerator =
       ctx.splat(RankedTensorType::get({}, type.getElementType()), one);
   ctx.setResult(ctx.create<DivOp>(
-      type, numerator, self,
+      numerator, self,
       DivRoundingAttr::get(ctx.builder.getContext(), DivRounding::none)));
 }
 
@@ -728,7 +724,7 @@ Type commonElementType(Type a, Type b) {
 
 /// eq, ne, lt, le, gt, ge: `.Tensor` or `.Scalar`; the result is i1.
 template <typename OpT> void buildCompare(NodeContext &ctx) {
-  RankedTensorType type = ctx.resultType();
+  ctx.resultType(); // fails the node when its output is not a tensor
   Value self = ctx.tensor("self");
   if (!ctx.ok())
     return;
@@ -747,15 +743,14 @@ template <typename OpT> void buildCompare(NodeContext &ctx) {
                                   NodeContext::typeOf(other).getElementType());
   }
   if (ctx.ok())
-    ctx.setResult(ctx.create<OpT>(type, ctx.castTo(self, element),
-                                  ctx.castTo(other, element)));
+    ctx.setResult(
+        ctx.create<OpT>(ctx.castTo(self, element), ctx.castTo(other, element)));
 }
 
 template <typename OpT> void buildLogicalBinary(NodeContext &ctx) {
-  RankedTensorType type = ctx.resultType();
   Value self = ctx.tensor("self"), other = ctx.tensor("other");
   if (ctx.ok())
-    ctx.setResult(ctx.create<OpT>(type, self, other));
+    ctx.setResult(ctx.create<OpT>(self, other));
 }
 
 void buildLogicalNot(NodeContext &ctx) {
@@ -772,7 +767,7 @@ void buildWhere(NodeContext &ctx) {
   auto [self, other] = compose::binaryOperands(ctx, type);
   if (ctx.ok())
     ctx.setResult(ctx.create<WhereOp>(
-        type, ctx.castTo(condition, ctx.builder.getI1Type()), self, other));
+        ctx.castTo(condition, ctx.builder.getI1Type()), self, other));
 }
 
 /// masked_fill(self, mask, value) = where(mask, value, self).
@@ -783,9 +778,9 @@ void buildMaskedFill(NodeContext &ctx) {
     return;
   Value value = ctx.tensorOrScalar("value", type.getElementType());
   if (ctx.ok())
-    ctx.setResult(ctx.create<WhereOp>(
-        type, ctx.castTo(mask, ctx.builder.getI1Type()),
-        operandAs(ctx, value, type), operandAs(ctx, self, type)));
+    ctx.setResult(ctx.create<WhereOp>(ctx.castTo(mask, ctx.builder.getI1Type()),
+                                      operandAs(ctx, value, type),
+                                      operandAs(ctx, self, type)));
 }
 
 /// The bitwise ops of boolean tensors (`~mask`, `a & b`) are the logical
@@ -812,7 +807,7 @@ void buildBitwiseNot(NodeContext &ctx) {
     return ctx.setResult(ctx.create<LogicalNotOp>(type, self));
   Value ones = ctx.splat(RankedTensorType::get({}, type.getElementType()),
                          Scalar{true, -1, 0});
-  ctx.setResult(ctx.create<BitwiseXorOp>(type, operandAs(ctx, self, type), ones));
+  ctx.setResult(ctx.create<BitwiseXorOp>(operandAs(ctx, self, type), ones));
 }
 
 /// `other` of a bitwise op: a tensor, or a Python bool/int of the `.Scalar`
@@ -833,8 +828,8 @@ void buildBitwiseBinary(NodeContext &ctx) {
   if (!ctx.ok() || !checkBitwiseOperands(ctx, {self, other}))
     return;
   if (type.getElementType().isInteger(1))
-    return ctx.setResult(ctx.create<LogicalT>(type, self, other));
-  ctx.setResult(ctx.create<IntegerT>(type, operandAs(ctx, self, type),
+    return ctx.setResult(ctx.create<LogicalT>(self, other));
+  ctx.setResult(ctx.create<IntegerT>(operandAs(ctx, self, type),
                                      operandAs(ctx, other, type)));
 }
 
@@ -846,7 +841,7 @@ void buildAtan2(NodeContext &ctx) {
     return;
   if (!isa<FloatType>(type.getElementType()))
     return ctx.fail("atan2 of a non-float result type");
-  ctx.setResult(ctx.create<Atan2Op>(type, operandAs(ctx, self, type),
+  ctx.setResult(ctx.create<Atan2Op>(operandAs(ctx, self, type),
                                     operandAs(ctx, other, type)));
 }
 
@@ -858,7 +853,7 @@ void buildIsNan(NodeContext &ctx) {
     return;
   if (!isa<FloatType>(NodeContext::typeOf(self).getElementType()))
     return ctx.setResult(ctx.splat(type, Scalar{true, 0, 0}));
-  ctx.setResult(ctx.create<NeOp>(type, self, self));
+  ctx.setResult(ctx.create<NeOp>(self, self));
 }
 
 void buildIsInf(NodeContext &ctx) {
@@ -871,19 +866,17 @@ void buildIsInf(NodeContext &ctx) {
     return ctx.setResult(ctx.splat(type, Scalar{true, 0, 0}));
   Value magnitude = ctx.create<AbsOp>(in, self);
   ctx.setResult(ctx.create<EqOp>(
-      type, magnitude,
-      compose::realOf(ctx, in.getElementType(),
-                      std::numeric_limits<double>::infinity())));
+      magnitude, compose::realOf(ctx, in.getElementType(),
+                                 std::numeric_limits<double>::infinity())));
 }
 
 void buildLogicalXor(NodeContext &ctx) {
-  RankedTensorType type = ctx.resultType();
+  ctx.resultType(); // fails the node when its output is not a tensor
   Value self = ctx.tensor("self"), other = ctx.tensor("other");
   if (!ctx.ok())
     return;
   Type i1 = ctx.builder.getI1Type();
-  ctx.setResult(ctx.create<NeOp>(type, ctx.castTo(self, i1),
-                                 ctx.castTo(other, i1)));
+  ctx.setResult(ctx.create<NeOp>(ctx.castTo(self, i1), ctx.castTo(other, i1)));
 }
 
 void emitAny(NodeContext &ctx, std::optional<SmallVector<int64_t>> dims,
@@ -899,8 +892,7 @@ void emitAny(NodeContext &ctx, std::optional<SmallVector<int64_t>> dims,
     return;
   // any and all of a uint8 tensor are uint8 (0 or 1) in PyTorch.
   Type i1 = ctx.builder.getI1Type();
-  Value any = ctx.create<AnyOp>(type.clone(i1), ctx.castTo(self, i1),
-                                i64s(ctx, normalized),
+  Value any = ctx.create<AnyOp>(ctx.castTo(self, i1), i64s(ctx, normalized),
                                 ctx.builder.getBoolAttr(keepdim));
   ctx.setResult(ctx.castTo(any, type.getElementType()));
 }
@@ -942,12 +934,11 @@ void emitReduction(NodeContext &ctx, std::optional<SmallVector<int64_t>> dims,
        std::is_same_v<OpT, ProdOp>)&&isa<IntegerType>(type.getElementType()) &&
       !type.getElementType().isInteger(64)) {
     Type i64 = ctx.builder.getI64Type();
-    Value wide = ctx.create<OpT>(type.clone(i64), ctx.castTo(self, i64),
-                                 i64s(ctx, normalized),
+    Value wide = ctx.create<OpT>(ctx.castTo(self, i64), i64s(ctx, normalized),
                                  ctx.builder.getBoolAttr(keepdim));
     return ctx.setResult(ctx.castTo(wide, type.getElementType()));
   }
-  ctx.setResult(ctx.create<OpT>(type, self, i64s(ctx, normalized),
+  ctx.setResult(ctx.create<OpT>(self, i64s(ctx, normalized),
                                 ctx.builder.getBoolAttr(keepdim)));
 }
 
@@ -1033,9 +1024,8 @@ void buildAvgPool2d(NodeContext &ctx) {
   if (!ctx.ok())
     return;
   ctx.setResult(ctx.create<AvgPool2dOp>(
-      type, self, i64s(ctx, w.kernel), i64s(ctx, w.stride),
-      i64s(ctx, w.padding), ctx.builder.getBoolAttr(ceil),
-      ctx.builder.getBoolAttr(countPad),
+      self, i64s(ctx, w.kernel), i64s(ctx, w.stride), i64s(ctx, w.padding),
+      ctx.builder.getBoolAttr(ceil), ctx.builder.getBoolAttr(countPad),
       divisor ? i64(ctx, *divisor) : IntegerAttr()));
 }
 
@@ -1161,9 +1151,8 @@ void buildMaxPool2d(NodeContext &ctx) {
     ctx.setResult(extremum(ctx, stacked, {type.getRank()}, false, true));
   } else {
     ctx.setResult(ctx.create<MaxPool2dOp>(
-        type, self, i64s(ctx, w.kernel), i64s(ctx, w.stride),
-        i64s(ctx, w.padding), i64s(ctx, w.dilation),
-        ctx.builder.getBoolAttr(ceil)));
+        self, i64s(ctx, w.kernel), i64s(ctx, w.stride), i64s(ctx, w.padding),
+        i64s(ctx, w.dilation), ctx.builder.getBoolAttr(ceil)));
   }
   if (ctx.numResults() < 2)
     return;
@@ -1228,17 +1217,17 @@ void buildRepeat(NodeContext &ctx) {
   if (NodeContext::typeOf(self) == type)
     ctx.setResult(self);
   else
-    ctx.setResult(ctx.create<RepeatOp>(type, self, i64s(ctx, repeats)));
+    ctx.setResult(ctx.create<RepeatOp>(self, i64s(ctx, repeats)));
 }
 
 void emitPermute(NodeContext &ctx, Value self, ArrayRef<int64_t> dims) {
-  RankedTensorType type = ctx.resultType();
+  ctx.resultType(); // fails the node when its output is not a tensor
   if (!ctx.ok())
     return;
   SmallVector<int64_t> normalized =
       normalizeDims(ctx, dims, NodeContext::typeOf(self).getRank());
   if (ctx.ok())
-    ctx.setResult(ctx.create<PermuteOp>(type, self, i64s(ctx, normalized)));
+    ctx.setResult(ctx.create<PermuteOp>(self, i64s(ctx, normalized)));
 }
 
 void buildPermute(NodeContext &ctx) {
@@ -1306,12 +1295,12 @@ void buildSlice(NodeContext &ctx) {
     return ctx.fail("slice step must be positive, got " + Twine(step));
   if (lo == 0 && hi == size && step == 1 && in == type)
     return ctx.setResult(self);
-  ctx.setResult(ctx.create<SliceOp>(type, self, i64(ctx, dim), i64(ctx, lo),
+  ctx.setResult(ctx.create<SliceOp>(self, i64(ctx, dim), i64(ctx, lo),
                                     i64(ctx, hi), i64(ctx, step)));
 }
 
 void buildSelect(NodeContext &ctx) {
-  RankedTensorType type = ctx.resultType();
+  ctx.resultType(); // fails the node when its output is not a tensor
   Value self = ctx.tensor("self");
   int64_t dim = ctx.integer("dim"), index = ctx.integer("index");
   if (!ctx.ok())
@@ -1326,8 +1315,7 @@ void buildSelect(NodeContext &ctx) {
                     Twine(size));
   if (index < 0)
     index += size;
-  ctx.setResult(
-      ctx.create<SelectOp>(type, self, i64(ctx, dim), i64(ctx, index)));
+  ctx.setResult(ctx.create<SelectOp>(self, i64(ctx, dim), i64(ctx, index)));
 }
 
 void emitConstantPad(NodeContext &ctx, ArrayRef<int64_t> pad, double value) {
@@ -1335,7 +1323,7 @@ void emitConstantPad(NodeContext &ctx, ArrayRef<int64_t> pad, double value) {
   Value self = ctx.tensor("self");
   if (!ctx.ok())
     return;
-  ctx.setResult(ctx.create<ConstantPadNdOp>(type, operandAs(ctx, self, type),
+  ctx.setResult(ctx.create<ConstantPadNdOp>(operandAs(ctx, self, type),
                                             i64s(ctx, pad), f64(ctx, value)));
 }
 
@@ -1345,7 +1333,6 @@ void buildConstantPadNd(NodeContext &ctx) {
   if (ctx.ok())
     emitConstantPad(ctx, pad, value);
 }
-
 
 /// cat skips the operands PyTorch calls legacy empty: 1-D of size 0 (GPT-2
 /// starts its key/value cache as torch.tensor([])), whatever the others'
@@ -1375,7 +1362,7 @@ void buildCat(NodeContext &ctx) {
   for (Value &t : tensors)
     t = operandAs(ctx, t, type);
   if (ctx.ok())
-    ctx.setResult(ctx.create<CatOp>(type, tensors, i64(ctx, dim)));
+    ctx.setResult(ctx.create<CatOp>(tensors, i64(ctx, dim)));
 }
 
 /// stack: each tensor gains a size-1 dim at `dim`, then they are
@@ -1400,7 +1387,7 @@ void buildStack(NodeContext &ctx) {
     t = ctx.create<ViewOp>(RankedTensorType::get(shape, in.getElementType()),
                            operandAs(ctx, t, type));
   }
-  ctx.setResult(ctx.create<CatOp>(type, tensors, i64(ctx, dim)));
+  ctx.setResult(ctx.create<CatOp>(tensors, i64(ctx, dim)));
 }
 
 /// One split_with_sizes op whose pieces are the node's outputs.
@@ -1410,13 +1397,7 @@ void emitSplit(NodeContext &ctx, Value self, ArrayRef<int64_t> sizes,
     return ctx.fail("the split makes " + Twine(sizes.size()) +
                     " pieces but the node has " + Twine(ctx.numResults()) +
                     " outputs");
-  SmallVector<Type> types;
-  for (size_t i = 0; i < sizes.size(); ++i)
-    types.push_back(ctx.resultType(i));
-  if (!ctx.ok())
-    return;
-  auto op = ctx.create<SplitWithSizesOp>(types, self, i64s(ctx, sizes),
-                                         i64(ctx, dim));
+  auto op = ctx.create<SplitWithSizesOp>(self, i64s(ctx, sizes), i64(ctx, dim));
   for (auto [i, piece] : llvm::enumerate(op.getResults()))
     ctx.setResult(i, piece);
 }
@@ -1499,12 +1480,8 @@ void buildUnbind(NodeContext &ctx) {
     return ctx.fail("unbind makes " + Twine(size) +
                     " pieces but the node has " + Twine(ctx.numResults()) +
                     " outputs");
-  auto in = NodeContext::typeOf(self);
-  SmallVector<int64_t> pieceShape(in.getShape());
-  pieceShape[dim] = 1;
-  SmallVector<Type> types(size, in.clone(pieceShape));
   auto op = ctx.create<SplitWithSizesOp>(
-      types, self, i64s(ctx, SmallVector<int64_t>(size, 1)), i64(ctx, dim));
+      self, i64s(ctx, SmallVector<int64_t>(size, 1)), i64(ctx, dim));
   for (auto [i, piece] : llvm::enumerate(op.getResults())) {
     RankedTensorType type = ctx.resultType(i);
     if (!ctx.ok())
@@ -1747,9 +1724,9 @@ template <typename OpT> void buildUpsampleInterpolatingVec(NodeContext &ctx) {
   bool alignCorners = ctx.boolean("align_corners");
   auto [h, w] = readScaleFactors(ctx);
   if (ctx.ok())
-    ctx.setResult(ctx.create<OpT>(
-        type, operandAs(ctx, input, type), optF64(ctx, h), optF64(ctx, w),
-        ctx.builder.getBoolAttr(alignCorners)));
+    ctx.setResult(ctx.create<OpT>(type, operandAs(ctx, input, type),
+                                  optF64(ctx, h), optF64(ctx, w),
+                                  ctx.builder.getBoolAttr(alignCorners)));
 }
 
 /// upsample_bilinear2d and upsample_bicubic2d, `.vec` and `.default`.
@@ -1760,9 +1737,9 @@ template <typename OpT> void buildUpsampleInterpolating(NodeContext &ctx) {
   std::optional<double> h = ctx.optionalNumber("scales_h"),
                         w = ctx.optionalNumber("scales_w");
   if (ctx.ok())
-    ctx.setResult(ctx.create<OpT>(
-        type, operandAs(ctx, self, type), optF64(ctx, h), optF64(ctx, w),
-        ctx.builder.getBoolAttr(alignCorners)));
+    ctx.setResult(ctx.create<OpT>(type, operandAs(ctx, self, type),
+                                  optF64(ctx, h), optF64(ctx, w),
+                                  ctx.builder.getBoolAttr(alignCorners)));
 }
 
 void buildEmbedding(NodeContext &ctx) {
@@ -1770,7 +1747,7 @@ void buildEmbedding(NodeContext &ctx) {
   Value weight = ctx.tensor("weight"), indices = ctx.tensor("indices");
   if (ctx.ok())
     ctx.setResult(
-        ctx.create<EmbeddingOp>(type, operandAs(ctx, weight, type), indices));
+        ctx.create<EmbeddingOp>(operandAs(ctx, weight, type), indices));
 }
 
 /// gather and index_select: elements of `self` picked along `dim` by an
@@ -1792,7 +1769,7 @@ template <typename OpT> void buildIndexOp(NodeContext &ctx) {
         operandAs(ctx, self, RankedTensorType::get({}, type.getElementType())),
         type);
   ctx.setResult(
-      ctx.create<OpT>(type, operandAs(ctx, self, type), index, i64(ctx, dim)));
+      ctx.create<OpT>(operandAs(ctx, self, type), index, i64(ctx, dim)));
 }
 
 /// `kv` ([..., heads, S, E]) with each head repeated in place so that it has
@@ -1893,7 +1870,7 @@ void buildScaledDotProductAttention(NodeContext &ctx) {
   if (!broadcastBatchDims(ctx, q, k, v))
     return;
   ctx.setResult(ctx.create<ScaledDotProductAttentionOp>(
-      type, q, k, v,
+      q, k, v,
       mask && !NodeContext::typeOf(mask).getElementType().isInteger(1)
           ? operandAs(ctx, mask, type)
           : mask,
@@ -2089,13 +2066,13 @@ void addComparisons(OpTableBuilder &t) {
 void addPythonOperators(OpTableBuilder &t) {
   // The Python operators are aliases of the bitwise ops.
   for (const char *spelling : {"bitwise_and.Tensor", "__and__.Tensor",
-                                "bitwise_and.Scalar", "__and__.Scalar"})
+                               "bitwise_and.Scalar", "__and__.Scalar"})
     t.add(spelling, buildBitwiseBinary<LogicalAndOp, BitwiseAndOp>);
   for (const char *spelling : {"bitwise_or.Tensor", "__or__.Tensor",
-                                "bitwise_or.Scalar", "__or__.Scalar"})
+                               "bitwise_or.Scalar", "__or__.Scalar"})
     t.add(spelling, buildBitwiseBinary<LogicalOrOp, BitwiseOrOp>);
   for (const char *spelling : {"bitwise_xor.Tensor", "__xor__.Tensor",
-                                "bitwise_xor.Scalar", "__xor__.Scalar"})
+                               "bitwise_xor.Scalar", "__xor__.Scalar"})
     t.add(spelling, buildBitwiseBinary<NeOp, BitwiseXorOp>);
   for (const char *spelling :
        {"bitwise_left_shift.Tensor", "bitwise_left_shift.Tensor_Scalar",
@@ -2283,8 +2260,9 @@ void addDecomposedTargets(OpTableBuilder &t) {
     std::string op(name);
     t.add((op + ".dim").c_str(), dimBuild,
           {{"unbiased", boolean(true)}, {"keepdim", boolean(false)}});
-    t.add((op + ".correction").c_str(), correctionBuild,
-          {{"dim", none()}, {"correction", none()}, {"keepdim", boolean(false)}});
+    t.add(
+        (op + ".correction").c_str(), correctionBuild,
+        {{"dim", none()}, {"correction", none()}, {"keepdim", boolean(false)}});
     t.add((op + ".default").c_str(), allBuild, {{"unbiased", boolean(true)}});
   }
   t.add("_native_batch_norm_legit.no_stats", buildBatchNormNoStats);
@@ -2343,7 +2321,8 @@ void addDecomposedTargets(OpTableBuilder &t) {
   t.add("im2col.default", buildIm2col);
   t.add("col2im.default", buildCol2im);
   t.add("_cdist_forward.default", buildCdist);
-  t.add("cdist.default", buildCdist, {{"p", real(2)}, {"compute_mode", none()}});
+  t.add("cdist.default", buildCdist,
+        {{"p", real(2)}, {"compute_mode", none()}});
   t.add("dist.default", buildDist, {{"p", integer(2)}});
   t.add("_pdist_forward.default", buildPdist, {{"p", real(2)}});
   t.add("pdist.default", buildPdist, {{"p", real(2)}});
@@ -2406,7 +2385,9 @@ void addDecomposedTargets(OpTableBuilder &t) {
   t.add("narrow.default", buildNarrow);
   t.add("einsum.default", buildEinsum, {{"path", none()}});
   t.add("slice_scatter.default", buildSliceScatter,
-        {{"dim", integer(0)}, {"start", none()}, {"end", none()},
+        {{"dim", integer(0)},
+         {"start", none()},
+         {"end", none()},
          {"step", integer(1)}});
   t.add("select_scatter.default", buildSelectScatter);
   t.add("diagonal.default", buildDiagonal,
@@ -2440,11 +2421,13 @@ void addScatterTargets(OpTableBuilder &t) {
 void addOrderingTargets(OpTableBuilder &t) {
   // Ordering: one aten.topk each (OrderingAndSampling.cpp).
   t.add("topk.default", buildTopk,
-        {{"dim", integer(-1)}, {"largest", boolean(true)},
+        {{"dim", integer(-1)},
+         {"largest", boolean(true)},
          {"sorted", boolean(true)}});
   for (const char *sort : {"sort.default", "sort.stable"})
     t.add(sort, buildSort,
-          {{"stable", none()}, {"dim", integer(-1)},
+          {{"stable", none()},
+           {"dim", integer(-1)},
            {"descending", boolean(false)}});
   std::vector<ArgDefault> searchDefaults = {{"out_int32", boolean(false)},
                                             {"right", boolean(false)},
@@ -2466,7 +2449,8 @@ void addOrderingTargets(OpTableBuilder &t) {
         {{"keepdim", boolean(false)}});
   for (const char *argsort : {"argsort.default", "argsort.stable"})
     t.add(argsort, buildArgsort,
-          {{"stable", none()}, {"dim", integer(-1)},
+          {{"stable", none()},
+           {"dim", integer(-1)},
            {"descending", boolean(false)}});
   t.add("argmax.default", buildArgmax,
         {{"dim", none()}, {"keepdim", boolean(false)}});
@@ -2517,25 +2501,43 @@ void addAliases(OpTableBuilder &t) {
   // `clamp`, ...) import as the op they name, in every overload and in-place
   // variant the table has for it.
   static constexpr std::pair<StringRef, StringRef> kAliases[] = {
-      {"absolute", "abs"},          {"arccos", "acos"},
-      {"arccosh", "acosh"},         {"arcsin", "asin"},
-      {"arcsinh", "asinh"},         {"arctan", "atan"},
-      {"arctanh", "atanh"},         {"arctan2", "atan2"},
-      {"clip", "clamp"},            {"concat", "cat"},
-      {"concatenate", "cat"},       {"divide", "div"},
-      {"true_divide", "div"},       {"fix", "trunc"},
-      {"greater", "gt"},            {"greater_equal", "ge"},
-      {"less", "lt"},               {"less_equal", "le"},
-      {"not_equal", "ne"},          {"multiply", "mul"},
-      {"negative", "neg"},          {"subtract", "sub"},
-      {"special_expit", "sigmoid"}, {"special_exp2", "exp2"},
-      {"special_expm1", "expm1"},   {"special_log1p", "log1p"},
-      {"special_erf", "erf"},       {"special_erfc", "erfc"},
+      {"absolute", "abs"},
+      {"arccos", "acos"},
+      {"arccosh", "acosh"},
+      {"arcsin", "asin"},
+      {"arcsinh", "asinh"},
+      {"arctan", "atan"},
+      {"arctanh", "atanh"},
+      {"arctan2", "atan2"},
+      {"clip", "clamp"},
+      {"concat", "cat"},
+      {"concatenate", "cat"},
+      {"divide", "div"},
+      {"true_divide", "div"},
+      {"fix", "trunc"},
+      {"greater", "gt"},
+      {"greater_equal", "ge"},
+      {"less", "lt"},
+      {"less_equal", "le"},
+      {"not_equal", "ne"},
+      {"multiply", "mul"},
+      {"negative", "neg"},
+      {"subtract", "sub"},
+      {"special_expit", "sigmoid"},
+      {"special_exp2", "exp2"},
+      {"special_expm1", "expm1"},
+      {"special_log1p", "log1p"},
+      {"special_erf", "erf"},
+      {"special_erfc", "erfc"},
       {"special_erfinv", "erfinv"},
-      {"special_sinc", "sinc"},     {"special_logit", "logit"},
-      {"special_xlogy", "xlogy"},   {"special_logsumexp", "logsumexp"},
-      {"moveaxis", "movedim"},      {"ger", "outer"},
-      {"linalg_matmul", "matmul"},  {"row_stack", "vstack"}};
+      {"special_sinc", "sinc"},
+      {"special_logit", "logit"},
+      {"special_xlogy", "xlogy"},
+      {"special_logsumexp", "logsumexp"},
+      {"moveaxis", "movedim"},
+      {"ger", "outer"},
+      {"linalg_matmul", "matmul"},
+      {"row_stack", "vstack"}};
   std::vector<OpEntry> aliases;
   for (const OpEntry &e : t.entries) {
     auto [qualified, overload] = StringRef(e.target).rsplit('.');
@@ -2544,10 +2546,9 @@ void addAliases(OpTableBuilder &t) {
     StringRef base = inPlace ? op.drop_back() : op;
     for (auto [alias, canonical] : kAliases)
       if (ns == "torch.ops.aten" && base == canonical)
-        aliases.push_back(OpEntry{(ns + "." + alias + (inPlace ? "_" : "") +
-                                   "." + overload)
-                                      .str(),
-                                  e.build, e.defaults, e.effect});
+        aliases.push_back(OpEntry{
+            (ns + "." + alias + (inPlace ? "_" : "") + "." + overload).str(),
+            e.build, e.defaults, e.effect});
   }
   llvm::append_range(t.entries, aliases);
 }
@@ -2581,13 +2582,14 @@ std::vector<OpEntry> makeTable() {
 /// (`squeeze_`, `t_`, ...) rather than its values: none is derived.
 bool changesLayoutInPlace(StringRef op) {
   static constexpr StringRef kLayouts[] = {
-      "view",       "reshape",   "_unsafe_view", "slice",     "select",
-      "permute",    "transpose", "t",            "expand",    "expand_as",
-      "squeeze",    "unsqueeze", "flatten",      "unflatten", "view_as",
-      "reshape_as", "alias",     "detach",       "narrow",    "diagonal",
-      "unfold",     "as_strided", "split",       "split_with_sizes",
-      "chunk",      "unbind",    "movedim",      "swapaxes",  "swapdims",
-      "resize",     "resize_as", "set"};
+      "view",     "reshape",    "_unsafe_view", "slice",
+      "select",   "permute",    "transpose",    "t",
+      "expand",   "expand_as",  "squeeze",      "unsqueeze",
+      "flatten",  "unflatten",  "view_as",      "reshape_as",
+      "alias",    "detach",     "narrow",       "diagonal",
+      "unfold",   "as_strided", "split",        "split_with_sizes",
+      "chunk",    "unbind",     "movedim",      "swapaxes",
+      "swapdims", "resize",     "resize_as",    "set"};
   return llvm::is_contained(kLayouts, op);
 }
 
@@ -2616,14 +2618,15 @@ struct Table {
           op.ends_with("_") || op.ends_with("_copy") ||
           changesLayoutInPlace(op))
         continue;
-      SmallVector<std::string, 2> variants{(ns + "." + op + "_." + overload).str()};
+      SmallVector<std::string, 2> variants{
+          (ns + "." + op + "_." + overload).str()};
       // `floor_divide.default` is written `floor_divide_.Tensor` in place.
       if (overload == "default")
         variants.push_back((ns + "." + op + "_.Tensor").str());
       for (const std::string &variant : variants)
         if (!byTarget.count(variant) && derived.insert(variant).second)
-          inPlace.push_back(OpEntry{variant, e.build, e.defaults,
-                                    Effect::InPlace});
+          inPlace.push_back(
+              OpEntry{variant, e.build, e.defaults, Effect::InPlace});
     }
     for (const OpEntry &e : inPlace)
       byTarget[e.target] = &e;

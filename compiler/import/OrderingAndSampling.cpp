@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/import/OrderingAndSampling.h"
 #include "compiler/import/Compose.h"
 #include "compiler/import/DecomposedTargets.h"
-#include "compiler/import/OrderingAndSampling.h"
 
 #include "dialects/aten/AtenDialect.h"
 
@@ -28,47 +28,28 @@ namespace {
 /// are; booleans and narrower integers in float, which holds them exactly.
 Value orderedOperand(NodeContext &ctx, Value self) {
   Type element = typeOf(self).getElementType();
-  if (isa<FloatType>(element) || element.isInteger(32) ||
-      element.isInteger(64))
+  if (isa<FloatType>(element) || element.isInteger(32) || element.isInteger(64))
     return self;
   return ctx.castTo(self, ctx.builder.getF32Type());
 }
 
-/// One topk of `x` along `dim`; its values in `values` element type.
+/// One topk of `x` along `dim`.
 TopkOp emitTopk(NodeContext &ctx, Value x, int64_t dim, int64_t k,
                 bool largest) {
-  // After a failure the op is built on placeholder types (NodeContext::create)
-  // and goes with the node.
-  RankedTensorType values, indices;
-  if (x && ctx.ok()) {
-    FailureOr<ResultShape> shape =
-        topkShape(typeOf(x).getShape(), k, dim,
-                  {std::nullopt, TopkOp::getOperationName()});
-    if (failed(shape)) {
-      ctx.fail("topk of " + Twine(k) + " along dim " + Twine(dim) +
-               " of a tensor " + formatShape(typeOf(x).getShape()) +
-               " that has no such dim or fewer elements along it");
-    } else {
-      values = typeOf(x).clone(*shape);
-      indices = RankedTensorType::get(*shape, ctx.builder.getI64Type());
-    }
-  }
-  return ctx.create<TopkOp>(
-      values, indices, x, ctx.builder.getI64IntegerAttr(k),
-      ctx.builder.getI64IntegerAttr(dim), ctx.builder.getBoolAttr(largest));
+  // The rule refuses a dim the tensor lacks or a k past its size; the node
+  // then fails with its words and the op goes with the node.
+  return ctx.create<TopkOp>(x, ctx.builder.getI64IntegerAttr(k),
+                            ctx.builder.getI64IntegerAttr(dim),
+                            ctx.builder.getBoolAttr(largest));
 }
 
 /// The first index of the largest (or smallest) element along `dim`, as
 /// argmax, argmin, max.dim and min.dim give it: a NaN is the extreme either
 /// way (PyTorch's min and max propagate NaN), where topk's smallest would
-/// skip it. So the smallest is the largest of -x, or of ~x = -1 - x for an
-/// integer, which reverses the order without overflowing at the lowest value.
+/// skip it. So the smallest is the largest of reverseOrder(x).
 TopkOp emitExtremeIndex(NodeContext &ctx, Value x, int64_t dim, bool largest) {
-  if (!largest && x) {
-    Type element = typeOf(x).getElementType();
-    x = isa<FloatType>(element) ? ctx.create<NegOp>(typeOf(x), x).getResult()
-                                : sub(ctx, integerOf(ctx, element, -1), x);
-  }
+  if (!largest)
+    x = reverseOrder(ctx, x);
   return emitTopk(ctx, x, dim, 1, /*largest=*/true);
 }
 
@@ -95,13 +76,14 @@ void emitOrdered(NodeContext &ctx, int64_t dim, std::optional<int64_t> k,
   TopkOp top = emitTopk(ctx, input, dim, count, largest);
   ArrayRef<int64_t> shape = type.getShape();
   if (withValues) {
-    ctx.setResult(0, view(ctx, ctx.castTo(top.getValues(), type.getElementType()),
-                          shape));
+    ctx.setResult(
+        0,
+        view(ctx, ctx.castTo(top.getValues(), type.getElementType()), shape));
     ctx.setResult(1, view(ctx, top.getIndices(), shape));
   } else {
-    ctx.setResult(0, view(ctx, ctx.castTo(top.getIndices(),
-                                          type.getElementType()),
-                          shape));
+    ctx.setResult(
+        0,
+        view(ctx, ctx.castTo(top.getIndices(), type.getElementType()), shape));
   }
 }
 
@@ -180,30 +162,25 @@ void emitSortedPick(NodeContext &ctx, SortedPick pick,
         reduce<SumOp>(ctx, ctx.castTo(isNan(ctx, input), i64), {d}, true);
     Value numbers = sub(ctx, integerOf(ctx, i64, n), nans);
     if (pick == SortedPick::Median) {
-      Value any = ctx.create<GtOp>(typeOf(nans).clone(ctx.builder.getI1Type()),
-                                   nans, integerOf(ctx, i64, 0));
-      at = ctx.create<WhereOp>(typeOf(nans), any, numbers,
-                               integerOf(ctx, i64, (n - 1) / 2));
+      Value any = ctx.create<GtOp>(nans, integerOf(ctx, i64, 0));
+      at = ctx.create<WhereOp>(any, numbers, integerOf(ctx, i64, (n - 1) / 2));
     } else {
       // (max(numbers, 1) - 1) / 2: an all-NaN line picks its first NaN.
-      Value counted = ctx.create<MaximumOp>(typeOf(numbers), numbers,
-                                            integerOf(ctx, i64, 1));
+      Value counted = ctx.create<MaximumOp>(numbers, integerOf(ctx, i64, 1));
       at = ctx.create<DivOp>(
-          typeOf(counted), sub(ctx, counted, integerOf(ctx, i64, 1)),
-          integerOf(ctx, i64, 2),
+          sub(ctx, counted, integerOf(ctx, i64, 1)), integerOf(ctx, i64, 2),
           DivRoundingAttr::get(ctx.builder.getContext(), DivRounding::floor));
     }
   }
   if (!ctx.ok())
     return;
-  RankedTensorType picked = typeOf(values).clone(one);
-  Value value = ctx.create<GatherOp>(picked, values, at,
-                                     ctx.builder.getI64IntegerAttr(d));
+  Value value =
+      ctx.create<GatherOp>(values, at, ctx.builder.getI64IntegerAttr(d));
   ctx.setResult(
       0, view(ctx, ctx.castTo(value, type.getElementType()), type.getShape()));
   if (ctx.numResults() > 1) {
-    Value index = ctx.create<GatherOp>(RankedTensorType::get(one, i64), indices,
-                                       at, ctx.builder.getI64IntegerAttr(d));
+    Value index =
+        ctx.create<GatherOp>(indices, at, ctx.builder.getI64IntegerAttr(d));
     RankedTensorType indexType = ctx.resultType(1);
     if (ctx.ok())
       ctx.setResult(1, view(ctx, index, indexType.getShape()));
@@ -265,16 +242,14 @@ void emitSearchSorted(NodeContext &ctx, Value sorted, Value values,
     row.push_back(seq.back());
     line = view(ctx, sorted, row);
   }
-  RankedTensorType flags = broadcastType(ctx, line, x, ctx.builder.getI1Type(),
-                                         "the sequence and the values");
+  Value past = right ? Value(ctx.create<GtOp>(line, x))
+                     : Value(ctx.create<GeOp>(line, x));
   if (!ctx.ok())
     return;
-  Value past = right ? Value(ctx.create<GtOp>(flags, line, x))
-                     : Value(ctx.create<GeOp>(flags, line, x));
-  Value before = ctx.create<LogicalNotOp>(flags, past);
+  Value before = ctx.create<LogicalNotOp>(typeOf(past), past);
   Type i64 = ctx.builder.getI64Type();
-  Value count =
-      reduce<SumOp>(ctx, ctx.castTo(before, i64), {flags.getRank() - 1}, false);
+  Value count = reduce<SumOp>(ctx, ctx.castTo(before, i64),
+                              {typeOf(past).getRank() - 1}, false);
   ctx.setResult(
       view(ctx, ctx.castTo(count, type.getElementType()), type.getShape()));
 }
@@ -298,7 +273,7 @@ void duet::import::buildSearchSorted(NodeContext &ctx) {
   if (sorter) {
     // The sequence in sorted order: sorter's indices along its last dim.
     int64_t last = typeOf(sorted).getRank() - 1;
-    sorted = ctx.create<GatherOp>(typeOf(sorted), sorted,
+    sorted = ctx.create<GatherOp>(sorted,
                                   ctx.castTo(sorter, ctx.builder.getI64Type()),
                                   ctx.builder.getI64IntegerAttr(last));
   }
@@ -376,14 +351,15 @@ void duet::import::buildGridSampler(NodeContext &ctx) {
   if (!ctx.ok())
     return;
   if (typeOf(input).getRank() != 4)
-    return ctx.fail("grid sampling of a rank-" + Twine(typeOf(input).getRank()) +
+    return ctx.fail("grid sampling of a rank-" +
+                    Twine(typeOf(input).getRank()) +
                     " input; duet samples 2-D inputs [N, C, H, W]");
   if (mode == 2)
     return ctx.fail("bicubic grid sampling (mode='bicubic') is not "
                     "supported; bilinear and nearest are");
   Type element = type.getElementType();
   ctx.setResult(ctx.create<GridSampler2dOp>(
-      type, ctx.castTo(input, element), ctx.castTo(grid, element),
+      ctx.castTo(input, element), ctx.castTo(grid, element),
       ctx.builder.getI64IntegerAttr(mode),
       ctx.builder.getI64IntegerAttr(padding),
       ctx.builder.getBoolAttr(alignCorners)));
@@ -398,6 +374,6 @@ void duet::import::buildPowTensor(NodeContext &ctx) {
   Value exponent = ctx.tensorOrScalar("exponent", element);
   if (!ctx.ok())
     return;
-  ctx.setResult(ctx.create<PowTensorOp>(type, ctx.castTo(self, element),
+  ctx.setResult(ctx.create<PowTensorOp>(ctx.castTo(self, element),
                                         ctx.castTo(exponent, element)));
 }

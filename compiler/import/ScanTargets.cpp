@@ -105,16 +105,14 @@ void emitRunningExtreme(NodeContext &ctx, bool largest) {
            [&](ArrayRef<Value> earlier, ArrayRef<Value> later) {
              RankedTensorType flags =
                  typeOf(earlier[0]).clone(ctx.builder.getI1Type());
-             Value beats =
-                 largest ? Value(ctx.create<GtOp>(flags, earlier[0], later[0]))
-                         : Value(ctx.create<LtOp>(flags, earlier[0], later[0]));
+             Value beats = largest
+                               ? Value(ctx.create<GtOp>(earlier[0], later[0]))
+                               : Value(ctx.create<LtOp>(earlier[0], later[0]));
              Value keep = ctx.create<LogicalAndOp>(
-                 flags, ctx.create<LogicalNotOp>(flags, isNan(ctx, later[0])),
-                 ctx.create<LogicalOrOp>(flags, isNan(ctx, earlier[0]), beats));
-             return State{ctx.create<WhereOp>(typeOf(earlier[0]), keep,
-                                              earlier[0], later[0]),
-                          ctx.create<WhereOp>(typeOf(earlier[1]), keep,
-                                              earlier[1], later[1])};
+                 ctx.create<LogicalNotOp>(flags, isNan(ctx, later[0])),
+                 ctx.create<LogicalOrOp>(isNan(ctx, earlier[0]), beats));
+             return State{ctx.create<WhereOp>(keep, earlier[0], later[0]),
+                          ctx.create<WhereOp>(keep, earlier[1], later[1])};
            });
   if (!ctx.ok())
     return;
@@ -163,22 +161,21 @@ void duet::import::buildLogcumsumexp(NodeContext &ctx) {
   Type element = type.getElementType();
   Type wide = element.isF64() ? element : ctx.builder.getF32Type();
   Value x = ctx.castTo(operand->x, wide);
-  State result =
-      scan(ctx, {x}, operand->dim,
-           [&](ArrayRef<Value> earlier, ArrayRef<Value> later) {
-             RankedTensorType t = typeOf(earlier[0]);
-             RankedTensorType flags = t.clone(ctx.builder.getI1Type());
-             Value high = ctx.create<MaximumOp>(t, earlier[0], later[0]);
-             Value low = ctx.create<MinimumOp>(t, earlier[0], later[0]);
-             Value sum = add(ctx, high,
-                             ctx.create<Log1pOp>(
-                                 t, ctx.create<ExpOp>(t, sub(ctx, low, high))));
-             Value infinite = ctx.create<EqOp>(
-                 flags, ctx.create<AbsOp>(t, low),
-                 realOf(ctx, wide, std::numeric_limits<double>::infinity()));
-             Value same = ctx.create<LogicalAndOp>(
-                 flags, ctx.create<EqOp>(flags, low, high), infinite);
-             return State{ctx.create<WhereOp>(t, same, high, sum)};
-           });
+  State result = scan(
+      ctx, {x}, operand->dim,
+      [&](ArrayRef<Value> earlier, ArrayRef<Value> later) {
+        RankedTensorType t = typeOf(earlier[0]);
+        Value high = ctx.create<MaximumOp>(earlier[0], later[0]);
+        Value low = ctx.create<MinimumOp>(earlier[0], later[0]);
+        Value sum = add(
+            ctx, high,
+            ctx.create<Log1pOp>(t, ctx.create<ExpOp>(t, sub(ctx, low, high))));
+        Value infinite = ctx.create<EqOp>(
+            ctx.create<AbsOp>(t, low),
+            realOf(ctx, wide, std::numeric_limits<double>::infinity()));
+        Value same =
+            ctx.create<LogicalAndOp>(ctx.create<EqOp>(low, high), infinite);
+        return State{ctx.create<WhereOp>(same, high, sum)};
+      });
   ctx.setResult(view(ctx, ctx.castTo(result[0], element), type.getShape()));
 }

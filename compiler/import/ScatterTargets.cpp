@@ -40,7 +40,7 @@ void emitScatter(NodeContext &ctx, Value self, Value index, Value src,
   }
   auto scatter = [&](Value into, Value from, ScatterReduce by, bool withSelf) {
     return ctx.create<ScatterOp>(
-        typeOf(into), into, index, from, ctx.builder.getI64IntegerAttr(dim),
+        into, index, from, ctx.builder.getI64IntegerAttr(dim),
         ScatterReduceAttr::get(ctx.builder.getContext(), by),
         ctx.builder.getBoolAttr(withSelf));
   };
@@ -56,26 +56,23 @@ void emitScatter(NodeContext &ctx, Value self, Value index, Value src,
   Value counts = scatter(base, ones, ScatterReduce::sum, true);
   if (!ctx.ok())
     return;
-  RankedTensorType flags = typeOf(counts).clone(ctx.builder.getI1Type());
-  Value written = ctx.create<GtOp>(flags, counts, integerOf(ctx, element, 0));
-  Value divisor =
-      ctx.create<MaximumOp>(typeOf(counts), counts, integerOf(ctx, element, 1));
+  Value written = ctx.create<GtOp>(counts, integerOf(ctx, element, 0));
+  Value divisor = ctx.create<MaximumOp>(counts, integerOf(ctx, element, 1));
   Value mean = ctx.create<DivOp>(
-      typeOf(sums), sums, divisor,
+      sums, divisor,
       DivRoundingAttr::get(ctx.builder.getContext(), DivRounding::floor));
-  ctx.setResult(view(ctx,
-                     ctx.create<WhereOp>(typeOf(self), written, mean, self),
-                     type.getShape()));
+  ctx.setResult(
+      view(ctx, ctx.create<WhereOp>(written, mean, self), type.getShape()));
 }
 
 std::optional<ScatterReduce> reduceNamed(NodeContext &ctx, StringRef name) {
   std::optional<ScatterReduce> how =
-      name == "add" || name == "sum"   ? ScatterReduce::sum
+      name == "add" || name == "sum"         ? ScatterReduce::sum
       : name == "multiply" || name == "prod" ? ScatterReduce::prod
-      : name == "mean"                 ? ScatterReduce::mean
-      : name == "amax"                 ? ScatterReduce::amax
-      : name == "amin"                 ? ScatterReduce::amin
-                                       : std::optional<ScatterReduce>();
+      : name == "mean"                       ? ScatterReduce::mean
+      : name == "amax"                       ? ScatterReduce::amax
+      : name == "amin"                       ? ScatterReduce::amin
+                                             : std::optional<ScatterReduce>();
   if (!how)
     ctx.fail("argument 'reduce' is \"" + name +
              "\"; expected add, multiply, sum, prod, mean, amax or amin");
@@ -212,8 +209,8 @@ void duet::import::buildIndexPut(NodeContext &ctx) {
     SmallVector<int64_t> full(maskShape);
     full.resize(shape.size(), 1);
     Value mask = view(ctx, indices[0], full);
-    return ctx.setResult(ctx.create<WhereOp>(
-        type, mask, view(ctx, values, {}), ctx.castTo(self, element)));
+    return ctx.setResult(ctx.create<WhereOp>(mask, view(ctx, values, {}),
+                                             ctx.castTo(self, element)));
   }
   std::optional<AdvancedIndex> index = advancedIndex(ctx, self, indices);
   if (!index)
@@ -234,7 +231,7 @@ void duet::import::buildIndexPut(NodeContext &ctx) {
   Value table = view(ctx, ctx.castTo(self, element), index->tableShape);
   Value at = rowIndex(ctx, index->flat, index->first, rows);
   Value result = ctx.create<ScatterOp>(
-      typeOf(table), table, at, src, ctx.builder.getI64IntegerAttr(index->first),
+      table, at, src, ctx.builder.getI64IntegerAttr(index->first),
       ScatterReduceAttr::get(ctx.builder.getContext(),
                              accumulate ? ScatterReduce::sum
                                         : ScatterReduce::none),
@@ -276,7 +273,7 @@ void duet::import::buildPut(NodeContext &ctx) {
       elements);
   Value values = view(ctx, ctx.castTo(source, element), {count});
   Value written = ctx.create<ScatterOp>(
-      typeOf(flat), flat, where, values, ctx.builder.getI64IntegerAttr(0),
+      flat, where, values, ctx.builder.getI64IntegerAttr(0),
       ScatterReduceAttr::get(ctx.builder.getContext(),
                              accumulate ? ScatterReduce::sum
                                         : ScatterReduce::none),
