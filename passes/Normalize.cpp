@@ -115,10 +115,10 @@ template <typename OpTy> struct ProductToLinear : OpRewritePattern<OpTy> {
 /// (`[out]`, `[1, ..., out]`, or a scalar), W and b constants and the linear
 /// read by the mul only → `linear(x, W·g, b·g)`, each row of W scaled; the
 /// same for a convolution (not transposed) and `g` over its output channels
-/// (`[1, C, 1, 1]`: ConvNeXt-Atto's 1x1 convolution MLPs, EfficientFormer); also
-/// through one permute between them (`mul(permute(linear), g)` with `g` over
-/// the dim the features land on, as timm's ConvNeXt scales `[N, C, H, W]` by
-/// `gamma.reshape(1, -1, 1, 1)` after permuting its channels-last MLP back).
+/// (`[1, C, 1, 1]`: ConvNeXt-Atto's 1x1 convolution MLPs, EfficientFormer);
+/// also through one permute between them (`mul(permute(linear), g)` with `g`
+/// over the dim the features land on, as timm's ConvNeXt scales `[N, C, H, W]`
+/// by `gamma.reshape(1, -1, 1, 1)` after permuting its channels-last MLP back).
 /// The layer scale of ConvNeXt, BEiT and EfficientFormer blocks is otherwise
 /// a pass over the output. The scaled constants are rounded once from
 /// double, where the unfolded graph rounds the product, then the scaling.
@@ -159,10 +159,11 @@ struct ScaleLinear : OpRewritePattern<MulOp> {
       auto scaleType = cast<RankedTensorType>(scale.getType());
       ArrayRef<int64_t> shape = scaleType.getShape();
       int64_t lead = rank - static_cast<int64_t>(shape.size());
-      bool fits = lead >= 0 &&
-                  scaleType.getElementType() == outType.getElementType();
+      bool fits =
+          lead >= 0 && scaleType.getElementType() == outType.getElementType();
       for (int64_t d = 0; fits && d < static_cast<int64_t>(shape.size()); ++d)
-        fits = shape[d] == 1 || (d + lead == featureDim && shape[d] == features);
+        fits =
+            shape[d] == 1 || (d + lead == featureDim && shape[d] == features);
       if (!fits)
         continue;
       std::optional<SmallVector<double>> g = readFloatConstant(scale);
@@ -206,17 +207,17 @@ struct ScaleLinear : OpRewritePattern<MulOp> {
       Value result;
       if (conv)
         result = rewriter.create<ConvolutionOp>(
-            loc, conv.getType(), conv.getInput(), weight, bias,
-            conv.getStrideAttr(), conv.getPaddingAttr(), conv.getDilationAttr(),
+            loc, conv.getInput(), weight, bias, conv.getStrideAttr(),
+            conv.getPaddingAttr(), conv.getDilationAttr(),
             conv.getOutputPaddingAttr(), conv.getGroupsAttr(),
             conv.getTransposedAttr());
       else
-        result = rewriter.create<LinearOp>(loc, linear.getType(),
-                                           linear.getInput(), weight, bias);
+        result =
+            rewriter.create<LinearOp>(loc, linear.getInput(), weight, bias);
       if (permute) {
         rewriter.setInsertionPoint(permute);
-        result = rewriter.create<PermuteOp>(permute.getLoc(), permute.getType(),
-                                            result, permute.getDimsAttr());
+        result = rewriter.create<PermuteOp>(permute.getLoc(), result,
+                                            permute.getDimsAttr());
       }
       rewriter.replaceOp(op, result);
       if (permute)

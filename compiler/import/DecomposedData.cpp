@@ -508,11 +508,20 @@ triple(NodeContext &ctx, StringRef name, ArrayRef<int64_t> values,
   return std::nullopt;
 }
 
+/// The 2-D window sizes of one pass of a separable 3-D pooling: the depth
+/// `v[0]` and `one` across the flattened plane, or the height and width.
+DenseI64ArrayAttr windowOf(NodeContext &ctx, const std::array<int64_t, 3> &v,
+                           int64_t one, bool depth) {
+  return ctx.builder.getDenseI64ArrayAttr(
+      depth ? ArrayRef<int64_t>{v[0], one} : ArrayRef<int64_t>{v[1], v[2]});
+}
+
 /// A 3-D pooling as two 2-D ones, which is exact for a maximum and for an
 /// average (its window and divisor are products over the three dims): over
 /// (H, W) on [N, C·D, H, W], then over D on [N, C, D, H'·W'] with a window
-/// one wide along the flattened plane. `pool(input, type, dimsOf)` makes one
-/// 2-D pooling with the window's dims `dims` (0: depth, 1-2: height, width).
+/// one wide along the flattened plane. `pool(input, type, depth)` makes one
+/// 2-D pooling, over depth or over height and width (windowOf picks its
+/// sizes); `type` is its result, for the ops that state it.
 template <typename PoolFn>
 void emitSeparablePool3d(NodeContext &ctx, RankedTensorType type, Value self,
                          PoolFn pool) {
@@ -559,11 +568,9 @@ void duet::import::buildAvgPool3d(NodeContext &ctx) {
   if (divisor)
     return ctx.fail("avg_pool3d with divisor_override is not supported");
   emitSeparablePool3d(
-      ctx, type, self, [&](Value x, RankedTensorType t, bool depth) -> Value {
+      ctx, type, self, [&](Value x, RankedTensorType, bool depth) -> Value {
         auto pick = [&](const std::array<int64_t, 3> &v, int64_t one) {
-          return ctx.builder.getDenseI64ArrayAttr(
-              depth ? ArrayRef<int64_t>{v[0], one}
-                    : ArrayRef<int64_t>{v[1], v[2]});
+          return windowOf(ctx, v, one, depth);
         };
         return ctx.create<AvgPool2dOp>(
             x, pick(*kernel, 1), pick(*stride, 1), pick(*padding, 0),
@@ -586,11 +593,9 @@ void duet::import::buildMaxPool3d(NodeContext &ctx) {
   if (!ctx.ok())
     return;
   emitSeparablePool3d(
-      ctx, type, self, [&](Value x, RankedTensorType t, bool depth) -> Value {
+      ctx, type, self, [&](Value x, RankedTensorType, bool depth) -> Value {
         auto pick = [&](const std::array<int64_t, 3> &v, int64_t one) {
-          return ctx.builder.getDenseI64ArrayAttr(
-              depth ? ArrayRef<int64_t>{v[0], one}
-                    : ArrayRef<int64_t>{v[1], v[2]});
+          return windowOf(ctx, v, one, depth);
         };
         return ctx.create<MaxPool2dOp>(x, pick(*kernel, 1), pick(*stride, 1),
                                        pick(*padding, 0), pick(*dilation, 1),

@@ -48,8 +48,9 @@ void addInputOption(CLI::App &cmd, std::vector<std::string> &inputs,
 
 void addThreadsOption(CLI::App &cmd, unsigned &threads) {
   cmd.add_option("--threads", threads,
-                 "threads of the CPU delegate (XNNPACK); 0, the default, uses "
-                 "one per CPU this process may run on (its affinity mask)")
+                 "threads of the CPU work (XNNPACK and the portable kernels); "
+                 "0, the default, uses one per CPU this process may run on "
+                 "(its affinity mask)")
       ->check(CLI::Range(0u, 1024u));
 }
 

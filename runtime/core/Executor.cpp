@@ -2,6 +2,8 @@
 
 #include "runtime/core/Executor.h"
 
+#include "runtime/core/Parallel.h"
+
 #include "runtime/core/Escape.h"
 #include "runtime/core/Limits.h"
 
@@ -59,6 +61,8 @@ Status Executor::create(const Program &program,
                          "cannot run",
                          program.name());
   std::unique_ptr<Executor> created(new Executor(program));
+  DUET_RETURN_IF_ERROR(sharedThreadpool(program.threads(), created->pool_)
+                           .withContext(program.name()));
   DUET_RETURN_IF_ERROR(created->prepare().withContext(program.name()));
   executor = std::move(created);
   return Status::ok();
@@ -255,6 +259,7 @@ Status Executor::observe(const Step &step) const {
 }
 
 Status Executor::run() {
+  ParallelScope scope(pool_.get());
   if (profile_.empty()) {
     for (const Step &step : steps_)
       DUET_RETURN_IF_ERROR(runStep(step));

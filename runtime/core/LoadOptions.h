@@ -48,8 +48,9 @@ struct LoadOptions {
   /// kDefaultMaxWork (Limits.h). A program over it is refused at load,
   /// naming the op that takes the most. Tools: --max-work.
   double maxWork = 0;
-  /// Threads a CPU delegate (XNNPACK) may use; 0: one per CPU this process
-  /// may run on (usableCpuCount).
+  /// Threads the CPU work (XNNPACK delegates and the portable kernels,
+  /// runtime/core/Parallel.h) may use; 0: one per CPU this process may run
+  /// on (usableCpuCount).
   unsigned threads = 0;
   /// Run every node of an XNNPACK partition in XNNPACK, also the qint8
   /// convolutions duet's own kernel computes on a CPU with AVX-512 VNNI

@@ -210,30 +210,36 @@ void convolveForward(const ConvShape &s, const float *in, const float *weight,
     }
 }
 
-/// Groups of one input channel each, `multiplier` output channels per group.
+/// Groups of one input channel each, `multiplier` output channels per group;
+/// the output planes on the program's threads (Parallel.h).
 void convolveDepthwise(const ConvShape &s, const float *in, const float *weight,
                        float *out) {
   const int64_t multiplier = s.outC / s.inC;
-  for (int64_t n = 0; n < s.batch; ++n)
-    for (int64_t oc = 0; oc < s.outC; ++oc) {
-      const float *x = in + (n * s.inC + oc / multiplier) * s.inH * s.inW;
-      const float *w = weight + oc * s.kH * s.kW;
-      float *y = out + (n * s.outC + oc) * s.outH * s.outW;
-      for (int64_t kh = 0; kh < s.kH; ++kh)
-        for (int64_t kw = 0; kw < s.kW; ++kw) {
-          const float wv = w[kh * s.kW + kw];
-          const int64_t offH = kh * s.dilH - s.padH;
-          const int64_t offW = kw * s.dilW - s.padW;
-          auto [ohLo, ohHi] = validRange(offH, s.strideH, s.inH, s.outH);
-          auto [owLo, owHi] = validRange(offW, s.strideW, s.inW, s.outW);
-          for (int64_t oh = ohLo; oh < ohHi; ++oh) {
-            const float *src = x + (oh * s.strideH + offH) * s.inW + offW;
-            float *dst = y + oh * s.outW;
-            for (int64_t ow = owLo; ow < owHi; ++ow)
-              dst[ow] += wv * src[ow * s.strideW];
-          }
+  const int64_t work = std::max<int64_t>(1, s.outH * s.outW * s.kH * s.kW);
+  parallelFor(
+      s.batch * s.outC, std::max<int64_t>(1, kElementGrain / work),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t plane = begin; plane < end; ++plane) {
+          const int64_t n = plane / s.outC, oc = plane % s.outC;
+          const float *x = in + (n * s.inC + oc / multiplier) * s.inH * s.inW;
+          const float *w = weight + oc * s.kH * s.kW;
+          float *y = out + (n * s.outC + oc) * s.outH * s.outW;
+          for (int64_t kh = 0; kh < s.kH; ++kh)
+            for (int64_t kw = 0; kw < s.kW; ++kw) {
+              const float wv = w[kh * s.kW + kw];
+              const int64_t offH = kh * s.dilH - s.padH;
+              const int64_t offW = kw * s.dilW - s.padW;
+              auto [ohLo, ohHi] = validRange(offH, s.strideH, s.inH, s.outH);
+              auto [owLo, owHi] = validRange(offW, s.strideW, s.inW, s.outW);
+              for (int64_t oh = ohLo; oh < ohHi; ++oh) {
+                const float *src = x + (oh * s.strideH + offH) * s.inW + offW;
+                float *dst = y + oh * s.outW;
+                for (int64_t ow = owLo; ow < owHi; ++ow)
+                  dst[ow] += wv * src[ow * s.strideW];
+              }
+            }
         }
-    }
+      });
 }
 
 } // namespace
@@ -245,8 +251,9 @@ void convolveDepthwise(const ConvShape &s, const float *in, const float *weight,
 /// in the general loop's order, so the sums agree with it (padding adds a
 /// zero product where the general loop skips the tap).
 DUET_KERNEL_CLONES
-void convolveDepthwiseUnitStride(const ConvShape &s, const float *in,
-                                 const float *weight, float *out) {
+void depthwiseUnitStridePlanes(const ConvShape &s, const float *in,
+                               const float *weight, float *out, int64_t begin,
+                               int64_t end) {
   const int64_t multiplier = s.outC / s.inC;
   const int64_t paddedW = s.inW + 2 * s.padW, paddedH = s.inH + 2 * s.padH;
   const int64_t outPlane = s.outH * s.outW;
@@ -255,39 +262,52 @@ void convolveDepthwiseUnitStride(const ConvShape &s, const float *in,
   const int64_t whole = s.outW / vec::kLanes * vec::kLanes;
   // The borders are never written, so they stay zero for every plane.
   std::vector<float> padded(paddedH * paddedW, 0.f);
-  for (int64_t n = 0; n < s.batch; ++n)
-    for (int64_t c = 0; c < s.inC; ++c) {
-      const float *x = in + (n * s.inC + c) * s.inH * s.inW;
-      for (int64_t h = 0; h < s.inH; ++h)
-        std::copy(x + h * s.inW, x + (h + 1) * s.inW,
-                  padded.data() + (h + s.padH) * paddedW + s.padW);
-      for (int64_t m = 0; m < multiplier; ++m) {
-        const int64_t oc = c * multiplier + m;
-        const float *w = weight + oc * s.kH * s.kW;
-        float *y = out + (n * s.outC + oc) * outPlane;
-        for (int64_t oh = 0; oh < s.outH; ++oh) {
-          float *dst = y + oh * s.outW;
-          const float *top = padded.data() + oh * paddedW;
-          for (int64_t ow = 0; ow < whole; ow += vec::kLanes) {
-            vec::Floats8 sum = vec::load(dst + ow);
-            for (int64_t kh = 0; kh < s.kH; ++kh) {
-              const float *src = top + kh * paddedW + ow;
-              const float *taps = w + kh * s.kW;
-              for (int64_t kw = 0; kw < s.kW; ++kw)
-                sum += taps[kw] * vec::load(src + kw);
-            }
-            vec::store(dst + ow, sum);
+  for (int64_t plane = begin; plane < end; ++plane) {
+    const int64_t n = plane / s.inC, c = plane % s.inC;
+    const float *x = in + (n * s.inC + c) * s.inH * s.inW;
+    for (int64_t h = 0; h < s.inH; ++h)
+      std::copy(x + h * s.inW, x + (h + 1) * s.inW,
+                padded.data() + (h + s.padH) * paddedW + s.padW);
+    for (int64_t m = 0; m < multiplier; ++m) {
+      const int64_t oc = c * multiplier + m;
+      const float *w = weight + oc * s.kH * s.kW;
+      float *y = out + (n * s.outC + oc) * outPlane;
+      for (int64_t oh = 0; oh < s.outH; ++oh) {
+        float *dst = y + oh * s.outW;
+        const float *top = padded.data() + oh * paddedW;
+        for (int64_t ow = 0; ow < whole; ow += vec::kLanes) {
+          vec::Floats8 sum = vec::load(dst + ow);
+          for (int64_t kh = 0; kh < s.kH; ++kh) {
+            const float *src = top + kh * paddedW + ow;
+            const float *taps = w + kh * s.kW;
+            for (int64_t kw = 0; kw < s.kW; ++kw)
+              sum += taps[kw] * vec::load(src + kw);
           }
-          for (int64_t ow = whole; ow < s.outW; ++ow) {
-            float sum = dst[ow];
-            for (int64_t kh = 0; kh < s.kH; ++kh)
-              for (int64_t kw = 0; kw < s.kW; ++kw)
-                sum += w[kh * s.kW + kw] * top[kh * paddedW + ow + kw];
-            dst[ow] = sum;
-          }
+          vec::store(dst + ow, sum);
+        }
+        for (int64_t ow = whole; ow < s.outW; ++ow) {
+          float sum = dst[ow];
+          for (int64_t kh = 0; kh < s.kH; ++kh)
+            for (int64_t kw = 0; kw < s.kW; ++kw)
+              sum += w[kh * s.kW + kw] * top[kh * paddedW + ow + kw];
+          dst[ow] = sum;
         }
       }
     }
+  }
+}
+
+/// Depthwise convolution of unit stride and dilation: its input planes (and
+/// the multiplier output planes of each) on the program's threads, each
+/// chunk with its own padded plane.
+void convolveDepthwiseUnitStride(const ConvShape &s, const float *in,
+                                 const float *weight, float *out) {
+  const int64_t work =
+      std::max<int64_t>(1, s.outC / s.inC * s.outH * s.outW * s.kH * s.kW);
+  parallelFor(s.batch * s.inC, std::max<int64_t>(1, kElementGrain / work),
+              [&](int64_t begin, int64_t end) {
+                depthwiseUnitStridePlanes(s, in, weight, out, begin, end);
+              });
 }
 
 namespace {
@@ -356,16 +376,15 @@ Status convolution3d(const KernelContext &ctx) {
                      formatShape(x.sizes), formatShape(w.sizes), groups);
   Shape expected = {x.sizes[0], w.sizes[0]};
   for (int i = 0; i < 3; ++i) {
-    if (stride[i] < 1 || dilation[i] < 1 || padding[i] < 0 || w.sizes[2 + i] < 1)
+    if (stride[i] < 1 || dilation[i] < 1 || padding[i] < 0 ||
+        w.sizes[2 + i] < 1)
       return ctx.error("stride and dilation must be positive, padding "
                        "non-negative and the kernel not empty");
-    CheckedInt size = floorDiv(CheckedInt(x.sizes[2 + i]) +
-                                   CheckedInt(2) * padding[i] -
-                                   CheckedInt(dilation[i]) *
-                                       (w.sizes[2 + i] - 1) -
-                                   1,
-                               stride[i]) +
-                      1;
+    CheckedInt size =
+        floorDiv(CheckedInt(x.sizes[2 + i]) + CheckedInt(2) * padding[i] -
+                     CheckedInt(dilation[i]) * (w.sizes[2 + i] - 1) - 1,
+                 stride[i]) +
+        1;
     DUET_RETURN_IF_ERROR(ctx.requireNoOverflow(size, "the output size"));
     if (size.value() < 1)
       return ctx.error("the kernel {} does not fit the input {}",
@@ -399,8 +418,7 @@ Status convolution3d(const KernelContext &ctx) {
           for (int64_t ow = 0; ow < out3[2]; ++ow) {
             float sum = ctx.given(2) ? b.as<const float>()[oc] : 0.f;
             for (int64_t ic = 0; ic < groupIn; ++ic) {
-              const float *image =
-                  in + (n * inC + g * groupIn + ic) * inVolume;
+              const float *image = in + (n * inC + g * groupIn + ic) * inVolume;
               const float *taps = filter + ic * kVolume;
               for (int64_t kd = 0; kd < k3[0]; ++kd) {
                 int64_t id = od * stride[0] - padding[0] + kd * dilation[0];
@@ -411,8 +429,7 @@ Status convolution3d(const KernelContext &ctx) {
                   if (ih < 0 || ih >= in3[1])
                     continue;
                   for (int64_t kw = 0; kw < k3[2]; ++kw) {
-                    int64_t iw =
-                        ow * stride[2] - padding[2] + kw * dilation[2];
+                    int64_t iw = ow * stride[2] - padding[2] + kw * dilation[2];
                     if (iw < 0 || iw >= in3[2])
                       continue;
                     sum += image[(id * in3[1] + ih) * in3[2] + iw] *

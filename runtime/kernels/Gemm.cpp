@@ -8,16 +8,19 @@
 // so the micro-kernel has no edge cases and its fixed-size loops vectorize at
 // -O2 on any target.
 //
-// gemm() is compiled twice (GCC's target_clones): for the x86-64 baseline
-// (SSE2) and for x86-64-v3 (AVX2 and FMA, 2013 and later), and the loader
-// picks the clone the CPU runs when the library is loaded. Everything it
-// calls is inlined into it, so each clone's loops use its own instructions.
+// The work of gemm() (gemmRange, rowTimesColumnRange) is compiled twice
+// (GCC's target_clones): for the x86-64 baseline (SSE2) and for x86-64-v3
+// (AVX2 and FMA, 2013 and later), and the loader picks the clone the CPU runs
+// when the library is loaded. Everything they call is inlined into them, so
+// each clone's loops use its own instructions. gemm() splits the product
+// into tiles of C on the program's threads (runtime/core/Parallel.h).
 // With FMA each multiply-add rounds once instead of twice: results move by
 // at most an ulp per addition, more accurate, not less.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/kernels/Gemm.h"
+#include "runtime/core/Parallel.h"
 #include "runtime/kernels/VectorMath.h"
 
 #include <algorithm>
@@ -33,6 +36,8 @@ constexpr int64_t NR = 8;   // columns of C per micro-kernel call
 constexpr int64_t KC = 256; // shared-dimension block: a packed panel fits L1
 constexpr int64_t MC = 64;  // rows of A per packed block (fits L2)
 constexpr int64_t NC = 256; // columns of B per packed block (fits L2)
+/// The fewest multiply-adds worth a parallelFor chunk of a product.
+constexpr int64_t kProductGrain = int64_t(1) << 20;
 
 /// Packs rows [i0, i0+mc) x columns [p0, p0+kc) of A as MR-row panels, each
 /// stored k-major: panel[p * MR + r]. Rows past the edge are zero.
@@ -135,9 +140,62 @@ microKernel(int64_t kc, const float *a, const float *b, float acc[MR][NR]) {
   }
 }
 
+/// alpha * A * B added into rows [i0, i1) and columns [j0, j1) of C (whole
+/// MC and NC blocks but at the ends): each k block of B packed once for the
+/// rows' blocks. Every element sums its k blocks in order whatever the
+/// range, so the result does not depend on how the product is split.
+DUET_KERNEL_CLONES
+void gemmRange(int64_t k, float alpha, MatrixRef a, MatrixRef b, float *c,
+               int64_t ldc, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  // Edge panels are padded to whole MR rows and NR columns. The buffers are
+  // sized for this product, not for the largest blocks, and left
+  // uninitialized (packing writes every element read): zero-filling 320 KB
+  // per call cost more than the whole product of a small attention head.
+  auto roundUp = [](int64_t v, int64_t to) { return (v + to - 1) / to * to; };
+  const int64_t kMax = std::min(KC, k);
+  std::unique_ptr<float[]> packedA(
+      new float[kMax * roundUp(std::min(MC, i1 - i0), MR)]);
+  std::unique_ptr<float[]> packedB(
+      new float[kMax * roundUp(std::min(NC, j1 - j0), NR)]);
+  float acc[MR][NR];
+  for (int64_t jb = j0; jb < j1; jb += NC) {
+    int64_t nc = std::min(NC, j1 - jb);
+    for (int64_t p0 = 0; p0 < k; p0 += KC) {
+      int64_t kc = std::min(KC, k - p0);
+      packB(b, p0, kc, jb, nc, packedB.get());
+      for (int64_t ib = i0; ib < i1; ib += MC) {
+        int64_t mc = std::min(MC, i1 - ib);
+        packA(a, ib, mc, p0, kc, packedA.get());
+        for (int64_t jr = 0; jr < nc; jr += NR) {
+          const float *bPanel = packedB.get() + (jr / NR) * kc * NR;
+          int64_t cols = std::min(NR, nc - jr);
+          for (int64_t ir = 0; ir < mc; ir += MR) {
+            const float *aPanel = packedA.get() + (ir / MR) * kc * MR;
+            int64_t rows = std::min(MR, mc - ir);
+            microKernel(kc, aPanel, bPanel, acc);
+            for (int64_t r = 0; r < rows; ++r) {
+              float *cRow = c + (ib + ir + r) * ldc + jb + jr;
+              for (int64_t col = 0; col < cols; ++col)
+                cRow[col] += alpha * acc[r][col];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/// rowTimesColumns on columns [j0, j1).
+DUET_KERNEL_CLONES
+void rowTimesColumnRange(int64_t k, float alpha, MatrixRef a, MatrixRef b,
+                         float *c, int64_t j0, int64_t j1) {
+  rowTimesColumns(j1 - j0, k, alpha, a,
+                  {b.data + j0 * b.colStride, b.rowStride, b.colStride},
+                  c + j0);
+}
+
 } // namespace
 
-DUET_KERNEL_CLONES
 void gemm(int64_t m, int64_t n, int64_t k, float alpha, MatrixRef a,
           MatrixRef b, float beta, float *c, int64_t ldc) {
   if (m <= 0 || n <= 0)
@@ -147,46 +205,30 @@ void gemm(int64_t m, int64_t n, int64_t k, float alpha, MatrixRef a,
   if (k <= 0 || alpha == 0.f)
     return;
   if (m == 1 && b.rowStride == 1) {
-    rowTimesColumns(n, k, alpha, a, b, c);
+    parallelFor(n, std::max<int64_t>(1, kProductGrain / k),
+                [&](int64_t j0, int64_t j1) {
+                  rowTimesColumnRange(k, alpha, a, b, c, j0, j1);
+                });
     return;
   }
-
-  // Edge panels are padded to whole MR rows and NR columns. The buffers are
-  // sized for this product, not for the largest blocks, and left
-  // uninitialized (packing writes every element read): zero-filling 320 KB
-  // per call cost more than the whole product of a small attention head.
-  auto roundUp = [](int64_t v, int64_t to) { return (v + to - 1) / to * to; };
-  const int64_t kMax = std::min(KC, k);
-  std::unique_ptr<float[]> packedA(
-      new float[kMax * roundUp(std::min(MC, m), MR)]);
-  std::unique_ptr<float[]> packedB(
-      new float[kMax * roundUp(std::min(NC, n), NR)]);
-  float acc[MR][NR];
-  for (int64_t j0 = 0; j0 < n; j0 += NC) {
-    int64_t nc = std::min(NC, n - j0);
-    for (int64_t p0 = 0; p0 < k; p0 += KC) {
-      int64_t kc = std::min(KC, k - p0);
-      packB(b, p0, kc, j0, nc, packedB.get());
-      for (int64_t i0 = 0; i0 < m; i0 += MC) {
-        int64_t mc = std::min(MC, m - i0);
-        packA(a, i0, mc, p0, kc, packedA.get());
-        for (int64_t jr = 0; jr < nc; jr += NR) {
-          const float *bPanel = packedB.get() + (jr / NR) * kc * NR;
-          int64_t cols = std::min(NR, nc - jr);
-          for (int64_t ir = 0; ir < mc; ir += MR) {
-            const float *aPanel = packedA.get() + (ir / MR) * kc * MR;
-            int64_t rows = std::min(MR, mc - ir);
-            microKernel(kc, aPanel, bPanel, acc);
-            for (int64_t r = 0; r < rows; ++r) {
-              float *cRow = c + (i0 + ir + r) * ldc + j0 + jr;
-              for (int64_t col = 0; col < cols; ++col)
-                cRow[col] += alpha * acc[r][col];
-            }
-          }
+  // Tiles of MC rows by NC columns on the program's threads (Parallel.h),
+  // column block by column block: a chunk's run of tiles in one column
+  // block packs that block of B once per k block.
+  const int64_t rowBlocks = (m + MC - 1) / MC, colBlocks = (n + NC - 1) / NC;
+  const int64_t tileWork = std::min(MC, m) * std::min(NC, n) * k;
+  parallelFor(
+      rowBlocks * colBlocks,
+      std::max<int64_t>(1, kProductGrain / std::max<int64_t>(tileWork, 1)),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t t = begin; t < end;) {
+          int64_t col = t / rowBlocks, row = t % rowBlocks;
+          int64_t rows = std::min(rowBlocks - row, end - t);
+          gemmRange(k, alpha, a, b, c, ldc, row * MC,
+                    std::min(m, (row + rows) * MC), col * NC,
+                    std::min(n, (col + 1) * NC));
+          t += rows;
         }
-      }
-    }
-  }
+      });
 }
 
 } // namespace duet::rt::portable

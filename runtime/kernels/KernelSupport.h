@@ -12,6 +12,7 @@
 #define DUET_RUNTIME_KERNELS_KERNELSUPPORT_H
 
 #include "runtime/core/Kernel.h"
+#include "runtime/core/Parallel.h"
 
 #include <array>
 #include <initializer_list>
@@ -19,6 +20,10 @@
 #include <utility>
 
 namespace duet::rt::portable {
+
+/// The fewest elements of elementwise work (or of rows' work) worth a
+/// parallelFor chunk: below it the hand-off costs more than it saves.
+inline constexpr int64_t kElementGrain = 16384;
 
 using Shape = std::vector<int64_t>;
 

@@ -115,7 +115,15 @@ Status batchNorm(const KernelContext &ctx) {
   return Status::ok();
 }
 
+/// Rows [begin, end) of layerNorm, each `width` long.
 DUET_KERNEL_CLONES
+static void normalizeRows(const float *x, float *y, int64_t begin, int64_t end,
+                          int64_t width, double eps, const float *w,
+                          const float *b) {
+  for (int64_t r = begin; r < end; ++r)
+    normalizeRow(x + r * width, y + r * width, width, eps, w, b);
+}
+
 Status layerNorm(const KernelContext &ctx) {
   const TensorView &x = ctx.in(0), &weight = ctx.in(1), &bias = ctx.in(2);
   const TensorView &y = ctx.out(0);
@@ -143,9 +151,13 @@ Status layerNorm(const KernelContext &ctx) {
   const int64_t rows = width > 0 ? x.numel() / width : 0;
   const float *w = weight.present() ? weight.as<const float>() : nullptr;
   const float *b = bias.present() ? bias.as<const float>() : nullptr;
-  for (int64_t r = 0; r < rows; ++r)
-    normalizeRow(x.as<const float>() + r * width, y.as<float>() + r * width,
-                 width, eps, w, b);
+  const float *in = x.as<const float>();
+  float *out = y.as<float>();
+  parallelFor(rows,
+              std::max<int64_t>(1, kElementGrain / std::max<int64_t>(width, 1)),
+              [&](int64_t begin, int64_t end) {
+                normalizeRows(in, out, begin, end, width, eps, w, b);
+              });
   return Status::ok();
 }
 

@@ -227,7 +227,24 @@ Status reduce(const KernelContext &ctx, Reduction kind) {
   }
 }
 
+/// Rows [begin, end) of the [outer, n, inner] data: softmaxRow along the
+/// last dim, else softmaxAcross eight inner positions at a time.
 DUET_KERNEL_CLONES
+void softmaxRows(const float *in, float *out, int64_t begin, int64_t end,
+                 int64_t n, int64_t inner, bool logarithm) {
+  for (int64_t o = begin; o < end; ++o) {
+    const float *xo = in + o * n * inner;
+    float *yo = out + o * n * inner;
+    if (inner == 1) {
+      softmaxRow(xo, yo, n, logarithm);
+      continue;
+    }
+    for (int64_t j = 0; j < inner; j += vec::kLanes)
+      softmaxAcross(xo + j, yo + j, n, inner, std::min(vec::kLanes, inner - j),
+                    logarithm);
+  }
+}
+
 Status softmaxFamily(const KernelContext &ctx, bool logarithm) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);
   AttrReader attrs(ctx);
@@ -250,17 +267,13 @@ Status softmaxFamily(const KernelContext &ctx, bool logarithm) {
     (d < dim ? outer : d == dim ? n : inner) *= x.sizes[d];
   const float *in = x.as<const float>();
   float *out = y.as<float>();
-  for (int64_t o = 0; o < outer; ++o) {
-    const float *xo = in + o * n * inner;
-    float *yo = out + o * n * inner;
-    if (inner == 1) {
-      softmaxRow(xo, yo, n, logarithm);
-      continue;
-    }
-    for (int64_t j = 0; j < inner; j += vec::kLanes)
-      softmaxAcross(xo + j, yo + j, n, inner, std::min(vec::kLanes, inner - j),
-                    logarithm);
-  }
+  // Rows on the program's threads (Parallel.h).
+  parallelFor(
+      outer,
+      std::max<int64_t>(1, kElementGrain / std::max<int64_t>(n * inner, 1)),
+      [&](int64_t begin, int64_t end) {
+        softmaxRows(in, out, begin, end, n, inner, logarithm);
+      });
   for (int64_t o = 0; safe && o < outer; ++o)
     for (int64_t j = 0; j < inner; ++j) {
       const float *row = in + o * n * inner + j;

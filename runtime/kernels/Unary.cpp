@@ -21,10 +21,23 @@ namespace {
 
 using vec::Floats8;
 
-/// Applies `fn` to every element of the float input: a function of one
-/// float, or of eight lanes (vec::Floats8) for the ops whose scalar form
-/// would branch or call libm per element; the lanes' form is then the only
-/// one (vec::map pads the tail).
+/// `fn` on in[0, n) into out: a function of one float, or of eight lanes
+/// (vec::Floats8) for the ops whose scalar form would branch or call libm per
+/// element; the lanes' form is then the only one (vec::map pads the tail).
+/// Cloned, so that `fn`, inlined into it, runs in each clone's instructions.
+template <typename Fn>
+DUET_KERNEL_CLONES void mapRange(const float *in, float *out, int64_t n,
+                                 Fn fn) {
+  if constexpr (std::is_invocable_r_v<Floats8, Fn, Floats8>) {
+    vec::map(in, out, n, fn);
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = fn(in[i]);
+  }
+}
+
+/// Applies `fn` to every element of the float input, in chunks on the
+/// program's threads (Parallel.h).
 template <typename Fn>
 [[gnu::always_inline]] inline Status mapFloat(const KernelContext &ctx, Fn fn) {
   const TensorView &x = ctx.in(0), &y = ctx.out(0);
@@ -35,13 +48,9 @@ template <typename Fn>
     return Status::ok();
   const float *in = x.as<const float>();
   float *out = y.as<float>();
-  const int64_t n = x.numel();
-  if constexpr (std::is_invocable_r_v<Floats8, Fn, Floats8>) {
-    vec::map(in, out, n, fn);
-  } else {
-    for (int64_t i = 0; i < n; ++i)
-      out[i] = fn(in[i]);
-  }
+  parallelFor(x.numel(), kElementGrain, [&](int64_t begin, int64_t end) {
+    mapRange(in + begin, out + begin, end - begin, fn);
+  });
   return Status::ok();
 }
 
@@ -182,16 +191,16 @@ Status erfinv(const KernelContext &ctx) {
     if (w < 5.0) {
       w -= 2.5;
       p = 2.81022636e-08;
-      for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                       0.00021858087, -0.00125372503, -0.00417768164,
-                       0.246640727, 1.50140941})
+      for (double c :
+           {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+            -0.00125372503, -0.00417768164, 0.246640727, 1.50140941})
         p = c + p * w;
     } else {
       w = std::sqrt(w) - 3.0;
       p = -0.000200214257;
-      for (double c : {0.000100950558, 0.00134934322, -0.00367342844,
-                       0.00573950773, -0.0076224613, 0.00943887047,
-                       1.00167406, 2.83297682})
+      for (double c :
+           {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+            -0.0076224613, 0.00943887047, 1.00167406, 2.83297682})
         p = c + p * w;
     }
     double x = p * y;
