@@ -61,7 +61,7 @@ Status Executor::create(const Program &program,
                          "cannot run",
                          program.name());
   std::unique_ptr<Executor> created(new Executor(program));
-  DUET_RETURN_IF_ERROR(sharedThreadpool(program.threads(), created->pool_)
+  DUET_RETURN_IF_ERROR(sharedWorkerPool(program.threads(), created->pool_)
                            .withContext(program.name()));
   DUET_RETURN_IF_ERROR(created->prepare().withContext(program.name()));
   executor = std::move(created);

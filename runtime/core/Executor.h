@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-struct pthreadpool;
-
 namespace duet::rt {
+
+class WorkerPool;
 
 class Executor {
 public:
@@ -95,9 +95,9 @@ private:
   void *internal_ = nullptr;
   void *internalBlock_ = nullptr;
   std::vector<TensorView> views_;
-  /// The program's pool (Parallel.h), current while it runs; null for one
-  /// thread.
-  std::shared_ptr<pthreadpool> pool_;
+  /// The program's worker pool (Parallel.h), current while it runs; null
+  /// for one thread.
+  std::shared_ptr<WorkerPool> pool_;
   std::vector<std::unique_ptr<PreparedDelegate>> prepared_;
   std::vector<Step> steps_;
   std::vector<ProfileEntry> profile_;

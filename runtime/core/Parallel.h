@@ -1,14 +1,21 @@
 //===- Parallel.h - the threads the portable kernels share ------*- C++ -*-===//
 //
-// A program loaded with more than one thread (LoadOptions::threads) runs its
-// portable kernels on a pthreadpool, the kind XNNPACK's delegates use: one
-// pool per thread count in the process, shared by every program and delegate
-// that asks for that many. The executor makes its program's pool current for
-// the duration of a run (ParallelScope), and a kernel splits independent work
-// (elements, rows, planes, column blocks of a product) with parallelFor,
-// which runs inline without a pool or with too little work. Each item is
-// computed the same way, by one thread, whatever the split, so results do
-// not depend on the thread count.
+// A program loaded with more than one thread (LoadOptions::threads) splits
+// its portable kernels' work on a pool of worker threads: one pool per thread
+// count in the process, shared by every program that asks for that many. The
+// executor makes its program's pool current for a run (ParallelScope), and a
+// kernel splits independent work (elements, rows, planes, tiles of a
+// product) with parallelFor, which runs inline without a pool, with too
+// little work, or when another run holds the pool. Each item is computed the
+// same way, by one thread, whatever the split, so results do not depend on
+// the thread count.
+//
+// The pool is duet's own, not a pthreadpool like XNNPACK's: a pthreadpool's
+// caller waits, at the end of every split, for each worker to wake and check
+// in, and on a machine whose other CPUs are busy that wait is a scheduler
+// time slice. Here the caller and the workers claim chunks from one counter
+// and the caller waits only for chunks a worker has begun, so a worker the
+// scheduler has not run yet costs nothing: the caller does its share.
 //
 // A kernel compiled in two clones (DUET_KERNEL_CLONES) must give the chunk
 // to a function that is itself cloned: a lambda inside a cloned function is
@@ -28,33 +35,34 @@
 #include <memory>
 #include <mutex>
 
-struct pthreadpool;
-
 namespace duet::rt {
 
-/// The process's pool of `threads` threads, shared by every program and
-/// delegate asking for that many while one of them holds it; null for one
-/// thread, which runs everything on the caller.
-Status sharedThreadpool(unsigned threads, std::shared_ptr<pthreadpool> &pool);
+class WorkerPool;
+
+/// The process's pool for `threads` threads (the caller and threads - 1
+/// workers), shared by every program asking for that many while one of them
+/// holds it; null for one thread, which runs everything on the caller.
+Status sharedWorkerPool(unsigned threads, std::shared_ptr<WorkerPool> &pool);
 
 /// Makes `pool` the one parallelFor uses on this thread while the scope
 /// lives; scopes nest.
 class ParallelScope {
 public:
-  explicit ParallelScope(pthreadpool *pool);
+  explicit ParallelScope(WorkerPool *pool);
   ~ParallelScope();
   ParallelScope(const ParallelScope &) = delete;
   ParallelScope &operator=(const ParallelScope &) = delete;
 
 private:
-  pthreadpool *previous_;
+  WorkerPool *previous_;
 };
 
 namespace detail {
 /// How many tasks `n` items, at least `grain` a task, make on the current
 /// pool: 1 without one.
 size_t parallelTasks(int64_t n, int64_t grain);
-/// Runs task(context, i) for i in [0, tasks) on the current pool.
+/// Runs task(context, i) for i in [0, tasks) on the current pool and this
+/// thread; `task` must not throw.
 void parallelize(size_t tasks, void (*task)(void *, size_t), void *context);
 } // namespace detail
 

@@ -24,9 +24,9 @@ using namespace duet::rt::test;
 
 namespace {
 
-std::shared_ptr<pthreadpool> pool(unsigned threads) {
-  std::shared_ptr<pthreadpool> made;
-  REQUIRE(sharedThreadpool(threads, made).isOk());
+std::shared_ptr<WorkerPool> pool(unsigned threads) {
+  std::shared_ptr<WorkerPool> made;
+  REQUIRE(sharedWorkerPool(threads, made).isOk());
   return made;
 }
 
@@ -45,7 +45,7 @@ void requireSameOnTwoThreads(std::string_view op, const AttrMap &attrs,
                              const std::vector<Tensor> &inputs, Shape shape) {
   INFO(op);
   Tensor one = run1(op, attrs, inputs, shape);
-  std::shared_ptr<pthreadpool> two = pool(2);
+  std::shared_ptr<WorkerPool> two = pool(2);
   ParallelScope scope(two.get());
   Tensor both = run1(op, attrs, inputs, shape);
   REQUIRE(one.bytes() == both.bytes());
@@ -56,7 +56,7 @@ void requireSameOnTwoThreads(std::string_view op, const AttrMap &attrs,
 TEST_CASE("parallelFor covers every item once, in chunks of at least the "
           "grain",
           "[parallel]") {
-  std::shared_ptr<pthreadpool> two = pool(2);
+  std::shared_ptr<WorkerPool> two = pool(2);
   REQUIRE(two);
   for (bool pooled : {false, true})
     for (int64_t n : {0, 1, 7, 100, 4096, 100003})
@@ -84,7 +84,7 @@ TEST_CASE("parallelFor covers every item once, in chunks of at least the "
 TEST_CASE("parallelFor uses the pool's threads and rethrows a chunk's "
           "exception on the caller",
           "[parallel]") {
-  std::shared_ptr<pthreadpool> two = pool(2);
+  std::shared_ptr<WorkerPool> two = pool(2);
   ParallelScope scope(two.get());
   std::atomic<bool> elsewhere{false};
   const std::thread::id caller = std::this_thread::get_id();
@@ -104,7 +104,7 @@ TEST_CASE("parallelFor uses the pool's threads and rethrows a chunk's "
 }
 
 TEST_CASE("one pool per thread count, shared while held", "[parallel]") {
-  std::shared_ptr<pthreadpool> a = pool(2), b = pool(2), c = pool(3);
+  std::shared_ptr<WorkerPool> a = pool(2), b = pool(2), c = pool(3);
   CHECK(a == b);
   CHECK(a != c);
   CHECK(pool(1) == nullptr);
@@ -166,10 +166,43 @@ TEST_CASE("gemm's tiles on two threads give its one-thread bits",
     std::vector<float> one = randomFloats(s.m * s.n, seed++), both = one;
     gemm(s.m, s.n, s.k, 0.5f, MatrixRef::rowMajor(a.data(), s.k),
          MatrixRef::rowMajor(b.data(), s.n), 1.f, one.data(), s.n);
-    std::shared_ptr<pthreadpool> two = pool(2);
+    std::shared_ptr<WorkerPool> two = pool(2);
     ParallelScope scope(two.get());
     gemm(s.m, s.n, s.k, 0.5f, MatrixRef::rowMajor(a.data(), s.k),
          MatrixRef::rowMajor(b.data(), s.n), 1.f, both.data(), s.n);
     REQUIRE(one == both);
   }
+}
+
+TEST_CASE("a second caller of a pool in use does its split itself",
+          "[parallel]") {
+  // Thread A holds the pool in a split whose first chunk waits for thread B;
+  // B's split on the same pool runs on B alone, and A's then ends.
+  std::shared_ptr<WorkerPool> two = pool(2);
+  std::atomic<bool> aHolds{false}, bDone{false}, bAlone{true};
+  std::thread a([&] {
+    ParallelScope scope(two.get());
+    parallelFor(64, 1, [&](int64_t begin, int64_t) {
+      if (begin != 0)
+        return;
+      aHolds = true;
+      for (int i = 0; i < 20000 && !bDone; ++i)
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    });
+  });
+  std::thread b([&] {
+    while (!aHolds)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    ParallelScope scope(two.get());
+    const std::thread::id self = std::this_thread::get_id();
+    parallelFor(64, 1, [&](int64_t, int64_t) {
+      if (std::this_thread::get_id() != self)
+        bAlone = false;
+    });
+    bDone = true;
+  });
+  a.join();
+  b.join();
+  CHECK(bDone);
+  CHECK(bAlone);
 }

@@ -3,11 +3,13 @@
 #include "runtime/backends/xnnpack/XnnpackBackend.h"
 
 #include "runtime/backends/xnnpack/XnnpackDelegate.h"
-#include "runtime/core/Parallel.h"
 #include "runtime/core/Program.h"
 
 #include <pthreadpool.h>
 #include <xnnpack.h>
+
+#include <map>
+#include <mutex>
 
 namespace duet::rt {
 
@@ -30,7 +32,7 @@ public:
                            static_cast<int>(initialized))
           .withCode(ErrorCode::unsupported);
     std::shared_ptr<pthreadpool> pool;
-    DUET_RETURN_IF_ERROR(sharedThreadpool(program.threads(), pool));
+    DUET_RETURN_IF_ERROR(threadpool(program.threads(), pool));
     return xnnpack::XnnpackDelegate::create(program, index, blob,
                                             std::move(pool), prepared);
   }
@@ -41,6 +43,29 @@ public:
     return static_cast<xnnpack::XnnpackDelegate &>(delegate).run(inputs,
                                                                  outputs);
   }
+
+private:
+  /// The pool of `threads` threads (Program::threads) that the delegates of
+  /// every program asking for that many share; null for one thread, which
+  /// XNNPACK runs on the caller.
+  Status threadpool(unsigned threads, std::shared_ptr<pthreadpool> &pool) {
+    if (threads == 1)
+      return Status::ok();
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::weak_ptr<pthreadpool> &cached = pools_[threads];
+    pool = cached.lock();
+    if (pool)
+      return Status::ok();
+    pthreadpool_t created = pthreadpool_create(threads);
+    if (!created)
+      return Status::error("cannot create a pool of {} threads", threads);
+    pool.reset(created, pthreadpool_destroy);
+    cached = pool;
+    return Status::ok();
+  }
+
+  std::mutex mutex_;
+  std::map<unsigned, std::weak_ptr<pthreadpool>> pools_;
 };
 
 } // namespace
