@@ -43,7 +43,9 @@ template <typename Ready> bool spinUntil(const Ready &ready) {
 /// the caller from one cursor: the split's generation in the high 32 bits,
 /// the next task in the low 32. A task is claimed by advancing the cursor
 /// while it still holds the split's generation, so a worker that wakes after
-/// its split has ended claims nothing and touches nothing of it.
+/// its split has ended claims nothing and touches nothing of it. Generations
+/// are 32-bit and wrap (after 2^32 splits, days of a busy server); a worker
+/// would have to sleep through all 2^32 of them to mistake one for another.
 class WorkerPool {
 public:
   /// Throws std::system_error when a thread cannot be started (after
@@ -78,8 +80,8 @@ public:
     context_.store(context, std::memory_order_relaxed);
     tasks_.store(tasks, std::memory_order_relaxed);
     remaining_.store(tasks, std::memory_order_relaxed);
-    uint64_t generation = ++generation_;
-    cursor_.store(generation << 32, std::memory_order_release);
+    uint32_t generation = ++generation_;
+    cursor_.store(uint64_t(generation) << 32, std::memory_order_release);
     published_.store(generation, std::memory_order_release);
     {
       std::lock_guard<std::mutex> lock(wakeLock_);
@@ -110,7 +112,7 @@ private:
   }
 
   void work() {
-    uint64_t seen = 0;
+    uint32_t seen = 0;
     auto woken = [&] {
       return stopping_.load(std::memory_order_relaxed) ||
              published_.load(std::memory_order_acquire) != seen;
@@ -129,10 +131,10 @@ private:
     }
   }
 
-  void claimAndRun(uint64_t generation) {
+  void claimAndRun(uint32_t generation) {
     uint64_t cursor = cursor_.load(std::memory_order_acquire);
     while (true) {
-      if (cursor >> 32 != generation)
+      if (static_cast<uint32_t>(cursor >> 32) != generation)
         return;
       uint64_t index = cursor & 0xffffffffu;
       // Read before the claim; a claim that succeeds proves they are this
@@ -158,7 +160,7 @@ private:
 
   std::vector<std::thread> workers_;
   std::mutex busy_; // one split at a time
-  uint64_t generation_ = 0;
+  uint32_t generation_ = 0;
   std::atomic<uint64_t> cursor_{0};
   std::atomic<void (*)(void *, size_t)> task_{nullptr};
   std::atomic<void *> context_{nullptr};
@@ -167,7 +169,7 @@ private:
   std::mutex wakeLock_;
   std::condition_variable wake_;
   /// The latest split's generation, which wakes the workers.
-  std::atomic<uint64_t> published_{0};
+  std::atomic<uint32_t> published_{0};
   std::atomic<bool> stopping_{false};
   unsigned sleepers_ = 0; // under wakeLock_
   std::mutex doneLock_;
