@@ -14,6 +14,7 @@
 #include "runtime/core/Kernel.h"
 #include "runtime/core/Parallel.h"
 
+#include <algorithm>
 #include <array>
 #include <initializer_list>
 #include <string>
@@ -214,30 +215,38 @@ private:
   Status status_;
 };
 
-/// Visits every element of the index space `sizes` in row-major order, one
-/// innermost row at a time: `row(offsets, count, innerStrides)`, where
+/// Visits rows [first, last) of the index space `sizes` in row-major order,
+/// one innermost row at a time: `row(offsets, count, innerStrides)`, where
 /// `offsets[k]` is operand k's element offset for the first element of the
 /// row under `strides[k]`, and operand k advances by `innerStrides[k]` along
-/// the row. Rank 0 is one row of one element.
+/// the row. Row r is the one whose outer index, read row-major, is r; rank 0
+/// is one row of one element.
 template <size_t N, typename Row>
-void forEachRow(const Shape &sizes, const std::array<Shape, N> &strides,
-                Row &&row) {
+void forEachRowIn(const Shape &sizes, const std::array<Shape, N> &strides,
+                  int64_t first, int64_t last, Row &&row) {
   for (int64_t s : sizes)
     if (s <= 0)
       return;
   std::array<int64_t, N> offsets{}, inner{};
   if (sizes.empty()) {
-    row(offsets, int64_t{1}, inner);
+    if (first < last)
+      row(offsets, int64_t{1}, inner);
     return;
   }
   const int64_t rank = static_cast<int64_t>(sizes.size());
   for (size_t k = 0; k < N; ++k)
     inner[k] = strides[k][rank - 1];
+  // The outer index of row `first`, and its offsets.
   Shape index(rank, 0);
-  while (true) {
+  for (int64_t d = rank - 2, rest = first; d >= 0; --d) {
+    index[d] = rest % sizes[d];
+    rest /= sizes[d];
+    for (size_t k = 0; k < N; ++k)
+      offsets[k] += index[d] * strides[k][d];
+  }
+  for (int64_t r = first; r < last; ++r) {
     row(offsets, sizes[rank - 1], inner);
-    int64_t d = rank - 2;
-    for (; d >= 0; --d) {
+    for (int64_t d = rank - 2; d >= 0; --d) {
       for (size_t k = 0; k < N; ++k)
         offsets[k] += strides[k][d];
       if (++index[d] < sizes[d])
@@ -246,9 +255,22 @@ void forEachRow(const Shape &sizes, const std::array<Shape, N> &strides,
         offsets[k] -= strides[k][d] * sizes[d];
       index[d] = 0;
     }
-    if (d < 0)
-      return;
   }
+}
+
+/// The number of innermost rows of the index space `sizes` (1 for rank 0).
+inline int64_t rowCount(const Shape &sizes) {
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < sizes.size(); ++d)
+    rows *= sizes[d];
+  return rows;
+}
+
+/// forEachRowIn over every row.
+template <size_t N, typename Row>
+void forEachRow(const Shape &sizes, const std::array<Shape, N> &strides,
+                Row &&row) {
+  forEachRowIn<N>(sizes, strides, 0, rowCount(sizes), row);
 }
 
 /// y = fn(a, b) elementwise, `a` and `b` read broadcast to y's shape with
@@ -260,17 +282,25 @@ void broadcastBinary(const TensorView &y, const TensorView &a,
   const A *pa = a.as<const A>();
   const B *pb = b.as<const B>();
   Y *py = y.as<Y>();
-  forEachRow<3>(y.sizes,
-                {contiguousStrides(y.sizes), broadcastStrides(a.sizes, y.sizes),
-                 broadcastStrides(b.sizes, y.sizes)},
-                [&](const std::array<int64_t, 3> &off, int64_t count,
-                    const std::array<int64_t, 3> &inner) {
-                  Y *out = py + off[0];
-                  const A *ra = pa + off[1];
-                  const B *rb = pb + off[2];
-                  for (int64_t i = 0; i < count; ++i)
-                    out[i] = fn(ra[i * inner[1]], rb[i * inner[2]]);
-                });
+  const std::array<Shape, 3> strides = {contiguousStrides(y.sizes),
+                                        broadcastStrides(a.sizes, y.sizes),
+                                        broadcastStrides(b.sizes, y.sizes)};
+  const int64_t rowLength = y.sizes.empty() ? 1 : y.sizes.back();
+  // Rows on the program's threads (Parallel.h).
+  parallelFor(
+      rowCount(y.sizes),
+      std::max<int64_t>(1, kElementGrain / std::max<int64_t>(rowLength, 1)),
+      [&](int64_t first, int64_t last) {
+        forEachRowIn<3>(y.sizes, strides, first, last,
+                        [&](const std::array<int64_t, 3> &off, int64_t count,
+                            const std::array<int64_t, 3> &inner) {
+                          Y *out = py + off[0];
+                          const A *ra = pa + off[1];
+                          const B *rb = pb + off[2];
+                          for (int64_t i = 0; i < count; ++i)
+                            out[i] = fn(ra[i * inner[1]], rb[i * inner[2]]);
+                        });
+      });
 }
 
 /// Fails unless `a` and `b` broadcast and `y` has their broadcast shape.

@@ -120,6 +120,13 @@ TEST_CASE("split kernels give the same bits on two threads as on one",
                           x.sizes());
   requireSameOnTwoThreads("aten.softmax", AttrMap().setInt("dim", 1), {x},
                           x.sizes());
+  // Broadcasting binary ops: rows that start mid-way through the outer
+  // index must read each operand at the offsets one thread would.
+  Tensor scale = Tensor::random({48, 1, 1}, 11), row = Tensor::random({40}, 12);
+  requireSameOnTwoThreads("aten.add", AttrMap().setFloat("alpha", 0.5),
+                          {x, scale}, x.sizes());
+  requireSameOnTwoThreads("aten.mul", AttrMap(), {row, x}, x.sizes());
+  requireSameOnTwoThreads("aten.maximum", AttrMap(), {x, x}, x.sizes());
   Tensor tokens = Tensor::random({4, 197, 192}, 2);
   requireSameOnTwoThreads(
       "aten.layer_norm",
