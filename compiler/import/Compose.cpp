@@ -113,16 +113,13 @@ namespace {
 template <typename Rule>
 FailureOr<ResultShape> ruleShape(NodeContext &ctx, StringRef opName,
                                  Rule rule) {
-  std::string message;
-  ScopedDiagnosticHandler capture(ctx.builder.getContext(), [&](Diagnostic &d) {
-    if (message.empty())
-      message = d.str();
-    return success();
-  });
-  FailureOr<ResultShape> shape = rule(ShapeReport(ctx.loc, opName));
-  if (failed(shape))
-    ctx.fail(message.empty() ? opName + " of shapes its rule refuses"
-                             : message);
+  FailureOr<ResultShape> shape = failure();
+  (void)ctx.checkRule(
+      [&] {
+        shape = rule(ShapeReport(ctx.loc, opName));
+        return failed(shape) ? failure() : success();
+      },
+      "", opName + " of shapes its rule refuses");
   return shape;
 }
 

@@ -19,6 +19,7 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Support/DebugStringHelper.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -31,13 +32,6 @@ using llvm::StringRef;
 using llvm::Twine;
 
 namespace {
-
-std::string typeString(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << type;
-  return s;
-}
 
 /// `stateName` as a resource key: MLIR prints keys verbatim and parses them
 /// back only as bare identifiers, so other characters become '_' (the exact
@@ -525,9 +519,9 @@ Expected<Value> GraphImporter::materializeWeight(StringRef name,
     return wrap(meta.takeError());
   RankedTensorType type = meta->type();
   if (type != tensorTypes.lookup(name))
-    return wrap(importError("its stored type " + typeString(type) +
+    return wrap(importError("its stored type " + debugString(type) +
                             " differs from the graph's " +
-                            typeString(tensorTypes.lookup(name))));
+                            debugString(tensorTypes.lookup(name))));
   Expected<JsonView> pathField = payload->field("path_name");
   if (!pathField)
     return wrap(pathField.takeError());
@@ -1016,8 +1010,8 @@ Error GraphImporter::importRegion(const JsonView &node, StringRef name,
       continue;
     RankedTensorType type = tensorTypes.lookup(out);
     if (type != result.second)
-      return at.error("output '" + out + "' is " + typeString(type) +
-                      " but its graph returns " + typeString(result.second));
+      return at.error("output '" + out + "' is " + debugString(type) +
+                      " but its graph returns " + debugString(result.second));
     values[out] = result.first;
   }
   return Error::success();
@@ -1074,8 +1068,8 @@ GraphImporter::importRegionGraph(
     RankedTensorType given = outerTypes.lookup(operand.first);
     if (type != given)
       return at.error("its graph's input '" + name + "' is " +
-                      typeString(type) + " but operand '" + operand.first +
-                      "' is " + typeString(given));
+                      debugString(type) + " but operand '" + operand.first +
+                      "' is " + debugString(given));
     values[name] = operand.second;
     innerNames.push_back(name.str());
   }

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Support/DebugStringHelper.h"
 #include "llvm/ADT/Twine.h"
 
 #include <cmath>
@@ -30,15 +31,6 @@ void NodeContext::fail(const llvm::Twine &message) {
     error = message.str();
 }
 
-namespace {
-std::string describe(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  type.print(os);
-  return text;
-}
-} // namespace
-
 llvm::Error NodeContext::finish() {
   if (error)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), *error);
@@ -54,8 +46,8 @@ llvm::Error NodeContext::finish() {
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           "output " + llvm::Twine(i) + " computes as " +
-              describe(values[i].getType()) + ", but torch.export recorded " +
-              describe(resultTypes[i]));
+              debugString(values[i].getType()) +
+              ", but torch.export recorded " + debugString(resultTypes[i]));
   }
   return llvm::Error::success();
 }
@@ -415,32 +407,42 @@ static constexpr const char *kMissing =
 
 void NodeContext::failMissing() { fail(kMissing); }
 
+LogicalResult NodeContext::checkRule(function_ref<LogicalResult()> rule,
+                                     const Twine &prefix,
+                                     const Twine &fallback) {
+  std::string message;
+  LogicalResult held = failure();
+  {
+    ScopedDiagnosticHandler capture(builder.getContext(),
+                                    [&](Diagnostic &diagnostic) {
+                                      if (message.empty())
+                                        message = diagnostic.str();
+                                      return success();
+                                    });
+    held = rule();
+  }
+  if (failed(held))
+    fail(prefix + (message.empty() ? fallback : Twine(message)));
+  return held;
+}
+
 LogicalResult NodeContext::inferResultTypes(OperationState &state,
                                             InferFn infer) {
   MLIRContext *context = builder.getContext();
-  std::string message;
   SmallVector<Type> types;
-  LogicalResult inferred = failure();
-  {
-    ScopedDiagnosticHandler capture(context, [&](Diagnostic &diagnostic) {
-      if (message.empty())
-        message = diagnostic.str();
-      return success();
-    });
-    inferred = infer(context, state.location, state.operands,
-                     state.attributes.getDictionary(context),
-                     state.getRawProperties(), state.regions, types);
-  }
-  if (succeeded(inferred)) {
-    state.addTypes(types);
-    return success();
-  }
   // The words the verifier would use on the op, as for an op given a type.
-  fail("the imported op does not verify: " +
-       (message.empty() ? "'" + state.name.getStringRef().str() +
-                              "' op: operands its shape rule refuses"
-                        : message));
-  return failure();
+  if (failed(checkRule(
+          [&] {
+            return infer(context, state.location, state.operands,
+                         state.attributes.getDictionary(context),
+                         state.getRawProperties(), state.regions, types);
+          },
+          "the imported op does not verify: ",
+          "'" + state.name.getStringRef() +
+              "' op: operands its shape rule refuses")))
+    return failure();
+  state.addTypes(types);
+  return success();
 }
 
 SmallVector<Type> NodeContext::placeholderTypes(unsigned count) {

@@ -151,6 +151,12 @@ public:
 
   /// Records `message` unless an error was already recorded.
   void fail(const llvm::Twine &message);
+  /// Runs `rule`, a shape rule that reports through MLIR diagnostics; when it
+  /// fails, fails the node with `prefix` and the rule's first message, or
+  /// `fallback` when it gave none.
+  llvm::LogicalResult checkRule(llvm::function_ref<llvm::LogicalResult()> rule,
+                                const llvm::Twine &prefix,
+                                const llvm::Twine &fallback);
   bool ok() const { return !error; }
   /// The recorded error, or success; then checks that every output is set.
   llvm::Error finish();

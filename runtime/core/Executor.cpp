@@ -2,11 +2,11 @@
 
 #include "runtime/core/Executor.h"
 
-#include "runtime/core/Parallel.h"
-
 #include "runtime/core/Escape.h"
 #include "runtime/core/Limits.h"
+#include "runtime/core/Parallel.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -61,9 +61,13 @@ Status Executor::create(const Program &program,
                          "cannot run",
                          program.name());
   std::unique_ptr<Executor> created(new Executor(program));
-  DUET_RETURN_IF_ERROR(sharedWorkerPool(program.threads(), created->pool_)
-                           .withContext(program.name()));
   DUET_RETURN_IF_ERROR(created->prepare().withContext(program.name()));
+  // Worker threads only for a program with portable kernels to split: one
+  // whose every step is a delegate starts none.
+  if (std::any_of(created->steps_.begin(), created->steps_.end(),
+                  [](const Step &step) { return step.kernel != nullptr; }))
+    DUET_RETURN_IF_ERROR(sharedWorkerPool(program.threads(), created->pool_)
+                             .withContext(program.name()));
   executor = std::move(created);
   return Status::ok();
 }

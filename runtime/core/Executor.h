@@ -96,7 +96,7 @@ private:
   void *internalBlock_ = nullptr;
   std::vector<TensorView> views_;
   /// The program's worker pool (Parallel.h), current while it runs; null
-  /// for one thread.
+  /// for one thread or a program without portable kernels.
   std::shared_ptr<WorkerPool> pool_;
   std::vector<std::unique_ptr<PreparedDelegate>> prepared_;
   std::vector<Step> steps_;
